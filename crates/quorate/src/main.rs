@@ -1,1 +1,111 @@
-fn main() {}
+//! `quorate`: demos, verifiers and benchmarks for quorate's distributed-trust systems.
+//!
+//! Exit codes: 0 on success, 1 when a verifier rejects its input, 2 for malformed input or
+//! any other error (printed to stderr as `error: …`).
+
+use clap::{Args, Parser, Subcommand};
+use quorate::bench::BenchSuite;
+use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
+use quorate::systems::System;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "quorate", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run every implemented system end to end on small defaults and print a summary.
+    Demo,
+    /// Hot/cold threshold BLS signatures.
+    Bls {
+        #[command(subcommand)]
+        command: BlsCommand,
+    },
+    /// Benchmark one system and print a table (optionally also JSON).
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum BlsCommand {
+    /// Key generation, partial signing and combination for t-of-n signers.
+    Demo(BlsDemoArgs),
+    /// Verify a signature: exit 0 if valid, 1 if invalid, 2 for malformed input.
+    Verify(BlsVerifyArgs),
+}
+
+#[derive(Debug, Args)]
+struct BenchArgs {
+    /// The system to benchmark.
+    #[arg(value_enum)]
+    system: System,
+    /// Fewer samples and smaller parameter sets.
+    #[arg(long)]
+    quick: bool,
+    /// Also run the larger parameter sets.
+    #[arg(long)]
+    large: bool,
+    /// Write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo => demo_all(),
+        Command::Bls { command } => match command {
+            BlsCommand::Demo(args) => bls::demo(&args),
+            BlsCommand::Verify(args) => return bls::verify(&args),
+        },
+        Command::Bench(args) => bench(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs every system's default demo; keeps going after a failure and reports it at the end.
+fn demo_all() -> anyhow::Result<()> {
+    let mut failed = Vec::new();
+    for system in System::ALL {
+        println!("== {} ==", system.name());
+        match system.run_default_demo() {
+            Ok(summary) => println!("{}\n", summary.trim_end()),
+            Err(e) => {
+                eprintln!("error: {}: {e:#}", system.name());
+                failed.push(system.name());
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("demo failed for: {}", failed.join(", "))
+    }
+}
+
+fn bench(args: &BenchArgs) -> anyhow::Result<()> {
+    let mut suite = BenchSuite::new(args.system.name(), args.quick);
+    print!("{}", suite.header());
+    let outcome = args.system.bench(&mut suite, args.large);
+    // Print whatever was measured, even if a later row failed.
+    if !suite.rows().is_empty() || !suite.notes().is_empty() {
+        println!();
+        print!("{}", suite.table());
+    }
+    outcome?;
+    if let Some(path) = &args.json {
+        suite.write_json(path)?;
+        println!("\nwrote {}", path.display());
+    }
+    Ok(())
+}

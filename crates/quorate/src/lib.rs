@@ -1,0 +1,8 @@
+//! # quorate (command-line tool)
+//!
+//! The library half of the `quorate` binary: the shared benchmark harness ([`bench`]) and one
+//! module per implemented system ([`systems`]), each providing its demo, verifier and
+//! benchmark entry points. `src/main.rs` only parses arguments and dispatches here.
+
+pub mod bench;
+pub mod systems;
