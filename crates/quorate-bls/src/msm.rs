@@ -1,0 +1,78 @@
+//! Linear combinations of group elements.
+//!
+//! Two families, named by what they may touch:
+//!
+//! * `*_ct`: scalars may be **secret** (polynomial coefficients, shares). Each term is a
+//!   constant-time `blst` scalar multiplication; terms run in parallel with rayon and are
+//!   summed. No bucket method is used, because Pippenger's bucket accesses depend on the
+//!   scalar digits.
+//! * `*_vartime`: scalars and points are **public** (verification with public batching
+//!   coefficients, Lagrange combination of public partial signatures). These call `blst`'s
+//!   native Pippenger multi-scalar multiplication.
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use group::Group;
+use rayon::prelude::*;
+
+/// `Σ s_i·P_i` in G1 with secret scalars (constant-time per term, parallel).
+pub fn g1_lincomb_ct(points: &[G1Affine], scalars: &[Scalar]) -> G1Projective {
+    points
+        .par_iter()
+        .zip(scalars.par_iter())
+        .map(|(p, s)| G1Projective::from(p) * s)
+        .reduce(G1Projective::identity, |a, b| a + b)
+}
+
+/// `Σ s_i·P_i` in G2 with secret scalars (constant-time per term, parallel).
+pub fn g2_lincomb_ct(points: &[G2Affine], scalars: &[Scalar]) -> G2Projective {
+    points
+        .par_iter()
+        .zip(scalars.par_iter())
+        .map(|(p, s)| G2Projective::from(p) * s)
+        .reduce(G2Projective::identity, |a, b| a + b)
+}
+
+/// `Σ s_i·P_i` in G1 over public data (blst Pippenger; variable time).
+pub fn g1_msm_vartime(points: &[G1Projective], scalars: &[Scalar]) -> G1Projective {
+    match points.len().min(scalars.len()) {
+        0 => G1Projective::identity(),
+        1 => points[0] * scalars[0],
+        _ => G1Projective::multi_exp(points, scalars),
+    }
+}
+
+/// `Σ s_i·P_i` in G2 over public data (blst Pippenger; variable time).
+pub fn g2_msm_vartime(points: &[G2Projective], scalars: &[Scalar]) -> G2Projective {
+    match points.len().min(scalars.len()) {
+        0 => G2Projective::identity(),
+        1 => points[0] * scalars[0],
+        _ => G2Projective::multi_exp(points, scalars),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ff::Field;
+    use group::Curve;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn ct_and_vartime_agree() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        for n in [0usize, 1, 2, 7] {
+            let p1: Vec<G1Projective> = (0..n).map(|_| G1Projective::random(&mut rng)).collect();
+            let p2: Vec<G2Projective> = (0..n).map(|_| G2Projective::random(&mut rng)).collect();
+            let s: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+            let a1: Vec<G1Affine> = p1.iter().map(|p| p.to_affine()).collect();
+            let a2: Vec<G2Affine> = p2.iter().map(|p| p.to_affine()).collect();
+            let naive1: G1Projective = p1.iter().zip(&s).map(|(p, s)| p * s).sum();
+            let naive2: G2Projective = p2.iter().zip(&s).map(|(p, s)| p * s).sum();
+            assert_eq!(g1_lincomb_ct(&a1, &s), naive1);
+            assert_eq!(g1_msm_vartime(&p1, &s), naive1);
+            assert_eq!(g2_lincomb_ct(&a2, &s), naive2);
+            assert_eq!(g2_msm_vartime(&p2, &s), naive2);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Pairing-product checks.
+//!
+//! Every verification equation in this crate is written as `Π e(P_i, Q_i) = 1` and checked
+//! with one multi-Miller loop and a single final exponentiation.
+
+use blstrs::{Bls12, G1Affine, G2Affine, G2Prepared};
+use group::Group;
+use pairing::{MillerLoopResult, MultiMillerLoop};
+
+/// Whether `Π e(P_i, Q_i)` is the identity of the target group.
+pub fn pairing_product_is_identity(terms: &[(G1Affine, G2Affine)]) -> bool {
+    let prepared: Vec<(G1Affine, G2Prepared)> = terms
+        .iter()
+        .map(|(p, q)| (*p, G2Prepared::from(*q)))
+        .collect();
+    prepared_product_is_identity(&prepared)
+}
+
+/// As [`pairing_product_is_identity`] with G2 arguments already prepared (cached line
+/// functions for fixed bases such as `g2` and `[τ]_2`).
+pub fn prepared_product_is_identity(terms: &[(G1Affine, G2Prepared)]) -> bool {
+    let refs: Vec<(&G1Affine, &G2Prepared)> = terms.iter().map(|(p, q)| (p, q)).collect();
+    bool::from(
+        Bls12::multi_miller_loop(&refs)
+            .final_exponentiation()
+            .is_identity(),
+    )
+}
