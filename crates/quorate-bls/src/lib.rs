@@ -7,6 +7,7 @@
 
 pub mod ciphersuite;
 pub mod error;
+pub mod kzg;
 pub mod msm;
 pub mod pairing;
 pub mod wire;
