@@ -1,0 +1,380 @@
+//! The client `C`: ClientRegister, and the refresh dealer.
+//!
+//! ClientRegister (notes §ClientRegister):
+//! 1. Shamir: `f(0) = sk`, `deg f = t−1`, `x_i = f(z_i)` with `z_i = ω^(i−1)`.
+//! 2. Pads `k_i` from `sk·ek_i` ([`crate::cold`]); hot shares `hx_i = x_i + k_i`.
+//! 3. `T` = the polynomial of degree `< N` with `T(z_i) = hx_i` for `i ≤ n` and `T = 0` on
+//!    the unused domain points (one inverse FFT), `com_T = [T(τ)]_1`.
+//! 4. All openings `π_i` at once by Feist–Khovratovich.
+//! 5. `vs_i = x_i·g2`, and a proof of possession of `vk`.
+//!
+//! The refresh dealer ([`generate_refresh`]) needs no secret of the client: anyone can
+//! deal a refresh, because every hot party checks all of it before applying it
+//! ("untrusted" refresh in the design notes). To remove trust in a single dealer, several
+//! dealers refresh in turn; the hot shares then move by the sum of their `δ`s.
+
+use crate::ciphersuite::{PublicKey, SecretKey, Signature};
+use crate::cold::{derive_pad, ColdPublicKey};
+use crate::error::BlsError;
+use crate::group::{GroupPublic, RefreshPublic};
+use crate::kzg::Crs;
+use crate::wire::{g1_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
+use blstrs::{G1Projective, G2Projective, Scalar};
+use ff::Field;
+use group::Group;
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::poly::SecretPolynomial;
+use quorate_core::secret::{wipe_field, wipe_fields, REDACTED};
+use quorate_core::{DecodeError, ParamError, PartyId, ThresholdParams};
+use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
+use std::fmt;
+
+/// The client: owner of the BLS key `sk`.
+#[derive(Debug)]
+pub struct Client {
+    sk: SecretKey,
+    vk: PublicKey,
+}
+
+/// The output of ClientRegister: the public record and one private payload per hot party.
+#[derive(Debug)]
+pub struct Registration {
+    /// Broadcast to everyone.
+    pub public: GroupPublic,
+    /// `payloads[i−1]` goes to hot party `i` over a private channel.
+    pub payloads: Vec<HotRegistration>,
+}
+
+/// The private registration payload of hot party `i`: `(i, hx_i, π_i)`.
+pub struct HotRegistration {
+    pub(crate) index: PartyId,
+    pub(crate) hot_share: Scalar,
+    pub(crate) opening: G1Projective,
+}
+
+impl fmt::Debug for HotRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HotRegistration")
+            .field("index", &self.index)
+            .field("hot_share", &REDACTED)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for HotRegistration {
+    fn drop(&mut self) {
+        wipe_field(&mut self.hot_share);
+    }
+}
+
+const TAG_HOT_REGISTRATION: u8 = 0x02;
+const TAG_REFRESH_SHARE: u8 = 0x04;
+const VERSION: u8 = 1;
+
+impl HotRegistration {
+    /// The addressee.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// Encoding: header, index, hx_i, π_i. **Contains a secret**; send it encrypted.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        private_payload(
+            TAG_HOT_REGISTRATION,
+            self.index,
+            &self.hot_share,
+            &self.opening,
+        )
+    }
+
+    /// Checked decoding.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (index, hot_share, opening) =
+            read_private_payload("hot registration payload", TAG_HOT_REGISTRATION, bytes)?;
+        Ok(HotRegistration {
+            index,
+            hot_share,
+            opening,
+        })
+    }
+}
+
+fn private_payload(tag: u8, index: PartyId, secret: &Scalar, opening: &G1Projective) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.header(tag, VERSION)
+        .party(index)
+        .bytes(&scalar_to_bytes(secret))
+        .bytes(&g1_to_bytes(opening));
+    w.into_bytes()
+}
+
+fn read_private_payload(
+    what: &'static str,
+    tag: u8,
+    bytes: &[u8],
+) -> Result<(PartyId, Scalar, G1Projective), DecodeError> {
+    if bytes.len() != 2 + 2 + SCALAR_BYTES + G1_BYTES {
+        return Err(DecodeError::WrongLength {
+            what,
+            expected: 2 + 2 + SCALAR_BYTES + G1_BYTES,
+            got: bytes.len(),
+        });
+    }
+    let mut r = Reader::new(what, bytes);
+    r.header(tag, VERSION)?;
+    let index = r.party()?;
+    let secret = r.scalar("secret share")?;
+    // An opening is the identity only with negligible probability for honest data, but
+    // it is a well-formed group element; the KZG check decides.
+    let opening = r.g1_or_identity("KZG opening")?;
+    r.finish()?;
+    Ok((index, secret, opening))
+}
+
+impl Client {
+    /// A client with a fresh random key.
+    pub fn generate<R: RngCore + CryptoRng>(rng: &mut R) -> Self {
+        Self::from_secret_key(SecretKey::random(rng))
+    }
+
+    /// A client with a given key (for example from [`SecretKey::key_gen`]).
+    pub fn from_secret_key(sk: SecretKey) -> Self {
+        let vk = sk.public_key();
+        Client { sk, vk }
+    }
+
+    /// `vk`.
+    pub fn public_key(&self) -> PublicKey {
+        self.vk
+    }
+
+    /// The proof of possession of `vk`.
+    pub fn proof_of_possession(&self) -> Signature {
+        self.sk.prove_possession()
+    }
+
+    /// ClientRegister for `params` with cold keys `cold_keys[i−1] = ek_i`.
+    pub fn register<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        params: ThresholdParams,
+        cold_keys: &[ColdPublicKey],
+        rng: &mut R,
+    ) -> Result<Registration, BlsError> {
+        let n = usize::from(params.n());
+        crs.check_parties(params.n())?;
+        if cold_keys.len() != n {
+            return Err(ParamError::LengthMismatch {
+                what: "cold public keys",
+                expected: n,
+                got: cold_keys.len(),
+            }
+            .into());
+        }
+        let domain = crs.domain();
+        let points = domain.party_points(params.n());
+        let f = SecretPolynomial::random_with_constant(
+            *self.sk.scalar(),
+            usize::from(params.t()) - 1,
+            rng,
+        );
+        let sk = *self.sk.scalar();
+        let vk = *self.vk.point();
+
+        // Per party: x_i, the pad k_i (one G2 multiplication), hx_i and vs_i = x_i·g2.
+        let per_party: Vec<(Scalar, G2Projective)> = points
+            .par_iter()
+            .zip(cold_keys.par_iter())
+            .zip(params.parties().collect::<Vec<_>>().into_par_iter())
+            .map(|((z, ek), id)| {
+                let mut x = f.evaluate(z);
+                let dh = ek.point() * sk;
+                let mut pad = derive_pad(&dh, &vk, ek.point(), id);
+                let hx = x + pad;
+                let vs = G2Projective::generator() * x;
+                wipe_field(&mut x);
+                wipe_field(&mut pad);
+                (hx, vs)
+            })
+            .collect();
+        let mut values = vec![Scalar::ZERO; domain.size()];
+        let mut vs = Vec::with_capacity(n);
+        for (slot, (hx, v)) in values.iter_mut().zip(&per_party) {
+            *slot = *hx;
+            vs.push(*v);
+        }
+        domain.ifft(&mut values);
+        let com_t = crs.commit_ct(&values)?;
+        let openings = crs.open_all_ct(&values)?;
+        wipe_fields(&mut values);
+
+        let payloads = per_party
+            .into_iter()
+            .zip(params.parties())
+            .zip(openings)
+            .map(|(((hot_share, _), index), opening)| HotRegistration {
+                index,
+                hot_share,
+                opening,
+            })
+            .collect();
+        Ok(Registration {
+            public: GroupPublic {
+                params,
+                epoch: 0,
+                vk: self.vk,
+                pop: self.sk.prove_possession(),
+                com_t,
+                vs,
+            },
+            payloads,
+        })
+    }
+}
+
+/// A dealt refresh: the public part and one private share per hot party.
+#[derive(Debug)]
+pub struct Refresh {
+    /// Broadcast to everyone.
+    pub public: RefreshPublic,
+    /// `shares[i−1]` goes to hot party `i` over a private channel.
+    pub shares: Vec<RefreshShare>,
+}
+
+/// Hot party `i`'s private refresh share `(i, δ_i, π_δ,i)`.
+pub struct RefreshShare {
+    pub(crate) index: PartyId,
+    pub(crate) delta: Scalar,
+    pub(crate) opening: G1Projective,
+}
+
+impl fmt::Debug for RefreshShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RefreshShare")
+            .field("index", &self.index)
+            .field("delta", &REDACTED)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for RefreshShare {
+    fn drop(&mut self) {
+        wipe_field(&mut self.delta);
+    }
+}
+
+impl RefreshShare {
+    /// The addressee.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// Encoding: header, index, δ_i, π_δ,i. **Contains a secret**; send it encrypted.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        private_payload(TAG_REFRESH_SHARE, self.index, &self.delta, &self.opening)
+    }
+
+    /// Checked decoding.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (index, delta, opening) =
+            read_private_payload("refresh share", TAG_REFRESH_SHARE, bytes)?;
+        Ok(RefreshShare {
+            index,
+            delta,
+            opening,
+        })
+    }
+}
+
+/// Deals a refresh of `current` (notes §Refresh): a random `δ` with `δ(0) = 0`,
+/// `deg δ ≤ t−1`; `C_δ`, the zero opening `π_0 = [δ(τ)/τ]_1`, the degree proof
+/// `[δ(τ)·τ^(D−t+1)]_1`, `Δvs_j = δ_j·g2` and the openings `π_δ,j` (FK).
+pub fn generate_refresh<R: RngCore + CryptoRng>(
+    crs: &Crs,
+    current: &GroupPublic,
+    rng: &mut R,
+) -> Result<Refresh, BlsError> {
+    let params = current.params;
+    deal_refresh(
+        crs,
+        params,
+        current.epoch.wrapping_add(1),
+        SecretPolynomial::random_zero_sharing(usize::from(params.t()) - 1, rng),
+    )
+}
+
+/// Deals a refresh from a given polynomial without checking it (the checks are the
+/// receivers' job). Used by [`generate_refresh`] and by tests that play a cheating dealer.
+pub(crate) fn deal_refresh(
+    crs: &Crs,
+    params: ThresholdParams,
+    epoch: u64,
+    delta: SecretPolynomial<Scalar>,
+) -> Result<Refresh, BlsError> {
+    crs.check_parties(params.n())?;
+    let coeffs = delta.coefficients();
+    let size = crs.domain().size();
+    if coeffs.len() > size {
+        return Err(ParamError::Invalid("refresh polynomial exceeds the CRS").into());
+    }
+    let delta_commitment = crs.commit_ct(coeffs)?;
+    let zero_proof = crs.commit_ct(coeffs.get(1..).unwrap_or(&[]))?;
+    let shift = crs.max_degree() + 1 - usize::from(params.t());
+    // A dishonest δ of higher degree cannot be shifted that far; commit what fits so the
+    // receivers see (and reject) a wrong degree proof.
+    let degree_proof = if coeffs.len() + shift <= size {
+        crs.commit_shifted_ct(coeffs, shift)?
+    } else {
+        crs.commit_ct(coeffs)?
+    };
+    let mut values = vec![Scalar::ZERO; size];
+    values[..coeffs.len()].copy_from_slice(coeffs);
+    let openings = crs.open_all_ct(coeffs)?;
+    crs.domain().fft(&mut values);
+    let delta_vs: Vec<G2Projective> = values[..usize::from(params.n())]
+        .par_iter()
+        .map(|d| G2Projective::generator() * d)
+        .collect();
+    let shares = params
+        .parties()
+        .map(|id| RefreshShare {
+            index: id,
+            delta: values[id.position()],
+            opening: openings[id.position()],
+        })
+        .collect();
+    wipe_fields(&mut values);
+    Ok(Refresh {
+        public: RefreshPublic {
+            epoch,
+            delta_commitment,
+            zero_proof,
+            degree_proof,
+            delta_vs,
+        },
+        shares,
+    })
+}
+
+/// Playing a misbehaving dealer, for tests and audits. Hot parties check every refresh,
+/// so nothing here can hurt them; it exists to show that they do.
+pub mod testing {
+    use super::*;
+
+    /// Deals a refresh from arbitrary coefficients `δ_0, δ_1, …` (even `δ(0) ≠ 0` or too
+    /// high a degree) with otherwise honest openings and proofs.
+    pub fn deal_refresh_from(
+        crs: &Crs,
+        params: ThresholdParams,
+        epoch: u64,
+        coeffs: Vec<Scalar>,
+    ) -> Result<Refresh, BlsError> {
+        deal_refresh(
+            crs,
+            params,
+            epoch,
+            SecretPolynomial::from_coefficients(coeffs),
+        )
+    }
+}

@@ -1,0 +1,377 @@
+//! The public record of a registered key: what every hot party, combiner and auditor holds.
+//!
+//! [`GroupPublic`] = `(t, n, epoch, vk, PoP(vk), com_T, vs_1..vs_n)`. It is produced by
+//! ClientRegister, checked by [`GroupPublic::validate`] before anyone relies on it, and
+//! advanced by [`GroupPublic::refreshed`], which performs every global check of a refresh
+//! (zero opening, degree proof, SCRAPE check of the `Δvs_j`) and returns a new record. The
+//! old record is never modified, so a refresh that fails changes nothing.
+
+use crate::ciphersuite::{PublicKey, Signature};
+use crate::error::BlsError;
+use crate::kzg::Crs;
+use crate::msm::g2_msm_vartime;
+use crate::wire::{g1_to_bytes, g2_to_bytes, ReadBls, G1_BYTES, G2_BYTES};
+use blstrs::{G1Projective, G2Projective, Scalar};
+use ff::Field;
+use group::Group;
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::{DecodeError, ParamError, PartyId, ThresholdParams};
+use rand_core::{CryptoRng, RngCore};
+
+/// The public state of one registered key at one epoch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupPublic {
+    pub(crate) params: ThresholdParams,
+    pub(crate) epoch: u64,
+    pub(crate) vk: PublicKey,
+    pub(crate) pop: Signature,
+    pub(crate) com_t: G1Projective,
+    pub(crate) vs: Vec<G2Projective>,
+}
+
+const TAG_GROUP_PUBLIC: u8 = 0x01;
+const TAG_REFRESH_PUBLIC: u8 = 0x03;
+const VERSION: u8 = 1;
+
+impl GroupPublic {
+    /// `(t, n)`.
+    pub fn params(&self) -> ThresholdParams {
+        self.params
+    }
+
+    /// The refresh epoch (0 after registration).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The client's public key `vk`.
+    pub fn public_key(&self) -> &PublicKey {
+        &self.vk
+    }
+
+    /// The client's proof of possession of `vk`.
+    pub fn proof_of_possession(&self) -> &Signature {
+        &self.pop
+    }
+
+    /// `com_T`, the KZG commitment to the hot-share polynomial.
+    pub fn hot_share_commitment(&self) -> &G1Projective {
+        &self.com_t
+    }
+
+    /// `vs_i = x_i·g2`.
+    pub fn verification_share(&self, id: PartyId) -> Result<&G2Projective, ParamError> {
+        if !self.params.contains(id) {
+            return Err(ParamError::UnknownParty {
+                id,
+                n: self.params.n(),
+            });
+        }
+        Ok(&self.vs[id.position()])
+    }
+
+    /// Checks the record: the CRS serves `n` parties, the PoP of `vk` verifies, and the
+    /// `vs_j` together with `vk` at 0 lie on one polynomial of degree `≤ t−1` "in the
+    /// exponent" (SCRAPE check), so `vk = Σ λ_j·vs_j` for every `t`-subset.
+    pub fn validate<R: RngCore + CryptoRng>(&self, crs: &Crs, rng: &mut R) -> Result<(), BlsError> {
+        let bad = |check| BlsError::InvalidRegistration { check };
+        crs.check_parties(self.params.n())?;
+        if self.vs.len() != usize::from(self.params.n()) {
+            return Err(bad("wrong number of verification shares"));
+        }
+        if !self.vk.verify_possession(&self.pop) {
+            return Err(bad("client proof of possession"));
+        }
+        if !scrape_check(crs, self.params, self.vk.point(), &self.vs, rng) {
+            return Err(bad(
+                "verification shares do not interpolate to vk with degree t-1",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Applies the public part of a refresh after checking it: right epoch and length,
+    /// `δ(0) = 0` (zero opening), `deg δ ≤ t−1` (degree proof), and `Δvs_j` on a degree
+    /// `≤ t−1` polynomial through 0 at 0 (SCRAPE). Returns the next record; `self` is
+    /// untouched whatever happens.
+    pub fn refreshed<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        refresh: &RefreshPublic,
+        rng: &mut R,
+    ) -> Result<GroupPublic, BlsError> {
+        let bad = |check| BlsError::InvalidRefresh { check };
+        if refresh.epoch != self.epoch.wrapping_add(1) || refresh.epoch == 0 {
+            return Err(bad("refresh is not for the next epoch"));
+        }
+        if refresh.delta_vs.len() != self.vs.len() {
+            return Err(bad("wrong number of verification-share updates"));
+        }
+        if !crs.verify_opening(
+            &refresh.delta_commitment,
+            &Scalar::ZERO,
+            &Scalar::ZERO,
+            &refresh.zero_proof,
+        ) {
+            return Err(bad("δ(0) is not zero"));
+        }
+        let bound = usize::from(self.params.t()) - 1;
+        if !crs.verify_degree(&refresh.delta_commitment, bound, &refresh.degree_proof)? {
+            return Err(bad("δ has degree above t-1"));
+        }
+        if !scrape_check(
+            crs,
+            self.params,
+            &G2Projective::identity(),
+            &refresh.delta_vs,
+            rng,
+        ) {
+            return Err(bad(
+                "verification-share updates are not a degree t-1 sharing of zero",
+            ));
+        }
+        Ok(GroupPublic {
+            params: self.params,
+            epoch: refresh.epoch,
+            vk: self.vk,
+            pop: self.pop,
+            com_t: self.com_t + refresh.delta_commitment,
+            vs: self
+                .vs
+                .iter()
+                .zip(&refresh.delta_vs)
+                .map(|(v, d)| v + d)
+                .collect(),
+        })
+    }
+
+    /// Encoding: header, t, n, epoch, vk, PoP, com_T, vs_1..vs_n.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(TAG_GROUP_PUBLIC, VERSION)
+            .u16(self.params.t())
+            .u16(self.params.n())
+            .u64(self.epoch)
+            .bytes(&self.vk.to_bytes())
+            .bytes(&self.pop.to_bytes())
+            .bytes(&g1_to_bytes(&self.com_t));
+        for v in &self.vs {
+            w.bytes(&g2_to_bytes(v));
+        }
+        w.into_bytes()
+    }
+
+    /// Checked decoding (lengths, threshold, canonical subgroup points, no identities).
+    /// Decoding does not run [`GroupPublic::validate`]; callers must.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new("group public record", bytes);
+        r.header(TAG_GROUP_PUBLIC, VERSION)?;
+        let params = read_params(&mut r)?;
+        let epoch = r.u64()?;
+        let vk = PublicKey::from_point(r.g2("vk")?)?;
+        let pop = Signature(r.g1("proof of possession")?);
+        let com_t = r.g1_or_identity("com_T")?;
+        let vs = (0..params.n())
+            .map(|_| r.g2("verification share"))
+            .collect::<Result<Vec<_>, _>>()?;
+        r.finish()?;
+        Ok(GroupPublic {
+            params,
+            epoch,
+            vk,
+            pop,
+            com_t,
+            vs,
+        })
+    }
+}
+
+pub(crate) fn read_params(r: &mut Reader<'_>) -> Result<ThresholdParams, DecodeError> {
+    let t = r.u16()?;
+    let n = r.u16()?;
+    ThresholdParams::new(t, n).map_err(|_| DecodeError::InvalidValue {
+        what: "threshold parameters",
+        reason: "need 2 <= t <= n",
+    })
+}
+
+/// The public part of a refresh, broadcast to every hot party and the combiner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefreshPublic {
+    pub(crate) epoch: u64,
+    pub(crate) delta_commitment: G1Projective,
+    pub(crate) zero_proof: G1Projective,
+    pub(crate) degree_proof: G1Projective,
+    pub(crate) delta_vs: Vec<G2Projective>,
+}
+
+impl RefreshPublic {
+    /// The epoch this refresh moves to.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// `C_δ = [δ(τ)]_1`.
+    pub fn delta_commitment(&self) -> &G1Projective {
+        &self.delta_commitment
+    }
+
+    /// The 48-byte refresh proof of the paper: the degree proof `[δ(τ)·τ^(D−t+1)]_1`.
+    pub fn degree_proof(&self) -> &G1Projective {
+        &self.degree_proof
+    }
+
+    /// Encoding: header, epoch, n, C_δ, π_0, dcom, Δvs_1..Δvs_n.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(TAG_REFRESH_PUBLIC, VERSION)
+            .u64(self.epoch)
+            .u16(self.delta_vs.len() as u16)
+            .bytes(&g1_to_bytes(&self.delta_commitment))
+            .bytes(&g1_to_bytes(&self.zero_proof))
+            .bytes(&g1_to_bytes(&self.degree_proof));
+        for d in &self.delta_vs {
+            w.bytes(&g2_to_bytes(d));
+        }
+        w.into_bytes()
+    }
+
+    /// Checked decoding. The identity is allowed for the commitments (a zero δ is a
+    /// legal, if useless, refresh) and for the `Δvs_j`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new("refresh public part", bytes);
+        r.header(TAG_REFRESH_PUBLIC, VERSION)?;
+        let epoch = r.u64()?;
+        let n = r.u16()?;
+        if n == 0 {
+            return Err(DecodeError::InvalidValue {
+                what: "refresh public part",
+                reason: "no parties",
+            });
+        }
+        if r.remaining() != 3 * G1_BYTES + usize::from(n) * G2_BYTES {
+            return Err(DecodeError::WrongLength {
+                what: "refresh public part",
+                expected: 2 + 8 + 2 + 3 * G1_BYTES + usize::from(n) * G2_BYTES,
+                got: bytes.len(),
+            });
+        }
+        let delta_commitment = r.g1_or_identity("C_δ")?;
+        let zero_proof = r.g1_or_identity("zero opening")?;
+        let degree_proof = r.g1_or_identity("degree proof")?;
+        let delta_vs = (0..n)
+            .map(|_| r.g2_or_identity("Δvs"))
+            .collect::<Result<Vec<_>, _>>()?;
+        r.finish()?;
+        Ok(RefreshPublic {
+            epoch,
+            delta_commitment,
+            zero_proof,
+            degree_proof,
+            delta_vs,
+        })
+    }
+}
+
+/// SCRAPE check (Cascudo–David): the values `V_0 = at_zero` and `V_j = shares[j−1]` at the
+/// points `α_0 = 0`, `α_j = z_j` lie on a polynomial of degree `≤ t−1` in the exponent iff
+/// `Σ_j v_j·f(α_j)·V_j = 0` for every polynomial `f` of degree `≤ n−t`, where
+/// `v_j = Π_{k≠j} (α_j − α_k)^(-1)` (the dual Reed–Solomon code). One random `f` gives
+/// soundness error `≤ n/r`. Cost: `O(n²)` field operations and one size-`n+1` G2 MSM.
+pub(crate) fn scrape_check<R: RngCore + CryptoRng>(
+    crs: &Crs,
+    params: ThresholdParams,
+    at_zero: &G2Projective,
+    shares: &[G2Projective],
+    rng: &mut R,
+) -> bool {
+    let n = usize::from(params.n());
+    if shares.len() != n {
+        return false;
+    }
+    let mut alphas = Vec::with_capacity(n + 1);
+    alphas.push(Scalar::ZERO);
+    alphas.extend(crs.domain().party_points(params.n()));
+    // v_j = 1 / Π_{k≠j} (α_j − α_k), inverted in one batch.
+    let mut denominators: Vec<Scalar> = (0..=n)
+        .map(|j| {
+            (0..=n)
+                .filter(|&k| k != j)
+                .fold(Scalar::ONE, |acc, k| acc * (alphas[j] - alphas[k]))
+        })
+        .collect();
+    if !batch_invert(&mut denominators) {
+        return false;
+    }
+    let f: Vec<Scalar> = (0..=n - usize::from(params.t()))
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
+    let coefficients: Vec<Scalar> = alphas
+        .iter()
+        .zip(&denominators)
+        .map(|(a, v)| *v * quorate_core::poly::evaluate(&f, a))
+        .collect();
+    let mut points = Vec::with_capacity(n + 1);
+    points.push(*at_zero);
+    points.extend_from_slice(shares);
+    bool::from(g2_msm_vartime(&points, &coefficients).is_identity())
+}
+
+/// Montgomery batch inversion; `false` if any input is zero.
+pub(crate) fn batch_invert(values: &mut [Scalar]) -> bool {
+    let mut prefix = Vec::with_capacity(values.len());
+    let mut acc = Scalar::ONE;
+    for v in values.iter() {
+        prefix.push(acc);
+        acc *= v;
+    }
+    let Some(mut inv) = Option::<Scalar>::from(acc.invert()) else {
+        return false;
+    };
+    for (v, p) in values.iter_mut().zip(prefix).rev() {
+        let next = inv * *v;
+        *v = inv * p;
+        inv = next;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kzg::ceremony;
+    use quorate_core::transcript::SessionId;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn scrape_accepts_degree_t_minus_1_and_rejects_degree_t() {
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        let crs = ceremony::run(7, 1, &SessionId::new(b"s".to_vec()), &mut rng).unwrap();
+        let params = ThresholdParams::new(3, 7).unwrap();
+        let g2 = G2Projective::generator();
+        for (deg, ok) in [(2usize, true), (3, false)] {
+            let f: Vec<Scalar> = (0..=deg).map(|_| Scalar::random(&mut rng)).collect();
+            let zero = g2 * f[0];
+            let shares: Vec<G2Projective> = crs
+                .domain()
+                .party_points(7)
+                .iter()
+                .map(|z| g2 * quorate_core::poly::evaluate(&f, z))
+                .collect();
+            assert_eq!(scrape_check(&crs, params, &zero, &shares, &mut rng), ok);
+            assert!(!scrape_check(&crs, params, &(zero + g2), &shares, &mut rng));
+        }
+    }
+
+    #[test]
+    fn batch_inversion() {
+        let mut v = vec![Scalar::from(2u64), Scalar::from(5u64), Scalar::from(9u64)];
+        let orig = v.clone();
+        assert!(batch_invert(&mut v));
+        for (a, b) in v.iter().zip(orig) {
+            assert_eq!(*a * b, Scalar::ONE);
+        }
+        assert!(!batch_invert(&mut [Scalar::ONE, Scalar::ZERO]));
+    }
+}

@@ -1,0 +1,103 @@
+//! # Math notes: hot/cold threshold BLS with key-share proofs
+//!
+//! Sources: the paper's evaluation section (`shared/seeds/000_…`, Tables 1–3, here
+//! "Table 1" = algorithms independent of `(t,n)`, "Table 2" = per-`(t,n)` algorithms,
+//! "Table 3" = proof sizes) and the study of the public reference implementation
+//! (`shared/design/bls-hot-cold.md`, "§1 item k" = algorithm k, "defect k" = §4 item k).
+//!
+//! ## Groups and ciphersuite
+//! BLS12-381, `G1` (48 B compressed), `G2` (96 B), scalars mod `r` (32 B, big-endian,
+//! canonical). Signatures use `BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_`: `σ ∈ G1`,
+//! `vk = sk·g2`, `H = hash_to_curve_G1` (RFC 9380), verification
+//! `e(σ, g2) = e(H(m), vk)`, proof of possession with the `POP` DST
+//! ([`crate::ciphersuite`]). Every final signature is also checked against `blst`'s own
+//! verifier in the tests.
+//!
+//! ## Evaluation points (fixes defect 2)
+//! `N = next_pow2(max(n,2))`, `ω` of order `N`, party `i` at `z_i = ω^(i−1)`. Shamir
+//! sharing, Lagrange combination, KZG openings and the SCRAPE check all use these points;
+//! there is one [`crate::kzg::Domain`] object, so `n` a power of two works.
+//!
+//! ## KZG setup (no trusted dealer)
+//! [`crate::kzg::ceremony`]: a sequential powers-of-tau ceremony. Contributor `k` maps
+//! `[τ^j]_{1,2} ↦ [τ^j τ_k^j]_{1,2}` and publishes `U = τ_k·g1`, `V = τ_k·g2` and a Schnorr
+//! proof of knowledge of `τ_k`. Checks: `e(U,g2) = e(g1,V)`,
+//! `e([τ']_1, g2) = e([τ]_1, V)`, and the structure of all powers by one random linear
+//! combination per group. `τ = Π τ_k` stays unknown unless all contributors collude. The
+//! demo runs the ceremony with several in-process contributors that erase `τ_k`; there is
+//! no function that builds a CRS from a known `τ` (the reference samples `τ` locally,
+//! defect 9). Published Ethereum KZG powers were not used: they provide only 65 G2
+//! powers and 4096 G1 powers, and the degree proof below needs `D = N−1` to be the
+//! largest committable degree, which a 4096-power SRS would not give for `n ≤ 100`.
+//!
+//! ## ColdRegister (Table 1 row 1; §1 item 1)
+//! `dk_i ← Z_r^*`, `ek_i = dk_i·g2`. **One key** (32 B / 96 B, the paper's sizes), not
+//! the reference's two. The pad is `k_i = H_pad(dk_i·vk ‖ vk ‖ ek_i ‖ i)` with
+//! `H_pad = hash_to_field` (XMD-SHA-256, DST [`crate::cold::DST_PAD`]), instead of the
+//! reference's fixed-seed universal hash of two DH values. Justification: the pad only has
+//! to be pseudorandom to anyone lacking `sk` and `dk_i`; with the hash as a random oracle
+//! this follows from CDH in G2, and binding `vk`, `ek_i`, `i` separates clients, parties and
+//! keys. The cost: one G2 multiplication per client for the cold party, cached.
+//!
+//! ## ClientRegister (Table 2 row 1; §1 item 2; fixes defects 1, 5, 7)
+//! 1. `f(X) = sk + a_1 X + … + a_{t−1} X^{t−1}`, `x_i = f(z_i)`.
+//! 2. `k_i` as above from `sk·ek_i`; `hx_i = x_i + k_i`; `vs_i = x_i·g2`.
+//! 3. `T` is the unique polynomial of degree `< N` with `T(z_i) = hx_i` (`i ≤ n`) and
+//!    `T(ω^j) = 0` on the `N − n` unused points: coefficients by one inverse FFT
+//!    (the reference interpolates in `O(n³)`).
+//! 4. `com_T = Σ T_j [τ^j]_1` (constant-time per term: `T` is secret).
+//! 5. Openings at all points by Feist–Khovratovich: with `d = N−1`,
+//!    `π(z) = Σ_{i<d} h_i z^i`, `h_i = Σ_{k=0}^{d−1−i} T_{i+1+k} [τ^k]_1`; `h` is a Toeplitz
+//!    product computed as a size-`2N` cyclic convolution with the reversed SRS, whose FFT is
+//!    stored in the [`crate::kzg::Crs`]; then `π = FFT_N(h)`. Cost: `2N` constant-time G1
+//!    multiplications plus `≈ (3N/2)·log N` multiplications by public twiddles. No debug
+//!    re-check in the hot path (defect 1).
+//!
+//! The hot party ([`crate::hot::HotParty::register`]) rejects the payload unless
+//! `e(com_T − hx_i·g1 + z_i·π_i, g2)·e(π_i, −[τ]_2) = 1`, the PoP verifies, and the SCRAPE
+//! check passes: with `α_0 = 0, α_j = z_j`, `V_0 = vk, V_j = vs_j`,
+//! `Σ_j v_j f(α_j) V_j = 0` for a random `f` of degree `≤ n−t`, `v_j = Π_{k≠j}(α_j−α_k)^{-1}`.
+//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk` (defect 5). Whether
+//! `hx_i − k_i` matches `vs_i` is checked at signing time: a wrong pair `(hx_i, k_i)` yields
+//! a partial signature that fails against `vs_i`, which names party `i`.
+//!
+//! ## TSign (Table 1 row 2; §1 item 3)
+//! Cold: `σ_i^cold = k_i·H(m)` (pad cached; the reference recomputes the two DH values and
+//! the 1536-term hash on every call). Hot: `σ_i = hx_i·H(m) − σ_i^cold = x_i·H(m)`.
+//! Combiner ([`crate::tsign::combine`]): check the quorum (`≥ t` distinct known ids),
+//! batch-check `e(Σ r_iσ_i, −g2)·e(H(m), Σ r_i vs_i) = 1`, on failure check each and abort
+//! naming all culprits, then `σ = Σ_{i∈S} λ_i(0) σ_i` over the first `t` partials, and
+//! verify `σ` under `vk`.
+//!
+//! ## Refresh (Table 1 row 3, Table 2 row 2; §1 items 4–5; fixes defects 3, 4)
+//! Dealer: `δ` random, `δ(0) = 0`, `deg δ ≤ t−1`. Public: `C_δ = [δ(τ)]_1`, zero opening
+//! `π_0 = [δ(τ)/τ]_1`, degree proof `dcom = [δ(τ)·τ^{D−t+1}]_1` (`D = N−1` the CRS maximum),
+//! `Δvs_j = δ(z_j)·g2`. Private to `i`: `δ_i = δ(z_i)` and its opening `π_δ,i` (FK).
+//! Checks, all inside [`crate::hot::HotParty::refreshed`] (there is no unchecked path):
+//! epoch is current + 1; `e(C_δ, g2)·e(π_0, −[τ]_2) = 1` (so `δ(0) = 0`);
+//! `e(dcom, −g2)·e(C_δ, [τ^{D−t+1}]_2) = 1` (so `deg δ ≤ t−1`: a higher degree would need
+//! `[τ^{>D}]_1`); SCRAPE on `(0, Δvs_1..Δvs_n)`; share addressed to `i`; own opening;
+//! `Δvs_i = δ_i·g2`. Then `hx_i += δ_i`, `π_i += π_δ,i`, `com_T += C_δ`, `vs_j += Δvs_j`
+//! (the reference multiplied `vs_i` by `δ_i`, defect 3). The pads and cold keys never
+//! change. The new state is built from the old one, which is left untouched, so a failed
+//! refresh changes nothing.
+//!
+//! ## Π_DL: cold proof (Table 1 rows 4–5, Table 3 row 1; §1 item 6; fixes defect 6)
+//! Schnorr in G2 for `ek_i = dk_i·g2`: `A = a·g2`, `c = FS(…)`, `z = a + c·dk_i`; verify
+//! `z·g2 = A + c·ek_i`. 96 + 32 = 128 B (the paper's 256 B is the two-key variant). The
+//! merlin transcript binds protocol name and version, session id, `block_id`, party index,
+//! `ek_i` and `A`. Batch verification: one G2 MSM with random 128-bit weights.
+//!
+//! ## Π_EKS: hot proof (Table 2 rows 3–4, Table 3 row 2; §1 item 7; fixes defect 6)
+//! Statement `(com_T, i, z_i, vk)`, witness `(hx_i, π_i)`. Pedersen `P = hx_i·g1 + ρ·h`,
+//! Schnorr `A = s_1 g1 + s_2 h`, `t_1 = s_1 + c·hx_i`, `t_2 = s_2 + c·ρ`; blinded opening
+//! `π' = π_i + s·h` and `S = (s z_i − ρ)·g2 − s·[τ]_2`. Verify `A + cP = t_1 g1 + t_2 h` and
+//! `e(com_T − P + z_i π', g2)·e(π', −[τ]_2)·e(h, −S) = 1`, which holds because
+//! `com_T − hx_i g1 = (τ − z_i)·π_i`. The challenge binds every statement element and every
+//! proof element. 304 B. Batch verification of `n` proofs: one G1 MSM and one 3-pairing
+//! product.
+//!
+//! ## Constant time
+//! Secret scalars (shares, pads, polynomial coefficients, nonces) are only multiplied with
+//! `blst`'s constant-time scalar multiplication ([`crate::msm`] `*_ct`), never with
+//! Pippenger (defect 8). `*_vartime` functions touch public data only.
