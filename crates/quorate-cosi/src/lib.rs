@@ -1,0 +1,3 @@
+//! # quorate-cosi: witness cosigning
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]

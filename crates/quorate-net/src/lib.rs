@@ -1,0 +1,3 @@
+//! # quorate-net: sans-I/O driver and network simulator
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
