@@ -1,5 +1,6 @@
 //! End-to-end tests of hot/cold threshold BLS: registration, refresh, signing, proofs,
 //! and every rejection path with its culprit.
+#![allow(clippy::unwrap_used)]
 
 use ff::Field;
 use group::Group;
