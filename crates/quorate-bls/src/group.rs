@@ -8,11 +8,14 @@
 
 use crate::ciphersuite::{PublicKey, Signature};
 use crate::error::BlsError;
+use crate::kzg::random_u128_scalar;
 use crate::kzg::Crs;
-use crate::msm::g2_msm_vartime;
+use crate::msm::{g1_msm_vartime, g2_msm_vartime};
+use crate::pairing::prepared_product_is_identity;
 use crate::wire::{g1_to_bytes, g2_to_bytes, ReadBls, G1_BYTES, G2_BYTES};
-use blstrs::{G1Projective, G2Projective, Scalar};
+use blstrs::{G1Projective, G2Prepared, G2Projective, Scalar};
 use ff::Field;
+use group::Curve;
 use group::Group;
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, ParamError, PartyId, ThresholdParams};
@@ -100,6 +103,23 @@ impl GroupPublic {
         refresh: &RefreshPublic,
         rng: &mut R,
     ) -> Result<GroupPublic, BlsError> {
+        self.refreshed_checking(crs, refresh, None, rng)
+    }
+
+    /// [`GroupPublic::refreshed`] plus, for hot party `i`, the check of its private share
+    /// `e(C_δ − δ_i·g1 + z_i·π_δ,i, g2)·e(π_δ,i, −[τ]_2) = 1`. The zero-opening, degree and
+    /// own-opening equations are checked together in one multi-pairing with random 128-bit
+    /// weights `r_1, r_2, r_3`:
+    /// `e(r_1 C_δ − r_2 dcom + r_3(C_δ − δ_i g1 + z_i π_δ,i), g2) · e(r_1 π_0 + r_3 π_δ,i, −[τ]_2)
+    /// · e(r_2 C_δ, [τ^(D−t+1)]_2) = 1`; if it fails, each equation is checked alone to
+    /// report which one is wrong.
+    pub(crate) fn refreshed_checking<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        refresh: &RefreshPublic,
+        own: Option<OwnShare<'_>>,
+        rng: &mut R,
+    ) -> Result<GroupPublic, BlsError> {
         let bad = |check| BlsError::InvalidRefresh { check };
         if refresh.epoch != self.epoch.wrapping_add(1) || refresh.epoch == 0 {
             return Err(bad("refresh is not for the next epoch"));
@@ -107,17 +127,49 @@ impl GroupPublic {
         if refresh.delta_vs.len() != self.vs.len() {
             return Err(bad("wrong number of verification-share updates"));
         }
-        if !crs.verify_opening(
-            &refresh.delta_commitment,
-            &Scalar::ZERO,
-            &Scalar::ZERO,
-            &refresh.zero_proof,
-        ) {
-            return Err(bad("δ(0) is not zero"));
-        }
         let bound = usize::from(self.params.t()) - 1;
-        if !crs.verify_degree(&refresh.delta_commitment, bound, &refresh.degree_proof)? {
-            return Err(bad("δ has degree above t-1"));
+        let shift = crs
+            .max_degree()
+            .checked_sub(bound)
+            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
+        let c = refresh.delta_commitment;
+        let (r1, r2, r3) = (
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+        );
+        let mut g2_side = vec![c, -refresh.degree_proof];
+        let mut g2_scalars = vec![r1, r2];
+        let mut tau_side = vec![refresh.zero_proof];
+        let mut tau_scalars = vec![r1];
+        if let Some(own) = &own {
+            g2_side.extend([c, G1Projective::generator(), *own.opening]);
+            g2_scalars.extend([r3, -(r3 * own.delta), r3 * own.z]);
+            tau_side.push(*own.opening);
+            tau_scalars.push(r3);
+        }
+        let all_hold = prepared_product_is_identity(&[
+            (
+                g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
+                crs.g2_prepared().clone(),
+            ),
+            (
+                g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
+                crs.neg_tau_g2_prepared().clone(),
+            ),
+            (
+                (c * r2).to_affine(),
+                G2Prepared::from(crs.g2_powers()[shift]),
+            ),
+        ]);
+        if !all_hold {
+            if !crs.verify_opening(&c, &Scalar::ZERO, &Scalar::ZERO, &refresh.zero_proof) {
+                return Err(bad("δ(0) is not zero"));
+            }
+            if !crs.verify_degree(&c, bound, &refresh.degree_proof)? {
+                return Err(bad("δ has degree above t-1"));
+            }
+            return Err(bad("δ_i does not open C_δ at this party's point"));
         }
         if !scrape_check(
             crs,
@@ -193,6 +245,16 @@ pub(crate) fn read_params(r: &mut Reader<'_>) -> Result<ThresholdParams, DecodeE
         what: "threshold parameters",
         reason: "need 2 <= t <= n",
     })
+}
+
+/// Hot party `i`'s private refresh share, checked together with the public part.
+pub(crate) struct OwnShare<'a> {
+    /// `z_i`.
+    pub z: Scalar,
+    /// `δ_i`.
+    pub delta: &'a Scalar,
+    /// `π_δ,i`.
+    pub opening: &'a G1Projective,
 }
 
 /// The public part of a refresh, broadcast to every hot party and the combiner.

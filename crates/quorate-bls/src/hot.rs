@@ -10,7 +10,7 @@ use crate::ciphersuite::hash_message;
 use crate::client::{HotRegistration, RefreshShare};
 use crate::cold::ColdPartial;
 use crate::error::BlsError;
-use crate::group::{GroupPublic, RefreshPublic};
+use crate::group::{GroupPublic, OwnShare, RefreshPublic};
 use crate::kzg::Crs;
 use crate::proofs::{prove_hot, HotProof, ProofContext};
 use crate::tsign::PartialSignature;
@@ -112,13 +112,17 @@ impl HotParty {
                 check: "refresh share is addressed to another party",
             });
         }
-        let public = self.public.refreshed(crs, refresh, rng)?;
         let z = crs.domain().party_point(self.index);
-        if !crs.verify_opening(&refresh.delta_commitment, &z, &share.delta, &share.opening) {
-            return Err(BlsError::InvalidRefresh {
-                check: "δ_i does not open C_δ at this party's point",
-            });
-        }
+        let public = self.public.refreshed_checking(
+            crs,
+            refresh,
+            Some(OwnShare {
+                z,
+                delta: &share.delta,
+                opening: &share.opening,
+            }),
+            rng,
+        )?;
         if refresh.delta_vs[self.index.position()] != G2Projective::generator() * share.delta {
             return Err(BlsError::InvalidRefresh {
                 check: "Δvs_i is not δ_i·g2",

@@ -382,6 +382,20 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
     assert!(sys.hot[0]
         .refreshed(&sys.crs, &good.public, &tampered, &mut rng)
         .is_err());
+    // Right δ_i, wrong opening π_δ,i (party 2's): only the opening check catches this.
+    let mut share_bytes = good.shares[0].to_bytes();
+    let other = good.shares[1].to_bytes();
+    share_bytes[4 + 32..].copy_from_slice(&other[4 + 32..]);
+    let tampered = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
+    let err = sys.hot[0]
+        .refreshed(&sys.crs, &good.public, &tampered, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        BlsError::InvalidRefresh {
+            check: "δ_i does not open C_δ at this party's point"
+        }
+    );
     let mut pub_bytes = good.public.to_bytes();
     let dvs = 2 + 8 + 2 + 3 * 48;
     let copy = pub_bytes.clone();
