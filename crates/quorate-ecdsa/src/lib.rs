@@ -1,0 +1,3 @@
+//! # quorate-ecdsa
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]

@@ -1,0 +1,3 @@
+//! # quorate-paillier
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]

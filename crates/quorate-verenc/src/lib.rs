@@ -1,0 +1,3 @@
+//! # quorate-verenc
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
