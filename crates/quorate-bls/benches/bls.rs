@@ -35,8 +35,8 @@ struct Setup {
 impl Setup {
     fn new(t: u16, n: u16, rng: &mut ChaCha20Rng) -> Setup {
         let params = ThresholdParams::new(t, n).expect("valid (t, n)");
-        let crs =
-            ceremony::run(n, 3, &SessionId::new(b"criterion crs".to_vec()), rng).expect("ceremony");
+        let crs = ceremony::run_in_process(n, 3, &SessionId::new(b"criterion crs".to_vec()))
+            .expect("ceremony");
         let mut cold: Vec<ColdParty> = PartyId::range(n)
             .map(|id| ColdParty::register(id, rng))
             .collect();
@@ -45,18 +45,20 @@ impl Setup {
         let registration = client
             .register(&crs, params, &cold_keys, rng)
             .expect("ClientRegister");
+        let vk = client.public_key();
+        let pop = client.proof_of_possession();
+        let pads: Vec<_> = cold
+            .iter_mut()
+            .map(|party| party.add_client(&vk, &pop).expect("add client"))
+            .collect();
         let hot: Vec<HotParty> = PartyId::range(n)
             .zip(&registration.payloads)
-            .map(|(id, payload)| {
-                HotParty::register(&crs, id, &registration.public, payload, rng)
+            .zip(&pads)
+            .map(|((id, payload), pad)| {
+                HotParty::register(&crs, id, &registration.public, payload, pad, rng)
                     .expect("hot registration")
             })
             .collect();
-        let vk = client.public_key();
-        let pop = client.proof_of_possession();
-        for party in &mut cold {
-            party.add_client(&vk, &pop).expect("add client");
-        }
         let ctx = ProofContext {
             session: SessionId::new(b"criterion".to_vec()),
             block_id: 1,

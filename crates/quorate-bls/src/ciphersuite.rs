@@ -124,6 +124,11 @@ impl SecretKey {
         Signature(hash_message(msg) * self.0)
     }
 
+    /// `CoreSign` under another DST (see [`PublicKey::verify_with_dst`]).
+    pub fn sign_with_dst(&self, msg: &[u8], dst: &[u8]) -> Signature {
+        Signature(hash_to_g1(msg, dst) * self.0)
+    }
+
     /// `PopProve`: signs the serialized public key under the PoP tag.
     pub fn prove_possession(&self) -> Signature {
         let pk = self.public_key().to_bytes();
@@ -174,6 +179,12 @@ impl PublicKey {
     /// `CoreVerify(pk, msg, σ)`.
     pub fn verify(&self, msg: &[u8], sig: &Signature) -> bool {
         core_verify(&self.0, &hash_message(msg), &sig.0)
+    }
+
+    /// `CoreVerify` under another DST (for quorate's own authorisation signatures, which
+    /// must never be valid message signatures).
+    pub fn verify_with_dst(&self, msg: &[u8], sig: &Signature, dst: &[u8]) -> bool {
+        core_verify(&self.0, &hash_to_g1(msg, dst), &sig.0)
     }
 
     /// `PopVerify(pk, proof)`.

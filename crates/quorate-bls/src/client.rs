@@ -8,15 +8,16 @@
 //! 4. All openings `π_i` at once by Feist–Khovratovich.
 //! 5. `vs_i = x_i·g2`, and a proof of possession of `vk`.
 //!
-//! The refresh dealer ([`generate_refresh`]) needs no secret of the client: anyone can
-//! deal a refresh, because every hot party checks all of it before applying it
-//! ("untrusted" refresh in the design notes). To remove trust in a single dealer, several
-//! dealers refresh in turn; the hot shares then move by the sum of their `δ`s.
+//! Refresh ([`Client::refresh`]) is dealt and signed by the client, who plays the paper's
+//! trusted functionality `F_s`; every hot party nevertheless checks all of it before
+//! applying it (the reference's "untrusted" checks, here mandatory), so a faulty or
+//! malicious client cannot break the sharing through a refresh either. The signature and
+//! the digest of the current record stop anyone else from dealing or replaying one.
 
 use crate::ciphersuite::{PublicKey, SecretKey, Signature};
 use crate::cold::{derive_pad, ColdPublicKey};
 use crate::error::BlsError;
-use crate::group::{GroupPublic, RefreshPublic};
+use crate::group::{GroupPublic, RefreshPublic, DST_REFRESH};
 use crate::kzg::Crs;
 use crate::wire::{g1_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
 use blstrs::{G1Projective, G2Projective, Scalar};
@@ -172,6 +173,14 @@ impl Client {
             }
             .into());
         }
+        for (i, a) in cold_keys.iter().enumerate() {
+            if cold_keys[..i].contains(a) {
+                return Err(ParamError::Invalid(
+                    "two parties use the same cold key: the pads would collide",
+                )
+                .into());
+            }
+        }
         let domain = crs.domain();
         let points = domain.party_points(params.n());
         let f = SecretPolynomial::random_with_constant(
@@ -179,11 +188,11 @@ impl Client {
             usize::from(params.t()) - 1,
             rng,
         );
-        let sk = *self.sk.scalar();
+        let sk = self.sk.scalar();
         let vk = *self.vk.point();
 
         // Per party: x_i, the pad k_i (one G2 multiplication), hx_i and vs_i = x_i·g2.
-        let per_party: Vec<(Scalar, G2Projective)> = points
+        let mut per_party: Vec<(Scalar, G2Projective)> = points
             .par_iter()
             .zip(cold_keys.par_iter())
             .zip(params.parties().collect::<Vec<_>>().into_par_iter())
@@ -210,17 +219,21 @@ impl Client {
         wipe_fields(&mut values);
 
         let payloads = per_party
-            .into_iter()
+            .iter()
             .zip(params.parties())
             .zip(openings)
             .map(|(((hot_share, _), index), opening)| HotRegistration {
                 index,
-                hot_share,
+                hot_share: *hot_share,
                 opening,
             })
             .collect();
+        for (hx, _) in per_party.iter_mut() {
+            wipe_field(hx);
+        }
         Ok(Registration {
             public: GroupPublic {
+                crs_id: crs.id(),
                 params,
                 epoch: 0,
                 vk: self.vk,
@@ -287,31 +300,38 @@ impl RefreshShare {
     }
 }
 
-/// Deals a refresh of `current` (notes §Refresh): a random `δ` with `δ(0) = 0`,
-/// `deg δ ≤ t−1`; `C_δ`, the zero opening `π_0 = [δ(τ)/τ]_1`, the degree proof
-/// `[δ(τ)·τ^(D−t+1)]_1`, `Δvs_j = δ_j·g2` and the openings `π_δ,j` (FK).
-pub fn generate_refresh<R: RngCore + CryptoRng>(
-    crs: &Crs,
-    current: &GroupPublic,
-    rng: &mut R,
-) -> Result<Refresh, BlsError> {
-    let params = current.params;
-    deal_refresh(
-        crs,
-        params,
-        current.epoch.wrapping_add(1),
-        SecretPolynomial::random_zero_sharing(usize::from(params.t()) - 1, rng),
-    )
+impl Client {
+    /// Deals a refresh of `current` (notes §Refresh): a random `δ` with `δ(0) = 0`,
+    /// `deg δ ≤ t−1`; `C_δ`, the zero opening `π_0 = [δ(τ)/τ]_1`, the degree proof
+    /// `[δ(τ)·τ^(D−t+1)]_1`, `Δvs_j = δ_j·g2`, the openings `π_δ,j` (FK), the digest of
+    /// `current` and the client's authorisation signature over all of it.
+    pub fn refresh<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        current: &GroupPublic,
+        rng: &mut R,
+    ) -> Result<Refresh, BlsError> {
+        let t = usize::from(current.params.t());
+        deal_refresh(
+            &self.sk,
+            crs,
+            current,
+            current.epoch.wrapping_add(1),
+            SecretPolynomial::random_zero_sharing(t - 1, rng),
+        )
+    }
 }
 
 /// Deals a refresh from a given polynomial without checking it (the checks are the
-/// receivers' job). Used by [`generate_refresh`] and by tests that play a cheating dealer.
-pub(crate) fn deal_refresh(
+/// receivers' job). Used by [`Client::refresh`] and by tests that play a cheating dealer.
+fn deal_refresh(
+    sk: &SecretKey,
     crs: &Crs,
-    params: ThresholdParams,
+    current: &GroupPublic,
     epoch: u64,
     delta: SecretPolynomial<Scalar>,
 ) -> Result<Refresh, BlsError> {
+    let params = current.params;
     crs.check_parties(params.n())?;
     let coeffs = delta.coefficients();
     let size = crs.domain().size();
@@ -345,16 +365,17 @@ pub(crate) fn deal_refresh(
         })
         .collect();
     wipe_fields(&mut values);
-    Ok(Refresh {
-        public: RefreshPublic {
-            epoch,
-            delta_commitment,
-            zero_proof,
-            degree_proof,
-            delta_vs,
-        },
-        shares,
-    })
+    let mut public = RefreshPublic {
+        group_digest: current.digest(),
+        authorization: Signature(G1Projective::generator()),
+        epoch,
+        delta_commitment,
+        zero_proof,
+        degree_proof,
+        delta_vs,
+    };
+    public.authorization = sk.sign_with_dst(&public.authorization_body(), DST_REFRESH);
+    Ok(Refresh { public, shares })
 }
 
 /// Playing a misbehaving dealer, for tests and audits. Hot parties check every refresh,
@@ -364,15 +385,27 @@ pub mod testing {
 
     /// Deals a refresh from arbitrary coefficients `δ_0, δ_1, …` (even `δ(0) ≠ 0` or too
     /// high a degree) with otherwise honest openings and proofs.
+    /// Re-signs a (tampered) refresh with `client`'s key, so that only the content
+    /// checks can reject it.
+    pub fn resign(client: &Client, refresh: &mut RefreshPublic) {
+        refresh.authorization = client
+            .sk
+            .sign_with_dst(&refresh.authorization_body(), DST_REFRESH);
+    }
+
+    /// `client` signs it, so it passes the authorisation check and only the content
+    /// checks can reject it.
     pub fn deal_refresh_from(
+        client: &Client,
         crs: &Crs,
-        params: ThresholdParams,
+        current: &GroupPublic,
         epoch: u64,
         coeffs: Vec<Scalar>,
     ) -> Result<Refresh, BlsError> {
         deal_refresh(
+            &client.sk,
             crs,
-            params,
+            current,
             epoch,
             SecretPolynomial::from_coefficients(coeffs),
         )

@@ -140,12 +140,14 @@ impl ColdParty {
 
     /// Learns a client's `vk` and caches its pad `k_i` (one G2 multiplication and one
     /// hash). The client's proof of possession is checked first so the cold party never
-    /// serves a rogue key.
+    /// serves a rogue key. Returns `K_i = k_i·g2` for the hot partner, which checks
+    /// `hx_i·g2 = vs_i + K_i` at registration (two more G2 multiplications in all), so a
+    /// client cannot hand out hot shares that do not match `vs_i` unnoticed.
     pub fn add_client(
         &mut self,
         vk: &PublicKey,
         pop: &crate::ciphersuite::Signature,
-    ) -> Result<(), BlsError> {
+    ) -> Result<PadCommitment, BlsError> {
         if !vk.verify_possession(pop) {
             return Err(BlsError::InvalidRegistration {
                 check: "client proof of possession",
@@ -153,8 +155,12 @@ impl ColdParty {
         }
         let dh = vk.point() * self.dk;
         let pad = derive_pad(&dh, vk.point(), &self.ek.0, self.index);
+        let commitment = PadCommitment {
+            index: self.index,
+            point: G2Projective::generator() * pad,
+        };
         self.pads.insert(vk.to_bytes(), pad);
-        Ok(())
+        Ok(commitment)
     }
 
     /// The cold partial signature `σ_i^cold = k_i·H(m)` for client `vk`.
@@ -174,6 +180,44 @@ impl ColdParty {
     /// Π_DL: proves knowledge of `dk_i` for `ek_i`, bound to `ctx` and the index.
     pub fn prove<R: RngCore + CryptoRng>(&self, ctx: &ProofContext, rng: &mut R) -> ColdProof {
         prove_cold(&self.dk, &self.ek.0, self.index, ctx, rng)
+    }
+}
+
+/// `K_i = k_i·g2`, sent by `P_i^cold` to its hot partner at registration.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PadCommitment {
+    pub(crate) index: PartyId,
+    pub(crate) point: G2Projective,
+}
+
+const TAG_PAD_COMMITMENT: u8 = 0x08;
+
+impl PadCommitment {
+    /// Encoded size in bytes (header, index, compressed G2).
+    pub const BYTES: usize = 2 + 2 + G2_BYTES;
+
+    /// The sender's index.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// Encoding: header, index, compressed G2 point.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(TAG_PAD_COMMITMENT, VERSION)
+            .party(self.index)
+            .bytes(&g2_to_bytes(&self.point));
+        w.into_bytes()
+    }
+
+    /// Checked decoding.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new("pad commitment", bytes);
+        r.header(TAG_PAD_COMMITMENT, VERSION)?;
+        let index = r.party()?;
+        let point = r.g2("pad commitment point")?;
+        r.finish()?;
+        Ok(PadCommitment { index, point })
     }
 }
 

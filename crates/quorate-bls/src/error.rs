@@ -39,6 +39,19 @@ pub enum BlsError {
         /// The failed check.
         check: &'static str,
     },
+    /// A partial signature comes from another refresh epoch than the combiner's record
+    /// (the parties are out of step; nobody is blamed).
+    #[error(
+        "partial signature of party {index} is for epoch {got}, the record is at epoch {expected}"
+    )]
+    EpochMismatch {
+        /// The sender.
+        index: PartyId,
+        /// The combiner's epoch.
+        expected: u64,
+        /// The partial's epoch.
+        got: u64,
+    },
     /// A KZG setup (powers of tau) or its ceremony transcript failed a check.
     #[error("KZG setup rejected: {check} (contribution {contribution:?})")]
     InvalidSetup {
@@ -65,6 +78,7 @@ impl Culprits for BlsError {
             | BlsError::InvalidRegistration { .. }
             | BlsError::InvalidRefresh { .. }
             | BlsError::InvalidProof { .. }
+            | BlsError::EpochMismatch { .. }
             | BlsError::InvalidSetup { .. } => &[],
         }
     }

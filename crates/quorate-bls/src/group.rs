@@ -1,12 +1,20 @@
 //! The public record of a registered key: what every hot party, combiner and auditor holds.
 //!
-//! [`GroupPublic`] = `(t, n, epoch, vk, PoP(vk), com_T, vs_1..vs_n)`. It is produced by
+//! [`GroupPublic`] = `(crs id, t, n, epoch, vk, PoP(vk), com_T, vs_1..vs_n)`. It is produced by
 //! ClientRegister, checked by [`GroupPublic::validate`] before anyone relies on it, and
 //! advanced by [`GroupPublic::refreshed`], which performs every global check of a refresh
 //! (zero opening, degree proof, SCRAPE check of the `Δvs_j`) and returns a new record. The
 //! old record is never modified, so a refresh that fails changes nothing.
+//!
+//! A refresh is **bound and authenticated**: [`RefreshPublic`] names the digest of the
+//! record it applies to (so it cannot be replayed on another key, another epoch or another
+//! CRS) and carries the client's BLS signature over all of its contents under a dedicated
+//! DST ([`DST_REFRESH`]), so nobody but the key owner can deal one. (Otherwise an attacker
+//! who stole a hot share could deal the next refresh itself, learn every `δ_i`, and keep
+//! the share current: proactive security would be void.) Its contents are checked in full
+//! all the same, so even the client cannot break the sharing through a refresh.
 
-use crate::ciphersuite::{PublicKey, Signature};
+use crate::ciphersuite::{hash_to_g1, PublicKey, Signature};
 use crate::error::BlsError;
 use crate::kzg::random_u128_scalar;
 use crate::kzg::Crs;
@@ -24,6 +32,7 @@ use rand_core::{CryptoRng, RngCore};
 /// The public state of one registered key at one epoch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupPublic {
+    pub(crate) crs_id: [u8; 32],
     pub(crate) params: ThresholdParams,
     pub(crate) epoch: u64,
     pub(crate) vk: PublicKey,
@@ -36,7 +45,25 @@ const TAG_GROUP_PUBLIC: u8 = 0x01;
 const TAG_REFRESH_PUBLIC: u8 = 0x03;
 const VERSION: u8 = 1;
 
+/// DST of the client's authorisation signature on a refresh (never a message signature:
+/// the ciphersuite's `DST_SIGN` and `DST_POP` differ).
+pub const DST_REFRESH: &[u8] = b"QUORATE-V01-BLS-REFRESH-AUTH_BLS12381G1_XMD:SHA-256_SSWU_RO_";
+
 impl GroupPublic {
+    /// The id of the CRS this record was registered under.
+    pub fn crs_id(&self) -> [u8; 32] {
+        self.crs_id
+    }
+
+    /// SHA-256 over a domain tag and the record's encoding: what a refresh names.
+    pub fn digest(&self) -> [u8; 32] {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"quorate/bls/group-public/v1");
+        h.update(self.to_bytes());
+        h.finalize().into()
+    }
+
     /// `(t, n)`.
     pub fn params(&self) -> ThresholdParams {
         self.params
@@ -78,6 +105,9 @@ impl GroupPublic {
     /// exponent" (SCRAPE check), so `vk = Σ λ_j·vs_j` for every `t`-subset.
     pub fn validate<R: RngCore + CryptoRng>(&self, crs: &Crs, rng: &mut R) -> Result<(), BlsError> {
         let bad = |check| BlsError::InvalidRegistration { check };
+        if crs.id() != self.crs_id {
+            return Err(bad("record was registered under another CRS"));
+        }
         crs.check_parties(self.params.n())?;
         if self.vs.len() != usize::from(self.params.n()) {
             return Err(bad("wrong number of verification shares"));
@@ -127,24 +157,38 @@ impl GroupPublic {
         if refresh.delta_vs.len() != self.vs.len() {
             return Err(bad("wrong number of verification-share updates"));
         }
+        if crs.id() != self.crs_id {
+            return Err(bad("CRS is not the one this record was registered under"));
+        }
+        if refresh.group_digest != self.digest() {
+            return Err(bad("refresh is for another key, epoch or record"));
+        }
+        if bool::from(refresh.delta_commitment.is_identity()) {
+            return Err(bad("δ is zero: the refresh would re-randomise nothing"));
+        }
         let bound = usize::from(self.params.t()) - 1;
         let shift = crs
             .max_degree()
             .checked_sub(bound)
             .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
         let c = refresh.delta_commitment;
-        let (r1, r2, r3) = (
+        let (r1, r2, r3, r4) = (
+            random_u128_scalar(rng),
             random_u128_scalar(rng),
             random_u128_scalar(rng),
             random_u128_scalar(rng),
         );
-        let mut g2_side = vec![c, -refresh.degree_proof];
-        let mut g2_scalars = vec![r1, r2];
+        // Authorisation: e(σ_auth, g2) = e(H(body), vk), folded in with weight r_4.
+        let auth_point = refresh.authorization_point();
+        let mut g2_side = vec![c, -refresh.degree_proof, refresh.authorization.0];
+        let mut g2_scalars = vec![r1, r2, r4];
         let mut tau_side = vec![refresh.zero_proof];
         let mut tau_scalars = vec![r1];
         if let Some(own) = &own {
-            g2_side.extend([c, G1Projective::generator(), *own.opening]);
-            g2_scalars.extend([r3, -(r3 * own.delta), r3 * own.z]);
+            // δ_i is secret: multiply it in constant time, then weight by public r_3.
+            let shifted = c - G1Projective::generator() * own.delta;
+            g2_side.extend([shifted, *own.opening]);
+            g2_scalars.extend([r3, r3 * own.z]);
             tau_side.push(*own.opening);
             tau_scalars.push(r3);
         }
@@ -161,8 +205,19 @@ impl GroupPublic {
                 (c * r2).to_affine(),
                 G2Prepared::from(crs.g2_powers()[shift]),
             ),
+            (
+                (-(auth_point * r4)).to_affine(),
+                G2Prepared::from(self.vk.point().to_affine()),
+            ),
         ]);
         if !all_hold {
+            if !self.vk.verify_with_dst(
+                &refresh.authorization_body(),
+                &refresh.authorization,
+                DST_REFRESH,
+            ) {
+                return Err(bad("refresh is not authorised by the client key"));
+            }
             if !crs.verify_opening(&c, &Scalar::ZERO, &Scalar::ZERO, &refresh.zero_proof) {
                 return Err(bad("δ(0) is not zero"));
             }
@@ -183,6 +238,7 @@ impl GroupPublic {
             ));
         }
         Ok(GroupPublic {
+            crs_id: self.crs_id,
             params: self.params,
             epoch: refresh.epoch,
             vk: self.vk,
@@ -197,10 +253,11 @@ impl GroupPublic {
         })
     }
 
-    /// Encoding: header, t, n, epoch, vk, PoP, com_T, vs_1..vs_n.
+    /// Encoding: header, CRS id, t, n, epoch, vk, PoP, com_T, vs_1..vs_n.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(TAG_GROUP_PUBLIC, VERSION)
+            .bytes(&self.crs_id)
             .u16(self.params.t())
             .u16(self.params.n())
             .u64(self.epoch)
@@ -218,6 +275,7 @@ impl GroupPublic {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new("group public record", bytes);
         r.header(TAG_GROUP_PUBLIC, VERSION)?;
+        let crs_id = r.array::<32>()?;
         let params = read_params(&mut r)?;
         let epoch = r.u64()?;
         let vk = PublicKey::from_point(r.g2("vk")?)?;
@@ -228,6 +286,7 @@ impl GroupPublic {
             .collect::<Result<Vec<_>, _>>()?;
         r.finish()?;
         Ok(GroupPublic {
+            crs_id,
             params,
             epoch,
             vk,
@@ -260,6 +319,8 @@ pub(crate) struct OwnShare<'a> {
 /// The public part of a refresh, broadcast to every hot party and the combiner.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefreshPublic {
+    pub(crate) group_digest: [u8; 32],
+    pub(crate) authorization: Signature,
     pub(crate) epoch: u64,
     pub(crate) delta_commitment: G1Projective,
     pub(crate) zero_proof: G1Projective,
@@ -278,15 +339,27 @@ impl RefreshPublic {
         &self.delta_commitment
     }
 
-    /// The 48-byte refresh proof of the paper: the degree proof `[δ(τ)·τ^(D−t+1)]_1`.
+    /// The degree proof `[δ(τ)·τ^(D−t+1)]_1`. (The paper's 48-byte "refresh proof"
+    /// `zopen_i` is the per-party opening in [`crate::client::RefreshShare`].)
     pub fn degree_proof(&self) -> &G1Projective {
         &self.degree_proof
     }
 
-    /// Encoding: header, epoch, n, C_δ, π_0, dcom, Δvs_1..Δvs_n.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// The bytes the client signs: every field but the signature, under a domain tag.
+    pub(crate) fn authorization_body(&self) -> Vec<u8> {
+        let mut body = b"quorate/bls/refresh/v1".to_vec();
+        body.extend_from_slice(&self.unsigned_bytes());
+        body
+    }
+
+    /// `H(body)` under [`DST_REFRESH`].
+    pub(crate) fn authorization_point(&self) -> G1Projective {
+        hash_to_g1(&self.authorization_body(), DST_REFRESH)
+    }
+
+    fn unsigned_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.header(TAG_REFRESH_PUBLIC, VERSION)
+        w.bytes(&self.group_digest)
             .u64(self.epoch)
             .u16(self.delta_vs.len() as u16)
             .bytes(&g1_to_bytes(&self.delta_commitment))
@@ -298,11 +371,24 @@ impl RefreshPublic {
         w.into_bytes()
     }
 
-    /// Checked decoding. The identity is allowed for the commitments (a zero δ is a
-    /// legal, if useless, refresh) and for the `Δvs_j`.
+    /// Encoding: header, client signature, group digest, epoch, n, C_δ, π_0, dcom,
+    /// Δvs_1..Δvs_n.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(TAG_REFRESH_PUBLIC, VERSION)
+            .bytes(&self.authorization.to_bytes())
+            .bytes(&self.unsigned_bytes());
+        w.into_bytes()
+    }
+
+    /// Checked decoding. The identity is allowed for `π_0`, `dcom` and the `Δvs_j` (they
+    /// are well-formed group elements; the checks decide) and for `C_δ`, which
+    /// [`GroupPublic::refreshed`] then rejects with a typed error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new("refresh public part", bytes);
         r.header(TAG_REFRESH_PUBLIC, VERSION)?;
+        let authorization = Signature(r.g1("refresh authorisation")?);
+        let group_digest = r.array::<32>()?;
         let epoch = r.u64()?;
         let n = r.u16()?;
         if n == 0 {
@@ -314,7 +400,7 @@ impl RefreshPublic {
         if r.remaining() != 3 * G1_BYTES + usize::from(n) * G2_BYTES {
             return Err(DecodeError::WrongLength {
                 what: "refresh public part",
-                expected: 2 + 8 + 2 + 3 * G1_BYTES + usize::from(n) * G2_BYTES,
+                expected: 2 + G1_BYTES + 32 + 8 + 2 + 3 * G1_BYTES + usize::from(n) * G2_BYTES,
                 got: bytes.len(),
             });
         }
@@ -326,6 +412,8 @@ impl RefreshPublic {
             .collect::<Result<Vec<_>, _>>()?;
         r.finish()?;
         Ok(RefreshPublic {
+            group_digest,
+            authorization,
             epoch,
             delta_commitment,
             zero_proof,
@@ -409,7 +497,7 @@ mod tests {
     #[test]
     fn scrape_accepts_degree_t_minus_1_and_rejects_degree_t() {
         let mut rng = ChaCha20Rng::seed_from_u64(9);
-        let crs = ceremony::run(7, 1, &SessionId::new(b"s".to_vec()), &mut rng).unwrap();
+        let crs = ceremony::run_in_process(7, 1, &SessionId::new(b"s".to_vec())).unwrap();
         let params = ThresholdParams::new(3, 7).unwrap();
         let g2 = G2Projective::generator();
         for (deg, ok) in [(2usize, true), (3, false)] {

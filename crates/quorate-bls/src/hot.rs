@@ -8,7 +8,7 @@
 
 use crate::ciphersuite::hash_message;
 use crate::client::{HotRegistration, RefreshShare};
-use crate::cold::ColdPartial;
+use crate::cold::{ColdPartial, PadCommitment};
 use crate::error::BlsError;
 use crate::group::{GroupPublic, OwnShare, RefreshPublic};
 use crate::kzg::Crs;
@@ -47,17 +47,21 @@ impl Drop for HotParty {
 
 impl HotParty {
     /// Accepts a registration payload after checking it: addressed to `index`, `index`
-    /// within `n`, the public record valid ([`GroupPublic::validate`]: PoP, SCRAPE check
-    /// that the `vs_j` interpolate to `vk` with degree `t−1`), and the opening
-    /// `e(com_T − hx_i·g1, g2) = e(π_i, [τ]_2 − z_i·g2)`.
+    /// within `n`, the public record valid ([`GroupPublic::validate`]: CRS id, PoP, SCRAPE
+    /// check that the `vs_j` interpolate to `vk` with degree `t−1`), the opening
+    /// `e(com_T − hx_i·g1, g2) = e(π_i, [τ]_2 − z_i·g2)`, and, with the cold partner's
+    /// `K_i = k_i·g2`, that `hx_i·g2 = vs_i + K_i` (the hot share minus the pad is the
+    /// share behind `vs_i`). A failure of that last check means the client's payload or
+    /// the cold partner's `K_i` is wrong; the hot party refuses either way.
     pub fn register<R: RngCore + CryptoRng>(
         crs: &Crs,
         index: PartyId,
         public: &GroupPublic,
         payload: &HotRegistration,
+        pad_commitment: &PadCommitment,
         rng: &mut R,
     ) -> Result<Self, BlsError> {
-        if payload.index != index {
+        if payload.index != index || pad_commitment.index != index {
             return Err(BlsError::InvalidRegistration {
                 check: "payload is addressed to another party",
             });
@@ -74,6 +78,13 @@ impl HotParty {
         if !crs.verify_opening(&public.com_t, &z, &payload.hot_share, &payload.opening) {
             return Err(BlsError::InvalidRegistration {
                 check: "hot share does not open com_T at this party's point",
+            });
+        }
+        if G2Projective::generator() * payload.hot_share
+            != public.vs[index.position()] + pad_commitment.point
+        {
+            return Err(BlsError::InvalidRegistration {
+                check: "hot share minus pad does not match vs_i",
             });
         }
         Ok(HotParty {
@@ -151,6 +162,7 @@ impl HotParty {
         let hot = hash_message(msg) * self.hot_share;
         Ok(PartialSignature {
             index: self.index,
+            epoch: self.public.epoch(),
             point: hot - cold.point,
         })
     }

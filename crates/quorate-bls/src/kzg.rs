@@ -185,6 +185,7 @@ pub struct Crs {
     fk_srs_fft: Vec<G1Projective>,
     g2_prepared: G2Prepared,
     neg_tau_g2_prepared: G2Prepared,
+    id: [u8; 32],
 }
 
 impl fmt::Debug for Crs {
@@ -234,6 +235,7 @@ impl Crs {
 
         let g2_prepared = G2Prepared::from(G2Affine::generator());
         let neg_tau_g2_prepared = G2Prepared::from(-g2_powers[1]);
+        let id = powers_digest(&powers);
         Crs {
             domain,
             g1_powers,
@@ -241,6 +243,21 @@ impl Crs {
             fk_srs_fft: column,
             g2_prepared,
             neg_tau_g2_prepared,
+            id,
+        }
+    }
+
+    /// A 32-byte identifier of this CRS: SHA-256 over a domain tag and every power.
+    /// Registrations record it, so a record is only ever used with its own CRS.
+    pub fn id(&self) -> [u8; 32] {
+        self.id
+    }
+
+    /// The powers of tau this CRS was built from (for export).
+    pub fn powers(&self) -> PowersOfTau {
+        PowersOfTau {
+            g1: self.g1_powers.iter().map(G1Projective::from).collect(),
+            g2: self.g2_powers.iter().map(G2Projective::from).collect(),
         }
     }
 
@@ -432,6 +449,70 @@ impl fmt::Debug for PowersOfTau {
     }
 }
 
+fn powers_digest(p: &PowersOfTau) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"quorate/bls/kzg-crs/v1");
+    h.update((p.g1.len() as u64).to_be_bytes());
+    for g in &p.g1 {
+        h.update(crate::wire::g1_to_bytes(g));
+    }
+    for g in &p.g2 {
+        h.update(crate::wire::g2_to_bytes(g));
+    }
+    h.finalize().into()
+}
+
+const TAG_POWERS: u8 = 0x07;
+const POWERS_VERSION: u8 = 1;
+
+impl PowersOfTau {
+    /// Encoding: header, `u16` count `N`, `N` compressed G1 powers, `N` compressed G2
+    /// powers. This is how ceremony transcripts and CRS files travel.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = quorate_core::encoding::Writer::new();
+        w.header(TAG_POWERS, POWERS_VERSION)
+            .u16(self.g1.len() as u16);
+        for g in &self.g1 {
+            w.bytes(&crate::wire::g1_to_bytes(g));
+        }
+        for g in &self.g2 {
+            w.bytes(&crate::wire::g2_to_bytes(g));
+        }
+        w.into_bytes()
+    }
+
+    /// Checked decoding: length, canonical subgroup points, no identities. The structure
+    /// check is [`Crs::from_powers`]'s job.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
+        use crate::wire::ReadBls;
+        let mut r = quorate_core::encoding::Reader::new("powers of tau", bytes);
+        r.header(TAG_POWERS, POWERS_VERSION)?;
+        let n = usize::from(r.u16()?);
+        if n < 2 || !n.is_power_of_two() {
+            return Err(quorate_core::DecodeError::InvalidValue {
+                what: "powers of tau",
+                reason: "count must be a power of two of at least 2",
+            });
+        }
+        if r.remaining() != n * (crate::wire::G1_BYTES + crate::wire::G2_BYTES) {
+            return Err(quorate_core::DecodeError::WrongLength {
+                what: "powers of tau",
+                expected: 4 + n * (crate::wire::G1_BYTES + crate::wire::G2_BYTES),
+                got: bytes.len(),
+            });
+        }
+        let g1 = (0..n)
+            .map(|_| r.g1("[τ^j]_1"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let g2 = (0..n)
+            .map(|_| r.g2("[τ^j]_2"))
+            .collect::<Result<Vec<_>, _>>()?;
+        r.finish()?;
+        Ok(PowersOfTau { g1, g2 })
+    }
+}
+
 fn check_powers_structure<R: RngCore + CryptoRng>(
     p: &PowersOfTau,
     contribution: Option<usize>,
@@ -531,13 +612,24 @@ pub mod ceremony {
         t.challenge_scalar(b"c")
     }
 
+    fn check_shape(p: &PowersOfTau, index: usize) -> Result<(), BlsError> {
+        if p.g1.len() < 2 || p.g1.len() != p.g2.len() {
+            return Err(BlsError::InvalidSetup {
+                check: "powers must be two lists of equal length of at least 2",
+                contribution: Some(index),
+            });
+        }
+        Ok(())
+    }
+
     /// Contributes fresh secret randomness to `prev`. `τ_k` is erased before returning.
     pub fn contribute<R: RngCore + CryptoRng>(
         prev: &PowersOfTau,
         session: &SessionId,
         index: usize,
         rng: &mut R,
-    ) -> Contribution {
+    ) -> Result<Contribution, BlsError> {
+        check_shape(prev, index)?;
         let mut tau_k = Scalar::random(&mut *rng);
         while bool::from(tau_k.is_zero()) {
             tau_k = Scalar::random(&mut *rng);
@@ -570,13 +662,13 @@ pub mod ceremony {
         quorate_core::secret::wipe_field(&mut a);
         quorate_core::secret::wipe_field(&mut acc);
         quorate_core::secret::wipe_fields(&mut pows);
-        Contribution {
+        Ok(Contribution {
             powers: PowersOfTau { g1, g2 },
             u,
             v,
             pok_commitment,
             pok_response,
-        }
+        })
     }
 
     /// Checks contribution `index` against the previous powers and returns the new ones.
@@ -591,6 +683,7 @@ pub mod ceremony {
             check,
             contribution: Some(index),
         };
+        check_shape(prev, index)?;
         let next = &contribution.powers;
         if next.g1.len() != prev.g1.len() || next.g2.len() != prev.g2.len() {
             return Err(bad("contribution changes the number of powers"));
@@ -627,23 +720,30 @@ pub mod ceremony {
         Ok(next.clone())
     }
 
-    /// Runs a ceremony with `contributors` independent contributors in this process,
-    /// verifying every step, and returns the resulting CRS. Each contributor's `τ_k` is
-    /// erased as soon as it has contributed; the demo and the benches use this. A real
-    /// deployment runs [`contribute`] on separate machines and [`verify`] everywhere.
-    pub fn run<R: RngCore + CryptoRng>(
+    /// Runs a ceremony with `contributors` contributors inside this process, verifying
+    /// every step, and returns the resulting CRS.
+    ///
+    /// Each contributor draws `τ_k` from the operating system's RNG (never from a
+    /// caller-supplied or seeded generator, so no seed can reproduce `τ`) and erases it as
+    /// soon as it has contributed; the final `τ = Π τ_k` is never formed. Because all
+    /// contributors run in one process, this protects against later compromise but not
+    /// against a compromised host *during* the run: deployments that need that run
+    /// [`contribute`] on separate machines, exchange [`PowersOfTau::to_bytes`] and call
+    /// [`verify`] (or [`Crs::from_powers`] on imported powers). The demo and the benches
+    /// use this function.
+    pub fn run_in_process(
         n: u16,
         contributors: usize,
         session: &SessionId,
-        rng: &mut R,
     ) -> Result<Crs, BlsError> {
         if contributors == 0 {
             return Err(ParamError::Invalid("a ceremony needs at least one contributor").into());
         }
+        let mut os = rand_core::OsRng;
         let mut powers = initial(n)?;
         for k in 0..contributors {
-            let c = contribute(&powers, session, k, rng);
-            powers = verify(&powers, &c, session, k, rng)?;
+            let c = contribute(&powers, session, k, &mut os)?;
+            powers = verify(&powers, &c, session, k, &mut os)?;
         }
         Ok(Crs::from_checked_powers(powers))
     }
@@ -656,9 +756,8 @@ mod tests {
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
-    fn crs(n: u16, seed: u64) -> Crs {
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        ceremony::run(n, 2, &SessionId::new(b"test".to_vec()), &mut rng).unwrap()
+    fn crs(n: u16, _seed: u64) -> Crs {
+        ceremony::run_in_process(n, 2, &SessionId::new(b"test".to_vec())).unwrap()
     }
 
     #[test]
@@ -725,12 +824,12 @@ mod tests {
         let mut rng = ChaCha20Rng::seed_from_u64(6);
         let session = SessionId::new(b"ceremony".to_vec());
         let start = ceremony::initial(5).unwrap();
-        let good = ceremony::contribute(&start, &session, 0, &mut rng);
+        let good = ceremony::contribute(&start, &session, 0, &mut rng).unwrap();
         let next = ceremony::verify(&start, &good, &session, 0, &mut rng).unwrap();
         assert!(Crs::from_powers(next.clone(), &mut rng).is_ok());
 
         // Break one middle G1 power.
-        let mut bad = ceremony::contribute(&next, &session, 1, &mut rng);
+        let mut bad = ceremony::contribute(&next, &session, 1, &mut rng).unwrap();
         bad.powers.g1[3] += G1Projective::generator();
         let err = ceremony::verify(&next, &bad, &session, 1, &mut rng).unwrap_err();
         assert!(matches!(
@@ -742,13 +841,45 @@ mod tests {
         ));
 
         // Break one G2 power.
-        let mut bad = ceremony::contribute(&next, &session, 1, &mut rng);
+        let mut bad = ceremony::contribute(&next, &session, 1, &mut rng).unwrap();
         bad.powers.g2[5] += G2Projective::generator();
-        assert!(ceremony::verify(&next, &bad, &session, 1, &mut rng).is_err());
+        let err = ceremony::verify(&next, &bad, &session, 1, &mut rng).unwrap_err();
+        assert!(matches!(
+            err,
+            BlsError::InvalidSetup {
+                contribution: Some(1),
+                ..
+            }
+        ));
 
         // Replay a contribution under another index: the proof of knowledge fails.
-        let replay = ceremony::contribute(&next, &session, 1, &mut rng);
-        assert!(ceremony::verify(&next, &replay, &session, 2, &mut rng).is_err());
+        let replay = ceremony::contribute(&next, &session, 1, &mut rng).unwrap();
+        let err = ceremony::verify(&next, &replay, &session, 2, &mut rng).unwrap_err();
+        assert!(matches!(
+            err,
+            BlsError::InvalidSetup {
+                contribution: Some(2),
+                ..
+            }
+        ));
+
+        // Short or mismatched powers are errors, not panics.
+        let short = PowersOfTau {
+            g1: vec![G1Projective::generator()],
+            g2: vec![G2Projective::generator()],
+        };
+        assert!(ceremony::contribute(&short, &session, 0, &mut rng).is_err());
+        assert!(ceremony::verify(&short, &replay, &session, 0, &mut rng).is_err());
+
+        // Powers travel as checked bytes and come back identical.
+        let bytes = next.to_bytes();
+        assert_eq!(PowersOfTau::from_bytes(&bytes).unwrap(), next);
+        for len in [0, 3, 4, bytes.len() - 1] {
+            assert!(PowersOfTau::from_bytes(&bytes[..len]).is_err());
+        }
+        let mut flipped = bytes.clone();
+        flipped[10] ^= 0x01;
+        assert!(PowersOfTau::from_bytes(&flipped).is_err());
 
         // Imported powers are checked too.
         let mut forged = next;

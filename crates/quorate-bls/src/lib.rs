@@ -5,9 +5,10 @@
 //! and where each step comes from.
 //!
 //! The parties and their modules:
-//! * client: [`client::Client`] (ClientRegister), and the refresh dealer
-//!   [`client::generate_refresh`];
-//! * cold party: [`cold::ColdParty`] (ColdRegister, pad, cold partial, Π_DL);
+//! * client: [`client::Client`] (ClientRegister, and dealing signed refreshes with
+//!   [`client::Client::refresh`]);
+//! * cold party: [`cold::ColdParty`] (ColdRegister, pad and its commitment, cold
+//!   partial, Π_DL);
 //! * hot party: [`hot::HotParty`] (checked registration, checked refresh, hot partial,
 //!   Π_EKS);
 //! * combiner and auditors: [`group::GroupPublic`], [`tsign::combine`], [`proofs`];
@@ -30,8 +31,8 @@ pub mod tsign;
 pub mod wire;
 
 pub use ciphersuite::{PublicKey, SecretKey, Signature, CIPHERSUITE_ID};
-pub use client::{generate_refresh, Client, HotRegistration, Refresh, RefreshShare, Registration};
-pub use cold::{ColdPartial, ColdParty, ColdPublicKey};
+pub use client::{Client, HotRegistration, Refresh, RefreshShare, Registration};
+pub use cold::{ColdPartial, ColdParty, ColdPublicKey, PadCommitment};
 pub use error::BlsError;
 pub use group::{GroupPublic, RefreshPublic};
 pub use hot::HotParty;

@@ -233,7 +233,17 @@ pub fn prove_cold<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> ColdProof {
     debug_assert!(G2Projective::generator() * dk == *ek, "ek must be dk·g2");
-    let mut a = Scalar::random(&mut *rng);
+    // Hedged nonce: transcript of the statement, the witness and fresh randomness, so a
+    // repeated RNG state alone never repeats a nonce under a different statement.
+    let mut t = Transcript::for_protocol(PI_DL_PROTOCOL, PROOF_VERSION, &ctx.session);
+    t.append_u64_be(b"block-id", ctx.block_id);
+    t.append_party(b"party", index);
+    t.append_point(b"ek", ek);
+    let mut nonce_rng = t
+        .build_rng()
+        .rekey_with_witness_bytes(b"dk", &crate::wire::scalar_to_bytes(dk))
+        .finalize(rng);
+    let mut a = Scalar::random(&mut nonce_rng);
     let commitment = G2Projective::generator() * a;
     let c = cold_challenge(ek, index, ctx, &commitment);
     let response = a + c * dk;
@@ -509,10 +519,20 @@ pub fn prove_hot<R: RngCore + CryptoRng>(
         vk,
         ctx,
     };
-    let mut rho = Scalar::random(&mut *rng);
-    let mut s = Scalar::random(&mut *rng);
-    let mut s1 = Scalar::random(&mut *rng);
-    let mut s2 = Scalar::random(&mut *rng);
+    // Hedged nonces (see `prove_cold`).
+    let mut t = Transcript::for_protocol(PI_EKS_PROTOCOL, PROOF_VERSION, &ctx.session);
+    t.append_u64_be(b"block-id", ctx.block_id);
+    t.append_party(b"party", index);
+    t.append_point(b"vk", vk);
+    t.append_point(b"com-T", com_t);
+    let mut nonce_rng = t
+        .build_rng()
+        .rekey_with_witness_bytes(b"hx", &crate::wire::scalar_to_bytes(hx))
+        .finalize(rng);
+    let mut rho = Scalar::random(&mut nonce_rng);
+    let mut s = Scalar::random(&mut nonce_rng);
+    let mut s1 = Scalar::random(&mut nonce_rng);
+    let mut s2 = Scalar::random(&mut nonce_rng);
 
     // Constant-time scalar multiplications only: every scalar below is secret.
     let pedersen = g1 * hx + h * rho;
@@ -701,7 +721,7 @@ mod tests {
 
     impl Fixture {
         fn new(n: u16, rng: &mut ChaCha20Rng) -> Self {
-            let crs = ceremony::run(n, 2, &SessionId::new(b"proofs-crs".to_vec()), rng)
+            let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"proofs-crs".to_vec()))
                 .expect("ceremony");
             let size = crs.domain().size();
             let coeffs: Vec<Scalar> = (0..size).map(|_| Scalar::random(&mut *rng)).collect();

@@ -26,6 +26,7 @@ use rand_core::{CryptoRng, RngCore};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct PartialSignature {
     pub(crate) index: PartyId,
+    pub(crate) epoch: u64,
     pub(crate) point: G1Projective,
 }
 
@@ -33,12 +34,17 @@ const TAG_PARTIAL: u8 = 0x05;
 const VERSION: u8 = 1;
 
 impl PartialSignature {
-    /// Encoded size in bytes (header, index, compressed G1).
-    pub const BYTES: usize = 2 + 2 + G1_BYTES;
+    /// Encoded size in bytes (header, index, epoch, compressed G1).
+    pub const BYTES: usize = 2 + 2 + 8 + G1_BYTES;
 
     /// The signer.
     pub fn index(&self) -> PartyId {
         self.index
+    }
+
+    /// The refresh epoch of the share that produced it.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// The point `σ_i`.
@@ -51,6 +57,7 @@ impl PartialSignature {
         let mut w = Writer::new();
         w.header(TAG_PARTIAL, VERSION)
             .party(self.index)
+            .u64(self.epoch)
             .bytes(&g1_to_bytes(&self.point));
         w.into_bytes()
     }
@@ -60,9 +67,14 @@ impl PartialSignature {
         let mut r = Reader::new("partial signature", bytes);
         r.header(TAG_PARTIAL, VERSION)?;
         let index = r.party()?;
+        let epoch = r.u64()?;
         let point = r.g1("partial signature point")?;
         r.finish()?;
-        Ok(PartialSignature { index, point })
+        Ok(PartialSignature {
+            index,
+            epoch,
+            point,
+        })
     }
 }
 
@@ -78,6 +90,14 @@ pub fn verify_partials<R: RngCore + CryptoRng>(
         public.verification_share(*id)?;
     }
     quorate_core::party::check_distinct(&ids)?;
+    if let Some(p) = partials.iter().find(|p| p.epoch != public.epoch) {
+        // A share from another epoch is a synchronisation problem, not misbehaviour.
+        return Err(BlsError::EpochMismatch {
+            index: p.index,
+            expected: public.epoch,
+            got: p.epoch,
+        });
+    }
     if partials.is_empty() {
         return Ok(());
     }
@@ -104,6 +124,12 @@ pub fn verify_partials<R: RngCore + CryptoRng>(
         })
         .map(|p| p.index)
         .collect();
+    if culprits.is_empty() {
+        // Only possible if the batch failed by chance (probability 2^-128 per call).
+        return Err(BlsError::InvalidProof {
+            check: "partial-signature batch failed but no single partial did",
+        });
+    }
     Err(BlsError::Aborted(Blame::many(
         culprits,
         "partial signature does not verify against vs_i",
@@ -122,6 +148,11 @@ pub fn combine<R: RngCore + CryptoRng>(
 ) -> Result<Signature, BlsError> {
     let ids: Vec<PartyId> = partials.iter().map(|p| p.index).collect();
     public.params.check_quorum(&ids)?;
+    if crs.id() != public.crs_id {
+        return Err(BlsError::InvalidRegistration {
+            check: "record was registered under another CRS",
+        });
+    }
     verify_partials(public, msg, partials, rng)?;
     let chosen = &partials[..usize::from(public.params.t())];
     let points: Vec<Scalar> = chosen

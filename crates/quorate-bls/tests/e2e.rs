@@ -5,7 +5,7 @@
 use ff::Field;
 use group::Group;
 use quorate_bls::ciphersuite::verify_with_blst;
-use quorate_bls::client::{generate_refresh, Client, Refresh};
+use quorate_bls::client::{Client, Refresh};
 use quorate_bls::cold::ColdParty;
 use quorate_bls::group::GroupPublic;
 use quorate_bls::hot::HotParty;
@@ -21,6 +21,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 struct System {
+    client: Client,
     crs: Crs,
     public: GroupPublic,
     cold: Vec<ColdParty>,
@@ -32,7 +33,7 @@ fn id(i: u16) -> PartyId {
 }
 
 fn setup(t: u16, n: u16, rng: &mut ChaCha20Rng) -> System {
-    let crs = ceremony::run(n, 2, &SessionId::new(b"e2e".to_vec()), rng).unwrap();
+    let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"e2e".to_vec())).unwrap();
     let params = ThresholdParams::new(t, n).unwrap();
     let mut cold: Vec<ColdParty> = PartyId::range(n)
         .map(|i| ColdParty::register(i, rng))
@@ -40,16 +41,28 @@ fn setup(t: u16, n: u16, rng: &mut ChaCha20Rng) -> System {
     let client = Client::generate(rng);
     let eks: Vec<_> = cold.iter().map(|c| c.public_key()).collect();
     let reg = client.register(&crs, params, &eks, rng).unwrap();
-    for c in &mut cold {
-        c.add_client(&client.public_key(), &client.proof_of_possession())
-            .unwrap();
-    }
+    let pads: Vec<_> = cold
+        .iter_mut()
+        .map(|c| {
+            c.add_client(&client.public_key(), &client.proof_of_possession())
+                .unwrap()
+        })
+        .collect();
     let hot: Vec<HotParty> = PartyId::range(n)
         .map(|i| {
-            HotParty::register(&crs, i, &reg.public, &reg.payloads[i.position()], rng).unwrap()
+            HotParty::register(
+                &crs,
+                i,
+                &reg.public,
+                &reg.payloads[i.position()],
+                &pads[i.position()],
+                rng,
+            )
+            .unwrap()
         })
         .collect();
     System {
+        client,
         crs,
         public: reg.public,
         cold,
@@ -75,7 +88,7 @@ impl System {
     }
 
     fn refresh(&mut self, rng: &mut ChaCha20Rng) {
-        let Refresh { public, shares } = generate_refresh(&self.crs, &self.public, rng).unwrap();
+        let Refresh { public, shares } = self.client.refresh(&self.crs, &self.public, rng).unwrap();
         self.public = self.public.refreshed(&self.crs, &public, rng).unwrap();
         self.hot = self
             .hot
@@ -242,33 +255,73 @@ fn invalid_thresholds_are_rejected() {
     assert!(PartyId::new(0).is_err());
 }
 
+fn registration_error(err: BlsError) -> &'static str {
+    match err {
+        BlsError::InvalidRegistration { check } => check,
+        other => panic!("expected InvalidRegistration, got {other:?}"),
+    }
+}
+
 #[test]
 fn bad_registrations_are_refused() {
     let mut rng = ChaCha20Rng::seed_from_u64(12);
     let (t, n) = (3u16, 5u16);
-    let crs = ceremony::run(n, 1, &SessionId::new(b"reg".to_vec()), &mut rng).unwrap();
+    let crs = ceremony::run_in_process(n, 1, &SessionId::new(b"reg".to_vec())).unwrap();
     let params = ThresholdParams::new(t, n).unwrap();
-    let cold: Vec<ColdParty> = PartyId::range(n)
+    let mut cold: Vec<ColdParty> = PartyId::range(n)
         .map(|i| ColdParty::register(i, &mut rng))
         .collect();
     let eks: Vec<_> = cold.iter().map(|c| c.public_key()).collect();
     let client = Client::generate(&mut rng);
     let reg = client.register(&crs, params, &eks, &mut rng).unwrap();
+    let pads: Vec<_> = cold
+        .iter_mut()
+        .map(|c| {
+            c.add_client(&client.public_key(), &client.proof_of_possession())
+                .unwrap()
+        })
+        .collect();
+    let register = |i: u16, public: &GroupPublic, payload, pad, rng: &mut ChaCha20Rng| {
+        HotParty::register(&crs, id(i), public, payload, pad, rng)
+    };
+    register(1, &reg.public, &reg.payloads[0], &pads[0], &mut rng).unwrap();
 
-    // Payload for party 2 given to party 3.
-    let err = HotParty::register(&crs, id(3), &reg.public, &reg.payloads[1], &mut rng).unwrap_err();
-    assert!(matches!(err, BlsError::InvalidRegistration { .. }));
+    // Payload (or pad commitment) for party 2 given to party 3.
+    let err = register(3, &reg.public, &reg.payloads[1], &pads[2], &mut rng).unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "payload is addressed to another party"
+    );
+    let err = register(3, &reg.public, &reg.payloads[2], &pads[1], &mut rng).unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "payload is addressed to another party"
+    );
 
     // Hot share off by one: the opening check fails.
     let mut bytes = reg.payloads[0].to_bytes();
     bytes[4 + 31] ^= 1;
     let tampered = quorate_bls::HotRegistration::from_bytes(&bytes).unwrap();
-    let err = HotParty::register(&crs, id(1), &reg.public, &tampered, &mut rng).unwrap_err();
-    assert!(matches!(err, BlsError::InvalidRegistration { .. }));
+    let err = register(1, &reg.public, &tampered, &pads[0], &mut rng).unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "hot share does not open com_T at this party's point"
+    );
+
+    // A hot share that opens com_T but does not match vs_1: simulated by a pad
+    // commitment that is not k_1·g2 (party 2's point under party 1's index).
+    let mut pad_bytes = pads[1].to_bytes();
+    pad_bytes[2..4].copy_from_slice(&1u16.to_be_bytes());
+    let wrong_pad = quorate_bls::PadCommitment::from_bytes(&pad_bytes).unwrap();
+    let err = register(1, &reg.public, &reg.payloads[0], &wrong_pad, &mut rng).unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "hot share minus pad does not match vs_i"
+    );
 
     // A client that publishes an inconsistent vs_j (not on a degree t−1 polynomial).
     let mut public_bytes = reg.public.to_bytes();
-    let vs_offset = 2 + 2 + 2 + 8 + 96 + 48 + 48;
+    let vs_offset = 2 + 32 + 2 + 2 + 8 + 96 + 48 + 48;
     let other = reg.public.to_bytes();
     // Swap vs_1 and vs_2: still valid points, no longer a consistent sharing.
     public_bytes[vs_offset..vs_offset + 96]
@@ -276,19 +329,37 @@ fn bad_registrations_are_refused() {
     public_bytes[vs_offset + 96..vs_offset + 192]
         .copy_from_slice(&other[vs_offset..vs_offset + 96]);
     let bad_public = GroupPublic::from_bytes(&public_bytes).unwrap();
-    let err = HotParty::register(&crs, id(1), &bad_public, &reg.payloads[0], &mut rng).unwrap_err();
-    assert!(
-        matches!(err, BlsError::InvalidRegistration { .. }),
-        "{err:?}"
+    let err = register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "verification shares do not interpolate to vk with degree t-1"
     );
 
     // A registration record whose PoP belongs to another key.
     let other_client = Client::generate(&mut rng);
     let mut public_bytes = reg.public.to_bytes();
-    public_bytes[14 + 96..14 + 96 + 48]
+    let pop_offset = 2 + 32 + 2 + 2 + 8 + 96;
+    public_bytes[pop_offset..pop_offset + 48]
         .copy_from_slice(&other_client.proof_of_possession().to_bytes());
     let bad_public = GroupPublic::from_bytes(&public_bytes).unwrap();
-    assert!(HotParty::register(&crs, id(1), &bad_public, &reg.payloads[0], &mut rng).is_err());
+    let err = register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap_err();
+    assert_eq!(registration_error(err), "client proof of possession");
+
+    // A record registered under another CRS.
+    let other_crs = ceremony::run_in_process(n, 1, &SessionId::new(b"other".to_vec())).unwrap();
+    let err = HotParty::register(
+        &other_crs,
+        id(1),
+        &reg.public,
+        &reg.payloads[0],
+        &pads[0],
+        &mut rng,
+    )
+    .unwrap_err();
+    assert_eq!(
+        registration_error(err),
+        "record was registered under another CRS"
+    );
 
     // A cold party refuses a client without a valid PoP.
     let mut c = ColdParty::register(id(1), &mut rng);
@@ -297,17 +368,89 @@ fn bad_registrations_are_refused() {
         .is_err());
     assert!(c.partial_sign(&client.public_key(), b"m").is_err());
 
-    // Wrong number of cold keys.
+    // Wrong number of cold keys, a repeated cold key, a CRS too small for n.
     assert!(client.register(&crs, params, &eks[..4], &mut rng).is_err());
-    // A CRS too small for n.
-    let small = ceremony::run(2, 1, &SessionId::new(b"small".to_vec()), &mut rng).unwrap();
+    let mut repeated = eks.clone();
+    repeated[4] = repeated[0];
+    assert!(client.register(&crs, params, &repeated, &mut rng).is_err());
+    let small = ceremony::run_in_process(2, 1, &SessionId::new(b"small".to_vec())).unwrap();
     assert!(client.register(&small, params, &eks, &mut rng).is_err());
 }
 
-/// Deals a refresh from an arbitrary polynomial (a cheating dealer).
+#[test]
+fn a_wrong_cold_pad_blames_its_index() {
+    let mut rng = ChaCha20Rng::seed_from_u64(16);
+    let sys = setup(3, 5, &mut rng);
+    let msg = b"wrong pad";
+    // Cold party 2 is replaced by an impostor with another key but the same index.
+    let mut impostor = ColdParty::register(id(2), &mut rng);
+    impostor
+        .add_client(&sys.client.public_key(), &sys.client.proof_of_possession())
+        .unwrap();
+    let mut partials: Vec<_> = [1u16, 3].iter().map(|i| sys.partial(id(*i), msg)).collect();
+    let cold = impostor.partial_sign(sys.public.public_key(), msg).unwrap();
+    partials.push(sys.hot[1].partial_sign(msg, &cold).unwrap());
+    let err = combine(&sys.crs, &sys.public, msg, &partials, &mut rng).unwrap_err();
+    assert_eq!(err.culprits(), &[id(2)]);
+}
+
+#[test]
+fn partials_from_another_epoch_are_a_typed_error_not_blame() {
+    let mut rng = ChaCha20Rng::seed_from_u64(17);
+    let mut sys = setup(3, 5, &mut rng);
+    let msg = b"epochs";
+    let old: Vec<_> = PartyId::range(3).map(|i| sys.partial(i, msg)).collect();
+    sys.refresh(&mut rng);
+    let err = combine(&sys.crs, &sys.public, msg, &old, &mut rng).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BlsError::EpochMismatch {
+                expected: 1,
+                got: 0,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.culprits().is_empty());
+}
+
+#[test]
+fn secrets_are_redacted_in_debug_output() {
+    let mut rng = ChaCha20Rng::seed_from_u64(18);
+    let sys = setup(2, 3, &mut rng);
+    let refresh = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    for text in [
+        format!("{:?}", sys.hot[0]),
+        format!("{:?}", sys.cold[0]),
+        format!("{:?}", sys.client),
+        format!("{:?}", refresh.shares[0]),
+    ] {
+        assert!(text.contains("redacted"), "{text}");
+    }
+    let sk = quorate_bls::SecretKey::random(&mut rng);
+    let hex_sk = hex::encode(sk.to_bytes());
+    assert!(!format!("{sk:?}").contains(&hex_sk));
+}
+
+/// Deals a refresh from an arbitrary polynomial (a cheating dealer holding the client key).
 fn cheating_refresh(sys: &System, coeffs: Vec<blstrs::Scalar>, epoch: u64) -> Refresh {
-    quorate_bls::client::testing::deal_refresh_from(&sys.crs, sys.public.params(), epoch, coeffs)
-        .unwrap()
+    quorate_bls::client::testing::deal_refresh_from(
+        &sys.client,
+        &sys.crs,
+        &sys.public,
+        epoch,
+        coeffs,
+    )
+    .unwrap()
+}
+
+fn refresh_error(err: BlsError) -> &'static str {
+    match err {
+        BlsError::InvalidRefresh { check } => check,
+        other => panic!("expected InvalidRefresh, got {other:?}"),
+    }
 }
 
 fn assert_refresh_rejected_without_change(
@@ -335,105 +478,210 @@ fn assert_refresh_rejected_without_change(
     err
 }
 
+/// Offsets in the `RefreshPublic` encoding: header 2, signature 48, group digest 32,
+/// epoch 8, n 2, then C_δ, π_0, dcom (48 each) and the Δvs_j (96 each).
+const RP_COMMITMENT: usize = 2 + 48 + 32 + 8 + 2;
+const RP_DELTA_VS: usize = RP_COMMITMENT + 3 * 48;
+
 #[test]
 fn bad_refreshes_are_rejected_and_change_nothing() {
+    use quorate_bls::client::testing::resign;
+    use quorate_bls::RefreshPublic;
     let mut rng = ChaCha20Rng::seed_from_u64(13);
     let sys = setup(3, 5, &mut rng);
     let t = 3usize;
+    let all = |sys: &System, r: &Refresh, rng: &mut ChaCha20Rng| -> Vec<&'static str> {
+        (0..5)
+            .map(|i| refresh_error(assert_refresh_rejected_without_change(sys, r, i, rng)))
+            .collect()
+    };
 
-    // δ(0) = 1.
+    // δ(0) = 1, signed by the client: only the zero-opening check stands in the way.
     let mut coeffs: Vec<blstrs::Scalar> =
         (0..t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
     coeffs[0] = blstrs::Scalar::ONE;
     let r = cheating_refresh(&sys, coeffs, 1);
-    for i in 0..5 {
-        assert_refresh_rejected_without_change(&sys, &r, i, &mut rng);
-    }
-    assert!(sys.public.refreshed(&sys.crs, &r.public, &mut rng).is_err());
+    assert!(all(&sys, &r, &mut rng)
+        .iter()
+        .all(|c| *c == "δ(0) is not zero"));
+    assert_eq!(
+        refresh_error(
+            sys.public
+                .refreshed(&sys.crs, &r.public, &mut rng)
+                .unwrap_err()
+        ),
+        "δ(0) is not zero"
+    );
 
-    // deg δ = t (one too many).
+    // deg δ = t (one too many), δ(0) = 0.
     let mut coeffs: Vec<blstrs::Scalar> =
         (0..=t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
     coeffs[0] = blstrs::Scalar::ZERO;
     let r = cheating_refresh(&sys, coeffs, 1);
-    for i in 0..5 {
-        assert_refresh_rejected_without_change(&sys, &r, i, &mut rng);
+    assert!(all(&sys, &r, &mut rng)
+        .iter()
+        .all(|c| *c == "δ has degree above t-1"));
+
+    // δ = δ' + Z(X) with Z vanishing on all five party points (n < N = 8): every party
+    // sees a valid zero-sharing of degree t−1, Δvs passes the SCRAPE check, and only the
+    // KZG zero-opening and degree checks can tell.
+    let mut delta: Vec<blstrs::Scalar> = (0..t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
+    delta[0] = blstrs::Scalar::ZERO;
+    let mut z_poly = vec![blstrs::Scalar::ONE];
+    for z in sys.crs.domain().party_points(5) {
+        let mut next = vec![blstrs::Scalar::ZERO; z_poly.len() + 1];
+        for (k, c) in z_poly.iter().enumerate() {
+            next[k + 1] += c;
+            next[k] -= *c * z;
+        }
+        z_poly = next;
     }
+    let mut coeffs = z_poly.clone();
+    for (k, d) in delta.iter().enumerate() {
+        coeffs[k] += d;
+    }
+    let r = cheating_refresh(&sys, coeffs, 1);
+    assert!(all(&sys, &r, &mut rng)
+        .iter()
+        .all(|c| *c == "δ(0) is not zero"));
+
+    // An all-zero δ re-randomises nothing.
+    let r = cheating_refresh(&sys, vec![blstrs::Scalar::ZERO; t], 1);
+    assert!(all(&sys, &r, &mut rng)
+        .iter()
+        .all(|c| *c == "δ is zero: the refresh would re-randomise nothing"));
+
+    // A refresh for a later epoch.
+    let mut coeffs: Vec<blstrs::Scalar> =
+        (0..t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
+    coeffs[0] = blstrs::Scalar::ZERO;
+    let r = cheating_refresh(&sys, coeffs, 2);
+    assert!(all(&sys, &r, &mut rng)
+        .iter()
+        .all(|c| *c == "refresh is not for the next epoch"));
 
     // An honest refresh, but the share is addressed to another party.
-    let good = generate_refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let good = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
     let err = sys.hot[0]
         .refreshed(&sys.crs, &good.public, &good.shares[1], &mut rng)
         .unwrap_err();
-    assert!(matches!(err, BlsError::InvalidRefresh { .. }));
+    assert_eq!(
+        refresh_error(err),
+        "refresh share is addressed to another party"
+    );
 
-    // Wrong epoch (stale or replayed).
-    let mut stale = good.public.to_bytes();
-    stale[2..10].copy_from_slice(&0u64.to_be_bytes());
-    let stale = quorate_bls::RefreshPublic::from_bytes(&stale).unwrap();
-    assert!(sys.hot[0]
-        .refreshed(&sys.crs, &stale, &good.shares[0], &mut rng)
-        .is_err());
-
-    // Tampered δ_i (opening fails) and tampered Δvs_i.
-    let mut share_bytes = good.shares[0].to_bytes();
-    share_bytes[4 + 31] ^= 1;
-    let tampered = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
-    assert!(sys.hot[0]
-        .refreshed(&sys.crs, &good.public, &tampered, &mut rng)
-        .is_err());
-    // Right δ_i, wrong opening π_δ,i (party 2's): only the opening check catches this.
-    let mut share_bytes = good.shares[0].to_bytes();
-    let other = good.shares[1].to_bytes();
-    share_bytes[4 + 32..].copy_from_slice(&other[4 + 32..]);
-    let tampered = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
+    // Anyone but the client: tampered bytes break the authorisation signature.
+    let mut b = good.public.to_bytes();
+    b[RP_DELTA_VS..RP_DELTA_VS + 96]
+        .copy_from_slice(&good.public.to_bytes()[RP_DELTA_VS + 96..RP_DELTA_VS + 192]);
+    let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &good.public, &tampered, &mut rng)
+        .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
         .unwrap_err();
     assert_eq!(
-        err,
-        BlsError::InvalidRefresh {
-            check: "δ_i does not open C_δ at this party's point"
-        }
+        refresh_error(err),
+        "refresh is not authorised by the client key"
     );
-    let mut pub_bytes = good.public.to_bytes();
-    let dvs = 2 + 8 + 2 + 3 * 48;
-    let copy = pub_bytes.clone();
-    pub_bytes[dvs..dvs + 96].copy_from_slice(&copy[dvs + 96..dvs + 192]);
-    let tampered = quorate_bls::RefreshPublic::from_bytes(&pub_bytes).unwrap();
-    assert!(sys.hot[0]
+    let other = setup(3, 5, &mut rng);
+    quorate_bls::client::testing::resign(&other.client, &mut tampered);
+    let err = sys.hot[0]
         .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
-        .is_err());
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "refresh is not authorised by the client key"
+    );
 
-    // Honest δ, but a wrong zero opening or a wrong degree proof (each check on its own).
-    for (slot, what) in [(1usize, "zero opening"), (2, "degree proof")] {
+    // Signed by the client but with Δvs_1 and Δvs_2 swapped: the SCRAPE check (party 3)
+    // and the Δvs_i check (party 1) catch it.
+    resign(&sys.client, &mut tampered);
+    let err = sys.hot[2]
+        .refreshed(&sys.crs, &tampered, &good.shares[2], &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "verification-share updates are not a degree t-1 sharing of zero"
+    );
+
+    // A refresh of another key (replay across groups).
+    let foreign = other
+        .client
+        .refresh(&other.crs, &other.public, &mut rng)
+        .unwrap();
+    let err = sys.hot[0]
+        .refreshed(&sys.crs, &foreign.public, &foreign.shares[0], &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "refresh is for another key, epoch or record"
+    );
+
+    // Tampered δ_i, and right δ_i with a wrong opening π_δ,i (party 2's).
+    let mut share_bytes = good.shares[0].to_bytes();
+    share_bytes[4 + 31] ^= 1;
+    let tampered_share = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
+    let err = sys.hot[0]
+        .refreshed(&sys.crs, &good.public, &tampered_share, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "δ_i does not open C_δ at this party's point"
+    );
+    let mut share_bytes = good.shares[0].to_bytes();
+    let other_share = good.shares[1].to_bytes();
+    share_bytes[4 + 32..].copy_from_slice(&other_share[4 + 32..]);
+    let tampered_share = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
+    let err = sys.hot[0]
+        .refreshed(&sys.crs, &good.public, &tampered_share, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "δ_i does not open C_δ at this party's point"
+    );
+
+    // Honest δ, re-signed with a wrong zero opening or a wrong degree proof.
+    for (slot, check) in [(1usize, "δ(0) is not zero"), (2, "δ has degree above t-1")] {
         let mut b = good.public.to_bytes();
-        let start = 12 + slot * 48;
-        let commitment = b[12..60].to_vec();
+        let start = RP_COMMITMENT + slot * 48;
+        let commitment = b[RP_COMMITMENT..RP_COMMITMENT + 48].to_vec();
         b[start..start + 48].copy_from_slice(&commitment);
-        let tampered = quorate_bls::RefreshPublic::from_bytes(&b).unwrap();
+        let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
+        resign(&sys.client, &mut tampered);
         let err = sys.hot[0]
             .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
             .unwrap_err();
-        assert!(
-            matches!(err, BlsError::InvalidRefresh { .. }),
-            "{what}: {err:?}"
-        );
-        assert!(
-            sys.public.refreshed(&sys.crs, &tampered, &mut rng).is_err(),
-            "{what}"
-        );
+        assert_eq!(refresh_error(err), check);
+        let err = sys
+            .public
+            .refreshed(&sys.crs, &tampered, &mut rng)
+            .unwrap_err();
+        assert_eq!(refresh_error(err), check);
     }
 
-    // The honest refresh still applies afterwards.
-    for h in &sys.hot {
-        h.refreshed(
-            &sys.crs,
-            &good.public,
-            &good.shares[h.index().position()],
-            &mut rng,
-        )
+    // The honest refresh still applies afterwards, and cannot be applied twice.
+    let next_public = sys
+        .public
+        .refreshed(&sys.crs, &good.public, &mut rng)
         .unwrap();
+    for h in &sys.hot {
+        let next = h
+            .refreshed(
+                &sys.crs,
+                &good.public,
+                &good.shares[h.index().position()],
+                &mut rng,
+            )
+            .unwrap();
+        assert_eq!(next.public(), &next_public);
+        let err = next
+            .refreshed(
+                &sys.crs,
+                &good.public,
+                &good.shares[h.index().position()],
+                &mut rng,
+            )
+            .unwrap_err();
+        assert_eq!(refresh_error(err), "refresh is not for the next epoch");
     }
 }
 
@@ -507,7 +755,7 @@ fn corrupted_encodings_give_typed_errors() {
     let sys = setup(3, 5, &mut rng);
     let msg = b"enc";
     corrupt_every_byte(&sys.public.to_bytes(), GroupPublic::from_bytes, 1);
-    let good = generate_refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let good = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
     corrupt_every_byte(
         &good.public.to_bytes(),
         quorate_bls::RefreshPublic::from_bytes,

@@ -13,8 +13,8 @@ use quorate_bls::kzg::ceremony;
 use quorate_bls::proofs::{batch_verify_cold, batch_verify_hot, verify_cold, verify_hot};
 use quorate_bls::wire::{g1_to_bytes, G1_BYTES, SCALAR_BYTES};
 use quorate_bls::{
-    combine, generate_refresh, Client, ColdParty, ColdProof, ColdPublicKey, Crs, GroupPublic,
-    HotParty, HotProof, PartialSignature, ProofContext, PublicKey, Signature, CIPHERSUITE_ID,
+    combine, Client, ColdParty, ColdProof, ColdPublicKey, Crs, GroupPublic, HotParty, HotProof,
+    PartialSignature, ProofContext, PublicKey, Signature, CIPHERSUITE_ID,
 };
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
@@ -116,11 +116,10 @@ impl Flow {
         };
 
         // Setup: powers-of-tau ceremony, no trusted dealer.
-        let crs = ceremony::run(
+        let crs = ceremony::run_in_process(
             n,
             CEREMONY_CONTRIBUTORS,
             &SessionId::new(CRS_SESSION.to_vec()),
-            rng,
         )
         .context("KZG ceremony")?;
         lap("ceremony", &mut timings);
@@ -139,6 +138,21 @@ impl Flow {
             .context("ClientRegister")?;
         lap("client_register", &mut timings);
 
+        // Every cold party learns the client (checking its proof of possession) and
+        // returns K_i = k_i·g2 to its hot partner.
+        let vk = client.public_key();
+        let pop = client.proof_of_possession();
+        let mut pads = Vec::with_capacity(usize::from(n));
+        for party in &mut cold {
+            let id = party.index();
+            pads.push(
+                party
+                    .add_client(&vk, &pop)
+                    .with_context(|| format!("cold party {id} rejected the client"))?,
+            );
+        }
+        lap("cold_add_client", &mut timings);
+
         // Every hot party checks its payload.
         ensure!(
             registration.payloads.len() == usize::from(n),
@@ -146,26 +160,17 @@ impl Flow {
             registration.payloads.len()
         );
         let mut hot = Vec::with_capacity(usize::from(n));
-        for (id, payload) in PartyId::range(n).zip(&registration.payloads) {
-            let party = HotParty::register(&crs, id, &registration.public, payload, rng)
+        for ((id, payload), pad) in PartyId::range(n).zip(&registration.payloads).zip(&pads) {
+            let party = HotParty::register(&crs, id, &registration.public, payload, pad, rng)
                 .with_context(|| format!("hot party {id} rejected its registration"))?;
             hot.push(party);
         }
         lap("hot_register", &mut timings);
 
-        // Every cold party learns the client (checking its proof of possession).
-        let vk = client.public_key();
-        let pop = client.proof_of_possession();
-        for party in &mut cold {
-            let id = party.index();
-            party
-                .add_client(&vk, &pop)
-                .with_context(|| format!("cold party {id} rejected the client"))?;
-        }
-        lap("cold_add_client", &mut timings);
-
         // One refresh, checked by every hot party and by the combiner.
-        let refresh = generate_refresh(&crs, &registration.public, rng).context("refresh")?;
+        let refresh = client
+            .refresh(&crs, &registration.public, rng)
+            .context("refresh")?;
         let mut refreshed = Vec::with_capacity(hot.len());
         for (party, share) in hot.iter().zip(&refresh.shares) {
             let next = party
@@ -552,7 +557,7 @@ pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
          Lagrange combination and verification under vk",
     );
     suite.note(
-        "client refresh = generate_refresh (dealing C_δ, π_0, degree proof, Δvs_j, all \
+        "client refresh = Client::refresh (dealing and signing C_δ, π_0, degree proof, Δvs_j, all \
          openings) + the combiner's GroupPublic::refreshed check",
     );
     suite.note(
@@ -671,7 +676,8 @@ fn bench_table2(
             Some(PaperFigure::new(figures.client_refresh, PAPER_T2)),
             heavy,
             || {
-                generate_refresh(crs, public, rng)
+                flow.client
+                    .refresh(crs, public, rng)
                     .and_then(|r| public.refreshed(crs, &r.public, rng))
             },
         )
@@ -684,7 +690,10 @@ fn bench_table2(
     }
 
     // Hot-party refresh: every check plus the state update, for party 1.
-    let refresh = generate_refresh(crs, public, rng).context("bench refresh")?;
+    let refresh = flow
+        .client
+        .refresh(crs, public, rng)
+        .context("bench refresh")?;
     let hot = &flow.hot[0];
     hot.refreshed(crs, &refresh.public, &refresh.shares[0], rng)
         .context("hot refresh sanity check")?;
