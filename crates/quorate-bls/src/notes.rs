@@ -23,10 +23,16 @@
 //! `[τ^j]_{1,2} ↦ [τ^j τ_k^j]_{1,2}` and publishes `U = τ_k·g1`, `V = τ_k·g2` and a Schnorr
 //! proof of knowledge of `τ_k`. Checks: `e(U,g2) = e(g1,V)`,
 //! `e([τ']_1, g2) = e([τ]_1, V)`, and the structure of all powers by one random linear
-//! combination per group. `τ = Π τ_k` stays unknown unless all contributors collude. The
-//! demo runs the ceremony with several in-process contributors that erase `τ_k`; there is
-//! no function that builds a CRS from a known `τ` (the reference samples `τ` locally,
-//! defect 9). Published Ethereum KZG powers were not used: they provide only 65 G2
+//! combination per group. `τ = Π τ_k` stays unknown unless all contributors collude.
+//! The demo and benches call [`crate::kzg::ceremony::run_in_process`]: several contributors
+//! in one process, each drawing `τ_k` from the OS RNG (never from a caller's or seeded
+//! RNG, so no seed reproduces `τ`) and erasing it after contributing; `τ` itself is never
+//! formed. That protects against later compromise, not against a host compromised during
+//! the run; a deployment runs `contribute` on separate machines and exchanges
+//! `PowersOfTau::to_bytes`. There is no function that builds a CRS from a chosen `τ` (the
+//! reference samples `τ` locally with a fixed bench seed, defect 9). Every
+//! [`crate::group::GroupPublic`] records the CRS id (SHA-256 of all powers) and is
+//! refused under any other CRS. Published Ethereum KZG powers were not used: they provide only 65 G2
 //! powers and 4096 G1 powers, and the degree proof below needs `D = N−1` to be the
 //! largest committable degree, which a 4096-power SRS would not give for `n ≤ 100`.
 //!
@@ -57,9 +63,12 @@
 //! `e(com_T − hx_i·g1 + z_i·π_i, g2)·e(π_i, −[τ]_2) = 1`, the PoP verifies, and the SCRAPE
 //! check passes: with `α_0 = 0, α_j = z_j`, `V_0 = vk, V_j = vs_j`,
 //! `Σ_j v_j f(α_j) V_j = 0` for a random `f` of degree `≤ n−t`, `v_j = Π_{k≠j}(α_j−α_k)^{-1}`.
-//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk` (defect 5). Whether
-//! `hx_i − k_i` matches `vs_i` is checked at signing time: a wrong pair `(hx_i, k_i)` yields
-//! a partial signature that fails against `vs_i`, which names party `i`.
+//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk` (defect 5). Finally the
+//! cold partner sends `K_i = k_i·g2` (from `ColdParty::add_client`) and the hot party
+//! checks `hx_i·g2 = vs_i + K_i`, so the hot share minus the pad is exactly the share
+//! behind `vs_i`: a client cannot hand out inconsistent hot shares unnoticed. (A cold party
+//! that later signs with a wrong pad is still caught at signing: its index's partial fails
+//! against `vs_i` and is named.)
 //!
 //! ## TSign (Table 1 row 2; §1 item 3)
 //! Cold: `σ_i^cold = k_i·H(m)` (pad cached; the reference recomputes the two DH values and
@@ -70,11 +79,19 @@
 //! verify `σ` under `vk`.
 //!
 //! ## Refresh (Table 1 row 3, Table 2 row 2; §1 items 4–5; fixes defects 3, 4)
+//! The client plays the paper's trusted functionality `F_s` and deals the refresh
+//! ([`crate::client::Client::refresh`]); "trusted" and "untrusted" refresh are one path
+//! here: the dealer is authenticated (the client's BLS signature under a dedicated DST over
+//! the whole public part, which also names the digest of the current record, so it cannot
+//! be forged by a thief of hot shares nor replayed on another key, epoch or CRS), *and*
+//! every check of the reference's untrusted mode is mandatory. Partial signatures carry
+//! their epoch, so a party that is one refresh behind gets a typed `EpochMismatch`, not
+//! blame.
 //! Dealer: `δ` random, `δ(0) = 0`, `deg δ ≤ t−1`. Public: `C_δ = [δ(τ)]_1`, zero opening
 //! `π_0 = [δ(τ)/τ]_1`, degree proof `dcom = [δ(τ)·τ^{D−t+1}]_1` (`D = N−1` the CRS maximum),
 //! `Δvs_j = δ(z_j)·g2`. Private to `i`: `δ_i = δ(z_i)` and its opening `π_δ,i` (FK).
 //! Checks, all inside [`crate::hot::HotParty::refreshed`] (there is no unchecked path):
-//! epoch is current + 1; `e(C_δ, g2)·e(π_0, −[τ]_2) = 1` (so `δ(0) = 0`);
+//! the record digest and the client's signature; epoch is current + 1; `C_δ ≠ 0`; `e(C_δ, g2)·e(π_0, −[τ]_2) = 1` (so `δ(0) = 0`);
 //! `e(dcom, −g2)·e(C_δ, [τ^{D−t+1}]_2) = 1` (so `deg δ ≤ t−1`: a higher degree would need
 //! `[τ^{>D}]_1`); SCRAPE on `(0, Δvs_1..Δvs_n)`; share addressed to `i`; own opening;
 //! `Δvs_i = δ_i·g2`. Then `hx_i += δ_i`, `π_i += π_δ,i`, `com_T += C_δ`, `vs_j += Δvs_j`
@@ -83,7 +100,9 @@
 //! refresh changes nothing.
 //!
 //! ## Π_DL: cold proof (Table 1 rows 4–5, Table 3 row 1; §1 item 6; fixes defect 6)
-//! Schnorr in G2 for `ek_i = dk_i·g2`: `A = a·g2`, `c = FS(…)`, `z = a + c·dk_i`; verify
+//! Schnorr in G2 for `ek_i = dk_i·g2`: `A = a·g2`, `c = FS(…)`, `z = a + c·dk_i`
+//! (the nonce `a` is hedged: drawn from a merlin transcript RNG keyed by the statement,
+//! the witness and fresh randomness; Π_EKS does the same); verify
 //! `z·g2 = A + c·ek_i`. 96 + 32 = 128 B (the paper's 256 B is the two-key variant). The
 //! merlin transcript binds protocol name and version, session id, `block_id`, party index,
 //! `ek_i` and `A`. Batch verification: one G2 MSM with random 128-bit weights.
