@@ -6,6 +6,7 @@
 use clap::{Args, Parser, Subcommand};
 use quorate::bench::BenchSuite;
 use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
+use quorate::systems::ecdsa::{self, EcdsaDemoArgs, EcdsaVerifyArgs};
 use quorate::systems::System;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +27,11 @@ enum Command {
         #[command(subcommand)]
         command: BlsCommand,
     },
+    /// Threshold ECDSA on secp256k1 (DKLs23 signing over DKLs19 multiplication).
+    Ecdsa {
+        #[command(subcommand)]
+        command: EcdsaCommand,
+    },
     /// Benchmark one system and print a table (optionally also JSON).
     Bench(BenchArgs),
 }
@@ -36,6 +42,14 @@ enum BlsCommand {
     Demo(BlsDemoArgs),
     /// Verify a signature: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(BlsVerifyArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum EcdsaCommand {
+    /// Key generation and a signature by a random t-subset on SHA-256(message).
+    Demo(EcdsaDemoArgs),
+    /// Verify a signature on a digest: exit 0 if valid, 1 if invalid, 2 for malformed input.
+    Verify(EcdsaVerifyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +75,10 @@ fn main() -> ExitCode {
         Command::Bls { command } => match command {
             BlsCommand::Demo(args) => bls::demo(&args),
             BlsCommand::Verify(args) => return bls::verify(&args),
+        },
+        Command::Ecdsa { command } => match command {
+            EcdsaCommand::Demo(args) => ecdsa::demo(&args),
+            EcdsaCommand::Verify(args) => return ecdsa::verify(&args),
         },
         Command::Bench(args) => bench(&args),
     };

@@ -8,22 +8,26 @@
 use crate::bench::BenchSuite;
 
 pub mod bls;
+pub mod ecdsa;
 
 /// The systems `quorate demo` and `quorate bench` know about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum System {
     /// Hot/cold threshold BLS signatures with key-share proofs.
     Bls,
+    /// Threshold ECDSA (secp256k1) from OT-based multiplication.
+    Ecdsa,
 }
 
 impl System {
     /// Every implemented system, in demo order.
-    pub const ALL: &'static [System] = &[System::Bls];
+    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa];
 
     /// The system's short name (as typed on the command line).
     pub fn name(self) -> &'static str {
         match self {
             System::Bls => "bls",
+            System::Ecdsa => "ecdsa",
         }
     }
 
@@ -31,6 +35,7 @@ impl System {
     pub fn run_default_demo(self) -> anyhow::Result<String> {
         match self {
             System::Bls => bls::run_default_demo(),
+            System::Ecdsa => ecdsa::run_default_demo(),
         }
     }
 
@@ -38,6 +43,7 @@ impl System {
     pub fn bench(self, suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
         match self {
             System::Bls => bls::bench(suite, large),
+            System::Ecdsa => ecdsa::bench(suite, large),
         }
     }
 }

@@ -1,0 +1,683 @@
+//! Distributed key generation without a dealer, proactive refresh, and the pairwise OT setup.
+//!
+//! Two message rounds (every message is addressed to one party; the parts marked
+//! *broadcast* are identical for all recipients and must travel over a reliable broadcast,
+//! or be echoed — [`KeyShare::setup_transcript`] is the hash to compare):
+//!
+//! 1. **Round 1** `i → j`: *broadcast* `H(sid, i, C_i, π_i, ρ_i, salt_i)` — a commitment to
+//!    the Feldman vector `C_i = (a_{i,0}·G, …, a_{i,t−1}·G)`, the Schnorr proof `π_i` of
+//!    `a_{i,0}` and the chain-code contribution `ρ_i`; *p2p* the base-OT sender message for
+//!    the pair in which `j` is the multiplication sender (Alice) and `i` the receiver (Bob).
+//! 2. **Round 2** `i → j`: *broadcast* the opening `(C_i, π_i, ρ_i, salt_i)`; *p2p* the share
+//!    `f_i(j)` and the base-OT receiver message for the pair in which `i` is Alice.
+//! 3. **Finish**: every opening, vector length, proof and share is checked and a failure
+//!    names its sender. `p(i) = Σ_j f_j(i)`, `pk = Σ_j C_{j,0}`, `T_k = Σ_j C_j(k)`, chain
+//!    code `= H(ρ_1, …, ρ_n)`.
+//!
+//! **Refresh** runs the same rounds with `a_{i,0} = 0` (the Feldman vector omits `C_{i,0}`,
+//! which must be the identity, and carries no proof), adds the zero-sharing to the old share,
+//! keeps the public key and chain code, increments the epoch and replaces every pairwise OT
+//! seed with fresh base OTs (which also re-establishes banned pairs).
+//!
+//! Session ids: `setup_sid = H(tag, key_id, epoch, caller session)`; each pairwise base OT
+//! uses `H(tag, setup_sid, alice, bob)`; proofs bind `setup_sid` and the prover.
+
+use crate::curve::{
+    base_mul, malformed, mul_small, read_point, read_scalar, tagged_hash, write_point,
+    write_scalar, DlogProof,
+};
+use crate::error::{EcdsaError, Result};
+use crate::keyshare::{pair_sid, KeyShare, PairState};
+use crate::ot::base::{self, BaseOtMsg1, BaseOtMsg2, BaseOtReceiverOutput, BaseOtSender};
+use k256::elliptic_curve::Field;
+use k256::{ProjectivePoint, Scalar};
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::poly::SecretPolynomial;
+use quorate_core::transcript::SessionId;
+use quorate_core::{PartyId, ThresholdParams};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRngCore, SeedableRng};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+const TAG_KEY_ID: &[u8] = b"quorate/ecdsa/key-id/v1";
+const TAG_SETUP: &[u8] = b"quorate/ecdsa/setup-sid/v1";
+const TAG_PAIR: &[u8] = b"quorate/ecdsa/base-ot-pair/v1";
+const TAG_COMMIT: &[u8] = b"quorate/ecdsa/dkg-commit/v1";
+const TAG_CHAIN: &[u8] = b"quorate/ecdsa/chain-code/v1";
+const TAG_TRANSCRIPT: &[u8] = b"quorate/ecdsa/dkg-transcript/v1";
+const PROOF_LABEL: &[u8] = b"dkg constant term";
+const MSG1_TAG: u8 = 0xE1;
+const MSG2_TAG: u8 = 0xE2;
+const VERSION: u8 = 1;
+
+enum Mode {
+    Keygen,
+    Refresh(Box<KeyShare>),
+}
+
+/// Round-1 message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg1 {
+    commitment: [u8; 32],
+    base_ot: BaseOtMsg1,
+}
+
+/// Round-2 message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg2 {
+    feldman: Vec<ProjectivePoint>,
+    proof: Option<DlogProof>,
+    chain: [u8; 32],
+    salt: [u8; 32],
+    share: Scalar,
+    base_ot: BaseOtMsg2,
+}
+
+impl Drop for DkgMsg2 {
+    fn drop(&mut self) {
+        self.share.zeroize();
+    }
+}
+
+/// State after round 1.
+pub struct DkgRound1 {
+    params: ThresholdParams,
+    me: PartyId,
+    mode: Mode,
+    setup_sid: [u8; 32],
+    key_id: [u8; 32],
+    poly: SecretPolynomial<Scalar>,
+    feldman: Vec<ProjectivePoint>,
+    proof: Option<DlogProof>,
+    chain: [u8; 32],
+    salt: [u8; 32],
+    ot_senders: BTreeMap<PartyId, BaseOtSender>,
+}
+
+/// State after round 2.
+pub struct DkgRound2 {
+    r1: DkgRound1,
+    commitments: BTreeMap<PartyId, [u8; 32]>,
+    ot_receivers: BTreeMap<PartyId, BaseOtReceiverOutput>,
+}
+
+impl core::fmt::Debug for DkgRound1 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DkgRound1")
+            .field("me", &self.me)
+            .finish_non_exhaustive()
+    }
+}
+impl core::fmt::Debug for DkgRound2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DkgRound2")
+            .field("me", &self.r1.me)
+            .finish_non_exhaustive()
+    }
+}
+
+fn commitment(
+    setup_sid: &[u8; 32],
+    from: PartyId,
+    feldman: &[ProjectivePoint],
+    proof: &Option<DlogProof>,
+    chain: &[u8; 32],
+    salt: &[u8; 32],
+) -> [u8; 32] {
+    let mut w = Writer::new();
+    encode_reveal(&mut w, feldman, proof, chain, salt);
+    tagged_hash(TAG_COMMIT, &[setup_sid, &from.to_bytes(), &w.into_bytes()])
+}
+
+fn encode_reveal(
+    w: &mut Writer,
+    feldman: &[ProjectivePoint],
+    proof: &Option<DlogProof>,
+    chain: &[u8; 32],
+    salt: &[u8; 32],
+) {
+    w.u16(feldman.len() as u16);
+    for c in feldman {
+        write_point(w, c);
+    }
+    match proof {
+        Some(p) => {
+            w.bytes(&[1]);
+            p.write(w);
+        }
+        None => {
+            w.bytes(&[0]);
+        }
+    }
+    w.bytes(chain).bytes(salt);
+}
+
+fn per_party_rngs(rng: &mut impl CryptoRngCore, ids: &[PartyId]) -> Vec<(PartyId, ChaCha20Rng)> {
+    ids.iter()
+        .map(|j| {
+            let mut seed = [0u8; 32];
+            rng.fill_bytes(&mut seed);
+            let r = ChaCha20Rng::from_seed(seed);
+            seed.zeroize();
+            (*j, r)
+        })
+        .collect()
+}
+
+fn others(params: ThresholdParams, me: PartyId) -> Vec<PartyId> {
+    params.parties().filter(|p| *p != me).collect()
+}
+
+/// Fault injection for tests: how a malicious party deviates in key generation.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DkgFault {
+    /// Honest.
+    None,
+    /// Commits to (and reveals) a Feldman vector one longer than `t` (raising the degree).
+    LongVector,
+    /// Commits to (and reveals) an invalid proof of knowledge.
+    BadProof,
+}
+
+/// Fault-injection variant of [`keygen_round1`].
+#[doc(hidden)]
+pub fn keygen_round1_faulty(
+    params: ThresholdParams,
+    me: PartyId,
+    session: &SessionId,
+    fault: DkgFault,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    let key_id = tagged_hash(
+        TAG_KEY_ID,
+        &[
+            session.as_bytes(),
+            &params.t().to_be_bytes(),
+            &params.n().to_be_bytes(),
+        ],
+    );
+    start_inner(params, me, Mode::Keygen, key_id, 0, session, fault, rng)
+}
+
+/// Starts key generation for party `me` of `params`. `session` must be unique per run and
+/// agreed by all parties (it determines the key id).
+pub fn keygen_round1(
+    params: ThresholdParams,
+    me: PartyId,
+    session: &SessionId,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    let key_id = tagged_hash(
+        TAG_KEY_ID,
+        &[
+            session.as_bytes(),
+            &params.t().to_be_bytes(),
+            &params.n().to_be_bytes(),
+        ],
+    );
+    start(params, me, Mode::Keygen, key_id, 0, session, rng)
+}
+
+/// Starts a proactive refresh of `share` (all `n` parties take part). The public key, key
+/// id and chain code are kept; shares and every pairwise OT seed are replaced.
+pub fn refresh_round1(
+    share: &KeyShare,
+    session: &SessionId,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    start(
+        share.params,
+        share.id,
+        Mode::Refresh(Box::new(share.clone())),
+        share.key_id,
+        share.epoch + 1,
+        session,
+        rng,
+    )
+}
+
+fn start(
+    params: ThresholdParams,
+    me: PartyId,
+    mode: Mode,
+    key_id: [u8; 32],
+    epoch: u64,
+    session: &SessionId,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    start_inner(
+        params,
+        me,
+        mode,
+        key_id,
+        epoch,
+        session,
+        DkgFault::None,
+        rng,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start_inner(
+    params: ThresholdParams,
+    me: PartyId,
+    mode: Mode,
+    key_id: [u8; 32],
+    epoch: u64,
+    session: &SessionId,
+    fault: DkgFault,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    if !params.contains(me) {
+        return Err(quorate_core::ParamError::UnknownParty {
+            id: me,
+            n: params.n(),
+        }
+        .into());
+    }
+    let setup_sid = tagged_hash(
+        TAG_SETUP,
+        &[&key_id, &epoch.to_be_bytes(), session.as_bytes()],
+    );
+    let degree = usize::from(params.t()) - 1 + usize::from(fault == DkgFault::LongVector);
+    let (poly, feldman, proof) = match mode {
+        Mode::Keygen => {
+            let poly =
+                SecretPolynomial::random_with_constant(Scalar::random(&mut *rng), degree, rng);
+            let feldman: Vec<_> = poly.coefficients().iter().map(base_mul).collect();
+            let secret = if fault == DkgFault::BadProof {
+                Scalar::ONE
+            } else {
+                poly.constant()
+            };
+            let proof = DlogProof::prove(PROOF_LABEL, &setup_sid, me, &secret, &feldman[0], rng);
+            (poly, feldman, Some(proof))
+        }
+        Mode::Refresh(_) => {
+            let poly = SecretPolynomial::random_zero_sharing(degree, rng);
+            let feldman: Vec<_> = poly.coefficients().iter().skip(1).map(base_mul).collect();
+            (poly, feldman, None)
+        }
+    };
+    let mut chain = [0u8; 32];
+    rng.fill_bytes(&mut chain);
+    let mut salt = [0u8; 32];
+    rng.fill_bytes(&mut salt);
+    let com = commitment(&setup_sid, me, &feldman, &proof, &chain, &salt);
+    let mut ot_senders = BTreeMap::new();
+    let mut out = Vec::new();
+    for j in others(params, me) {
+        // j is Alice (base-OT receiver), we are Bob (base-OT sender).
+        let (st, m) = base::sender_round1(pair_sid(TAG_PAIR, &setup_sid, j, me), me, rng);
+        ot_senders.insert(j, st);
+        out.push((
+            j,
+            DkgMsg1 {
+                commitment: com,
+                base_ot: m,
+            },
+        ));
+    }
+    Ok((
+        DkgRound1 {
+            params,
+            me,
+            mode,
+            setup_sid,
+            key_id,
+            poly,
+            feldman,
+            proof,
+            chain,
+            salt,
+            ot_senders,
+        },
+        out,
+    ))
+}
+
+/// Checks that `msgs` holds exactly one message from every other party.
+fn collect<M>(
+    params: ThresholdParams,
+    me: PartyId,
+    msgs: &[(PartyId, M)],
+) -> Result<BTreeMap<PartyId, &M>> {
+    let mut map = BTreeMap::new();
+    for (from, m) in msgs {
+        if *from == me || !params.contains(*from) || map.insert(*from, m).is_some() {
+            return Err(EcdsaError::MissingMessage { from: *from });
+        }
+    }
+    for j in others(params, me) {
+        if !map.contains_key(&j) {
+            return Err(EcdsaError::MissingMessage { from: j });
+        }
+    }
+    Ok(map)
+}
+
+/// Round 2: answers the base OTs, reveals the commitment and sends the shares.
+pub fn dkg_round2(
+    state: DkgRound1,
+    msgs: &[(PartyId, DkgMsg1)],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound2, Vec<(PartyId, DkgMsg2)>)> {
+    let map = collect(state.params, state.me, msgs)?;
+    let me = state.me;
+    let setup_sid = state.setup_sid;
+    let ids: Vec<PartyId> = map.keys().copied().collect();
+    let rngs = per_party_rngs(rng, &ids);
+    // We are Alice towards j: base-OT receiver on j's message.
+    let answers: Vec<Result<(PartyId, BaseOtReceiverOutput, BaseOtMsg2)>> = rngs
+        .into_par_iter()
+        .map(|(j, mut r)| {
+            let m = map.get(&j).ok_or(EcdsaError::MissingMessage { from: j })?;
+            let (o, m2) =
+                base::receiver_round(pair_sid(TAG_PAIR, &setup_sid, me, j), j, &m.base_ot, &mut r)?;
+            Ok((j, o, m2))
+        })
+        .collect();
+    let mut ot_receivers = BTreeMap::new();
+    let mut out = Vec::new();
+    for a in answers {
+        let (j, o, m2) = a?;
+        ot_receivers.insert(j, o);
+        let share = state.poly.evaluate(&Scalar::from(u64::from(j.get())));
+        out.push((
+            j,
+            DkgMsg2 {
+                feldman: state.feldman.clone(),
+                proof: state.proof,
+                chain: state.chain,
+                salt: state.salt,
+                share,
+                base_ot: m2,
+            },
+        ));
+    }
+    let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();
+    Ok((
+        DkgRound2 {
+            r1: state,
+            commitments,
+            ot_receivers,
+        },
+        out,
+    ))
+}
+
+/// Finish: verifies everything (naming the culprit of any failure) and outputs the share.
+pub fn dkg_finish(state: DkgRound2, msgs: &[(PartyId, DkgMsg2)]) -> Result<KeyShare> {
+    let DkgRound2 {
+        r1,
+        commitments,
+        mut ot_receivers,
+    } = state;
+    let DkgRound1 {
+        params,
+        me,
+        mode,
+        setup_sid,
+        key_id,
+        poly,
+        feldman,
+        proof,
+        chain,
+        salt,
+        mut ot_senders,
+    } = r1;
+    let map = collect(params, me, msgs)?;
+    let refresh = matches!(mode, Mode::Refresh(_));
+    let t = usize::from(params.t());
+    let expected_len = if refresh { t - 1 } else { t };
+    let x_me = Scalar::from(u64::from(me.get()));
+    // Per-party checks, in party order (the first failure is reported).
+    for (j, m) in &map {
+        let j = *j;
+        let com = commitments
+            .get(&j)
+            .ok_or(EcdsaError::MissingMessage { from: j })?;
+        let opened = commitment(&setup_sid, j, &m.feldman, &m.proof, &m.chain, &m.salt);
+        if !bool::from(opened.ct_eq(com)) {
+            return Err(EcdsaError::blame(j, "DKG: commitment opening"));
+        }
+        if m.feldman.len() != expected_len {
+            return Err(EcdsaError::blame(j, "DKG: Feldman vector length"));
+        }
+        match (&m.proof, refresh) {
+            (Some(p), false) => {
+                if !p.verify(PROOF_LABEL, &setup_sid, j, &m.feldman[0]) {
+                    return Err(EcdsaError::blame(j, "DKG: proof of knowledge"));
+                }
+            }
+            (None, true) => {}
+            _ => return Err(EcdsaError::blame(j, "DKG: proof of knowledge")),
+        }
+        let mut full = m.feldman.clone();
+        if refresh {
+            full.insert(0, ProjectivePoint::IDENTITY);
+        }
+        if base_mul(&m.share) != eval_commitment(&full, u64::from(me.get())) {
+            return Err(EcdsaError::blame(j, "DKG: share verification"));
+        }
+    }
+    // Base OTs where we are Bob (base-OT sender): finish with Alice's answers.
+    let mut jobs = Vec::with_capacity(map.len());
+    for (j, m) in &map {
+        let st = ot_senders
+            .remove(j)
+            .ok_or(EcdsaError::MissingMessage { from: *j })?;
+        let recv = ot_receivers
+            .remove(j)
+            .ok_or(EcdsaError::MissingMessage { from: *j })?;
+        jobs.push((*j, st, recv, *m));
+    }
+    let finished: Vec<Result<(PartyId, PairState)>> = jobs
+        .into_par_iter()
+        .map(|(j, st, recv, m)| {
+            let out = base::sender_finish(st, j, &m.base_ot)?;
+            Ok((
+                j,
+                PairState::Ready {
+                    sender: recv.into(),
+                    receiver: out.into(),
+                },
+            ))
+        })
+        .collect();
+    let mut pairs = BTreeMap::new();
+    for f in finished {
+        let (j, p) = f?;
+        pairs.insert(j, p);
+    }
+    // Aggregate.
+    let mut agg: Vec<ProjectivePoint> = if refresh {
+        std::iter::once(ProjectivePoint::IDENTITY)
+            .chain(feldman.iter().copied())
+            .collect()
+    } else {
+        feldman.clone()
+    };
+    let mut secret = poly.evaluate(&x_me);
+    for m in map.values() {
+        secret += m.share;
+        let off = usize::from(refresh);
+        for (k, c) in m.feldman.iter().enumerate() {
+            agg[k + off] += c;
+        }
+    }
+    let mut th = Writer::new();
+    let mut all: Vec<(PartyId, Vec<u8>)> = map
+        .iter()
+        .map(|(j, m)| {
+            let mut w = Writer::new();
+            encode_reveal(&mut w, &m.feldman, &m.proof, &m.chain, &m.salt);
+            (*j, w.into_bytes())
+        })
+        .collect();
+    let mut mine = Writer::new();
+    encode_reveal(&mut mine, &feldman, &proof, &chain, &salt);
+    all.push((me, mine.into_bytes()));
+    all.sort_by_key(|(j, _)| *j);
+    for (j, b) in &all {
+        th.party(*j).bytes(b);
+    }
+    let transcript = tagged_hash(TAG_TRANSCRIPT, &[&setup_sid, &th.into_bytes()]);
+    let public_shares: Vec<ProjectivePoint> = params
+        .parties()
+        .map(|k| eval_commitment(&agg, u64::from(k.get())))
+        .collect();
+    let (secret, public_key, public_shares, chain_code, epoch) = match mode {
+        Mode::Keygen => {
+            let mut chains: Vec<(PartyId, [u8; 32])> =
+                map.iter().map(|(j, m)| (*j, m.chain)).collect();
+            chains.push((me, chain));
+            chains.sort_by_key(|(j, _)| *j);
+            let flat: Vec<u8> = chains.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+            (
+                secret,
+                agg[0],
+                public_shares,
+                tagged_hash(TAG_CHAIN, &[&key_id, &flat]),
+                0,
+            )
+        }
+        Mode::Refresh(old) => {
+            let shares = old
+                .public_shares
+                .iter()
+                .zip(&public_shares)
+                .map(|(a, b)| *a + b)
+                .collect();
+            (
+                old.secret + secret,
+                old.public_key,
+                shares,
+                old.chain_code,
+                old.epoch + 1,
+            )
+        }
+    };
+    let share = KeyShare {
+        params,
+        id: me,
+        key_id,
+        epoch,
+        secret,
+        public_key,
+        public_shares,
+        chain_code,
+        transcript,
+        pairs,
+    };
+    if share.public_share(me) != Some(base_mul(&share.secret))
+        || bool::from(k256::elliptic_curve::group::Group::is_identity(&public_key))
+    {
+        return Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
+            "DKG output is inconsistent with its own public share",
+        )));
+    }
+    Ok(share)
+}
+
+/// `Σ_k x^k C_k` for a small public `x` (Horner with double-and-add).
+fn eval_commitment(c: &[ProjectivePoint], x: u64) -> ProjectivePoint {
+    c.iter()
+        .rev()
+        .fold(ProjectivePoint::IDENTITY, |acc, ck| mul_small(&acc, x) + ck)
+}
+
+impl DkgMsg1 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG1_TAG, VERSION).bytes(&self.commitment);
+        self.base_ot.write(&mut w);
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 1", bytes);
+        r.header(MSG1_TAG, VERSION).map_err(&f)?;
+        let commitment = r.array().map_err(&f)?;
+        let base_ot = BaseOtMsg1::read(&mut r).map_err(&f)?;
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg1 {
+            commitment,
+            base_ot,
+        })
+    }
+}
+
+impl DkgMsg2 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG2_TAG, VERSION);
+        encode_reveal(&mut w, &self.feldman, &self.proof, &self.chain, &self.salt);
+        write_scalar(&mut w, &self.share);
+        self.base_ot.write(&mut w);
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 2", bytes);
+        r.header(MSG2_TAG, VERSION).map_err(&f)?;
+        let len = r.len_prefix(1024).map_err(&f)?;
+        let mut feldman = Vec::with_capacity(len);
+        for _ in 0..len {
+            feldman.push(read_point(&mut r, "Feldman commitment").map_err(&f)?);
+        }
+        let [flag] = r.array().map_err(&f)?;
+        let proof = match flag {
+            0 => None,
+            1 => Some(DlogProof::read(&mut r).map_err(&f)?),
+            _ => {
+                return Err(f(quorate_core::DecodeError::InvalidValue {
+                    what: "DKG round 2",
+                    reason: "proof flag must be 0 or 1",
+                }))
+            }
+        };
+        let chain = r.array().map_err(&f)?;
+        let salt = r.array().map_err(&f)?;
+        let share = read_scalar(&mut r, "DKG share").map_err(&f)?;
+        let base_ot = BaseOtMsg2::read(&mut r).map_err(&f)?;
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg2 {
+            feldman,
+            proof,
+            chain,
+            salt,
+            share,
+            base_ot,
+        })
+    }
+
+    /// Fault-injection hook: adds one to the share (a bad DKG share).
+    #[doc(hidden)]
+    pub fn corrupt_share_for_test(&mut self) {
+        self.share += Scalar::ONE;
+    }
+
+    /// Fault-injection hook: appends a commitment (a wrong-length Feldman vector; the
+    /// commitment opening then fails unless the round-1 commitment was made to it).
+    #[doc(hidden)]
+    pub fn extend_feldman_for_test(&mut self) {
+        self.feldman.push(ProjectivePoint::GENERATOR);
+    }
+
+    /// Fault-injection hook: drops a base-OT point (a wrong-length vector).
+    #[doc(hidden)]
+    pub fn truncate_base_ot_for_test(&mut self) {
+        self.base_ot.truncate_for_test();
+    }
+}

@@ -1,0 +1,163 @@
+//! The long-lived key share: a Shamir share of the signing key, every party's public share,
+//! the BIP32 chain code and the pairwise OT-extension seeds.
+
+use crate::curve::{lagrange_at_zero, tagged_hash};
+use crate::error::{EcdsaError, Result};
+use crate::ot::ext::{OteReceiverSeeds, OteSenderSeeds};
+use k256::{ProjectivePoint, Scalar};
+use quorate_core::{PartyId, ThresholdParams};
+use std::collections::BTreeMap;
+use zeroize::Zeroize;
+
+/// Pairwise OT state with one counterparty.
+#[derive(Clone)]
+pub(crate) enum PairState {
+    /// Seeds for both directions: as multiplication sender (OTE sender, holds `Δ`) and as
+    /// multiplication receiver (OTE receiver, holds both base keys).
+    Ready {
+        /// We are Alice (multiplication sender) towards the counterparty.
+        sender: OteSenderSeeds,
+        /// We are Bob (multiplication receiver) towards the counterparty.
+        receiver: OteReceiverSeeds,
+    },
+    /// A consistency check failed; the seeds were wiped.
+    Banned,
+}
+
+/// One party's share of a threshold ECDSA key. Secrets are wiped on drop; `Debug` is
+/// redacted.
+#[derive(Clone)]
+pub struct KeyShare {
+    pub(crate) params: ThresholdParams,
+    pub(crate) id: PartyId,
+    pub(crate) key_id: [u8; 32],
+    pub(crate) epoch: u64,
+    pub(crate) secret: Scalar,
+    pub(crate) public_key: ProjectivePoint,
+    pub(crate) public_shares: Vec<ProjectivePoint>,
+    pub(crate) chain_code: [u8; 32],
+    pub(crate) transcript: [u8; 32],
+    pub(crate) pairs: BTreeMap<PartyId, PairState>,
+}
+
+impl Drop for KeyShare {
+    fn drop(&mut self) {
+        self.secret.zeroize();
+    }
+}
+
+impl core::fmt::Debug for KeyShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KeyShare")
+            .field("id", &self.id)
+            .field("params", &self.params)
+            .field("epoch", &self.epoch)
+            .field("public_key", &hex::encode(self.public_key_bytes()))
+            .field("secret", &quorate_core::secret::REDACTED)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeyShare {
+    /// This party.
+    pub fn id(&self) -> PartyId {
+        self.id
+    }
+
+    /// The `(t, n)` parameters.
+    pub fn params(&self) -> ThresholdParams {
+        self.params
+    }
+
+    /// The key identifier (bound into every sub-protocol's session id).
+    pub fn key_id(&self) -> [u8; 32] {
+        self.key_id
+    }
+
+    /// How many refreshes this share has been through.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The group public key.
+    pub fn public_key(&self) -> ProjectivePoint {
+        self.public_key
+    }
+
+    /// The group public key, 33-byte compressed SEC1.
+    pub fn public_key_bytes(&self) -> [u8; 33] {
+        crate::curve::point_bytes(&self.public_key)
+    }
+
+    /// The verification share `T_j = p(j)·G` of party `j`.
+    pub fn public_share(&self, j: PartyId) -> Option<ProjectivePoint> {
+        self.public_shares.get(j.position()).copied()
+    }
+
+    /// The BIP32 chain code agreed in key generation.
+    pub fn chain_code(&self) -> [u8; 32] {
+        self.chain_code
+    }
+
+    /// A hash of every party's revealed commitments in the last DKG or refresh. Parties that
+    /// compare it out of band detect a broadcast that was not consistent.
+    pub fn setup_transcript(&self) -> [u8; 32] {
+        self.transcript
+    }
+
+    /// Whether the counterparty is banned (its OT correlations were discarded).
+    pub fn is_banned(&self, j: PartyId) -> bool {
+        matches!(self.pairs.get(&j), Some(PairState::Banned))
+    }
+
+    /// Bans `j`: wipes the OT seeds shared with it. Signing with `j` then fails with
+    /// [`EcdsaError::Banned`] until a refresh re-establishes fresh base OTs.
+    pub fn ban(&mut self, j: PartyId) {
+        if let Some(p) = self.pairs.get_mut(&j) {
+            *p = PairState::Banned;
+        }
+    }
+
+    pub(crate) fn pair(&self, j: PartyId) -> Result<(&OteSenderSeeds, &OteReceiverSeeds)> {
+        match self.pairs.get(&j) {
+            Some(PairState::Ready { sender, receiver }) => Ok((sender, receiver)),
+            Some(PairState::Banned) => Err(EcdsaError::Banned { counterparty: j }),
+            None => Err(EcdsaError::Param(quorate_core::ParamError::UnknownParty {
+                id: j,
+                n: self.params.n(),
+            })),
+        }
+    }
+
+    /// `sk_i = λ_i·p(i)` for the signing set: an additive share of the key.
+    pub(crate) fn additive_share(&self, signers: &[PartyId]) -> Result<Scalar> {
+        Ok(lagrange_at_zero(self.id, signers)? * self.secret)
+    }
+
+    /// `λ_j·T_j` for the signing set: the public counterpart of party `j`'s additive share.
+    pub(crate) fn additive_public(
+        &self,
+        j: PartyId,
+        signers: &[PartyId],
+    ) -> Result<ProjectivePoint> {
+        let t = self.public_share(j).ok_or(EcdsaError::Param(
+            quorate_core::ParamError::UnknownParty {
+                id: j,
+                n: self.params.n(),
+            },
+        ))?;
+        Ok(t * lagrange_at_zero(j, signers)?)
+    }
+
+    /// Test hook: reveals the secret share (for reference computations in tests only).
+    #[doc(hidden)]
+    pub fn secret_share_for_test(&self) -> Scalar {
+        self.secret
+    }
+}
+
+/// The session id of a pairwise sub-protocol: protocol tag, outer session, multiplication
+/// sender (Alice) and receiver (Bob).
+pub(crate) fn pair_sid(tag: &[u8], outer: &[u8; 32], alice: PartyId, bob: PartyId) -> [u8; 32] {
+    tagged_hash(tag, &[outer, &alice.to_bytes(), &bob.to_bytes()])
+}

@@ -1,0 +1,384 @@
+//! Two-party multiplication from correlated OT: DKLs19 Protocol 1 ("random multiplication",
+//! eprint 2019/523 §3), in the random-receiver-input / vector-sender-input form that DKLs23
+//! (eprint 2023/765, Functionality 3.5 "RVOLE") uses, with DKLs19's consistency check.
+//!
+//! * **Receiver (Bob)** samples `γ ∈ {0,1}^ℓ` (`ℓ = κ_q + 2s = 256 + 160 = 416`) and so holds
+//!   the random input `χ = ⟨g, γ⟩` for a public random gadget vector `g`. Because `γ` has
+//!   `2s` more bits of entropy than `χ` needs, selective-failure probes on individual bits
+//!   of `γ` reveal (statistically) nothing about `χ`. It runs the OT-extension receiver with
+//!   choice bits `γ` ([`crate::ot::ext`]).
+//! * **Sender (Alice)** has inputs `a = (a_1, a_2)` and a random check input `â`. For every
+//!   row `j` the random-OT messages are hashed to pads `ω^0_j = H(sid, j, q_j)`,
+//!   `ω^1_j = H(sid, j, q_j ⊕ Δ)` (three scalars each); she keeps `z^A_j = −ω^0_j` and sends
+//!   `τ_j = ω^0_j − ω^1_j + (a_1, a_2, â)`. Bob sets `z^B_j = ω^{γ_j}_j + γ_j·τ_j`, so
+//!   `z^A_j + z^B_j = γ_j·(a_1, a_2, â)`.
+//! * **Check** (DKLs19 Protocol 1, steps 5–7): `θ_1, θ_2 = H(sid, τ)`; Alice sends
+//!   `r_j = θ_1 z^A_{j,1} + θ_2 z^A_{j,2} + z^A_{j,3}` and `u = θ_1 a_1 + θ_2 a_2 + â`; Bob
+//!   checks `θ_1 z^B_{j,1} + θ_2 z^B_{j,2} + z^B_{j,3} + r_j = γ_j·u` for every `j`. A sender
+//!   who used different inputs in different rows fails unless it guessed the affected bits
+//!   of `γ`; either way the failure is attributed to it and it is banned.
+//! * Outputs: Alice `c_l = Σ_j g_j z^A_{j,l}`, Bob `d_l = Σ_j g_j z^B_{j,l}`, with
+//!   `c_l + d_l = a_l·χ`.
+
+use crate::curve::{read_scalar, scalar_reduce, tagged_hash, write_scalar};
+use crate::error::{EcdsaError, Result};
+use crate::ot::ext::{self, OteMsg, OteReceiverSeeds, OteSenderSeeds, ReceiverRows};
+use k256::elliptic_curve::Field;
+use k256::Scalar;
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::{DecodeError, PartyId};
+use rand_core::CryptoRngCore;
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Number of OTs per multiplication: `κ_q + 2s` with `κ_q = 256`, `s = 80`.
+pub const ELL: usize = 416;
+/// Number of sender inputs multiplied by the same receiver input (forced reuse).
+pub const L: usize = 2;
+/// Scalars per row: the `L` inputs plus the check input.
+const W: usize = L + 1;
+
+const TAG_PAD: &[u8; 32] = b"quorate/ecdsa/mul/pad/v1________";
+const TAG_THETA: &[u8] = b"quorate/ecdsa/mul/theta/v1";
+const TAG_GADGET: &[u8] = b"quorate/ecdsa/mul/gadget/v1";
+
+/// The public gadget vector `g` (random, derived from a fixed tag).
+fn gadget() -> &'static [Scalar] {
+    static G: OnceLock<Vec<Scalar>> = OnceLock::new();
+    G.get_or_init(|| {
+        (0..ELL)
+            .map(|j| scalar_reduce(&tagged_hash(TAG_GADGET, &[&(j as u32).to_be_bytes()])))
+            .collect()
+    })
+}
+
+/// Hashes an OT row to `W` pad scalars.
+fn pads(prefix: &Sha256, j: usize, row: u128) -> [Scalar; W] {
+    let mut out = [Scalar::ZERO; W];
+    for (l, o) in out.iter_mut().enumerate() {
+        let mut h = prefix.clone();
+        h.update((j as u32).to_be_bytes());
+        h.update(row.to_le_bytes());
+        h.update([l as u8]);
+        *o = scalar_reduce(&h.finalize().into());
+    }
+    out
+}
+
+fn pad_prefix(sid: &[u8; 32]) -> Sha256 {
+    let mut h = Sha256::new();
+    h.update(TAG_PAD);
+    h.update(sid);
+    h
+}
+
+fn bit(bits: &[u8], j: usize) -> Choice {
+    Choice::from((bits[j / 8] >> (j % 8)) & 1)
+}
+
+/// Bob's state between his message and Alice's answer. Consumed by [`receiver_finish`].
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct MulReceiver {
+    sid: [u8; 32],
+    rows: ReceiverRows,
+    gamma: Vec<u8>,
+    chi: Scalar,
+}
+
+impl core::fmt::Debug for MulReceiver {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("MulReceiver(<redacted>)")
+    }
+}
+
+impl MulReceiver {
+    /// Bob's random input `χ`.
+    pub fn chi(&self) -> Scalar {
+        self.chi
+    }
+}
+
+/// Alice → Bob: the corrections `τ` and the check values `r`, `u`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MulMsg {
+    tau: Vec<[Scalar; W]>,
+    r: Vec<Scalar>,
+    u: Scalar,
+}
+
+/// Bob, first message: samples `γ`, runs the extension receiver.
+pub fn receiver_round1(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    rng: &mut impl CryptoRngCore,
+) -> (MulReceiver, OteMsg) {
+    let mut gamma = vec![0u8; ELL / 8];
+    rng.fill_bytes(&mut gamma);
+    let g = gadget();
+    let mut chi = Scalar::ZERO;
+    for (j, gj) in g.iter().enumerate() {
+        chi += Scalar::conditional_select(&Scalar::ZERO, gj, bit(&gamma, j));
+    }
+    let (rows, msg) = ext::receiver_extend(seeds, sid, ELL, &gamma, rng);
+    (
+        MulReceiver {
+            sid: *sid,
+            rows,
+            gamma,
+            chi,
+        },
+        msg,
+    )
+}
+
+/// Alice: checks Bob's extension message (blaming `receiver`), multiplies her `inputs` by
+/// Bob's random `χ`, returns her output shares `c` and the message for Bob.
+pub fn sender_round2(
+    seeds: &OteSenderSeeds,
+    sid: &[u8; 32],
+    receiver: PartyId,
+    inputs: &[Scalar; L],
+    ote: &OteMsg,
+    rng: &mut impl CryptoRngCore,
+) -> Result<([Scalar; L], MulMsg)> {
+    sender_round2_inner(seeds, sid, receiver, inputs, ote, None, rng)
+}
+
+/// Fault-injection hook: a malicious Alice who uses `a_1 + 1` instead of `a_1` in row
+/// `row` only, and otherwise follows the protocol (including the Fiat–Shamir check values).
+/// Bob detects it exactly when `γ_row = 1`.
+#[doc(hidden)]
+pub fn sender_round2_malicious(
+    seeds: &OteSenderSeeds,
+    sid: &[u8; 32],
+    receiver: PartyId,
+    inputs: &[Scalar; L],
+    ote: &OteMsg,
+    row: usize,
+    rng: &mut impl CryptoRngCore,
+) -> Result<([Scalar; L], MulMsg)> {
+    sender_round2_inner(seeds, sid, receiver, inputs, ote, Some(row), rng)
+}
+
+fn sender_round2_inner(
+    seeds: &OteSenderSeeds,
+    sid: &[u8; 32],
+    receiver: PartyId,
+    inputs: &[Scalar; L],
+    ote: &OteMsg,
+    deviate: Option<usize>,
+    rng: &mut impl CryptoRngCore,
+) -> Result<([Scalar; L], MulMsg)> {
+    let rows = ext::sender_extend(seeds, sid, ELL, receiver, ote)?;
+    let delta = seeds.delta_row();
+    let check_input = Scalar::random(&mut *rng);
+    let a = [inputs[0], inputs[1], check_input];
+    let prefix = pad_prefix(sid);
+    let mut z_a: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
+    let mut tau: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
+    for (j, q) in rows.0.iter().enumerate() {
+        let w0 = pads(&prefix, j, *q);
+        let w1 = pads(&prefix, j, *q ^ delta);
+        let mut z = [Scalar::ZERO; W];
+        let mut t = [Scalar::ZERO; W];
+        for l in 0..W {
+            z[l] = -w0[l];
+            t[l] = w0[l] - w1[l] + a[l];
+        }
+        if deviate == Some(j) {
+            t[0] += Scalar::ONE;
+        }
+        z_a.push(z);
+        tau.push(t);
+    }
+    let theta = theta(sid, &tau);
+    let r = z_a
+        .iter()
+        .map(|z| theta[0] * z[0] + theta[1] * z[1] + z[2])
+        .collect();
+    let u = theta[0] * a[0] + theta[1] * a[1] + a[2];
+    let g = gadget();
+    let mut c = [Scalar::ZERO; L];
+    for (gj, z) in g.iter().zip(&z_a) {
+        for l in 0..L {
+            c[l] += *gj * z[l];
+        }
+    }
+    for z in z_a.iter_mut() {
+        z.zeroize();
+    }
+    Ok((c, MulMsg { tau, r, u }))
+}
+
+fn theta(sid: &[u8; 32], tau: &[[Scalar; W]]) -> [Scalar; 2] {
+    let mut h = Sha256::new();
+    h.update(TAG_THETA);
+    h.update(sid);
+    for t in tau {
+        for s in t {
+            h.update(s.to_bytes());
+        }
+    }
+    let d: [u8; 32] = h.finalize().into();
+    [
+        scalar_reduce(&tagged_hash(TAG_THETA, &[&d, b"1"])),
+        scalar_reduce(&tagged_hash(TAG_THETA, &[&d, b"2"])),
+    ]
+}
+
+/// Bob: runs the DKLs19 check (blaming `sender`) and returns `(χ, d)` with
+/// `c_l + d_l = a_l·χ`.
+pub fn receiver_finish(
+    state: MulReceiver,
+    sender: PartyId,
+    msg: &MulMsg,
+) -> Result<(Scalar, [Scalar; L])> {
+    if msg.tau.len() != ELL || msg.r.len() != ELL {
+        return Err(EcdsaError::blame(sender, "multiplication: message length"));
+    }
+    let theta = theta(&state.sid, &msg.tau);
+    let prefix = pad_prefix(&state.sid);
+    let g = gadget();
+    let mut d = [Scalar::ZERO; L];
+    let mut ok = Choice::from(1u8);
+    for (j, t_row) in state.rows.0.iter().enumerate() {
+        let gamma = bit(&state.gamma, j);
+        let w = pads(&prefix, j, *t_row);
+        let mut z = [Scalar::ZERO; W];
+        for l in 0..W {
+            z[l] = w[l] + Scalar::conditional_select(&Scalar::ZERO, &msg.tau[j][l], gamma);
+        }
+        let lhs = theta[0] * z[0] + theta[1] * z[1] + z[2] + msg.r[j];
+        let rhs = Scalar::conditional_select(&Scalar::ZERO, &msg.u, gamma);
+        ok &= lhs.ct_eq(&rhs);
+        for l in 0..L {
+            d[l] += g[j] * z[l];
+        }
+        z.zeroize();
+    }
+    if !bool::from(ok) {
+        return Err(EcdsaError::blame(
+            sender,
+            "multiplication: DKLs19 consistency check",
+        ));
+    }
+    Ok((state.chi, d))
+}
+
+impl MulMsg {
+    /// Writes the message.
+    pub fn write(&self, w: &mut Writer) {
+        w.u16(self.tau.len() as u16);
+        for t in &self.tau {
+            for s in t {
+                write_scalar(w, s);
+            }
+        }
+        for s in &self.r {
+            write_scalar(w, s);
+        }
+        write_scalar(w, &self.u);
+    }
+
+    /// Reads the message (length-prefixed; the protocol checks the exact length).
+    pub fn read(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
+        let n = r.len_prefix(2 * ELL)?;
+        let mut tau = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut t = [Scalar::ZERO; W];
+            for s in t.iter_mut() {
+                *s = read_scalar(r, "multiplication tau")?;
+            }
+            tau.push(t);
+        }
+        let mut rs = Vec::with_capacity(n);
+        for _ in 0..n {
+            rs.push(read_scalar(r, "multiplication check r")?);
+        }
+        let u = read_scalar(r, "multiplication check u")?;
+        Ok(MulMsg { tau, r: rs, u })
+    }
+
+    /// Test hook: drops the last row (a wrong-length vector).
+    #[doc(hidden)]
+    pub fn truncate_for_test(&mut self) {
+        self.tau.pop();
+        self.r.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ot::base;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    fn pid(i: u16) -> PartyId {
+        PartyId::new(i).expect("nonzero")
+    }
+
+    fn setup(rng: &mut ChaCha20Rng) -> (OteSenderSeeds, OteReceiverSeeds) {
+        let sid = [3u8; 32];
+        let (s, m1) = base::sender_round1(sid, pid(2), rng);
+        let (r_out, m2) = base::receiver_round(sid, pid(2), &m1, rng).expect("ok");
+        let s_out = base::sender_finish(s, pid(1), &m2).expect("ok");
+        (r_out.into(), s_out.into())
+    }
+
+    #[test]
+    fn products_are_correct() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let (alice, bob) = setup(&mut rng);
+        for round in 0..3u8 {
+            let sid = [round; 32];
+            let a = [Scalar::random(&mut rng), Scalar::random(&mut rng)];
+            let (st, m1) = receiver_round1(&bob, &sid, &mut rng);
+            let (c, m2) = sender_round2(&alice, &sid, pid(2), &a, &m1, &mut rng).expect("honest");
+            let mut w = Writer::new();
+            m2.write(&mut w);
+            let bytes = w.into_bytes();
+            let mut r = Reader::new("mul", &bytes);
+            let decoded = MulMsg::read(&mut r).expect("decodes");
+            r.finish().expect("exact");
+            assert_eq!(decoded, m2);
+            let (chi, d) = receiver_finish(st, pid(1), &decoded).expect("honest");
+            assert_eq!(c[0] + d[0], a[0] * chi);
+            assert_eq!(c[1] + d[1], a[1] * chi);
+        }
+    }
+
+    #[test]
+    fn inconsistent_sender_is_blamed() {
+        let mut rng = ChaCha20Rng::seed_from_u64(12);
+        let (alice, bob) = setup(&mut rng);
+        let sid = [1u8; 32];
+        let a = [Scalar::ONE, Scalar::ONE];
+        let mut caught = 0;
+        for j in 0..16 {
+            let (st, m1) = receiver_round1(&bob, &sid, &mut rng);
+            let gamma_j = bool::from(bit(&st.gamma, j));
+            let (_c, m2) =
+                sender_round2_malicious(&alice, &sid, pid(2), &a, &m1, j, &mut rng).expect("ok");
+            match receiver_finish(st, pid(1), &m2) {
+                Err(e) => {
+                    // Detected exactly when the probed bit is 1 (selective failure on γ_j,
+                    // which is why γ carries 2s bits of slack and failures ban).
+                    assert!(gamma_j);
+                    assert_eq!(e.culprits(), &[pid(1)]);
+                    caught += 1;
+                }
+                Ok(_) => assert!(!gamma_j),
+            }
+        }
+        assert!(caught > 0);
+        // Wrong length.
+        let (st, m1) = receiver_round1(&bob, &sid, &mut rng);
+        let (_c, mut m2) = sender_round2(&alice, &sid, pid(2), &a, &m1, &mut rng).expect("ok");
+        m2.truncate_for_test();
+        let err = receiver_finish(st, pid(1), &m2).expect_err("short");
+        assert_eq!(err.check(), Some("multiplication: message length"));
+    }
+}

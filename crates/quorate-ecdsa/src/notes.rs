@@ -1,0 +1,69 @@
+//! Protocol notes: what is implemented, with the papers' figure and step numbers, and where
+//! this crate departs from them.
+//!
+//! # References
+//!
+//! * **DKLs18**: Doerner, Kondi, Lee, shelat, *Secure Two-party Threshold ECDSA from ECDSA
+//!   Assumptions*, eprint 2018/499 (VSOT base OT, the multiplication encoding).
+//! * **DKLs19**: the same authors, *Threshold ECDSA from ECDSA Assumptions: The Multiparty
+//!   Case*, eprint 2019/523. Protocol 1 (two-party multiplication with the consistency
+//!   check, random receiver input "RMUL"), §VI evaluation (2-of-n 9.52 ms over LAN; 24
+//!   parties 37.6 ms; setup for `n ∈ {2,…,32}` at `t = ⌈(n+1)/2⌉`, Table III).
+//! * **DKLs23**: the same authors, *Threshold ECDSA in Three Rounds*, eprint 2023/765.
+//!   Protocol 3.6 (signing), Functionality 3.5 (RVOLE), Functionality 3.4 (zero-sharing).
+//! * **KOS15**: Keller, Orsini, Scholl, *Actively Secure OT Extension with Optimal Overhead*,
+//!   eprint 2015/546, **revised** consistency check (Fig. 10), following
+//!   **SoftSpokenOT** (Roy, eprint 2022/192), which showed the original Lemma 1 false.
+//! * **Simplest OT**: Chou, Orlandi, eprint 2015/267.
+//! * Proactive refresh: Kondi, Magri, Orlandi, Shlomovits, *Refresh When You Wake Up*,
+//!   eprint 2019/1328.
+//!
+//! # Parameters
+//!
+//! * Curve secp256k1 (`k256`, `mul_by_generator` and `lincomb` for every fixed-base and
+//!   double multiplication).
+//! * Base OTs / extension width `κ = 128` (computational security 128 bits, matching the
+//!   curve). DKLs19's implementation used 256 columns; 128 halves the base-OT cost of the
+//!   setup and the extension traffic.
+//! * Multiplication batch `ℓ = 256 + 2·80 = 416` OTs (DKLs19's `κ + 2s`), plus 128 padding
+//!   rows for the KOS check. Random oracle and PRG: tagged SHA-256 (`sha2`, SHA-NI).
+//!
+//! # Departures and their reasons
+//!
+//! * **No zero-sharing in signing.** DKLs23 re-randomises `sk_i = λ_i p(i) + ζ_i` with a
+//!   zero-sharing `ζ`; then only `Σ pk_j = pk` can be checked. Here `sk_i = λ_i p(i)` and
+//!   every receiver checks `pk_j = λ_j T_j` against the DKG's public shares, so a wrong
+//!   `pk_j` names `j` (identifiable abort). The security argument of DKLs23 with this
+//!   change has not been re-verified.
+//! * **DKLs19's check inside the multiplication** is kept although DKLs23's `Γ` check
+//!   (step 3) would catch an inconsistent sender by itself; it costs `ℓ + 1` scalars per
+//!   multiplication (about 13 KB) and names the sender at the multiplication layer.
+//! * **Base OT** is Simplest OT with a Schnorr proof of knowledge of `b` and transcript-bound
+//!   key derivation, not the full VSOT verification round or endemic OT. Points are
+//!   validated (canonical compressed encoding, on curve, not the identity); `k256`'s own
+//!   decoder accepts any tag byte with the right parity, so tags other than 2/3 are
+//!   rejected explicitly.
+//! * **Round-3 shares carry no proofs.** A wrong `(u_i, w_i)` yields a signature that does
+//!   not verify; this is detected (the signature is always verified) but not attributed:
+//!   [`crate::EcdsaError::InvalidSignature`] has no culprit.
+//! * **Broadcast.** Messages are addressed per recipient; the DKG commitments/openings and
+//!   the round-3 shares must go over a reliable broadcast (or an echo round). The DKG outputs
+//!   [`crate::KeyShare::setup_transcript`] for a cheap out-of-band comparison.
+//! * **Re-establishing a banned pair** is done by a full refresh (fresh base OTs for every
+//!   pair), not by a dedicated two-party setup.
+//! * **2-party fast path** (DKLs19's 2-message protocol) is not implemented: the three-round
+//!   protocol at `t = 2` already needs only two multiplications.
+//!
+//! # Known attacks addressed
+//!
+//! * *Flawed KOS check*: the revised check of KOS15 Fig. 10 on the untransposed columns
+//!   ([`crate::ot::ext`]).
+//! * *Selective abort / OT reuse*: any failed check (KOS, DKLs19, `Γ`) bans the counterparty
+//!   and wipes the OT seeds shared with it ([`crate::KeyShare::ban`]); signing with it
+//!   returns [`crate::EcdsaError::Banned`] until a refresh.
+//! * *Session-id reuse*: every sub-protocol's session id hashes the protocol tag, the key id,
+//!   the epoch, the signing session id and signing set (or the setup session), and both
+//!   parties' indices in role order.
+//! * *Input validation*: vector lengths, sender sets, indices, non-canonical scalars and
+//!   invalid or identity points are rejected with typed errors naming the sender.
+//! * *Unhashed messages*: the API signs a 32-byte digest; hashing is the caller's choice.

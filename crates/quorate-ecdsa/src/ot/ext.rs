@@ -1,0 +1,492 @@
+//! OT extension: IKNP/KOS with the *revised* consistency check (KOS15, eprint 2015/546,
+//! revised Fig. 10, after SoftSpokenOT, eprint 2022/192 — the original KOS check relied on a
+//! false lemma).
+//!
+//! Roles (IKNP reversal): the extension **sender** holds `Δ ∈ {0,1}^κ` (its base-OT choice
+//! bits) and `k_i^{Δ_i}`; the extension **receiver** holds both base keys `k_i^0, k_i^1`.
+//!
+//! For `m = ℓ + σ` rows (σ = 128 padding rows that are sacrificed to the check) and a fresh
+//! session id `sid`:
+//!
+//! 1. The receiver picks choice bits `x ∈ {0,1}^ℓ` and random padding bits, and for each
+//!    column `i < κ` sets `t_i = G(k_i^0, sid)`, sends `u_i = t_i ⊕ G(k_i^1, sid) ⊕ x`.
+//! 2. The sender computes `q_i = G(k_i^{Δ_i}, sid) ⊕ Δ_i·u_i = t_i ⊕ Δ_i·x`.
+//! 3. **Check** (on the untransposed columns, per the revised protocol): split each column
+//!    into 128-bit blocks `(c^0, …, c^{B−1}, c^pad)` over GF(2^128). Challenges
+//!    `χ_0..χ_{B−1}` come from a random oracle on `(sid, u)` (Fiat–Shamir, so no extra round).
+//!    The universal hash is `h(c) = Σ_b χ_b·c^b + c^pad`. The receiver sends `x̃ = h(x)` and
+//!    `t̃_i = h(t_i)` for every column; the sender accepts iff `h(q_i) = t̃_i + Δ_i·x̃` for all
+//!    `i`. Because `h` is GF(2)-linear this holds for an honest receiver; a receiver that
+//!    used a different `x` in different columns is caught except with probability about
+//!    `2^-128` per inconsistency pattern (or learns a bit of `Δ` and is then banned).
+//! 4. Rows: the receiver holds `t_j` and the sender `q_j`, with `q_j = t_j ⊕ x_j·Δ`, so
+//!    `(H(q_j), H(q_j ⊕ Δ))` are the sender's random OT messages and `H(t_j)` is the
+//!    receiver's chosen one.
+
+use super::base::{BaseOtReceiverOutput, BaseOtSenderOutput, Seed, KAPPA, KAPPA_BYTES};
+use crate::error::{EcdsaError, Result};
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::{DecodeError, PartyId};
+use rand_core::CryptoRngCore;
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConstantTimeEq};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Padding rows sacrificed to the consistency check.
+pub const PAD_ROWS: usize = 128;
+
+const TAG_PRG: &[u8; 32] = b"quorate/ecdsa/ote/prg/v1________";
+const TAG_CHI: &[u8] = b"quorate/ecdsa/ote/kos-chi/v1";
+
+/// Extension-sender seeds: `Δ` and `k_i^{Δ_i}`. Long-lived pairwise state.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct OteSenderSeeds {
+    delta: [u8; KAPPA_BYTES],
+    seeds: Vec<Seed>,
+}
+
+/// Extension-receiver seeds: both base keys. Long-lived pairwise state.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct OteReceiverSeeds {
+    seeds0: Vec<Seed>,
+    seeds1: Vec<Seed>,
+}
+
+impl core::fmt::Debug for OteSenderSeeds {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("OteSenderSeeds(<redacted>)")
+    }
+}
+impl core::fmt::Debug for OteReceiverSeeds {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("OteReceiverSeeds(<redacted>)")
+    }
+}
+
+impl From<BaseOtReceiverOutput> for OteSenderSeeds {
+    fn from(b: BaseOtReceiverOutput) -> Self {
+        OteSenderSeeds {
+            delta: b.choices,
+            seeds: b.keys.clone(),
+        }
+    }
+}
+
+impl From<BaseOtSenderOutput> for OteReceiverSeeds {
+    fn from(b: BaseOtSenderOutput) -> Self {
+        OteReceiverSeeds {
+            seeds0: b.keys0.clone(),
+            seeds1: b.keys1.clone(),
+        }
+    }
+}
+
+impl OteSenderSeeds {
+    /// `Δ` as a 128-bit row value (bit `i` is `Δ_i`).
+    pub(crate) fn delta_row(&self) -> u128 {
+        u128::from_le_bytes(self.delta)
+    }
+}
+
+/// The receiver's extension message: the column corrections and the check values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OteMsg {
+    col_bytes: usize,
+    u: Vec<u8>,
+    x_check: u128,
+    t_check: Vec<u128>,
+}
+
+/// PRG `G(seed, sid)` expanded to `len` bytes: SHA-256 in counter mode over a one-block
+/// prefix `(seed ‖ sid)`.
+fn prg(seed: &Seed, sid: &[u8; 32], out: &mut [u8]) {
+    let mut pre = Sha256::new();
+    pre.update(TAG_PRG);
+    pre.update(seed);
+    pre.update(sid);
+    for (ctr, chunk) in out.chunks_mut(32).enumerate() {
+        let mut h = pre.clone();
+        h.update((ctr as u32).to_be_bytes());
+        let d = h.finalize();
+        chunk.copy_from_slice(&d[..chunk.len()]);
+    }
+}
+
+/// GF(2^128) with the polynomial `X^128 + X^7 + X^2 + X + 1`; multiplication by a fixed
+/// element through a table of `χ·X^k`, with masked (constant-time) selection.
+struct GfTable([u128; 128]);
+
+impl GfTable {
+    fn new(chi: u128) -> Self {
+        let mut t = [0u128; 128];
+        let mut a = chi;
+        for slot in t.iter_mut() {
+            *slot = a;
+            let carry = 0u128.wrapping_sub(a >> 127);
+            a = (a << 1) ^ (carry & 0x87);
+        }
+        GfTable(t)
+    }
+
+    fn mul(&self, b: u128) -> u128 {
+        let mut r = 0u128;
+        for (k, t) in self.0.iter().enumerate() {
+            r ^= t & 0u128.wrapping_sub((b >> k) & 1);
+        }
+        r
+    }
+}
+
+/// Reads block `b` of a column: bytes `[16b, 16b+16)` clipped to `[0, end)`, zero-extended.
+fn block(col: &[u8], start: usize, end: usize) -> u128 {
+    let mut buf = [0u8; 16];
+    let stop = end.min(start + 16);
+    if let (Some(src), Some(dst)) = (
+        col.get(start..stop),
+        buf.get_mut(..stop.saturating_sub(start)),
+    ) {
+        dst.copy_from_slice(src);
+    }
+    u128::from_le_bytes(buf)
+}
+
+struct Check {
+    tables: Vec<GfTable>,
+    data_bytes: usize,
+}
+
+impl Check {
+    fn new(sid: &[u8; 32], u: &[u8], data_bytes: usize) -> Self {
+        let digest = crate::curve::tagged_hash(TAG_CHI, &[sid, u]);
+        let nblocks = data_bytes.div_ceil(16);
+        let tables = (0..nblocks)
+            .map(|b| {
+                let c = crate::curve::tagged_hash(TAG_CHI, &[&digest, &(b as u32).to_be_bytes()]);
+                let mut x = [0u8; 16];
+                x.copy_from_slice(&c[..16]);
+                GfTable::new(u128::from_le_bytes(x))
+            })
+            .collect();
+        Check { tables, data_bytes }
+    }
+
+    /// `h(c) = Σ_b χ_b·c^b + c^pad`.
+    fn hash(&self, col: &[u8]) -> u128 {
+        let mut acc = block(col, self.data_bytes, self.data_bytes + 16);
+        for (b, t) in self.tables.iter().enumerate() {
+            acc ^= t.mul(block(col, 16 * b, self.data_bytes));
+        }
+        acc
+    }
+}
+
+/// Transposes `κ` columns of `rows` bits into `rows` values of 128 bits.
+fn transpose(cols: &[u8], col_bytes: usize, rows: usize) -> Vec<u128> {
+    let mut out = vec![0u128; col_bytes * 8];
+    for (i, col) in cols.chunks_exact(col_bytes).enumerate() {
+        for (jb, byte) in col.iter().enumerate() {
+            let base = jb * 8;
+            for bit in 0..8 {
+                if let Some(r) = out.get_mut(base + bit) {
+                    *r |= u128::from((byte >> bit) & 1) << i;
+                }
+            }
+        }
+    }
+    out.truncate(rows);
+    out
+}
+
+/// Receiver rows `t_j` (secret). Wiped on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct ReceiverRows(pub(crate) Vec<u128>);
+
+/// Sender rows `q_j` (secret). Wiped on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct SenderRows(pub(crate) Vec<u128>);
+
+impl core::fmt::Debug for SenderRows {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("SenderRows(<redacted>)")
+    }
+}
+
+impl core::fmt::Debug for ReceiverRows {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ReceiverRows(<redacted>)")
+    }
+}
+
+/// Receiver: extends to `ell` OTs (`ell` a multiple of 8) with choice bits `choices`
+/// (packed little-endian, `ell/8` bytes). Returns its rows and the message for the sender.
+pub fn receiver_extend(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    ell: usize,
+    choices: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> (ReceiverRows, OteMsg) {
+    receiver_extend_inner(seeds, sid, ell, choices, 0, rng)
+}
+
+/// Fault-injection hook: a malicious receiver that uses choice bits `x ⊕ e` (for a fixed
+/// non-zero `e`) in the columns selected by `deviate` and `x` elsewhere, then computes the
+/// check values `x̃ = h(x)`, `t̃_i = h(t_i)` as if it were honest. It passes the check only
+/// if `Δ_i = 0` for every deviating column: the ~1-bit selective-failure leakage that makes
+/// banning after a failure mandatory.
+#[doc(hidden)]
+pub fn receiver_extend_malicious(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    ell: usize,
+    choices: &[u8],
+    deviate: u128,
+    rng: &mut impl CryptoRngCore,
+) -> (ReceiverRows, OteMsg) {
+    receiver_extend_inner(seeds, sid, ell, choices, deviate, rng)
+}
+
+fn receiver_extend_inner(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    ell: usize,
+    choices: &[u8],
+    deviate: u128,
+    rng: &mut impl CryptoRngCore,
+) -> (ReceiverRows, OteMsg) {
+    let data_bytes = ell / 8;
+    let col_bytes = data_bytes + PAD_ROWS / 8;
+    let mut x = vec![0u8; col_bytes];
+    x[..data_bytes].copy_from_slice(&choices[..data_bytes]);
+    rng.fill_bytes(&mut x[data_bytes..]);
+    let mut t = vec![0u8; KAPPA * col_bytes];
+    let mut u = vec![0u8; KAPPA * col_bytes];
+    let mut g1 = vec![0u8; col_bytes];
+    for i in 0..KAPPA {
+        let tc = &mut t[i * col_bytes..(i + 1) * col_bytes];
+        prg(&seeds.seeds0[i], sid, tc);
+        prg(&seeds.seeds1[i], sid, &mut g1);
+        for ((uo, (a, b)), xb) in u[i * col_bytes..(i + 1) * col_bytes]
+            .iter_mut()
+            .zip(tc.iter().zip(&g1))
+            .zip(&x)
+        {
+            *uo = a ^ b ^ xb;
+        }
+        if (deviate >> i) & 1 == 1 {
+            if let Some(b) = u.get_mut(i * col_bytes) {
+                *b ^= 1;
+            }
+        }
+    }
+    g1.zeroize();
+    let check = Check::new(sid, &u, data_bytes);
+    let x_check = check.hash(&x);
+    let t_check = t.chunks_exact(col_bytes).map(|c| check.hash(c)).collect();
+    x.zeroize();
+    let rows = transpose(&t, col_bytes, ell);
+    t.zeroize();
+    (
+        ReceiverRows(rows),
+        OteMsg {
+            col_bytes,
+            u,
+            x_check,
+            t_check,
+        },
+    )
+}
+
+/// Sender: checks the receiver's message (blaming `receiver` on any failure) and returns its
+/// rows `q_j` for `ell` OTs.
+pub fn sender_extend(
+    seeds: &OteSenderSeeds,
+    sid: &[u8; 32],
+    ell: usize,
+    receiver: PartyId,
+    msg: &OteMsg,
+) -> Result<SenderRows> {
+    let data_bytes = ell / 8;
+    let col_bytes = data_bytes + PAD_ROWS / 8;
+    if msg.col_bytes != col_bytes || msg.u.len() != KAPPA * col_bytes || msg.t_check.len() != KAPPA
+    {
+        return Err(EcdsaError::blame(receiver, "OT extension: message length"));
+    }
+    let check = Check::new(sid, &msg.u, data_bytes);
+    let delta = seeds.delta_row();
+    let mut q = vec![0u8; KAPPA * col_bytes];
+    let mut ok = Choice::from(1u8);
+    for i in 0..KAPPA {
+        let qc = &mut q[i * col_bytes..(i + 1) * col_bytes];
+        prg(&seeds.seeds[i], sid, qc);
+        let mask = 0u8.wrapping_sub(((delta >> i) & 1) as u8);
+        for (qb, ub) in qc
+            .iter_mut()
+            .zip(&msg.u[i * col_bytes..(i + 1) * col_bytes])
+        {
+            *qb ^= ub & mask;
+        }
+        let dmask = 0u128.wrapping_sub((delta >> i) & 1);
+        let expected = msg.t_check[i] ^ (msg.x_check & dmask);
+        ok &= check.hash(qc).ct_eq(&expected);
+    }
+    if !bool::from(ok) {
+        q.zeroize();
+        return Err(EcdsaError::blame(
+            receiver,
+            "OT extension: KOS consistency check",
+        ));
+    }
+    let rows = transpose(&q, col_bytes, ell);
+    q.zeroize();
+    Ok(SenderRows(rows))
+}
+
+impl OteMsg {
+    /// Writes the message.
+    pub fn write(&self, w: &mut Writer) {
+        w.u16(self.col_bytes as u16);
+        w.bytes(&self.u);
+        w.bytes(&self.x_check.to_le_bytes());
+        for t in &self.t_check {
+            w.bytes(&t.to_le_bytes());
+        }
+    }
+
+    /// Reads the message: a column length (at most `max_col_bytes`), `κ` columns, `x̃` and
+    /// `κ` values `t̃_i`.
+    pub fn read(
+        r: &mut Reader<'_>,
+        max_col_bytes: usize,
+    ) -> core::result::Result<Self, DecodeError> {
+        let col_bytes = r.len_prefix(max_col_bytes)?;
+        let u = r.take(KAPPA * col_bytes)?.to_vec();
+        let x_check = u128::from_le_bytes(r.array()?);
+        let mut t_check = Vec::with_capacity(KAPPA);
+        for _ in 0..KAPPA {
+            t_check.push(u128::from_le_bytes(r.array()?));
+        }
+        Ok(OteMsg {
+            col_bytes,
+            u,
+            x_check,
+            t_check,
+        })
+    }
+
+    /// Test hook: flips one bit of one column correction (an inconsistent extension).
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self, column: usize, byte: usize) {
+        if let Some(b) = self.u.get_mut(column * self.col_bytes + byte) {
+            *b ^= 1;
+        }
+    }
+
+    /// Test hook: flips a bit of `x̃`.
+    #[doc(hidden)]
+    pub fn corrupt_check_for_test(&mut self) {
+        self.x_check ^= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ot::base;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{RngCore, SeedableRng};
+
+    fn setup(rng: &mut ChaCha20Rng) -> (OteSenderSeeds, OteReceiverSeeds) {
+        let p1 = PartyId::new(1).expect("nonzero");
+        let sid = [3u8; 32];
+        let (s, m1) = base::sender_round1(sid, p1, rng);
+        let (r_out, m2) = base::receiver_round(sid, p1, &m1, rng).expect("ok");
+        let s_out = base::sender_finish(s, p1, &m2).expect("ok");
+        (r_out.into(), s_out.into())
+    }
+
+    #[test]
+    fn gf_table_matches_schoolbook() {
+        fn slow(mut a: u128, b: u128) -> u128 {
+            let mut r = 0;
+            for i in 0..128 {
+                if (b >> i) & 1 == 1 {
+                    r ^= a;
+                }
+                let c = a >> 127;
+                a <<= 1;
+                if c == 1 {
+                    a ^= 0x87;
+                }
+            }
+            r
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        for _ in 0..20 {
+            let a = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+            let b = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+            assert_eq!(GfTable::new(a).mul(b), slow(a, b));
+            assert_eq!(GfTable::new(a).mul(b), GfTable::new(b).mul(a));
+        }
+    }
+
+    #[test]
+    fn correlation_holds_and_check_passes() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        let (ss, rs) = setup(&mut rng);
+        let ell = 416;
+        let mut choices = vec![0u8; ell / 8];
+        rng.fill_bytes(&mut choices);
+        let sid = [5u8; 32];
+        let (t, msg) = receiver_extend(&rs, &sid, ell, &choices, &mut rng);
+        let p2 = PartyId::new(2).expect("nonzero");
+        let q = sender_extend(&ss, &sid, ell, p2, &msg).expect("honest");
+        let delta = ss.delta_row();
+        for j in 0..ell {
+            let x = u128::from((choices[j / 8] >> (j % 8)) & 1);
+            assert_eq!(q.0[j], t.0[j] ^ (0u128.wrapping_sub(x) & delta));
+        }
+        // Different session ids give unrelated rows.
+        let (t2, _) = receiver_extend(&rs, &[6u8; 32], ell, &choices, &mut rng);
+        assert_ne!(t.0[0], t2.0[0]);
+    }
+
+    #[test]
+    fn inconsistent_columns_fail_the_check() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let (ss, rs) = setup(&mut rng);
+        let ell = 416;
+        let choices = vec![0xA5u8; ell / 8];
+        let sid = [5u8; 32];
+        let p2 = PartyId::new(2).expect("nonzero");
+        let delta = ss.delta_row();
+        // Deviating in every column: caught (fails unless Δ = 0).
+        let (_t, msg) = receiver_extend_malicious(&rs, &sid, ell, &choices, u128::MAX, &mut rng);
+        let err = sender_extend(&ss, &sid, ell, p2, &msg).expect_err("must fail");
+        assert_eq!(err.culprits(), &[p2]);
+        assert_eq!(err.check(), Some("OT extension: KOS consistency check"));
+        // Deviating in one column with Δ_i = 1: caught; with Δ_i = 0: undetected but also
+        // harmless for the correlation (the sender ignores u_i), leaking that Δ_i = 0.
+        let one = (0..128)
+            .find(|i| (delta >> i) & 1 == 1)
+            .expect("some bit set");
+        let zero = (0..128)
+            .find(|i| (delta >> i) & 1 == 0)
+            .expect("some bit clear");
+        let (_t, msg) = receiver_extend_malicious(&rs, &sid, ell, &choices, 1u128 << one, &mut rng);
+        assert!(sender_extend(&ss, &sid, ell, p2, &msg).is_err());
+        let (_t, msg) =
+            receiver_extend_malicious(&rs, &sid, ell, &choices, 1u128 << zero, &mut rng);
+        assert!(sender_extend(&ss, &sid, ell, p2, &msg).is_ok());
+        // Tampering after the fact changes the Fiat–Shamir challenges: caught.
+        let (_t, mut msg) = receiver_extend(&rs, &sid, ell, &choices, &mut rng);
+        msg.corrupt_for_test(3, 7);
+        assert!(sender_extend(&ss, &sid, ell, p2, &msg).is_err());
+        let (_t, mut msg) = receiver_extend(&rs, &sid, ell, &choices, &mut rng);
+        msg.corrupt_check_for_test();
+        assert!(sender_extend(&ss, &sid, ell, p2, &msg).is_err());
+        // A different session id at the sender also fails (binding).
+        let (_t, msg) = receiver_extend(&rs, &sid, ell, &choices, &mut rng);
+        assert!(sender_extend(&ss, &[9u8; 32], ell, p2, &msg).is_err());
+    }
+}

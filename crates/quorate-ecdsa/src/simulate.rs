@@ -1,0 +1,178 @@
+//! In-process runs of the protocols for demos and benchmarks: every message goes through
+//! its canonical byte encoding and is counted. No network is modelled here.
+
+use crate::dkg::{self, DkgMsg1, DkgMsg2};
+use crate::error::{EcdsaError, Result};
+use crate::keyshare::KeyShare;
+use crate::sign::{self, SignMsg1, SignMsg2, SignMsg3, Signature};
+use quorate_core::transcript::SessionId;
+use quorate_core::{PartyId, ThresholdParams};
+use rand_core::CryptoRngCore;
+use std::collections::BTreeMap;
+
+/// Bytes sent, per sending party (broadcasts counted once per recipient).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes sent by each party.
+    pub sent: BTreeMap<PartyId, usize>,
+    /// Messages sent in total.
+    pub messages: usize,
+}
+
+impl Traffic {
+    fn add(&mut self, from: PartyId, bytes: usize) {
+        *self.sent.entry(from).or_default() += bytes;
+        self.messages += 1;
+    }
+
+    /// Total bytes sent by all parties.
+    pub fn total(&self) -> usize {
+        self.sent.values().sum()
+    }
+
+    /// The largest number of bytes sent by one party.
+    pub fn max_per_party(&self) -> usize {
+        self.sent.values().copied().max().unwrap_or(0)
+    }
+}
+
+type Inbox<M> = BTreeMap<PartyId, Vec<(PartyId, M)>>;
+
+fn deliver<M>(inbox: &mut Inbox<M>, from: PartyId, to: PartyId, m: M) {
+    inbox.entry(to).or_default().push((from, m));
+}
+
+fn take<M>(inbox: &mut Inbox<M>, me: PartyId) -> Vec<(PartyId, M)> {
+    inbox.remove(&me).unwrap_or_default()
+}
+
+fn run_setup(
+    params: ThresholdParams,
+    old: Option<&[KeyShare]>,
+    session: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(Vec<KeyShare>, Traffic)> {
+    let session = SessionId::new(session.to_vec());
+    let mut traffic = Traffic::default();
+    let mut states = Vec::new();
+    let mut inbox: Inbox<DkgMsg1> = BTreeMap::new();
+    for i in params.parties() {
+        let (st, msgs) = match old {
+            Some(o) => {
+                let share = o
+                    .get(i.position())
+                    .ok_or(EcdsaError::MissingMessage { from: i })?;
+                dkg::refresh_round1(share, &session, rng)?
+            }
+            None => dkg::keygen_round1(params, i, &session, rng)?,
+        };
+        for (to, m) in msgs {
+            let b = m.to_bytes();
+            traffic.add(i, b.len());
+            deliver(&mut inbox, i, to, DkgMsg1::from_bytes(i, &b)?);
+        }
+        states.push((i, st));
+    }
+    let mut states2 = Vec::new();
+    let mut inbox2: Inbox<DkgMsg2> = BTreeMap::new();
+    for (i, st) in states {
+        let (st2, msgs) = dkg::dkg_round2(st, &take(&mut inbox, i), rng)?;
+        for (to, m) in msgs {
+            let b = m.to_bytes();
+            traffic.add(i, b.len());
+            deliver(&mut inbox2, i, to, DkgMsg2::from_bytes(i, &b)?);
+        }
+        states2.push((i, st2));
+    }
+    let shares = states2
+        .into_iter()
+        .map(|(i, st)| dkg::dkg_finish(st, &take(&mut inbox2, i)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((shares, traffic))
+}
+
+/// Runs key generation for all `n` parties.
+pub fn keygen(
+    params: ThresholdParams,
+    session: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(Vec<KeyShare>, Traffic)> {
+    run_setup(params, None, session, rng)
+}
+
+/// Runs a proactive refresh for all parties (`shares[k]` belongs to party `k + 1`).
+pub fn refresh(
+    shares: &[KeyShare],
+    session: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(Vec<KeyShare>, Traffic)> {
+    let params = shares
+        .first()
+        .map(KeyShare::params)
+        .ok_or(EcdsaError::Param(quorate_core::ParamError::Invalid(
+            "no shares",
+        )))?;
+    run_setup(params, Some(shares), session, rng)
+}
+
+/// Signs `digest` with `signers` (`shares[k]` belongs to party `k + 1`).
+pub fn sign(
+    shares: &mut [KeyShare],
+    signers: &[PartyId],
+    digest: &[u8; 32],
+    sign_id: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(Signature, Traffic)> {
+    let mut traffic = Traffic::default();
+    let get = |shares: &[KeyShare], i: PartyId| -> Result<usize> {
+        if shares.get(i.position()).is_some() {
+            Ok(i.position())
+        } else {
+            Err(EcdsaError::MissingMessage { from: i })
+        }
+    };
+    let mut st1 = Vec::new();
+    let mut inbox: Inbox<SignMsg1> = BTreeMap::new();
+    for &i in signers {
+        let k = get(shares, i)?;
+        let (st, msgs) = sign::sign_round1(&shares[k], sign_id, signers, rng)?;
+        for (to, m) in msgs {
+            let b = m.to_bytes();
+            traffic.add(i, b.len());
+            deliver(&mut inbox, i, to, SignMsg1::from_bytes(i, &b)?);
+        }
+        st1.push((i, k, st));
+    }
+    let mut st2 = Vec::new();
+    let mut inbox2: Inbox<SignMsg2> = BTreeMap::new();
+    for (i, k, st) in st1 {
+        let (st, msgs) = sign::sign_round2(st, &mut shares[k], &take(&mut inbox, i), rng)?;
+        for (to, m) in msgs {
+            let b = m.to_bytes();
+            traffic.add(i, b.len());
+            deliver(&mut inbox2, i, to, SignMsg2::from_bytes(i, &b)?);
+        }
+        st2.push((i, k, st));
+    }
+    let mut st3 = Vec::new();
+    let mut inbox3: Inbox<SignMsg3> = BTreeMap::new();
+    for (i, k, st) in st2 {
+        let (st, m) = sign::sign_round3(st, &mut shares[k], digest, &take(&mut inbox2, i))?;
+        let b = m.to_bytes();
+        for &to in signers.iter().filter(|j| **j != i) {
+            traffic.add(i, b.len());
+            deliver(&mut inbox3, i, to, SignMsg3::from_bytes(i, &b)?);
+        }
+        st3.push((i, st));
+    }
+    let mut out = None;
+    for (i, st) in st3 {
+        let sig = sign::combine(st, &take(&mut inbox3, i))?;
+        if out.is_some_and(|o: Signature| o != sig) {
+            return Err(EcdsaError::InvalidSignature);
+        }
+        out = Some(sig);
+    }
+    out.map(|s| (s, traffic))
+        .ok_or(EcdsaError::InvalidSignature)
+}
