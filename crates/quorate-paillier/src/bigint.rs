@@ -1,0 +1,400 @@
+//! Big-integer plumbing shared by the rest of the crate (and by `quorate-verenc` and
+//! `quorate-mixnet`): uniform sampling from a caller's RNG, fixed-length canonical byte
+//! encodings, modular exponentiation on the constant-time or the variable-time GMP path, and
+//! best-effort wiping of secret integers.
+//!
+//! # Randomness
+//!
+//! All sampling takes a caller's `rand_core::{RngCore, CryptoRng}` and turns bytes into
+//! integers. [`random_below`] is exactly uniform: it draws `bits(bound - 1)` random bits and
+//! rejects values `>= bound` (fewer than two draws on average).
+//!
+//! # Constant time
+//!
+//! [`pow_mod_secret`] is GMP's `mpz_powm_sec`, whose running time and memory access pattern
+//! depend only on the *sizes* of its arguments. Everything else here (and GMP's `mpz_*`
+//! arithmetic in general) is variable time: `mpz` values are normalised, so timings depend on
+//! limb counts, and multiplication, division and gcd choose algorithms and branch on data.
+//! Functions that are variable time in their exponent carry the `_vartime` suffix and must
+//! only see public exponents.
+//!
+//! # Wiping
+//!
+//! `rug::Integer` does not implement `Zeroize` and this crate forbids `unsafe`, so
+//! [`wipe_integer`] overwrites an integer through GMP itself: it assigns a value of all-one
+//! bits that fills the whole current allocation (which GMP copies in place, because it fits
+//! without reallocating), then assigns zero. Limitations, stated plainly:
+//!
+//! * copies that GMP made earlier are not reached: a buffer left behind when an integer grew
+//!   (GMP reallocates through `realloc`, which may move the data and free the old block
+//!   unwiped), and the scratch space of `mpz_mul`, `mpz_powm_sec`, divisions, etc., which GMP
+//!   allocates internally (on the stack or heap) and frees without clearing;
+//! * temporaries that are not wrapped in [`SecretInteger`] are not wiped.
+//!
+//! Secret values in this crate live in [`SecretInteger`], which calls [`wipe_integer`] on drop
+//! and never prints its value.
+
+use crate::error::PaillierError;
+use quorate_core::DecodeError;
+use rand_core::{CryptoRng, RngCore};
+use rug::integer::Order;
+use rug::{Assign, Integer};
+use subtle::{Choice, ConstantTimeEq};
+use zeroize::{Zeroize, Zeroizing};
+
+/// Number of bytes needed for `bits` bits.
+pub fn byte_len(bits: u32) -> usize {
+    (bits as usize).div_ceil(8)
+}
+
+/// A uniform integer in `[0, 2^bits)`.
+pub fn random_bits<R: RngCore + CryptoRng>(rng: &mut R, bits: u32) -> Integer {
+    if bits == 0 {
+        return Integer::new();
+    }
+    let len = byte_len(bits);
+    let mut buf = Zeroizing::new(vec![0u8; len]);
+    rng.fill_bytes(&mut buf);
+    let excess = len * 8 - bits as usize;
+    if let Some(first) = buf.first_mut() {
+        *first &= 0xffu8 >> excess;
+    }
+    Integer::from_digits(&buf[..], Order::Msf)
+}
+
+/// A uniform integer in `[0, bound)`, by rejection sampling. Returns 0 if `bound <= 1`.
+pub fn random_below<R: RngCore + CryptoRng>(rng: &mut R, bound: &Integer) -> Integer {
+    if *bound <= 1 {
+        return Integer::new();
+    }
+    let bits = Integer::from(bound - 1u32).significant_bits();
+    loop {
+        let x = random_bits(rng, bits);
+        if x < *bound {
+            return x;
+        }
+    }
+}
+
+/// A uniform integer in `(-bound, bound)`. Returns 0 if `bound <= 1`.
+pub fn random_symmetric<R: RngCore + CryptoRng>(rng: &mut R, bound: &Integer) -> Integer {
+    if *bound <= 1 {
+        return Integer::new();
+    }
+    let width = Integer::from(bound * 2u32) - 1u32;
+    random_below(rng, &width) - Integer::from(bound - 1u32)
+}
+
+/// A uniform unit of `Z_m^*` (an integer in `[1, m)` coprime to `m`), by rejection.
+///
+/// Returns an error if `m < 2`. For an RSA-type modulus almost every draw is accepted.
+pub fn random_unit<R: RngCore + CryptoRng>(
+    rng: &mut R,
+    m: &Integer,
+) -> Result<Integer, PaillierError> {
+    if *m < 2 {
+        return Err(PaillierError::InvalidModulus(
+            "modulus below 2 has no units",
+        ));
+    }
+    loop {
+        let x = random_below(rng, m);
+        if x != 0 && Integer::from(x.gcd_ref(m)) == 1 {
+            return Ok(x);
+        }
+    }
+}
+
+/// Whether `0 < x < m` and `gcd(x, m) = 1`.
+pub fn is_unit_in_range(x: &Integer, m: &Integer) -> bool {
+    *x > 0 && x < m && Integer::from(x.gcd_ref(m)) == 1
+}
+
+/// Writes non-negative `x` big-endian into exactly `len` bytes (left-padded with zeros).
+///
+/// Returns `None` if `x` is negative or does not fit.
+pub fn to_be_bytes_padded(x: &Integer, len: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; len];
+    write_be_padded(x, &mut out).then_some(out)
+}
+
+/// Writes non-negative `x` big-endian into `out`, left-padded with zeros. Returns `false`
+/// (leaving `out` untouched) if `x` is negative or does not fit.
+pub fn write_be_padded(x: &Integer, out: &mut [u8]) -> bool {
+    if *x < 0 || x.significant_digits::<u8>() > out.len() {
+        return false;
+    }
+    x.write_digits(out, Order::Msf);
+    true
+}
+
+/// Reads a big-endian unsigned integer (any length, leading zeros allowed).
+pub fn from_be_bytes(bytes: &[u8]) -> Integer {
+    Integer::from_digits(bytes, Order::Msf)
+}
+
+/// Reads a *minimal* big-endian encoding: non-empty and without a leading zero byte.
+pub fn from_be_bytes_minimal(what: &'static str, bytes: &[u8]) -> Result<Integer, DecodeError> {
+    match bytes.first() {
+        None => Err(DecodeError::WrongLength {
+            what,
+            expected: 1,
+            got: 0,
+        }),
+        Some(0) => Err(DecodeError::NonCanonical { what }),
+        Some(_) => Ok(from_be_bytes(bytes)),
+    }
+}
+
+/// The minimal big-endian encoding of non-negative `x` (empty for zero).
+pub fn to_be_bytes_minimal(x: &Integer) -> Vec<u8> {
+    x.to_digits::<u8>(Order::Msf)
+}
+
+/// `base^exp mod modulus` on GMP's constant-time path (`mpz_powm_sec`): running time and
+/// memory accesses depend only on the sizes of the operands, not their values. Use it
+/// whenever the exponent or the base is secret.
+///
+/// `exp` must be non-negative and `modulus` odd and greater than 1. An exponent of zero
+/// returns 1 directly (GMP's function rejects it); that branch only reveals that the
+/// exponent is zero.
+pub fn pow_mod_secret(
+    base: &Integer,
+    exp: &Integer,
+    modulus: &Integer,
+) -> Result<Integer, PaillierError> {
+    if *modulus <= 1 || modulus.is_even() {
+        return Err(PaillierError::InvalidModulus(
+            "constant-time exponentiation needs an odd modulus above 1",
+        ));
+    }
+    if *exp < 0 {
+        return Err(PaillierError::ExponentOutOfRange {
+            what: "constant-time exponentiation (negative exponent)",
+        });
+    }
+    if *exp == 0 {
+        return Ok(Integer::from(1));
+    }
+    let b = modulo(base, modulus);
+    Ok(Integer::from(b.secure_pow_mod_ref(exp, modulus)))
+}
+
+/// `base^exp mod modulus` with GMP's fast variable-time `mpz_powm`. **Only for public
+/// exponents** (the running time depends on the exponent's bits). A negative exponent
+/// inverts the base first and fails if it is not a unit.
+pub fn pow_mod_vartime(
+    base: &Integer,
+    exp: &Integer,
+    modulus: &Integer,
+) -> Result<Integer, PaillierError> {
+    if *modulus <= 1 {
+        return Err(PaillierError::InvalidModulus("modulus must exceed 1"));
+    }
+    match base.pow_mod_ref(exp, modulus) {
+        Some(p) => Ok(Integer::from(p)),
+        None => Err(PaillierError::NotAUnit {
+            what: "base of a negative power",
+        }),
+    }
+}
+
+/// `x mod m` in `[0, m)` for a positive modulus `m`.
+pub fn modulo(x: &Integer, m: &Integer) -> Integer {
+    let mut r = Integer::from(x % m);
+    if r < 0 {
+        r += m;
+    }
+    r
+}
+
+/// `a * b mod m` in `[0, m)` for a positive modulus `m`.
+pub fn mul_mod(a: &Integer, b: &Integer, m: &Integer) -> Integer {
+    modulo(&Integer::from(a * b), m)
+}
+
+/// The inverse of `a` modulo `m` in `[0, m)`, if it exists.
+pub fn inv_mod(a: &Integer, m: &Integer) -> Option<Integer> {
+    a.invert_ref(m).map(Integer::from)
+}
+
+/// Overwrites the whole allocation of `x` and sets it to zero. See the module docs for what
+/// this does and does not reach.
+pub fn wipe_integer(x: &mut Integer) {
+    let cap = x.capacity();
+    if let Ok(bits) = u32::try_from(cap) {
+        if bits > 0 {
+            // 2^cap - 1 occupies exactly the current allocation, so GMP copies it in place
+            // (no reallocation) and every limb of the old value is overwritten.
+            let mut ones = Integer::from(1);
+            ones <<= bits;
+            ones -= 1u32;
+            x.assign(&ones);
+        }
+    }
+    x.assign(0u32);
+}
+
+/// A secret integer: wiped on drop (best effort, see the module docs) and redacted in
+/// `Debug`.
+#[derive(Clone, Default)]
+pub struct SecretInteger(Integer);
+
+impl SecretInteger {
+    /// Takes ownership of a secret value.
+    pub fn new(x: Integer) -> Self {
+        SecretInteger(x)
+    }
+
+    /// Borrows the secret value. Whatever the caller derives from it is its responsibility.
+    pub fn expose(&self) -> &Integer {
+        &self.0
+    }
+
+    /// Constant-time equality of the two values' fixed-length encodings (length = the larger
+    /// of the two byte sizes; the sizes themselves are not hidden).
+    pub fn ct_eq(&self, other: &SecretInteger) -> Choice {
+        if self.0.cmp0() != other.0.cmp0() && (self.0 < 0 || other.0 < 0) {
+            return Choice::from(0);
+        }
+        let a_abs = Integer::from(self.0.abs_ref());
+        let b_abs = Integer::from(other.0.abs_ref());
+        let len = a_abs
+            .significant_digits::<u8>()
+            .max(b_abs.significant_digits::<u8>());
+        let mut a = Zeroizing::new(vec![0u8; len]);
+        let mut b = Zeroizing::new(vec![0u8; len]);
+        let ok = write_be_padded(&a_abs, &mut a) && write_be_padded(&b_abs, &mut b);
+        let mut a_abs = a_abs;
+        let mut b_abs = b_abs;
+        wipe_integer(&mut a_abs);
+        wipe_integer(&mut b_abs);
+        Choice::from(u8::from(ok)) & a.ct_eq(&b)
+    }
+}
+
+impl Zeroize for SecretInteger {
+    fn zeroize(&mut self) {
+        wipe_integer(&mut self.0);
+    }
+}
+
+impl Drop for SecretInteger {
+    fn drop(&mut self) {
+        wipe_integer(&mut self.0);
+    }
+}
+
+impl core::fmt::Debug for SecretInteger {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("SecretInteger(<redacted>)")
+    }
+}
+
+/// A short description of a public integer for `Debug` output: its bit length and the
+/// first and last hex digits.
+pub(crate) fn short_hex(x: &Integer) -> String {
+    let s = x.to_string_radix(16);
+    if s.len() <= 16 {
+        format!("0x{s}")
+    } else {
+        format!(
+            "0x{}…{} ({} bits)",
+            &s[..8],
+            &s[s.len() - 8..],
+            x.significant_bits()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn random_below_is_in_range_and_hits_everything() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let bound = Integer::from(37);
+        let mut seen = [false; 37];
+        for _ in 0..2000 {
+            let x = random_below(&mut rng, &bound);
+            assert!(x >= 0 && x < bound);
+            seen[x.to_usize().expect("small")] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+        assert_eq!(random_below(&mut rng, &Integer::from(1)), 0);
+        let big = Integer::from(1) << 300u32;
+        for _ in 0..50 {
+            assert!(random_below(&mut rng, &big) < big);
+        }
+    }
+
+    #[test]
+    fn symmetric_and_units() {
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let b = Integer::from(5);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..500 {
+            let x = random_symmetric(&mut rng, &b);
+            assert!(x > -5 && x < 5);
+            seen.insert(x.to_i32().expect("small"));
+        }
+        assert_eq!(seen.len(), 9);
+        let m = Integer::from(3 * 5 * 7);
+        for _ in 0..200 {
+            let u = random_unit(&mut rng, &m).expect("m >= 2");
+            assert!(is_unit_in_range(&u, &m));
+        }
+        assert!(random_unit(&mut rng, &Integer::from(1)).is_err());
+    }
+
+    #[test]
+    fn padded_encoding() {
+        let x = Integer::from(0x0102u32);
+        assert_eq!(to_be_bytes_padded(&x, 4), Some(vec![0, 0, 1, 2]));
+        assert_eq!(to_be_bytes_padded(&x, 1), None);
+        assert_eq!(to_be_bytes_padded(&Integer::from(-1), 4), None);
+        assert_eq!(to_be_bytes_padded(&Integer::new(), 2), Some(vec![0, 0]));
+        assert_eq!(from_be_bytes(&[0, 0, 1, 2]), x);
+        assert!(from_be_bytes_minimal("x", &[0, 1]).is_err());
+        assert!(from_be_bytes_minimal("x", &[]).is_err());
+        assert_eq!(from_be_bytes_minimal("x", &[1, 2]), Ok(x.clone()));
+        assert_eq!(to_be_bytes_minimal(&x), vec![1, 2]);
+    }
+
+    #[test]
+    fn pow_paths_agree() {
+        let m = Integer::from(1_000_000_007u64);
+        let b = Integer::from(123_456u32);
+        let e = Integer::from(987_654_321u64);
+        let s = pow_mod_secret(&b, &e, &m).expect("odd modulus");
+        let v = pow_mod_vartime(&b, &e, &m).expect("modulus > 1");
+        assert_eq!(s, v);
+        assert_eq!(
+            pow_mod_secret(&b, &Integer::new(), &m),
+            Ok(Integer::from(1))
+        );
+        assert!(pow_mod_secret(&b, &e, &Integer::from(10)).is_err());
+        assert!(pow_mod_secret(&b, &Integer::from(-1), &m).is_err());
+        let inv = pow_mod_vartime(&b, &Integer::from(-1), &m).expect("unit");
+        assert_eq!(mul_mod(&inv, &b, &m), 1);
+        assert!(pow_mod_vartime(&Integer::from(2), &Integer::from(-1), &Integer::from(4)).is_err());
+    }
+
+    #[test]
+    fn wipe_overwrites_in_place() {
+        let mut x = Integer::from(0xdead_beef_u64) << 1000u32;
+        let cap = x.capacity();
+        wipe_integer(&mut x);
+        assert_eq!(x, 0);
+        // No reallocation happened, so the pattern was written into the old buffer.
+        assert_eq!(x.capacity(), cap);
+        let s = SecretInteger::new(Integer::from(5));
+        assert_eq!(format!("{s:?}"), "SecretInteger(<redacted>)");
+        assert!(bool::from(s.ct_eq(&SecretInteger::new(Integer::from(5)))));
+        assert!(!bool::from(s.ct_eq(&SecretInteger::new(Integer::from(6)))));
+        assert!(!bool::from(s.ct_eq(&SecretInteger::new(Integer::from(-5)))));
+    }
+}
