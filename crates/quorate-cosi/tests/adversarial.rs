@@ -1,0 +1,590 @@
+//! Negative tests: rogue keys, malleability, malformed signatures, wrong masks, lying
+//! leaders, misbehaving children (named by the sans-I/O aggregator), and many concurrent
+//! sessions on the same witnesses with nonce-reuse refusal.
+
+mod common;
+
+use common::{dalek_verify_strict, setup};
+use curve25519_dalek::edwards::EdwardsPoint;
+use curve25519_dalek::scalar::Scalar;
+use quorate_core::error::Culprits;
+use quorate_core::DecodeError;
+use quorate_cosi::*;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+const MSG: &[u8] = b"release v1.2.3 sha256:abcd";
+
+fn signed(n: usize, seed: u64, absent: &[usize]) -> (Arc<Roster>, Vec<SecretKey>, Signature) {
+    let (roster, keys, mut rng) = setup(n, seed);
+    let tree = Tree::three_level(n).expect("tree");
+    let (sig, _) = sign_in_process(
+        &roster,
+        &keys,
+        &tree,
+        MSG,
+        &Policy::Threshold(1),
+        &Scenario::default().with_absent(absent.iter().copied()),
+        &mut rng,
+    )
+    .expect("signs");
+    (roster, keys, sig)
+}
+
+#[test]
+fn rogue_keys_are_rejected_at_registration() {
+    let (_, keys, mut rng) = setup(5, 1);
+    let mut entries: Vec<RosterEntry> = keys.iter().map(|k| k.roster_entry(&mut rng)).collect();
+    // The attacker knows `a` and registers A_evil = a·B − ΣA_honest, so that the aggregate
+    // would be a·B and it alone could sign "for everyone".
+    let a = Scalar::random(&mut rng);
+    let honest: EdwardsPoint = entries.iter().map(|e| e.public_key.point()).sum();
+    let evil_point = EdwardsPoint::mul_base(&a) - honest;
+    let evil = PublicKey::from_bytes(&evil_point.compress().to_bytes()).expect("a valid point");
+    // Why the proof of possession matters: the aggregate with the rogue key is a·B.
+    let aggregate: EdwardsPoint = honest + evil.point();
+    assert_eq!(aggregate, EdwardsPoint::mul_base(&a));
+
+    // 1. A proof made with `a` (the attacker's real knowledge) is not a proof for A_evil.
+    let attacker = SecretKey::from_bytes(&a.to_bytes()).expect("key");
+    let forged = attacker.prove_possession(&mut rng);
+    let mut rogue = entries.clone();
+    rogue.push(RosterEntry {
+        public_key: evil,
+        pop: forged,
+    });
+    assert_eq!(
+        Roster::new(rogue),
+        Err(CosiError::InvalidProofOfPossession { indices: vec![5] })
+    );
+    // 2. Replaying another witness's proof.
+    let mut replay = entries.clone();
+    replay.push(RosterEntry {
+        public_key: evil,
+        pop: entries[2].pop,
+    });
+    assert_eq!(
+        Roster::new(replay),
+        Err(CosiError::InvalidProofOfPossession { indices: vec![5] })
+    );
+    // 3. An honest key with a proof for another key.
+    entries[1].pop = entries[0].pop;
+    assert_eq!(
+        Roster::new(entries.clone()),
+        Err(CosiError::InvalidProofOfPossession { indices: vec![1] })
+    );
+    // 4. Byte-level registration naming the bad key.
+    entries[1] = keys[1].roster_entry(&mut rng);
+    let mut bytes: Vec<[u8; 96]> = entries.iter().map(|e| e.to_bytes()).collect();
+    assert!(Roster::from_entry_bytes(&bytes).is_ok());
+    bytes[3][..32].copy_from_slice(
+        &curve25519_dalek::edwards::EdwardsPoint::default()
+            .compress()
+            .to_bytes(),
+    );
+    assert!(matches!(
+        Roster::from_entry_bytes(&bytes),
+        Err(CosiError::InvalidKey {
+            index: 3,
+            source: DecodeError::Identity { .. }
+        })
+    ));
+    // Small-order and mixed-order keys, and a non-canonical encoding.
+    let torsion = curve25519_dalek::constants::EIGHT_TORSION[3];
+    bytes[3] = entries[3].to_bytes();
+    bytes[2][..32].copy_from_slice(&torsion.compress().to_bytes());
+    assert!(matches!(
+        Roster::from_entry_bytes(&bytes),
+        Err(CosiError::InvalidKey {
+            index: 2,
+            source: DecodeError::NotInSubgroup { .. }
+        })
+    ));
+    let mixed = entries[2].public_key.point() + torsion;
+    bytes[2][..32].copy_from_slice(&mixed.compress().to_bytes());
+    assert!(matches!(
+        Roster::from_entry_bytes(&bytes),
+        Err(CosiError::InvalidKey {
+            index: 2,
+            source: DecodeError::NotInSubgroup { .. }
+        })
+    ));
+    bytes[2] = entries[2].to_bytes();
+    let mut y1p = [0xffu8; 32];
+    y1p[0] = 0xee;
+    y1p[31] = 0x7f;
+    bytes[4][..32].copy_from_slice(&y1p);
+    assert!(matches!(
+        Roster::from_entry_bytes(&bytes),
+        Err(CosiError::InvalidKey {
+            index: 4,
+            source: DecodeError::NonCanonical { .. }
+        })
+    ));
+    bytes[4] = entries[4].to_bytes();
+    assert!(Roster::from_entry_bytes(&bytes).is_ok());
+    // Duplicates are named too.
+    bytes[0] = bytes[4];
+    assert_eq!(
+        Roster::from_entry_bytes(&bytes),
+        Err(CosiError::DuplicateKey {
+            first: 0,
+            second: 4
+        })
+    );
+}
+
+#[test]
+fn a_proof_of_possession_is_never_an_ed25519_signature() {
+    let (_, keys, mut rng) = setup(1, 2);
+    let pop = keys[0].prove_possession(&mut rng);
+    let vk =
+        ed25519_dalek::VerifyingKey::from_bytes(&keys[0].public_key().to_bytes()).expect("key");
+    let sig = ed25519_dalek::Signature::from_bytes(&pop.to_bytes());
+    for m in [
+        &b""[..],
+        b"quorate/cosi/pop/v1",
+        keys[0].public_key().as_bytes(),
+    ] {
+        assert!(vk.verify_strict(m, &sig).is_err());
+    }
+    assert!(pop.verify(keys[0].public_key()));
+}
+
+#[test]
+fn s_plus_l_is_rejected() {
+    let (roster, _, sig) = signed(7, 3, &[]);
+    let mut bytes = sig.to_bytes();
+    // s + L as a 256-bit little-endian integer (s < L < 2^253, so no overflow).
+    let l: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+        0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut carry = 0u16;
+    for i in 0..32 {
+        let v = u16::from(bytes[32 + i]) + u16::from(l[i]) + carry;
+        bytes[32 + i] = v as u8;
+        carry = v >> 8;
+    }
+    assert_eq!(carry, 0);
+    assert_eq!(
+        Signature::from_bytes(&bytes, 7),
+        Err(DecodeError::NonCanonical { what: "s" })
+    );
+    assert!(matches!(
+        roster.verify_bytes(MSG, &bytes, &Policy::Complete),
+        Err(CosiError::Decode(DecodeError::NonCanonical { what: "s" }))
+    ));
+    // ed25519-dalek agrees.
+    let vk = ed25519_dalek::VerifyingKey::from_bytes(&roster.aggregate_key()).expect("A");
+    let mut rs = [0u8; 64];
+    rs.copy_from_slice(&bytes[..64]);
+    assert!(vk
+        .verify_strict(MSG, &ed25519_dalek::Signature::from_bytes(&rs))
+        .is_err());
+    assert!(dalek_verify_strict(&roster.aggregate_key(), MSG, &sig));
+}
+
+#[test]
+fn wrong_masks_are_rejected() {
+    let n = 20;
+    let (roster, _, sig) = signed(n, 4, &[3, 11]);
+    roster
+        .verify(MSG, &sig, &Policy::Threshold(18))
+        .expect("valid");
+    let bytes = sig.to_bytes();
+    // Claim witness 3 signed too.
+    let mut more = bytes.clone();
+    more[64] |= 1 << 3;
+    assert_eq!(
+        roster.verify_bytes(MSG, &more, &Policy::Threshold(18)),
+        Err(CosiError::InvalidSignature(VerifyFailure::Equation))
+    );
+    // Drop witness 0.
+    let mut fewer = bytes.clone();
+    fewer[64] &= !1;
+    assert_eq!(
+        roster.verify_bytes(MSG, &fewer, &Policy::Threshold(17)),
+        Err(CosiError::InvalidSignature(VerifyFailure::Equation))
+    );
+    // Empty mask.
+    let mut none = bytes.clone();
+    for b in &mut none[64..] {
+        *b = 0;
+    }
+    assert_eq!(
+        roster.verify_bytes(MSG, &none, &Policy::Threshold(1)),
+        Err(CosiError::InvalidSignature(VerifyFailure::NoParticipants))
+    );
+    // Padding bits (n = 20: bits 4..7 of byte 2).
+    let mut pad = bytes.clone();
+    pad[66] |= 0x80;
+    assert!(matches!(
+        roster.verify_bytes(MSG, &pad, &Policy::Threshold(1)),
+        Err(CosiError::Decode(DecodeError::InvalidValue {
+            what: "mask",
+            ..
+        }))
+    ));
+    // A mask for a different roster size.
+    assert!(matches!(
+        Signature::from_bytes(&bytes, 25),
+        Err(DecodeError::WrongLength { .. })
+    ));
+    let (other, _, _) = signed(30, 5, &[]);
+    assert!(matches!(
+        other.verify_bytes(MSG, &bytes, &Policy::Threshold(1)),
+        Err(CosiError::Decode(DecodeError::WrongLength { .. }))
+    ));
+}
+
+#[test]
+fn every_single_byte_corruption_is_rejected_with_a_typed_error() {
+    let n = 13;
+    let (roster, _, sig) = signed(n, 6, &[2]);
+    let bytes = sig.to_bytes();
+    let policy = Policy::Threshold(1);
+    roster.verify_bytes(MSG, &bytes, &policy).expect("valid");
+    for pos in 0..bytes.len() {
+        for flip in [0x01u8, 0x02, 0x10, 0x40, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[pos] ^= flip;
+            match roster.verify_bytes(MSG, &b, &policy) {
+                Err(CosiError::Decode(_)) | Err(CosiError::InvalidSignature(_)) => {}
+                other => panic!("byte {pos} ^ {flip:#x}: {other:?}"),
+            }
+        }
+    }
+    // Truncations and extensions.
+    for len in 0..bytes.len() {
+        assert!(matches!(
+            roster.verify_bytes(MSG, &bytes[..len], &policy),
+            Err(CosiError::Decode(DecodeError::WrongLength { .. }))
+        ));
+    }
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(matches!(
+        roster.verify_bytes(MSG, &long, &policy),
+        Err(CosiError::Decode(DecodeError::WrongLength { .. }))
+    ));
+    // Garbage of the right length.
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    for _ in 0..500 {
+        let mut g = vec![0u8; bytes.len()];
+        rng.fill_bytes(&mut g);
+        assert!(roster.verify_bytes(MSG, &g, &policy).is_err());
+    }
+}
+
+#[test]
+fn small_order_r_is_rejected_like_verify_strict() {
+    let (roster, _, sig) = signed(4, 8, &[]);
+    let mut bytes = sig.to_bytes();
+    let torsion = curve25519_dalek::constants::EIGHT_TORSION[4];
+    bytes[..32].copy_from_slice(&torsion.compress().to_bytes());
+    assert_eq!(
+        roster.verify_bytes(MSG, &bytes, &Policy::Complete),
+        Err(CosiError::InvalidSignature(VerifyFailure::SmallOrderNonce))
+    );
+    // A non-canonical encoding of R (y + p for small y) is a decode error.
+    let mut nc = sig.to_bytes();
+    nc[..32].copy_from_slice(&{
+        let mut y = [0xffu8; 32];
+        y[0] = 0xee; // y = 1 + p, the identity encoded non-canonically
+        y[31] = 0x7f;
+        y
+    });
+    assert_eq!(
+        Signature::from_bytes(&nc, 4),
+        Err(DecodeError::NonCanonical { what: "R" })
+    );
+}
+
+/// Runs round 1 of a star (root 0, all others leaves) for `session` and returns the root's
+/// aggregator, the witnesses' nonce states and the challenge.
+fn star_round1(
+    tree: &Arc<KeyTree>,
+    witnesses: &mut [Witness],
+    session: &[u8],
+    message: &[u8],
+    rng: &mut ChaCha20Rng,
+) -> (
+    AggregatorAwaitingChallenge,
+    Vec<Option<CommittedWitness>>,
+    Challenge,
+) {
+    let ann = Announcement::new(SessionId::new(session.to_vec()));
+    let mut agg = Aggregator::new(tree.clone(), 0, &ann).expect("aggregator");
+    let mut states = Vec::new();
+    for w in witnesses.iter_mut() {
+        let (s, c) = w.commit(&ann, rng).expect("commit");
+        agg.add_commitment(c).expect("accepted");
+        states.push(Some(s));
+    }
+    let (aw, total) = agg.finish_commitments().expect("finish");
+    let ch = Challenge::new(&total, message.to_vec());
+    (aw, states, ch)
+}
+
+#[test]
+fn aggregators_name_children_with_bad_responses() {
+    let n = 9;
+    let (roster, keys, mut rng) = setup(n, 9);
+    let tree = Arc::new(KeyTree::new(roster.clone(), Tree::star(n).expect("star")).expect("kt"));
+    for check in [ChildCheck::Batched, ChildCheck::Optimistic] {
+        let mut ws: Vec<Witness> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+            .collect();
+        let (aw, mut states, ch) = star_round1(&tree, &mut ws, b"s", MSG, &mut rng);
+        let mut col = aw.receive_challenge(&ch).expect("challenge ok");
+        for (i, w) in ws.iter_mut().enumerate() {
+            let r = w
+                .respond(states[i].take().expect("state"), &ch)
+                .expect("respond");
+            let r = if i == 4 || i == 7 {
+                r.with_s(r.s() + Scalar::from(3u8))
+            } else {
+                r
+            };
+            col.add_response(r).expect("accepted");
+        }
+        let err = col.finish(check, &mut rng).expect_err("bad partials");
+        assert_eq!(err.culprit_indices(), vec![4, 7]);
+        assert_eq!(
+            err.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),
+            vec![5, 8]
+        );
+    }
+    // Missing responses are named too; duplicates and strangers are refused.
+    let mut ws: Vec<Witness> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .collect();
+    let (aw, mut states, ch) = star_round1(&tree, &mut ws, b"t", MSG, &mut rng);
+    let mut col = aw.receive_challenge(&ch).expect("ok");
+    let mut first = None;
+    for (i, w) in ws.iter_mut().enumerate() {
+        let r = w
+            .respond(states[i].take().expect("state"), &ch)
+            .expect("ok");
+        if i == 1 {
+            first = Some(r.clone());
+        }
+        if i != 3 {
+            col.add_response(r).expect("accepted");
+        }
+    }
+    let dup = first.expect("response 1");
+    assert_eq!(
+        col.add_response(dup).map_err(|e| e.culprit_indices()),
+        Err(vec![1])
+    );
+    let err = col
+        .finish(ChildCheck::Batched, &mut rng)
+        .expect_err("missing");
+    assert_eq!(err.culprit_indices(), vec![3]);
+}
+
+#[test]
+fn nodes_recompute_the_challenge_and_refuse_a_lying_leader() {
+    let n = 9;
+    let (roster, keys, mut rng) = setup(n, 10);
+    let tree =
+        Arc::new(KeyTree::new(roster.clone(), Tree::complete(n, 2).expect("tree")).expect("kt"));
+    let mut ws: Vec<Witness> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .collect();
+    let ann = Announcement::new(SessionId::new(b"lying".to_vec()));
+    // Subtree of node 1 = {1, 3, 4, 7, 8}; aggregate it.
+    let mut states: Vec<Option<CommittedWitness>> = (0..n).map(|_| None).collect();
+    let mut commits: Vec<Option<Commitment>> = vec![None; n];
+    for (i, w) in ws.iter_mut().enumerate() {
+        let (s, c) = w.commit(&ann, &mut rng).expect("commit");
+        states[i] = Some(s);
+        commits[i] = Some(c);
+    }
+    let mut a3 = Aggregator::new(tree.clone(), 3, &ann).expect("agg");
+    for i in [3, 7, 8] {
+        a3.add_commitment(commits[i].take().expect("c"))
+            .expect("ok");
+    }
+    let (aw3, c3) = a3.finish_commitments().expect("finish");
+    // A child may not claim witnesses outside its subtree.
+    let mut a1 = Aggregator::new(tree.clone(), 1, &ann).expect("agg");
+    let stranger = commits[5].clone().expect("c5");
+    assert_eq!(
+        a1.add_commitment(stranger).map_err(|e| e.culprit_indices()),
+        Err(vec![5])
+    );
+    // The leader drops witness 8 from the mask although it committed.
+    let mut fake_mask = c3.mask().clone();
+    fake_mask.remove(8).expect("in range");
+    let ch = Challenge::new(&c3, MSG.to_vec());
+    let lying = {
+        // Re-encode the challenge with the altered mask.
+        let mut bytes = ch.to_bytes();
+        let sid_len = 2 + b"lying".len();
+        let mask_at = 2 + sid_len + 1 + 64;
+        bytes[mask_at..mask_at + fake_mask.as_bytes().len()].copy_from_slice(fake_mask.as_bytes());
+        Challenge::from_bytes(&bytes, n).expect("decodes")
+    };
+    assert_eq!(
+        aw3.receive_challenge(&lying).err(),
+        Some(CosiError::InvalidChallenge {
+            check: "challenge mask disagrees with this subtree's commitments"
+        })
+    );
+    // Witness 8 itself refuses (and its nonces are gone for good).
+    let s8 = states[8].take().expect("state");
+    assert_eq!(
+        ws[8].respond(s8, &lying).err(),
+        Some(CosiError::InvalidChallenge {
+            check: "challenge mask does not include this witness"
+        })
+    );
+    // An honest witness whose session was announced with a message refuses another one.
+    let ann2 = Announcement {
+        session: SessionId::new(b"with message".to_vec()),
+        mode: Mode::TwoNonce,
+        message: Some(MSG.to_vec()),
+    };
+    let (s0, c0) = ws[0].commit(&ann2, &mut rng).expect("commit");
+    let other = Challenge::new(&c0, b"something else".to_vec());
+    assert!(matches!(
+        ws[0].respond(s0, &other),
+        Err(CosiError::InvalidChallenge { .. })
+    ));
+}
+
+#[test]
+fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
+    let n = 7;
+    let sessions = 24;
+    let (roster, keys, mut rng) = setup(n, 11);
+    let tree = Arc::new(KeyTree::new(roster.clone(), Tree::star(n).expect("star")).expect("kt"));
+    let mut ws: Vec<Witness> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .collect();
+    // Round 1 of every session first (every witness takes part in every session).
+    let mut rounds = Vec::new();
+    let mut nonces = HashSet::new();
+    for k in 0..sessions {
+        let ann = Announcement::new(SessionId::new(format!("session {k}").into_bytes()));
+        let mut agg = Aggregator::new(tree.clone(), 0, &ann).expect("agg");
+        let mut states = Vec::new();
+        for w in ws.iter_mut() {
+            let (s, c) = w.commit(&ann, &mut rng).expect("commit");
+            assert!(nonces.insert(c.r1().compress().to_bytes()));
+            assert!(nonces.insert(c.r2().compress().to_bytes()));
+            agg.add_commitment(c).expect("ok");
+            states.push(Some(s));
+        }
+        // Committing twice in a session is refused.
+        assert_eq!(
+            ws[2].commit(&ann, &mut rng).err(),
+            Some(CosiError::SessionReused { index: 2 })
+        );
+        let (aw, total) = agg.finish_commitments().expect("finish");
+        let msg = format!("message {k}").into_bytes();
+        let ch = Challenge::new(&total, msg.clone());
+        let col = aw.receive_challenge(&ch).expect("ok");
+        rounds.push((col, states, ch, msg));
+    }
+    // Responses in a random order across sessions and witnesses.
+    let mut order: Vec<(usize, usize)> = (0..sessions)
+        .flat_map(|k| (0..n).map(move |i| (k, i)))
+        .collect();
+    order.shuffle(&mut rng);
+    for (k, i) in order {
+        let (col, states, ch, _) = &mut rounds[k];
+        let state = states[i].take().expect("unused state");
+        let r = ws[i].respond(state, ch).expect("respond");
+        col.add_response(r).expect("ok");
+    }
+    for (k, (col, _, _, msg)) in rounds.into_iter().enumerate() {
+        let ctx = col.context().clone();
+        let total = col
+            .finish(ChildCheck::Batched, &mut rng)
+            .expect("all valid");
+        let sig = ctx
+            .finalize(&roster, &total, &Policy::Complete)
+            .expect("verifies");
+        roster
+            .verify(&msg, &sig, &Policy::Complete)
+            .expect("verifies");
+        assert!(
+            dalek_verify_strict(&roster.aggregate_key(), &msg, &sig),
+            "session {k}"
+        );
+    }
+    // A witness refuses to commit again in any finished session.
+    for k in 0..sessions {
+        let ann = Announcement::new(SessionId::new(format!("session {k}").into_bytes()));
+        assert_eq!(
+            ws[0].commit(&ann, &mut rng).err(),
+            Some(CosiError::SessionReused { index: 0 })
+        );
+    }
+    // A state cannot answer another session's challenge, and is destroyed by trying.
+    let (aw_a, mut sa, ch_a) = star_round1(&tree, &mut ws, b"A", MSG, &mut rng);
+    let (_aw_b, _sb, ch_b) = star_round1(&tree, &mut ws, b"B", MSG, &mut rng);
+    drop(aw_a);
+    assert!(matches!(
+        ws[1].respond(sa[1].take().expect("state"), &ch_b),
+        Err(CosiError::InvalidChallenge { .. })
+    ));
+    // Witness 1's nonces for session A are gone, and it will not commit in A again.
+    assert_eq!(
+        ws[1]
+            .commit(&Announcement::new(SessionId::new(b"A".to_vec())), &mut rng)
+            .err(),
+        Some(CosiError::SessionReused { index: 1 })
+    );
+    let state = sa[2].take().expect("state");
+    assert!(ws[2].respond(state, &ch_a).is_ok());
+    let foreign = sa[3].take().expect("state");
+    assert!(matches!(
+        ws[2].respond(foreign, &ch_a),
+        Err(CosiError::Misuse { .. })
+    ));
+}
+
+#[test]
+fn legacy_and_two_nonce_states_do_not_mix() {
+    let n = 3;
+    let (roster, keys, mut rng) = setup(n, 12);
+    let mut w = Witness::new(roster.clone(), 0, keys[0].clone()).expect("witness");
+    let ann = Announcement {
+        session: SessionId::new(b"legacy".to_vec()),
+        mode: Mode::Legacy,
+        message: None,
+    };
+    let (state, c) = w.commit(&ann, &mut rng).expect("commit");
+    assert!(curve25519_dalek::traits::IsIdentity::is_identity(c.r2()));
+    // A two-nonce challenge for the same session is refused.
+    let mut bytes = c.to_bytes();
+    let mode_at = 2 + 2 + b"legacy".len();
+    bytes[mode_at] = 1;
+    let two = Commitment::from_bytes(&bytes, n).expect("decodes");
+    let ch = Challenge::new(&two, MSG.to_vec());
+    assert!(matches!(
+        w.respond(state, &ch),
+        Err(CosiError::InvalidChallenge { .. })
+    ));
+    // Keys must match the roster.
+    assert_eq!(
+        Witness::new(roster, 1, keys[0].clone()).err(),
+        Some(CosiError::KeyMismatch { index: 1 })
+    );
+}
