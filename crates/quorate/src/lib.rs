@@ -6,3 +6,4 @@
 
 pub mod bench;
 pub mod systems;
+pub mod node;

@@ -32,6 +32,11 @@ enum Command {
         #[command(subcommand)]
         command: EcdsaCommand,
     },
+    /// CoSi witness cosigning and its timestamping service.
+    Cosi {
+        #[command(subcommand)]
+        command: CosiCommand,
+    },
     /// Benchmark one system and print a table (optionally also JSON).
     Bench(BenchArgs),
 }
@@ -50,6 +55,15 @@ enum EcdsaCommand {
     Demo(EcdsaDemoArgs),
     /// Verify a signature on a digest: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(EcdsaVerifyArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum CosiCommand {
+    /// The timestamping service: serve, verify a receipt offline, load, bench.
+    Timestamp {
+        #[command(subcommand)]
+        command: quorate::node::cli::TimestampCommand,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -79,6 +93,9 @@ fn main() -> ExitCode {
         Command::Ecdsa { command } => match command {
             EcdsaCommand::Demo(args) => ecdsa::demo(&args),
             EcdsaCommand::Verify(args) => return ecdsa::verify(&args),
+        },
+        Command::Cosi { command } => match command {
+            CosiCommand::Timestamp { command } => return quorate::node::cli::run(&command),
         },
         Command::Bench(args) => bench(&args),
     };

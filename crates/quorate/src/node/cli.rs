@@ -1,0 +1,274 @@
+//! `quorate cosi timestamp …`: serve, verify a receipt offline, generate load, benchmark.
+
+use super::loadgen::{run_load_blocking, LoadConfig};
+use super::server::{roster_json, ServerConfig, TimestampServer};
+use super::store::Store;
+use crate::bench::BenchSuite;
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use quorate_cosi::timestamp::{parse_hash_hex, KeyListVerifier, Receipt, RootCosigner as _};
+use quorate_cosi::{Policy, PublicKey};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The `timestamp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TimestampCommand {
+    /// Run the timestamp server (until Ctrl-C).
+    Serve(ServeArgs),
+    /// Check a receipt offline: exit 0 if valid, 1 if invalid, 2 for malformed input.
+    Verify(VerifyArgs),
+    /// Send a bounded HTTP load to a running server and report requests per second.
+    Load(LoadArgs),
+    /// Benchmark sustained submits per second (server and load generator on loopback).
+    Bench(TimestampBenchArgs),
+}
+
+/// Arguments of `timestamp serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Number of in-process witnesses (fixed for the life of the store).
+    #[arg(long, default_value_t = 16)]
+    pub witnesses: usize,
+    /// SQLite database of issued rounds (created if missing).
+    #[arg(long, value_name = "PATH")]
+    pub db: PathBuf,
+    /// Round interval in milliseconds.
+    #[arg(long, default_value_t = 250)]
+    pub round_ms: u64,
+    /// Seal a round early once this many hashes are waiting.
+    #[arg(long, default_value_t = 100_000)]
+    pub max_batch: usize,
+    /// Also write the roster (JSON array of hex public keys) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub roster_out: Option<PathBuf>,
+}
+
+/// Arguments of `timestamp verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The receipt (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub receipt: PathBuf,
+    /// The roster: a JSON array of hex public keys, in roster order.
+    #[arg(long, value_name = "FILE")]
+    pub roster: PathBuf,
+    /// The hash the receipt must be for (64 hex characters).
+    #[arg(long, value_name = "HEX")]
+    pub hash: Option<String>,
+    /// Accept signatures by at least T witnesses (default: all witnesses must have signed).
+    #[arg(long, value_name = "T")]
+    pub threshold: Option<usize>,
+}
+
+/// Arguments of `timestamp load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// The server.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 128)]
+    pub connections: usize,
+    /// Requests in flight per connection (1 = no pipelining).
+    #[arg(long, default_value_t = 1)]
+    pub pipeline: usize,
+    /// Run for this many seconds (at most 600).
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    /// Stop after this many requests.
+    #[arg(long)]
+    pub requests: Option<u64>,
+}
+
+/// Arguments of `timestamp bench`.
+#[derive(Debug, Args)]
+pub struct TimestampBenchArgs {
+    /// Shorter run.
+    #[arg(long)]
+    pub quick: bool,
+    /// Write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Runs a `timestamp` subcommand and returns the process exit code.
+pub fn run(command: &TimestampCommand) -> ExitCode {
+    let result = match command {
+        TimestampCommand::Serve(args) => serve(args),
+        TimestampCommand::Verify(args) => return verify(args),
+        TimestampCommand::Load(args) => load(args),
+        TimestampCommand::Bench(args) => bench(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn serve(args: &ServeArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.round_ms > 0, "--round-ms must be positive");
+    let store = Store::open(&args.db)?;
+    let cosigner = Arc::new(super::open_cosigner(&store, args.witnesses)?);
+    let head = store.chain_head()?;
+    if let Some(path) = &args.roster_out {
+        std::fs::write(path, roster_json(cosigner.as_ref()) + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let config = ServerConfig {
+        round_interval: Duration::from_millis(args.round_ms),
+        max_batch: args.max_batch.max(1),
+        ..ServerConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("binding {}", args.addr))?;
+        let roster_id = hex::encode(cosigner.roster_id());
+        let server = TimestampServer::start(listener, store, cosigner, config).await?;
+        println!(
+            "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
+            server.local_addr(),
+            args.witnesses,
+            roster_id,
+            head.next_round,
+            args.round_ms
+        );
+        tokio::signal::ctrl_c().await?;
+        eprintln!("shutting down: sealing the open batch");
+        server.shutdown().await
+    })
+}
+
+/// Reads a roster file: a JSON array of hex public keys.
+pub fn read_roster_keys(path: &Path) -> anyhow::Result<Vec<[u8; 32]>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let items: Vec<String> = serde_json::from_str(&text)
+        .with_context(|| format!("{}: expected a JSON array of hex strings", path.display()))?;
+    anyhow::ensure!(!items.is_empty(), "{}: empty roster", path.display());
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            parse_hash_hex(s)
+                .with_context(|| format!("{}: key {i} is not 32 bytes of hex", path.display()))
+        })
+        .collect()
+}
+
+/// A receipt verifier for the roster of bare public keys `keys`.
+pub fn roster_verifier(keys: &[[u8; 32]], policy: Policy) -> anyhow::Result<KeyListVerifier> {
+    let keys = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| PublicKey::from_bytes(k).with_context(|| format!("roster key {i}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    KeyListVerifier::new(keys, policy).context("building the roster")
+}
+
+/// `timestamp verify`: 0 valid, 1 invalid (with the reason), 2 malformed input.
+pub fn verify(args: &VerifyArgs) -> ExitCode {
+    let parsed = (|| -> anyhow::Result<(Receipt, KeyListVerifier, Option<[u8; 32]>)> {
+        let text = std::fs::read_to_string(&args.receipt)
+            .with_context(|| format!("reading {}", args.receipt.display()))?;
+        let receipt = Receipt::from_json(&text)
+            .with_context(|| format!("{}: not a receipt", args.receipt.display()))?;
+        let keys = read_roster_keys(&args.roster)?;
+        let policy = match args.threshold {
+            Some(t) => Policy::Threshold(t),
+            None => Policy::Complete,
+        };
+        policy
+            .validate(keys.len())
+            .context("--threshold must be between 1 and the roster size")?;
+        let verifier = roster_verifier(&keys, policy)?;
+        let hash = match &args.hash {
+            Some(h) => {
+                Some(parse_hash_hex(h).context("--hash must be 64 hex characters (32 bytes)")?)
+            }
+            None => None,
+        };
+        Ok((receipt, verifier, hash))
+    })();
+    let (receipt, verifier, hash) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    match receipt.verify(&verifier, hash.as_ref()) {
+        Ok(()) => {
+            println!(
+                "valid: hash {} is leaf {} of {} in round {} (time {} ms), root {}",
+                hex::encode(receipt.hash),
+                receipt.leaf_index,
+                receipt.tree_size,
+                receipt.round,
+                receipt.time_ms,
+                hex::encode(receipt.root)
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("invalid: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(args: &LoadArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.seconds > 0.0 && args.seconds <= 600.0,
+        "--seconds must be in (0, 600]"
+    );
+    let config = LoadConfig {
+        pipeline: args.pipeline.max(1),
+        max_requests: args.requests,
+        ..LoadConfig::new(
+            args.addr,
+            args.connections,
+            Duration::from_secs_f64(args.seconds),
+        )
+    };
+    let report = run_load_blocking(&config)?;
+    println!(
+        "{} ok, {} errors in {:.2} s: {:.0} requests/s; latency p50 {:?}, p99 {:?}",
+        report.ok,
+        report.errors,
+        report.elapsed.as_secs_f64(),
+        report.requests_per_second(),
+        report.latency_p50,
+        report.latency_p99
+    );
+    Ok(())
+}
+
+fn bench(args: &TimestampBenchArgs) -> anyhow::Result<()> {
+    let mut suite = BenchSuite::new("cosi-timestamp", args.quick);
+    print!("{}", suite.header());
+    let outcome = super::bench_timestamp(&mut suite, args.quick);
+    if !suite.rows().is_empty() || !suite.notes().is_empty() {
+        println!();
+        print!("{}", suite.table());
+    }
+    outcome?;
+    if let Some(path) = &args.json {
+        suite.write_json(path)?;
+        println!("\nwrote {}", path.display());
+    }
+    Ok(())
+}

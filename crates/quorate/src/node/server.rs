@@ -1,0 +1,470 @@
+//! The timestamping HTTP server (axum on tokio).
+//!
+//! | method and path | answer |
+//! |---|---|
+//! | `POST /v1/submit` | body: 64 hex characters (surrounding whitespace allowed) or 32 raw bytes. `200 {"ticket":"R-I","round":R,"index":I}` |
+//! | `GET /v1/receipt/R-I[?wait=1]` | `200` receipt JSON once round R is signed and stored. Before that, `202 {"status":"pending"}`, or with `wait`, a long poll until it is signed (at most `max_wait`). `404` for an unknown ticket |
+//! | `GET /v1/roster` | the roster as a JSON array of hex public keys (the `--roster` file of `verify`) |
+//! | `GET /v1/head` | the last signed round header with its signature, or `404` before the first |
+//! | `GET /v1/round/N` | round N's header with its signature |
+//!
+//! **Cheap submits.** A submit parses the hash, appends it to the open batch under a mutex,
+//! and answers at once with its ticket: the round number and its index in that round's
+//! tree. No hashing and no signing happen on the request path.
+//!
+//! **Rounds.** A sealer task wakes every `round_interval`, or as soon as the batch reaches
+//! `max_batch`. It takes the batch (the next submit opens round R+1) and, on the blocking
+//! pool, builds the tree, has the roster cosign the header and appends the round to the store
+//! in one transaction. Only then is the round published to receipt readers. A failed round
+//! (signing or store error) is retried with the same hashes and round number, so tickets stay
+//! valid. An empty interval produces no round.
+//!
+//! **Back-pressure.** If more than `max_pending` hashes are waiting (the sealer has fallen
+//! behind), submits get `503` until it catches up.
+//!
+//! **Shutdown** stops accepting connections, seals what is still in the batch (later submits
+//! get `503`), then returns.
+
+use super::store::Store;
+use anyhow::Context as _;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use quorate_cosi::timestamp::{
+    parse_hash_hex_bytes, seal_round, ChainHead, Hash, IssuedRound, RootCosigner, SignedRound,
+};
+use serde::Deserialize;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+
+/// Tunables of the server.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// How often a round is sealed (if anything was submitted).
+    pub round_interval: Duration,
+    /// Seal early once the open batch holds this many hashes.
+    pub max_batch: usize,
+    /// Refuse submits (503) while more hashes than this wait for a round.
+    pub max_pending: usize,
+    /// How many recent rounds (with their trees) are kept in memory for receipts.
+    pub cache_rounds: usize,
+    /// The longest a `?wait=1` receipt request is held.
+    pub max_wait: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            round_interval: Duration::from_millis(250),
+            max_batch: 100_000,
+            max_pending: 2_000_000,
+            cache_rounds: 16,
+            max_wait: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The batch being collected.
+struct Pending {
+    /// The round number the batch will get.
+    round: u64,
+    hashes: Vec<Hash>,
+    /// Set when the sealer took the final batch at shutdown: later submits are refused, since
+    /// no round would ever include them.
+    closed: bool,
+}
+
+/// Old rounds loaded from the store, kept briefly for repeated lookups.
+const OLD_CACHE: usize = 8;
+
+struct Shared {
+    config: ServerConfig,
+    pending: Mutex<Pending>,
+    batch_full: Notify,
+    /// Recently signed rounds by number.
+    recent: RwLock<BTreeMap<u64, Arc<IssuedRound>>>,
+    /// Older rounds recently loaded from the store.
+    old: Mutex<VecDeque<Arc<IssuedRound>>>,
+    /// The highest signed and stored round (`None` before the first).
+    signed: watch::Sender<Option<u64>>,
+    store: Arc<Mutex<Store>>,
+    cosigner: Arc<dyn RootCosigner>,
+    roster_json: String,
+}
+
+/// A running server: its address, and a handle to stop it.
+pub struct TimestampServer {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    http: JoinHandle<std::io::Result<()>>,
+    sealer: JoinHandle<()>,
+}
+
+impl std::fmt::Debug for TimestampServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TimestampServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding one of these locks leaves plain data behind; keep serving.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The roster as the JSON array of hex public keys that `verify --roster` reads.
+pub fn roster_json(cosigner: &dyn RootCosigner) -> String {
+    let keys: Vec<String> = cosigner.public_keys().iter().map(hex::encode).collect();
+    serde_json::Value::from(keys).to_string()
+}
+
+impl TimestampServer {
+    /// Starts serving on `listener` (call inside a tokio runtime). The chain continues from
+    /// the last round in `store`, which must have been signed by the same roster.
+    pub async fn start(
+        listener: TcpListener,
+        store: Store,
+        cosigner: Arc<dyn RootCosigner>,
+        config: ServerConfig,
+    ) -> anyhow::Result<TimestampServer> {
+        let addr = listener.local_addr()?;
+        let last = store.last_header()?;
+        if let Some(h) = &last {
+            anyhow::ensure!(
+                h.roster_id == cosigner.roster_id(),
+                "the store's rounds were signed by roster {}, but this server's roster is {}",
+                hex::encode(h.roster_id),
+                hex::encode(cosigner.roster_id())
+            );
+        }
+        let head = last
+            .as_ref()
+            .map_or_else(ChainHead::genesis, ChainHead::after);
+        let (signed, _) = watch::channel(last.map(|h| h.round));
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(Pending {
+                round: head.next_round,
+                hashes: Vec::new(),
+                closed: false,
+            }),
+            batch_full: Notify::new(),
+            recent: RwLock::new(BTreeMap::new()),
+            old: Mutex::new(VecDeque::new()),
+            signed,
+            store: Arc::new(Mutex::new(store)),
+            roster_json: roster_json(cosigner.as_ref()),
+            cosigner,
+            config,
+        });
+        let (shutdown, _) = watch::channel(false);
+
+        let app = Router::new()
+            .route("/v1/submit", post(submit))
+            .route("/v1/receipt/{ticket}", get(receipt))
+            .route("/v1/roster", get(roster))
+            .route("/v1/head", get(head_round))
+            .route("/v1/round/{n}", get(round_by_number))
+            .with_state(shared.clone());
+        let mut http_stop = shutdown.subscribe();
+        let http = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = http_stop.wait_for(|s| *s).await;
+                })
+                .await
+        });
+        let sealer = tokio::spawn(sealer(shared, head, shutdown.subscribe()));
+        Ok(TimestampServer {
+            addr,
+            shutdown,
+            http,
+            sealer,
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting requests, seals the open batch, and waits for both to finish.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        self.shutdown.send_replace(true);
+        let http = self.http.await.context("HTTP task panicked")?;
+        self.sealer.await.context("sealer task panicked")?;
+        http.context("HTTP server failed")
+    }
+}
+
+async fn sealer(shared: Arc<Shared>, mut head: ChainHead, mut shutdown: watch::Receiver<bool>) {
+    let mut ticker = tokio::time::interval(shared.config.round_interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let already_stopping = *shutdown.borrow();
+        let stopping = already_stopping
+            || tokio::select! {
+                _ = ticker.tick() => false,
+                () = shared.batch_full.notified() => false,
+                _ = shutdown.changed() => true,
+            };
+        let batch = {
+            let mut p = lock(&shared.pending);
+            p.closed = stopping;
+            if p.hashes.is_empty() {
+                None
+            } else {
+                let hashes = std::mem::take(&mut p.hashes);
+                let round = p.round;
+                p.round += 1;
+                Some((round, hashes))
+            }
+        };
+        if let Some((round, hashes)) = batch {
+            debug_assert_eq!(round, head.next_round);
+            let mut attempt = 0u32;
+            loop {
+                match seal_and_store(&shared, head, hashes.clone()).await {
+                    Ok(issued) => {
+                        head = ChainHead::after(issued.header());
+                        publish(&shared, issued);
+                        break;
+                    }
+                    Err(e) => {
+                        attempt += 1;
+                        eprintln!("error: sealing round {round} (attempt {attempt}): {e:#}");
+                        if stopping && attempt >= 3 {
+                            eprintln!(
+                                "error: giving up on round {round}; its {} tickets get no receipt",
+                                hashes.len()
+                            );
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(100 * u64::from(attempt.min(20))))
+                            .await;
+                    }
+                }
+            }
+        }
+        if stopping {
+            return;
+        }
+    }
+}
+
+async fn seal_and_store(
+    shared: &Arc<Shared>,
+    head: ChainHead,
+    hashes: Vec<Hash>,
+) -> anyhow::Result<IssuedRound> {
+    let cosigner = shared.cosigner.clone();
+    let store = shared.store.clone();
+    tokio::task::spawn_blocking(move || {
+        let issued = seal_round(&head, hashes, now_ms(), cosigner.as_ref())?;
+        lock(&store).append(&issued)?;
+        Ok(issued)
+    })
+    .await
+    .context("sealing task panicked")?
+}
+
+fn publish(shared: &Shared, issued: IssuedRound) {
+    let round = issued.header().round;
+    {
+        let mut recent = shared
+            .recent
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        recent.insert(round, Arc::new(issued));
+        while recent.len() > shared.config.cache_rounds.max(1) {
+            recent.pop_first();
+        }
+    }
+    shared.signed.send_replace(Some(round));
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    json_response(status, serde_json::json!({ "error": message }).to_string())
+}
+
+/// Parses a submitted hash: 32 raw bytes, or 64 hex characters with optional whitespace.
+fn parse_submission(body: &[u8]) -> Option<Hash> {
+    if body.len() == 32 {
+        let mut h = [0u8; 32];
+        h.copy_from_slice(body);
+        return Some(h);
+    }
+    parse_hash_hex_bytes(body)
+}
+
+async fn submit(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let Some(hash) = parse_submission(&body) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "body must be a 32-byte hash: 64 hex characters or 32 raw bytes",
+        );
+    };
+    let (round, index, full) = {
+        let mut p = lock(&shared.pending);
+        if p.closed {
+            drop(p);
+            return error_response(StatusCode::SERVICE_UNAVAILABLE, "server is shutting down");
+        }
+        if p.hashes.len() >= shared.config.max_pending {
+            drop(p);
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many hashes waiting for a round; retry shortly",
+            );
+        }
+        let index = p.hashes.len();
+        p.hashes.push(hash);
+        (p.round, index, p.hashes.len() >= shared.config.max_batch)
+    };
+    if full {
+        shared.batch_full.notify_one();
+    }
+    json_response(
+        StatusCode::OK,
+        format!(r#"{{"ticket":"{round}-{index}","round":{round},"index":{index}}}"#),
+    )
+}
+
+/// `?wait=1` (or `true`) asks for a long poll.
+#[derive(Debug, Deserialize)]
+struct WaitQuery {
+    wait: Option<String>,
+}
+
+fn parse_ticket(ticket: &str) -> Option<(u64, u64)> {
+    let (round, index) = ticket.split_once('-')?;
+    Some((round.parse().ok()?, index.parse().ok()?))
+}
+
+async fn issued_round(
+    shared: &Arc<Shared>,
+    round: u64,
+) -> anyhow::Result<Option<Arc<IssuedRound>>> {
+    if let Some(r) = shared
+        .recent
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&round)
+    {
+        return Ok(Some(r.clone()));
+    }
+    if let Some(r) = lock(&shared.old).iter().find(|r| r.header().round == round) {
+        return Ok(Some(r.clone()));
+    }
+    let store = shared.store.clone();
+    let loaded = tokio::task::spawn_blocking(move || lock(&store).load_issued(round))
+        .await
+        .context("store task panicked")??;
+    Ok(loaded.map(|r| {
+        let r = Arc::new(r);
+        let mut old = lock(&shared.old);
+        old.push_back(r.clone());
+        while old.len() > OLD_CACHE {
+            old.pop_front();
+        }
+        r
+    }))
+}
+
+async fn receipt(
+    State(shared): State<Arc<Shared>>,
+    Path(ticket): Path<String>,
+    Query(query): Query<WaitQuery>,
+) -> Response {
+    let Some((round, index)) = parse_ticket(&ticket) else {
+        return error_response(StatusCode::BAD_REQUEST, "a ticket looks like ROUND-INDEX");
+    };
+    let open_round = lock(&shared.pending).round;
+    if round > open_round {
+        return error_response(StatusCode::NOT_FOUND, "no such ticket");
+    }
+    let is_signed = |s: &Option<u64>| s.is_some_and(|s| s >= round);
+    if !is_signed(&shared.signed.borrow()) {
+        let wait = query
+            .wait
+            .as_deref()
+            .is_some_and(|w| !matches!(w, "0" | "false" | "no"));
+        let mut rx = shared.signed.subscribe();
+        let signed_in_time = wait
+            && tokio::time::timeout(shared.config.max_wait, rx.wait_for(is_signed))
+                .await
+                .is_ok_and(|r| r.is_ok());
+        if !signed_in_time {
+            return json_response(StatusCode::ACCEPTED, r#"{"status":"pending"}"#.to_owned());
+        }
+    }
+    match issued_round(&shared, round).await {
+        Ok(Some(issued)) => match issued.receipt(index) {
+            Some(receipt) => json_response(StatusCode::OK, receipt.to_json()),
+            None => error_response(StatusCode::NOT_FOUND, "no such ticket"),
+        },
+        Ok(None) => error_response(StatusCode::NOT_FOUND, "no such ticket"),
+        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
+    }
+}
+
+async fn roster(State(shared): State<Arc<Shared>>) -> Response {
+    json_response(StatusCode::OK, shared.roster_json.clone())
+}
+
+/// A signed round header as JSON (hex hashes, as in receipts).
+pub fn round_json(signed: &SignedRound) -> String {
+    let h = &signed.header;
+    serde_json::json!({
+        "round": h.round,
+        "time_ms": h.time_ms,
+        "tree_size": h.tree_size,
+        "prev_root": hex::encode(h.prev_root),
+        "root": hex::encode(h.root),
+        "roster_id": hex::encode(h.roster_id),
+        "message": hex::encode(h.message()),
+        "signature": hex::encode(&signed.signature),
+    })
+    .to_string()
+}
+
+async fn signed_round(shared: &Arc<Shared>, round: u64) -> Response {
+    match issued_round(shared, round).await {
+        Ok(Some(r)) => json_response(StatusCode::OK, round_json(&r.signed)),
+        Ok(None) => error_response(StatusCode::NOT_FOUND, "no such round"),
+        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
+    }
+}
+
+async fn head_round(State(shared): State<Arc<Shared>>) -> Response {
+    let last = *shared.signed.borrow();
+    match last {
+        Some(r) => signed_round(&shared, r).await,
+        None => error_response(StatusCode::NOT_FOUND, "no round signed yet"),
+    }
+}
+
+async fn round_by_number(State(shared): State<Arc<Shared>>, Path(n): Path<String>) -> Response {
+    match n.parse::<u64>() {
+        Ok(n) => signed_round(&shared, n).await,
+        Err(_) => error_response(StatusCode::BAD_REQUEST, "round must be a number"),
+    }
+}

@@ -1,0 +1,225 @@
+//! The SQLite store of issued rounds.
+//!
+//! One row per signed round: number, time, tree size, `prev_root`, root, roster id,
+//! signature, and the round's submitted hashes as one blob (32 bytes each, in leaf order).
+//! Receipts are re-served by rebuilding the tree from that blob. Rounds are appended in a
+//! transaction that first checks the new round continues the stored chain, so a crash leaves
+//! either the whole round or none of it. The database runs in WAL mode with
+//! `synchronous=FULL`, so a committed round survives a power loss. A small `meta` table keeps
+//! the in-process witnesses' key seed and count, so a restarted server has the same roster.
+
+use anyhow::{bail, ensure, Context as _};
+use quorate_cosi::timestamp::{ChainHead, Hash, IssuedRound, RoundHeader, SignedRound};
+use rusqlite::{params, Connection, OptionalExtension as _};
+use std::path::Path;
+
+/// An open store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    round     INTEGER PRIMARY KEY,
+    time_ms   INTEGER NOT NULL,
+    tree_size INTEGER NOT NULL,
+    prev_root BLOB NOT NULL,
+    root      BLOB NOT NULL,
+    roster_id BLOB NOT NULL,
+    signature BLOB NOT NULL,
+    leaves    BLOB NOT NULL
+);
+";
+
+fn to_i64(v: u64) -> anyhow::Result<i64> {
+    i64::try_from(v).context("value does not fit the store's 63-bit integers")
+}
+
+fn to_hash(bytes: Vec<u8>, what: &str) -> anyhow::Result<Hash> {
+    Hash::try_from(bytes.as_slice()).map_err(|_| anyhow::anyhow!("stored {what} is not 32 bytes"))
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path`.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        let conn =
+            Connection::open(path).with_context(|| format!("opening store {}", path.display()))?;
+        Self::init(conn)
+    }
+
+    /// A store in memory (for tests).
+    pub fn in_memory() -> anyhow::Result<Store> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(conn: Connection) -> anyhow::Result<Store> {
+        // `journal_mode` returns a row, so it is read rather than executed.
+        let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        conn.execute_batch("PRAGMA synchronous=FULL;")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn })
+    }
+
+    /// A value from the `meta` table.
+    pub fn meta(&self, key: &str) -> anyhow::Result<Option<Vec<u8>>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Sets a value in the `meta` table.
+    pub fn set_meta(&self, key: &str, value: &[u8]) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    /// The header of the last stored round, if any.
+    pub fn last_header(&self) -> anyhow::Result<Option<RoundHeader>> {
+        let round: Option<i64> = self
+            .conn
+            .query_row("SELECT MAX(round) FROM rounds", [], |r| r.get(0))?;
+        match round {
+            None => Ok(None),
+            Some(r) => Ok(self
+                .load_round(u64::try_from(r).context("negative round number in store")?)?
+                .map(|s| s.header)),
+        }
+    }
+
+    /// Where the chain continues after the stored rounds.
+    pub fn chain_head(&self) -> anyhow::Result<ChainHead> {
+        Ok(self
+            .last_header()?
+            .map_or_else(ChainHead::genesis, |h| ChainHead::after(&h)))
+    }
+
+    /// Number of stored rounds.
+    pub fn round_count(&self) -> anyhow::Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0))?;
+        Ok(u64::try_from(n)?)
+    }
+
+    /// Appends a signed round atomically. Fails (and stores nothing) unless the round
+    /// directly follows the last stored one (or is round 0 with the genesis `prev_root` in an
+    /// empty store).
+    pub fn append(&mut self, round: &IssuedRound) -> anyhow::Result<()> {
+        let h = round.header();
+        let mut leaves = Vec::with_capacity(round.hashes.len() * 32);
+        for hash in &round.hashes {
+            leaves.extend_from_slice(hash);
+        }
+        let tx = self.conn.transaction()?;
+        let last: Option<(i64, Vec<u8>)> = tx
+            .query_row(
+                "SELECT round, root FROM rounds ORDER BY round DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let expected = match last {
+            None => ChainHead::genesis(),
+            Some((r, root)) => ChainHead {
+                next_round: u64::try_from(r)?.saturating_add(1),
+                prev_root: to_hash(root, "root")?,
+                last_time_ms: 0,
+            },
+        };
+        ensure!(
+            h.round == expected.next_round && h.prev_root == expected.prev_root,
+            "round {} does not continue the stored chain (expected round {})",
+            h.round,
+            expected.next_round
+        );
+        tx.execute(
+            "INSERT INTO rounds
+               (round, time_ms, tree_size, prev_root, root, roster_id, signature, leaves)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                to_i64(h.round)?,
+                to_i64(h.time_ms)?,
+                to_i64(h.tree_size)?,
+                &h.prev_root[..],
+                &h.root[..],
+                &h.roster_id[..],
+                &round.signed.signature,
+                leaves,
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The signed header of round `round`, if stored.
+    pub fn load_round(&self, round: u64) -> anyhow::Result<Option<SignedRound>> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT time_ms, tree_size, prev_root, root, roster_id, signature
+                 FROM rounds WHERE round = ?1",
+                [to_i64(round)?],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, Vec<u8>>(2)?,
+                        r.get::<_, Vec<u8>>(3)?,
+                        r.get::<_, Vec<u8>>(4)?,
+                        r.get::<_, Vec<u8>>(5)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((time_ms, tree_size, prev_root, root, roster_id, signature)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(SignedRound {
+            header: RoundHeader {
+                roster_id: to_hash(roster_id, "roster id")?,
+                round,
+                time_ms: u64::try_from(time_ms)?,
+                tree_size: u64::try_from(tree_size)?,
+                prev_root: to_hash(prev_root, "prev_root")?,
+                root: to_hash(root, "root")?,
+            },
+            signature,
+        }))
+    }
+
+    /// Round `round` with its leaves, checked against its stored root, if stored.
+    pub fn load_issued(&self, round: u64) -> anyhow::Result<Option<IssuedRound>> {
+        let Some(signed) = self.load_round(round)? else {
+            return Ok(None);
+        };
+        let leaves: Vec<u8> = self.conn.query_row(
+            "SELECT leaves FROM rounds WHERE round = ?1",
+            [to_i64(round)?],
+            |r| r.get(0),
+        )?;
+        if leaves.len() % 32 != 0 {
+            bail!("stored leaves of round {round} are not a multiple of 32 bytes");
+        }
+        let hashes: Vec<Hash> = leaves
+            .chunks_exact(32)
+            .map(|c| {
+                let mut h = [0u8; 32];
+                h.copy_from_slice(c);
+                h
+            })
+            .collect();
+        IssuedRound::from_parts(signed, hashes)
+            .map(Some)
+            .with_context(|| format!("stored leaves of round {round} do not match its root"))
+    }
+}

@@ -1,0 +1,392 @@
+//! The timestamping server over real HTTP on loopback: receipts under a short load, restart
+//! persistence, sealing at shutdown, and the offline `verify` command's exit codes.
+#![allow(clippy::unwrap_used)]
+
+use quorate::node::cli::{read_roster_keys, roster_verifier};
+use quorate::node::loadgen::{http_call, run_load, LoadConfig};
+use quorate::node::open_cosigner;
+use quorate::node::server::{ServerConfig, TimestampServer};
+use quorate::node::store::Store;
+use quorate_cosi::timestamp::{Hash, KeyListVerifier, Receipt};
+use quorate_cosi::Policy;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "quorate-ts-test-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn start(db: &Path, witnesses: usize, round_ms: u64) -> anyhow::Result<TimestampServer> {
+    let store = Store::open(db)?;
+    let cosigner = Arc::new(open_cosigner(&store, witnesses)?);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let config = ServerConfig {
+        round_interval: Duration::from_millis(round_ms),
+        max_wait: Duration::from_secs(10),
+        ..ServerConfig::default()
+    };
+    TimestampServer::start(listener, store, cosigner, config).await
+}
+
+async fn verifier_of(addr: SocketAddr) -> KeyListVerifier {
+    let (status, body) = http_call(addr, "GET", "/v1/roster", b"").await.unwrap();
+    assert_eq!(status, 200);
+    let keys: Vec<String> = serde_json::from_slice(&body).unwrap();
+    let keys: Vec<[u8; 32]> = keys
+        .iter()
+        .map(|k| hex::decode(k).unwrap().try_into().unwrap())
+        .collect();
+    roster_verifier(&keys, Policy::Complete).unwrap()
+}
+
+async fn submit(addr: SocketAddr, body: &[u8]) -> String {
+    let (status, body) = http_call(addr, "POST", "/v1/submit", body).await.unwrap();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    v["ticket"].as_str().unwrap().to_owned()
+}
+
+async fn receipt(addr: SocketAddr, ticket: &str) -> Receipt {
+    let (status, body) = http_call(addr, "GET", &format!("/v1/receipt/{ticket}?wait=1"), b"")
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    Receipt::from_json(std::str::from_utf8(&body).unwrap()).unwrap()
+}
+
+async fn head(addr: SocketAddr) -> serde_json::Value {
+    let (status, body) = http_call(addr, "GET", "/v1/head", b"").await.unwrap();
+    assert_eq!(status, 200);
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn hash(i: u8) -> Hash {
+    [i; 32]
+}
+
+#[test]
+fn server_under_short_load_issues_verifiable_receipts() {
+    let dir = TempDir::new("load");
+    let started = Instant::now();
+    runtime().block_on(async {
+        let server = start(&dir.path("ts.sqlite"), 5, 50).await.unwrap();
+        let addr = server.local_addr();
+        let verifier = verifier_of(addr).await;
+
+        // Bad input and unknown tickets.
+        let (status, _) = http_call(addr, "POST", "/v1/submit", b"not a hash")
+            .await
+            .unwrap();
+        assert_eq!(status, 400);
+        let (status, _) = http_call(addr, "POST", "/v1/submit", &[b'a'; 63])
+            .await
+            .unwrap();
+        assert_eq!(status, 400);
+        let (status, _) = http_call(addr, "GET", "/v1/receipt/99999-0", b"")
+            .await
+            .unwrap();
+        assert_eq!(status, 404);
+        let (status, _) = http_call(addr, "GET", "/v1/receipt/nonsense", b"")
+            .await
+            .unwrap();
+        assert_eq!(status, 400);
+        let (status, _) = http_call(addr, "GET", "/v1/head", b"").await.unwrap();
+        assert_eq!(status, 404);
+
+        // Hex (with a trailing newline) and raw submissions.
+        let hex_ticket = submit(addr, format!("{}\n", hex::encode(hash(1))).as_bytes()).await;
+        let raw_ticket = submit(addr, &hash(2)).await;
+        for (ticket, h) in [(&hex_ticket, hash(1)), (&raw_ticket, hash(2))] {
+            let r = receipt(addr, ticket).await;
+            assert_eq!(r.hash, h);
+            r.verify(&verifier, Some(&h)).unwrap();
+        }
+
+        // A short, bounded load; sampled receipts must verify.
+        let load = LoadConfig {
+            max_requests: Some(20_000),
+            sample_every: 500,
+            ..LoadConfig::new(addr, 16, Duration::from_millis(1500))
+        };
+        let report = run_load(&load).await.unwrap();
+        assert!(report.ok > 0);
+        assert_eq!(report.errors, 0);
+        assert!(!report.samples.is_empty());
+        for (h, ticket) in report.samples.iter().take(20) {
+            receipt(addr, ticket)
+                .await
+                .verify(&verifier, Some(h))
+                .unwrap();
+        }
+        // Round headers chain.
+        let last = head(addr).await;
+        let n = last["round"].as_u64().unwrap();
+        assert!(n >= 1);
+        let (_, prev) = http_call(addr, "GET", &format!("/v1/round/{}", n - 1), b"")
+            .await
+            .unwrap();
+        let prev: serde_json::Value = serde_json::from_slice(&prev).unwrap();
+        assert_eq!(prev["root"], last["prev_root"]);
+        server.shutdown().await.unwrap();
+    });
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn restart_loses_no_issued_root_and_continues_the_chain() {
+    let dir = TempDir::new("restart");
+    let db = dir.path("ts.sqlite");
+    let rt = runtime();
+    let (old_receipts, old_head) = rt.block_on(async {
+        let server = start(&db, 3, 30).await.unwrap();
+        let addr = server.local_addr();
+        let mut receipts = Vec::new();
+        for round in 0..3u8 {
+            let tickets = [
+                submit(addr, &hash(10 + 2 * round)).await,
+                submit(addr, &hash(11 + 2 * round)).await,
+            ];
+            for t in &tickets {
+                receipts.push((t.clone(), receipt(addr, t).await));
+            }
+        }
+        let h = head(addr).await;
+        server.shutdown().await.unwrap();
+        (receipts, h)
+    });
+    assert!(old_head["round"].as_u64().unwrap() >= 2);
+
+    // A store cannot be reopened with another roster size.
+    {
+        let store = Store::open(&db).unwrap();
+        assert!(open_cosigner(&store, 4).is_err());
+    }
+
+    rt.block_on(async {
+        let server = start(&db, 3, 30).await.unwrap();
+        let addr = server.local_addr();
+        let verifier = verifier_of(addr).await;
+        assert_eq!(head(addr).await, old_head);
+        // Every old receipt is still served, identical, and verifies.
+        for (ticket, old) in &old_receipts {
+            let again = receipt(addr, ticket).await;
+            assert_eq!(&again, old);
+            again.verify(&verifier, None).unwrap();
+        }
+        // The next round continues the chain from the last issued root.
+        let t = submit(addr, &hash(99)).await;
+        let r = receipt(addr, &t).await;
+        assert_eq!(r.round, old_head["round"].as_u64().unwrap() + 1);
+        assert_eq!(hex::encode(r.prev_root), old_head["root"].as_str().unwrap());
+        r.verify(&verifier, Some(&hash(99))).unwrap();
+        server.shutdown().await.unwrap();
+    });
+
+    // The store's chain is gap-free and linked.
+    let store = Store::open(&db).unwrap();
+    let count = store.round_count().unwrap();
+    let mut prev: Option<quorate_cosi::timestamp::RoundHeader> = None;
+    for n in 0..count {
+        let h = store.load_round(n).unwrap().unwrap().header;
+        if let Some(p) = prev {
+            assert!(p.is_followed_by(&h));
+        }
+        store.load_issued(n).unwrap().unwrap();
+        prev = Some(h);
+    }
+}
+
+#[test]
+fn shutdown_seals_the_open_batch() {
+    let dir = TempDir::new("shutdown");
+    let db = dir.path("ts.sqlite");
+    let rt = runtime();
+    let ticket = rt.block_on(async {
+        // Rounds every minute: only the shutdown can seal this batch.
+        let server = start(&db, 2, 60_000).await.unwrap();
+        let addr = server.local_addr();
+        let ticket = submit(addr, &hash(5)).await;
+        let (status, _) = http_call(addr, "GET", &format!("/v1/receipt/{ticket}"), b"")
+            .await
+            .unwrap();
+        assert_eq!(status, 202);
+        server.shutdown().await.unwrap();
+        ticket
+    });
+    rt.block_on(async {
+        let server = start(&db, 2, 60_000).await.unwrap();
+        let addr = server.local_addr();
+        let r = receipt(addr, &ticket).await;
+        r.verify(&verifier_of(addr).await, Some(&hash(5))).unwrap();
+        server.shutdown().await.unwrap();
+    });
+}
+
+fn quorate(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_quorate"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_command_exit_codes() {
+    let dir = TempDir::new("cli");
+    let db = dir.path("ts.sqlite");
+    let (receipt, roster_json) = runtime().block_on(async {
+        let server = start(&db, 4, 20).await.unwrap();
+        let addr = server.local_addr();
+        let t = submit(addr, &hash(42)).await;
+        let r = receipt(addr, &t).await;
+        let (_, roster) = http_call(addr, "GET", "/v1/roster", b"").await.unwrap();
+        server.shutdown().await.unwrap();
+        (r, String::from_utf8(roster).unwrap())
+    });
+    let receipt_file = dir.path("receipt.json");
+    let roster_file = dir.path("roster.json");
+    std::fs::write(&receipt_file, receipt.to_json()).unwrap();
+    std::fs::write(&roster_file, &roster_json).unwrap();
+    assert_eq!(read_roster_keys(&roster_file).unwrap().len(), 4);
+    let rf = receipt_file.to_str().unwrap();
+    let ro = roster_file.to_str().unwrap();
+    let verify = |extra: &[&str]| {
+        let mut args = vec![
+            "cosi",
+            "timestamp",
+            "verify",
+            "--receipt",
+            rf,
+            "--roster",
+            ro,
+        ];
+        args.extend_from_slice(extra);
+        quorate(&args)
+    };
+
+    let (code, stdout, _) = verify(&[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.starts_with("valid"));
+    let (code, _, _) = verify(&["--hash", &hex::encode(hash(42))]);
+    assert_eq!(code, Some(0));
+    let (code, _, _) = verify(&["--threshold", "3"]);
+    assert_eq!(code, Some(0));
+
+    // Invalid: another hash, a tampered receipt, another roster.
+    let (code, stdout, _) = verify(&["--hash", &hex::encode(hash(43))]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.starts_with("invalid:"), "{stdout}");
+    let mut tampered = receipt.clone();
+    tampered.time_ms += 1;
+    let tampered_file = dir.path("tampered.json");
+    std::fs::write(&tampered_file, tampered.to_json()).unwrap();
+    let (code, stdout, stderr) = quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        tampered_file.to_str().unwrap(),
+        "--roster",
+        ro,
+    ]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("signature"), "{stdout}");
+    let mut keys: Vec<String> = serde_json::from_str(&roster_json).unwrap();
+    keys.reverse();
+    let other_roster = dir.path("other-roster.json");
+    std::fs::write(&other_roster, serde_json::to_string(&keys).unwrap()).unwrap();
+    let (code, stdout, _) = quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        rf,
+        "--roster",
+        other_roster.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("roster"), "{stdout}");
+
+    // Malformed: bad hash argument, garbage files, missing file, bad threshold.
+    let garbage = dir.path("garbage.json");
+    std::fs::write(&garbage, "{ not json").unwrap();
+    let g = garbage.to_str().unwrap();
+    for args in [
+        vec!["--hash", "xyz"],
+        vec!["--threshold", "0"],
+        vec!["--threshold", "5"],
+    ] {
+        let (code, _, stderr) = verify(&args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(!stderr.contains("panicked"));
+    }
+    for (receipt_arg, roster_arg) in [(g, ro), (rf, g), ("/nonexistent/r.json", ro)] {
+        let (code, _, stderr) = quorate(&[
+            "cosi",
+            "timestamp",
+            "verify",
+            "--receipt",
+            receipt_arg,
+            "--roster",
+            roster_arg,
+        ]);
+        assert_eq!(code, Some(2));
+        assert!(stderr.starts_with("error:"), "{stderr}");
+        assert!(!stderr.contains("panicked"));
+    }
+    // A roster entry that is not a valid key is malformed input.
+    let bad_key = dir.path("bad-key.json");
+    std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(32))).unwrap();
+    let (code, _, _) = verify_with_roster(rf, bad_key.to_str().unwrap());
+    assert_eq!(code, Some(2));
+}
+
+fn verify_with_roster(receipt: &str, roster: &str) -> (Option<i32>, String, String) {
+    quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        receipt,
+        "--roster",
+        roster,
+    ])
+}
