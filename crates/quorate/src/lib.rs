@@ -5,5 +5,5 @@
 //! benchmark entry points. `src/main.rs` only parses arguments and dispatches here.
 
 pub mod bench;
-pub mod systems;
 pub mod node;
+pub mod systems;
