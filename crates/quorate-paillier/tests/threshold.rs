@@ -422,18 +422,3 @@ fn dealer_rejects_unsuitable_primes() {
     ));
     assert!(deal(params, 500, &mut rng).is_err());
 }
-
-/// Full-size run (two fresh 1536-bit safe primes: usually 10–60 s). Run with
-/// `cargo test --release -p quorate-paillier -- --ignored`.
-#[test]
-#[ignore = "slow: generates 1536-bit safe primes"]
-fn three_of_five_at_3072_bits() {
-    let mut rng = ChaCha20Rng::seed_from_u64(48);
-    let params = ThresholdParams::new(3, 5).unwrap();
-    let key = deal(params, 3072, &mut rng).unwrap();
-    assert_eq!(key.0.encryption_key().modulus_bits(), 3072);
-    let m = random_below(&mut rng, key.0.encryption_key().n());
-    let c = key.0.encryption_key().encrypt(&m, &mut rng).unwrap();
-    let shares = shares_for(&key, &c, &[5, 2, 3], &mut rng);
-    assert_eq!(key.0.verify_and_combine(&sid(), &c, &shares).unwrap(), m);
-}
