@@ -81,6 +81,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod baselines;
 pub mod driver;
 pub mod error;
 pub mod hash;
@@ -91,6 +92,7 @@ pub mod policy;
 pub mod protocol;
 pub mod roster;
 pub mod signature;
+pub mod sim;
 pub mod timestamp;
 pub mod tree;
 

@@ -6,6 +6,7 @@
 use clap::{Args, Parser, Subcommand};
 use quorate::bench::BenchSuite;
 use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
+use quorate::systems::cosi::{self, CosiDemoArgs, CosiVerifyArgs};
 use quorate::systems::ecdsa::{self, EcdsaDemoArgs, EcdsaVerifyArgs};
 use quorate::systems::System;
 use std::path::PathBuf;
@@ -59,6 +60,10 @@ enum EcdsaCommand {
 
 #[derive(Debug, Subcommand)]
 enum CosiCommand {
+    /// Collective signing in one process; `--json` prints keys, aggregate keys and R‖s‖mask.
+    Demo(CosiDemoArgs),
+    /// Verify a collective signature: exit 0 if valid, 1 if invalid, 2 for malformed input.
+    Verify(CosiVerifyArgs),
     /// The timestamping service: serve, verify a receipt offline, load, bench.
     Timestamp {
         #[command(subcommand)]
@@ -96,6 +101,8 @@ fn main() -> ExitCode {
         },
         Command::Cosi { command } => match command {
             CosiCommand::Timestamp { command } => return quorate::node::cli::run(&command),
+            CosiCommand::Demo(args) => cosi::demo(&args),
+            CosiCommand::Verify(args) => return cosi::verify(&args),
         },
         Command::Bench(args) => bench(&args),
     };

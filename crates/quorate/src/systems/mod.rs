@@ -8,6 +8,7 @@
 use crate::bench::BenchSuite;
 
 pub mod bls;
+pub mod cosi;
 pub mod ecdsa;
 
 /// The systems `quorate demo` and `quorate bench` know about.
@@ -17,17 +18,20 @@ pub enum System {
     Bls,
     /// Threshold ECDSA (secp256k1) from OT-based multiplication.
     Ecdsa,
+    /// CoSi witness cosigning (Ed25519-compatible collective signatures).
+    Cosi,
 }
 
 impl System {
     /// Every implemented system, in demo order.
-    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa];
+    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa, System::Cosi];
 
     /// The system's short name (as typed on the command line).
     pub fn name(self) -> &'static str {
         match self {
             System::Bls => "bls",
             System::Ecdsa => "ecdsa",
+            System::Cosi => "cosi",
         }
     }
 
@@ -36,6 +40,7 @@ impl System {
         match self {
             System::Bls => bls::run_default_demo(),
             System::Ecdsa => ecdsa::run_default_demo(),
+            System::Cosi => cosi::run_default_demo(),
         }
     }
 
@@ -44,6 +49,7 @@ impl System {
         match self {
             System::Bls => bls::bench(suite, large),
             System::Ecdsa => ecdsa::bench(suite, large),
+            System::Cosi => cosi::bench(suite, large),
         }
     }
 }

@@ -1,0 +1,342 @@
+//! The `quorate cosi demo` / `quorate cosi verify` contract.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn quorate() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_quorate"))
+}
+
+fn run(args: &[&str]) -> Output {
+    quorate().args(args).output().expect("runs")
+}
+
+fn tmp(name: &str, contents: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("quorate-cli-cosi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, contents).expect("write");
+    p
+}
+
+fn demo(n: &str, absent: &str) -> serde_json::Value {
+    let out = run(&[
+        "cosi",
+        "demo",
+        "--witnesses",
+        n,
+        "--absent",
+        absent,
+        "--message",
+        "cli test",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn s<'a>(v: &'a serde_json::Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or_else(|| panic!("field {k}"))
+}
+
+#[test]
+fn demo_json_fields_and_verify_exit_codes() {
+    let d = demo("12", "3");
+    for k in [
+        "aggregate_public_key",
+        "participant_public_key",
+        "message",
+        "signature",
+        "mask",
+        "scheme",
+    ] {
+        assert!(d[k].is_string(), "missing {k}");
+    }
+    let keys = d["public_keys"].as_array().expect("public_keys");
+    assert_eq!(keys.len(), 12);
+    assert_eq!(s(&d, "message"), hex::encode("cli test"));
+    let sig = s(&d, "signature").to_string();
+    assert_eq!(sig.len(), 2 * (64 + 2));
+    assert!(sig.ends_with(s(&d, "mask")));
+    assert_ne!(
+        s(&d, "aggregate_public_key"),
+        s(&d, "participant_public_key")
+    );
+
+    let key_file = tmp(
+        "keys.json",
+        &serde_json::to_string(&d["public_keys"]).expect("json"),
+    );
+    let key_file = key_file.to_str().expect("path");
+    let demo_file = tmp("demo.json", &d.to_string());
+    let demo_file = demo_file.to_str().expect("path");
+    let msg = s(&d, "message");
+
+    let code = |args: &[&str]| run(args).status.code().expect("exit code");
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig
+        ]),
+        0
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            demo_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig
+        ]),
+        0
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig,
+            "--policy",
+            "threshold:9"
+        ]),
+        0
+    );
+    // Invalid: wrong policy, message, tampered s, flipped mask bit, s + L.
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig,
+            "--policy",
+            "complete"
+        ]),
+        1
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            "00",
+            "--signature",
+            &sig
+        ]),
+        1
+    );
+    let mut bytes = hex::decode(&sig).expect("hex");
+    bytes[40] ^= 1;
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &hex::encode(&bytes)
+        ]),
+        1
+    );
+    bytes[40] ^= 1;
+    let first_absent = (0..12)
+        .find(|i| bytes[64 + i / 8] >> (i % 8) & 1 == 0)
+        .expect("absent");
+    bytes[64 + first_absent / 8] ^= 1 << (first_absent % 8);
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &hex::encode(&bytes)
+        ]),
+        1
+    );
+    // Malformed: bad hex, wrong length, missing or garbage roster, bad policy.
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            "zz",
+            "--signature",
+            &sig
+        ]),
+        2
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig[..sig.len() - 2]
+        ]),
+        2
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            "nothex"
+        ]),
+        2
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            "/nonexistent/roster.json",
+            "--message",
+            msg,
+            "--signature",
+            &sig
+        ]),
+        2
+    );
+    let garbage = tmp("garbage.json", "{not json");
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            garbage.to_str().expect("p"),
+            "--message",
+            msg,
+            "--signature",
+            &sig
+        ]),
+        2
+    );
+    let bad_key = tmp(
+        "badkey.json",
+        "[\"0100000000000000000000000000000000000000000000000000000000000000\"]",
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            bad_key.to_str().expect("p"),
+            "--message",
+            msg,
+            "--signature",
+            &sig
+        ]),
+        2
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig,
+            "--policy",
+            "threshold:99"
+        ]),
+        2
+    );
+    assert_eq!(
+        code(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig,
+            "--policy",
+            "bogus"
+        ]),
+        2
+    );
+}
+
+#[test]
+fn full_signature_is_plain_ed25519_and_garbage_never_panics() {
+    let d = demo("5", "0");
+    assert_eq!(
+        s(&d, "aggregate_public_key"),
+        s(&d, "participant_public_key")
+    );
+    let key_file = tmp(
+        "keys5.json",
+        &serde_json::to_string(&d["public_keys"]).expect("json"),
+    );
+    let key_file = key_file.to_str().expect("path");
+    let msg = s(&d, "message");
+    let out = run(&[
+        "cosi",
+        "verify",
+        "--roster",
+        key_file,
+        "--message",
+        msg,
+        "--signature",
+        s(&d, "signature"),
+        "--policy",
+        "complete",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    // Garbage of the right length (65 bytes for n = 5): invalid or malformed, never a panic.
+    for fill in [0x00u8, 0xff, 0x5a] {
+        let sig = hex::encode(vec![fill; 65]);
+        let out = run(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            msg,
+            "--signature",
+            &sig,
+        ]);
+        let c = out.status.code().expect("exit code");
+        assert!(c == 1 || c == 2, "exit {c}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}
