@@ -482,7 +482,7 @@ pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     let mut sizes: Vec<usize> = if quick {
         vec![2, 8, 32, 128, 512, 2048]
     } else {
-        vec![2, 8, 32, 128, 512, 2048, 8192]
+        vec![2, 8, 32, 64, 128, 512, 2048, 8192]
     };
     if large {
         sizes.push(32768);
