@@ -626,6 +626,49 @@ pub mod ceremony {
         pub pok_response: Scalar,
     }
 
+    impl Contribution {
+        /// Encoding for a ceremony run across machines: `U`, `V`, `A`, `z`, then the new
+        /// powers ([`PowersOfTau::to_bytes`]).
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let mut out = Vec::new();
+            out.extend_from_slice(&crate::wire::g1_to_bytes(&self.u));
+            out.extend_from_slice(&crate::wire::g2_to_bytes(&self.v));
+            out.extend_from_slice(&crate::wire::g1_to_bytes(&self.pok_commitment));
+            out.extend_from_slice(&crate::wire::scalar_to_bytes(&self.pok_response));
+            out.extend_from_slice(&self.powers.to_bytes());
+            out
+        }
+
+        /// Checked decoding (lengths, canonical subgroup points, no identities). The
+        /// contribution's validity is [`verify`]'s job.
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
+            use crate::wire::ReadBls;
+            let head =
+                2 * crate::wire::G1_BYTES + crate::wire::G2_BYTES + crate::wire::SCALAR_BYTES;
+            if bytes.len() < head {
+                return Err(quorate_core::DecodeError::WrongLength {
+                    what: "ceremony contribution",
+                    expected: head,
+                    got: bytes.len(),
+                });
+            }
+            let (first, rest) = bytes.split_at(head);
+            let mut r = quorate_core::encoding::Reader::new("ceremony contribution", first);
+            let u = r.g1("U")?;
+            let v = r.g2("V")?;
+            let pok_commitment = r.g1("proof-of-knowledge commitment")?;
+            let pok_response = r.scalar("proof-of-knowledge response")?;
+            r.finish()?;
+            Ok(Contribution {
+                powers: PowersOfTau::from_bytes(rest)?,
+                u,
+                v,
+                pok_commitment,
+                pok_response,
+            })
+        }
+    }
+
     /// The starting point of a ceremony for `n` parties: every power is the generator.
     pub fn initial(n: u16) -> Result<PowersOfTau, ParamError> {
         let size = Domain::for_parties(n)?.size();
@@ -912,6 +955,14 @@ mod tests {
         };
         assert!(ceremony::contribute(&short, &session, 0, &mut rng).is_err());
         assert!(ceremony::verify(&short, &replay, &session, 0, &mut rng).is_err());
+
+        // A contribution travels as checked bytes and still verifies.
+        let bytes = replay.to_bytes();
+        let decoded = ceremony::Contribution::from_bytes(&bytes).unwrap();
+        assert!(ceremony::verify(&next, &decoded, &session, 1, &mut rng).is_ok());
+        for len in [0, 10, 224, bytes.len() - 1] {
+            assert!(ceremony::Contribution::from_bytes(&bytes[..len]).is_err());
+        }
 
         // Powers travel as checked bytes and come back identical.
         let bytes = next.to_bytes();
