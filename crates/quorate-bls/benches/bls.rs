@@ -8,8 +8,8 @@ use criterion::{criterion_main, BatchSize, BenchmarkGroup, Criterion};
 use quorate_bls::kzg::ceremony;
 use quorate_bls::proofs::{verify_cold, verify_hot};
 use quorate_bls::{
-    combine, Client, ColdParty, ColdPublicKey, Crs, GroupPublic, HotParty, PartialSignature,
-    ProofContext,
+    combine, Client, ColdParty, Crs, GroupPublic, HotParty, PartialSignature, ProofContext,
+    VerifiedColdKeys,
 };
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
@@ -26,7 +26,7 @@ struct Setup {
     crs: Crs,
     client: Client,
     cold: Vec<ColdParty>,
-    cold_keys: Vec<ColdPublicKey>,
+    cold_keys: VerifiedColdKeys,
     hot: Vec<HotParty>,
     public: GroupPublic,
     ctx: ProofContext,
@@ -40,7 +40,8 @@ impl Setup {
         let mut cold: Vec<ColdParty> = PartyId::range(n)
             .map(|id| ColdParty::register(id, rng))
             .collect();
-        let cold_keys: Vec<ColdPublicKey> = cold.iter().map(ColdParty::public_key).collect();
+        let regs: Vec<_> = cold.iter().map(|c| c.registration(rng)).collect();
+        let cold_keys = VerifiedColdKeys::verify(&regs, rng).expect("cold registrations");
         let client = Client::generate(rng);
         let registration = client
             .register(&crs, params, &cold_keys, rng)

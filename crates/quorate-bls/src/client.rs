@@ -15,10 +15,11 @@
 //! the digest of the current record stop anyone else from dealing or replaying one.
 
 use crate::ciphersuite::{PublicKey, SecretKey, Signature};
-use crate::cold::{derive_pad, ColdPublicKey};
+use crate::cold::{derive_pad, registration_context, ColdPublicKey, ColdRegistration};
 use crate::error::BlsError;
 use crate::group::{GroupPublic, RefreshPublic, DST_REFRESH};
 use crate::kzg::Crs;
+use crate::proofs::batch_verify_cold;
 use crate::wire::{g1_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
@@ -133,6 +134,44 @@ fn read_private_payload(
     Ok((index, secret, opening))
 }
 
+/// Cold public keys whose Π_DL proofs the client has checked: the only input
+/// [`Client::register`] accepts, so pads are never derived from a key nobody can prove
+/// knowledge of (or from a copy of another party's key).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifiedColdKeys(Vec<ColdPublicKey>);
+
+impl VerifiedColdKeys {
+    /// Checks registrations `regs[i−1]` of parties `1..=n`: indices in order, distinct
+    /// keys, and every Π_DL proof (one batched check; on failure each proof alone, naming
+    /// every culprit).
+    pub fn verify<R: RngCore + CryptoRng>(
+        regs: &[ColdRegistration],
+        rng: &mut R,
+    ) -> Result<Self, BlsError> {
+        for (pos, reg) in regs.iter().enumerate() {
+            if reg.index.position() != pos {
+                return Err(
+                    ParamError::Invalid("cold registrations must be in index order 1..=n").into(),
+                );
+            }
+            if regs[..pos].iter().any(|other| other.ek == reg.ek) {
+                return Err(BlsError::blame(
+                    reg.index,
+                    "cold key repeats another party's key",
+                ));
+            }
+        }
+        let items: Vec<_> = regs.iter().map(|r| (r.index, r.ek.0, r.proof)).collect();
+        batch_verify_cold(&items, &registration_context(), rng)?;
+        Ok(VerifiedColdKeys(regs.iter().map(|r| r.ek).collect()))
+    }
+
+    /// The keys, `ek_1..ek_n`.
+    pub fn keys(&self) -> &[ColdPublicKey] {
+        &self.0
+    }
+}
+
 impl Client {
     /// A client with a fresh random key.
     pub fn generate<R: RngCore + CryptoRng>(rng: &mut R) -> Self {
@@ -155,14 +194,15 @@ impl Client {
         self.sk.prove_possession()
     }
 
-    /// ClientRegister for `params` with cold keys `cold_keys[i−1] = ek_i`.
+    /// ClientRegister for `params` with checked cold keys `ek_1..ek_n`.
     pub fn register<R: RngCore + CryptoRng>(
         &self,
         crs: &Crs,
         params: ThresholdParams,
-        cold_keys: &[ColdPublicKey],
+        cold_keys: &VerifiedColdKeys,
         rng: &mut R,
     ) -> Result<Registration, BlsError> {
+        let cold_keys = cold_keys.keys();
         let n = usize::from(params.n());
         crs.check_parties(params.n())?;
         if cold_keys.len() != n {

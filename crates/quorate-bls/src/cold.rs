@@ -177,9 +177,82 @@ impl ColdParty {
         })
     }
 
+    /// ColdRegister's public output: `ek_i` with a Π_DL proof of knowledge of `dk_i`,
+    /// bound to the index and the registration context, for the client to check
+    /// ([`crate::client::VerifiedColdKeys::verify`]) before deriving pads from `ek_i`.
+    pub fn registration<R: RngCore + CryptoRng>(&self, rng: &mut R) -> ColdRegistration {
+        ColdRegistration {
+            index: self.index,
+            ek: self.ek,
+            proof: prove_cold(
+                &self.dk,
+                &self.ek.0,
+                self.index,
+                &registration_context(),
+                rng,
+            ),
+        }
+    }
+
     /// Π_DL: proves knowledge of `dk_i` for `ek_i`, bound to `ctx` and the index.
     pub fn prove<R: RngCore + CryptoRng>(&self, ctx: &ProofContext, rng: &mut R) -> ColdProof {
         prove_cold(&self.dk, &self.ek.0, self.index, ctx, rng)
+    }
+}
+
+/// The fixed context of registration-time Π_DL proofs (audit proofs use their own
+/// session and `block_id`).
+pub(crate) fn registration_context() -> ProofContext {
+    ProofContext {
+        session: quorate_core::transcript::SessionId::new(b"quorate/bls/cold-register/v1".to_vec()),
+        block_id: 0,
+    }
+}
+
+/// A cold party's registration: index, `ek_i` and a Π_DL proof (226 bytes encoded).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ColdRegistration {
+    pub(crate) index: PartyId,
+    pub(crate) ek: ColdPublicKey,
+    pub(crate) proof: ColdProof,
+}
+
+impl ColdRegistration {
+    /// Encoded size in bytes: index, `ek_i`, proof.
+    pub const BYTES: usize = 2 + G2_BYTES + ColdProof::BYTES;
+
+    /// The cold party's index.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// `ek_i` (not yet checked: see [`crate::client::VerifiedColdKeys::verify`]).
+    pub fn public_key(&self) -> ColdPublicKey {
+        self.ek
+    }
+
+    /// Encoding: index, compressed `ek_i`, Π_DL proof.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Self::BYTES);
+        out.extend_from_slice(&self.index.to_bytes());
+        out.extend_from_slice(&self.ek.to_bytes());
+        out.extend_from_slice(&self.proof.to_bytes());
+        out
+    }
+
+    /// Checked decoding.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        if bytes.len() != Self::BYTES {
+            return Err(DecodeError::WrongLength {
+                what: "cold registration",
+                expected: Self::BYTES,
+                got: bytes.len(),
+            });
+        }
+        let index = PartyId::from_bytes([bytes[0], bytes[1]])?;
+        let ek = ColdPublicKey::from_bytes(&bytes[2..2 + G2_BYTES])?;
+        let proof = ColdProof::from_bytes(&bytes[2 + G2_BYTES..])?;
+        Ok(ColdRegistration { index, ek, proof })
     }
 }
 

@@ -31,8 +31,8 @@ pub mod tsign;
 pub mod wire;
 
 pub use ciphersuite::{PublicKey, SecretKey, Signature, CIPHERSUITE_ID};
-pub use client::{Client, HotRegistration, Refresh, RefreshShare, Registration};
-pub use cold::{ColdPartial, ColdParty, ColdPublicKey, PadCommitment};
+pub use client::{Client, HotRegistration, Refresh, RefreshShare, Registration, VerifiedColdKeys};
+pub use cold::{ColdPartial, ColdParty, ColdPublicKey, ColdRegistration, PadCommitment};
 pub use error::BlsError;
 pub use group::{GroupPublic, RefreshPublic};
 pub use hot::HotParty;

@@ -46,6 +46,10 @@
 //! keys. The cost: one G2 multiplication per client for the cold party, cached.
 //!
 //! ## ClientRegister (Table 2 row 1; §1 item 2; fixes defects 1, 5, 7)
+//! Input: [`crate::client::VerifiedColdKeys`], built only by checking every cold party's
+//! registration (`ek_i` with a Π_DL proof bound to its index and a fixed registration
+//! context) and that no key repeats, so no pad is derived from a key nobody can prove
+//! knowledge of or from a copy of another party's key.
 //! 1. `f(X) = sk + a_1 X + … + a_{t−1} X^{t−1}`, `x_i = f(z_i)`.
 //! 2. `k_i` as above from `sk·ek_i`; `hx_i = x_i + k_i`; `vs_i = x_i·g2`.
 //! 3. `T` is the unique polynomial of degree `< N` with `T(z_i) = hx_i` (`i ≤ n`) and

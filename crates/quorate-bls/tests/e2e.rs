@@ -5,7 +5,7 @@
 use ff::Field;
 use group::Group;
 use quorate_bls::ciphersuite::verify_with_blst;
-use quorate_bls::client::{Client, Refresh};
+use quorate_bls::client::{Client, Refresh, VerifiedColdKeys};
 use quorate_bls::cold::ColdParty;
 use quorate_bls::group::GroupPublic;
 use quorate_bls::hot::HotParty;
@@ -39,7 +39,8 @@ fn setup(t: u16, n: u16, rng: &mut ChaCha20Rng) -> System {
         .map(|i| ColdParty::register(i, rng))
         .collect();
     let client = Client::generate(rng);
-    let eks: Vec<_> = cold.iter().map(|c| c.public_key()).collect();
+    let regs: Vec<_> = cold.iter().map(|c| c.registration(rng)).collect();
+    let eks = VerifiedColdKeys::verify(&regs, rng).unwrap();
     let reg = client.register(&crs, params, &eks, rng).unwrap();
     let pads: Vec<_> = cold
         .iter_mut()
@@ -271,7 +272,8 @@ fn bad_registrations_are_refused() {
     let mut cold: Vec<ColdParty> = PartyId::range(n)
         .map(|i| ColdParty::register(i, &mut rng))
         .collect();
-    let eks: Vec<_> = cold.iter().map(|c| c.public_key()).collect();
+    let regs: Vec<_> = cold.iter().map(|c| c.registration(&mut rng)).collect();
+    let eks = VerifiedColdKeys::verify(&regs, &mut rng).unwrap();
     let client = Client::generate(&mut rng);
     let reg = client.register(&crs, params, &eks, &mut rng).unwrap();
     let pads: Vec<_> = cold
@@ -368,11 +370,30 @@ fn bad_registrations_are_refused() {
         .is_err());
     assert!(c.partial_sign(&client.public_key(), b"m").is_err());
 
-    // Wrong number of cold keys, a repeated cold key, a CRS too small for n.
-    assert!(client.register(&crs, params, &eks[..4], &mut rng).is_err());
-    let mut repeated = eks.clone();
-    repeated[4] = repeated[0];
-    assert!(client.register(&crs, params, &repeated, &mut rng).is_err());
+    // Cold registrations: a copied key, a proof for another index, a proof under
+    // another key, out-of-order indices; each rejected, naming the cold party.
+    let mut copied = regs.clone();
+    let mut bytes = copied[4].to_bytes();
+    bytes[2..2 + 96].copy_from_slice(&regs[0].to_bytes()[2..2 + 96]);
+    copied[4] = quorate_bls::ColdRegistration::from_bytes(&bytes).unwrap();
+    let err = VerifiedColdKeys::verify(&copied, &mut rng).unwrap_err();
+    assert_eq!(err.culprits(), &[id(5)]);
+    let mut relabelled = regs.clone();
+    let mut bytes = relabelled[1].to_bytes();
+    let other = regs[2].to_bytes();
+    bytes[2 + 96..].copy_from_slice(&other[2 + 96..]);
+    relabelled[1] = quorate_bls::ColdRegistration::from_bytes(&bytes).unwrap();
+    let err = VerifiedColdKeys::verify(&relabelled, &mut rng).unwrap_err();
+    assert_eq!(err.culprits(), &[id(2)]);
+    let mut swapped = regs.clone();
+    swapped.swap(0, 1);
+    assert!(matches!(
+        VerifiedColdKeys::verify(&swapped, &mut rng),
+        Err(BlsError::Param(_))
+    ));
+    // Wrong number of cold keys, a CRS too small for n.
+    let four = VerifiedColdKeys::verify(&regs[..4], &mut rng).unwrap();
+    assert!(client.register(&crs, params, &four, &mut rng).is_err());
     let small = ceremony::run_in_process(2, 1, &SessionId::new(b"small".to_vec())).unwrap();
     assert!(client.register(&small, params, &eks, &mut rng).is_err());
 }

@@ -13,8 +13,8 @@ use quorate_bls::kzg::ceremony;
 use quorate_bls::proofs::{batch_verify_cold, batch_verify_hot, verify_cold, verify_hot};
 use quorate_bls::wire::{g1_to_bytes, G1_BYTES, SCALAR_BYTES};
 use quorate_bls::{
-    combine, Client, ColdParty, ColdProof, ColdPublicKey, Crs, GroupPublic, HotParty, HotProof,
-    PartialSignature, ProofContext, PublicKey, Signature, CIPHERSUITE_ID,
+    combine, Client, ColdParty, ColdProof, Crs, GroupPublic, HotParty, HotProof, PartialSignature,
+    ProofContext, PublicKey, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
 };
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
@@ -77,7 +77,7 @@ struct Flow {
     crs: Crs,
     ctx: ProofContext,
     cold: Vec<ColdParty>,
-    cold_keys: Vec<ColdPublicKey>,
+    cold_keys: VerifiedColdKeys,
     client: Client,
     /// The combiner's record, after the refresh.
     public: GroupPublic,
@@ -128,7 +128,9 @@ impl Flow {
         let mut cold: Vec<ColdParty> = PartyId::range(n)
             .map(|id| ColdParty::register(id, rng))
             .collect();
-        let cold_keys: Vec<ColdPublicKey> = cold.iter().map(ColdParty::public_key).collect();
+        let regs: Vec<_> = cold.iter().map(|c| c.registration(rng)).collect();
+        let cold_keys =
+            VerifiedColdKeys::verify(&regs, rng).context("cold registrations (Π_DL)")?;
         lap("cold_register", &mut timings);
 
         // ClientRegister.
@@ -807,7 +809,7 @@ fn bench_table2(
 /// Table 3: encoded sizes (ours from the actual encodings where the value is public).
 fn bench_sizes(suite: &mut BenchSuite, flow: &Flow) {
     let vk = flow.vk().to_bytes().len();
-    let ek = flow.cold_keys[0].to_bytes().len();
+    let ek = flow.cold_keys.keys()[0].to_bytes().len();
     let partial = g1_to_bytes(flow.partials[0].point()).len();
     let com_t = g1_to_bytes(flow.public.hot_share_commitment()).len();
     let pi_dl = flow.cold_proofs[0].to_bytes().len();
