@@ -1,0 +1,1 @@
+//! Camenisch–Shoup verifiable encryption (in progress).

@@ -1,0 +1,246 @@
+//! Prime-order groups the verifiable-encryption schemes are generic over.
+//!
+//! A [`Curve`] names a prime-order group (`Point`, with scalar field `Scalar`) and fixes the
+//! byte conventions the schemes need: scalars as 32 big-endian bytes (so that CS03 can read a
+//! discrete log as an integer in `[0, ρ)`), and checked point decoding that rejects
+//! non-canonical encodings, points outside the prime-order subgroup and the identity.
+//!
+//! | marker | group | point encoding |
+//! |---|---|---|
+//! | [`P256`] | NIST P-256 (TZ21's curve) | 33-byte SEC1 compressed |
+//! | [`Secp256k1`] | secp256k1 (threshold ECDSA shares) | 33-byte SEC1 compressed |
+//! | [`Bls12381G1`] | BLS12-381 G1 (threshold BLS shares) | 48-byte compressed |
+//! | [`Ed25519`] | the prime-order subgroup of edwards25519 | 32-byte compressed Edwards-y |
+
+use ff::PrimeField;
+use group::{prime::PrimeGroup, GroupEncoding};
+
+/// Why a point or scalar encoding was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GroupDecodeError {
+    /// The input has the wrong number of bytes.
+    #[error("{what}: expected {expected} bytes, got {got}")]
+    Length {
+        /// Which value was being decoded.
+        what: &'static str,
+        /// The required length.
+        expected: usize,
+        /// The length received.
+        got: usize,
+    },
+    /// The bytes are not a canonical encoding of a group element in the prime-order subgroup.
+    #[error("{what}: not a canonical point of the prime-order group")]
+    Point {
+        /// Which value was being decoded.
+        what: &'static str,
+    },
+    /// The point is the identity, which no statement may use.
+    #[error("{what}: identity point")]
+    Identity {
+        /// Which value was being decoded.
+        what: &'static str,
+    },
+    /// The bytes are not a canonical scalar (not reduced modulo the group order).
+    #[error("{what}: non-canonical scalar")]
+    Scalar {
+        /// Which value was being decoded.
+        what: &'static str,
+    },
+}
+
+/// A prime-order group with the encodings the schemes use.
+pub trait Curve: Copy + Send + Sync + 'static {
+    /// Group elements.
+    type Point: PrimeGroup<Scalar = Self::Scalar> + GroupEncoding + Send + Sync;
+    /// The scalar field, of prime order ρ. Secret scalars are wiped with
+    /// `quorate_core::secret::wipe_field` (ff fields do not implement `Zeroize`).
+    type Scalar: PrimeField + Send + Sync;
+
+    /// Short stable name (`"p256"`, `"secp256k1"`, `"bls12-381-g1"`, `"ed25519"`), used in
+    /// transcripts, encodings and the CLI.
+    const NAME: &'static str;
+    /// Length of an encoded point.
+    const POINT_LEN: usize;
+    /// The group order ρ as 32 big-endian bytes.
+    const ORDER_BE: [u8; 32];
+
+    /// A scalar as 32 big-endian bytes (the integer in `[0, ρ)`).
+    fn scalar_to_be_bytes(s: &Self::Scalar) -> [u8; 32] {
+        let repr = s.to_repr();
+        let mut out = [0u8; 32];
+        out.copy_from_slice(repr.as_ref());
+        if !Self::REPR_IS_BIG_ENDIAN {
+            out.reverse();
+        }
+        out
+    }
+
+    /// Parses 32 big-endian bytes as a scalar; `None` unless the integer is below ρ.
+    fn scalar_from_be_bytes(bytes: &[u8; 32]) -> Option<Self::Scalar> {
+        let mut repr = <Self::Scalar as PrimeField>::Repr::default();
+        let mut b = *bytes;
+        if !Self::REPR_IS_BIG_ENDIAN {
+            b.reverse();
+        }
+        repr.as_mut().copy_from_slice(&b);
+        Option::from(Self::Scalar::from_repr(repr))
+    }
+
+    /// Whether `PrimeField::to_repr` is big-endian for this scalar field.
+    const REPR_IS_BIG_ENDIAN: bool;
+
+    /// Canonical encoding of a point.
+    fn point_to_bytes(p: &Self::Point) -> Vec<u8> {
+        p.to_bytes().as_ref().to_vec()
+    }
+
+    /// Checked decoding: exact length, canonical encoding, prime-order subgroup, not the
+    /// identity.
+    fn point_from_bytes(what: &'static str, bytes: &[u8]) -> Result<Self::Point, GroupDecodeError> {
+        let mut repr = <Self::Point as GroupEncoding>::Repr::default();
+        if bytes.len() != repr.as_ref().len() {
+            return Err(GroupDecodeError::Length {
+                what,
+                expected: repr.as_ref().len(),
+                got: bytes.len(),
+            });
+        }
+        repr.as_mut().copy_from_slice(bytes);
+        let p: Self::Point =
+            Option::from(Self::Point::from_bytes(&repr)).ok_or(GroupDecodeError::Point { what })?;
+        // Reject encodings that decode but do not re-encode identically (non-canonical forms).
+        if p.to_bytes().as_ref() != bytes {
+            return Err(GroupDecodeError::Point { what });
+        }
+        if bool::from(group::Group::is_identity(&p)) {
+            return Err(GroupDecodeError::Identity { what });
+        }
+        Ok(p)
+    }
+}
+
+/// NIST P-256.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct P256;
+impl Curve for P256 {
+    type Point = p256::ProjectivePoint;
+    type Scalar = p256::Scalar;
+    const NAME: &'static str = "p256";
+    const POINT_LEN: usize = 33;
+    const ORDER_BE: [u8; 32] =
+        hex_literal("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551");
+    const REPR_IS_BIG_ENDIAN: bool = true;
+}
+
+/// secp256k1.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Secp256k1;
+impl Curve for Secp256k1 {
+    type Point = k256::ProjectivePoint;
+    type Scalar = k256::Scalar;
+    const NAME: &'static str = "secp256k1";
+    const POINT_LEN: usize = 33;
+    const ORDER_BE: [u8; 32] =
+        hex_literal("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
+    const REPR_IS_BIG_ENDIAN: bool = true;
+}
+
+/// BLS12-381 G1.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bls12381G1;
+impl Curve for Bls12381G1 {
+    type Point = blstrs::G1Projective;
+    type Scalar = blstrs::Scalar;
+    const NAME: &'static str = "bls12-381-g1";
+    const POINT_LEN: usize = 48;
+    const ORDER_BE: [u8; 32] =
+        hex_literal("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
+    const REPR_IS_BIG_ENDIAN: bool = false;
+}
+
+/// The prime-order subgroup of edwards25519 (Ed25519 public keys).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ed25519;
+impl Curve for Ed25519 {
+    type Point = curve25519_dalek::edwards::SubgroupPoint;
+    type Scalar = curve25519_dalek::Scalar;
+    const NAME: &'static str = "ed25519";
+    const POINT_LEN: usize = 32;
+    const ORDER_BE: [u8; 32] =
+        hex_literal("1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3ed");
+    const REPR_IS_BIG_ENDIAN: bool = false;
+}
+
+/// Decodes 64 hex digits at compile time.
+const fn hex_literal(s: &str) -> [u8; 32] {
+    const fn nibble(c: u8) -> u8 {
+        match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => panic!("bad hex digit in constant"),
+        }
+    }
+    let b = s.as_bytes();
+    assert!(b.len() == 64, "hex constant must have 64 digits");
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        out[i] = (nibble(b[2 * i]) << 4) | nibble(b[2 * i + 1]);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ff::Field;
+    use group::Group;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    fn roundtrip<C: Curve>() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let s = C::Scalar::random(&mut rng);
+        let be = C::scalar_to_be_bytes(&s);
+        assert_eq!(C::scalar_from_be_bytes(&be).unwrap(), s);
+        // ρ − 1 is canonical and equals −1; ρ itself is not canonical.
+        let mut order_minus_one = C::ORDER_BE;
+        order_minus_one[31] -= 1;
+        assert_eq!(
+            C::scalar_from_be_bytes(&order_minus_one).unwrap(),
+            -C::Scalar::ONE
+        );
+        assert!(C::scalar_from_be_bytes(&C::ORDER_BE).is_none());
+
+        let p = C::Point::generator() * s;
+        let bytes = C::point_to_bytes(&p);
+        assert_eq!(bytes.len(), C::POINT_LEN);
+        assert_eq!(C::point_from_bytes("p", &bytes).unwrap(), p);
+        assert!(matches!(
+            C::point_from_bytes("p", &bytes[1..]),
+            Err(GroupDecodeError::Length { .. })
+        ));
+        let id = C::point_to_bytes(&C::Point::identity());
+        assert!(C::point_from_bytes("p", &id).is_err());
+    }
+
+    #[test]
+    fn encodings_roundtrip_on_every_curve() {
+        roundtrip::<P256>();
+        roundtrip::<Secp256k1>();
+        roundtrip::<Bls12381G1>();
+        roundtrip::<Ed25519>();
+    }
+
+    #[test]
+    fn ed25519_rejects_small_order_points() {
+        // The encoding of a point of order 2: (0, −1).
+        let mut b = [0u8; 32];
+        b[0] = 0xec;
+        b[1..31].fill(0xff);
+        b[31] = 0x7f;
+        assert!(Ed25519::point_from_bytes("p", &b).is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! TZ21 verifiable encryption (in progress).
