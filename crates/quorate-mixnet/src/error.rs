@@ -1,0 +1,50 @@
+//! The crate's error type, with blame for identifiable abort.
+
+use quorate_core::error::Culprits;
+use quorate_core::{Blame, DecodeError, ParamError, PartyId};
+use quorate_paillier::PaillierError;
+use thiserror::Error;
+
+/// Everything that can go wrong in the mixnet.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MixnetError {
+    /// Impossible parameters (threshold, sizes, lengths).
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// Malformed untrusted bytes.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// A Paillier operation failed (including blamed decryption shares).
+    #[error(transparent)]
+    Paillier(#[from] PaillierError),
+    /// A sender's submission failed input checking (`index` is its position in the input
+    /// list); it is dropped, never mixed.
+    #[error("sender input {index} rejected: {reason}")]
+    InvalidInput {
+        /// Position of the submission in the input list.
+        index: usize,
+        /// The failed check.
+        reason: &'static str,
+    },
+    /// A mix-server's message failed a check; the blame names it.
+    #[error("mix-server misbehaved: {0}")]
+    Misbehaviour(Blame),
+}
+
+impl Culprits for MixnetError {
+    fn culprits(&self) -> &[PartyId] {
+        match self {
+            MixnetError::Misbehaviour(b) => b.culprits(),
+            MixnetError::Paillier(p) => p.culprits(),
+            MixnetError::Param(_) | MixnetError::Decode(_) | MixnetError::InvalidInput { .. } => {
+                &[]
+            }
+        }
+    }
+}
+
+/// Shorthand for a blamed failure of party `id`.
+pub(crate) fn blame(id: PartyId, check: &'static str) -> MixnetError {
+    MixnetError::Misbehaviour(Blame::one(id, check))
+}

@@ -1,0 +1,341 @@
+//! Mix: re-encryption and shuffle by every server in turn, then threshold decryption with a
+//! proof for every element (the artifact skipped element 0: defect 7), and the querier's
+//! public verification of everything (defect 12).
+
+use crate::error::{blame, MixnetError};
+use crate::params::{int_to_scalar, scalar_modulus};
+use crate::sender::{check_input, SenderInput};
+use crate::setup::{MixServer, MixnetPublic};
+use crate::shuffle::{self, PaillierShuffle, ShuffleProof};
+use blstrs::Scalar;
+use quorate_core::{Blame, ParamError, PartyId};
+use quorate_paillier::bigint::random_unit;
+use quorate_paillier::rug::Integer;
+use quorate_paillier::threshold::DecryptionShare;
+use quorate_paillier::{Ciphertext, PaillierError};
+use rand_core::{CryptoRng, OsRng, RngCore};
+use rayon::prelude::*;
+
+/// One server's mixing output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MixStage {
+    /// The server.
+    pub mixer: PartyId,
+    /// Re-encrypted, permuted list.
+    pub outputs: Vec<Ciphertext>,
+    /// Shuffle proof against the server's permutation commitment.
+    pub proof: ShuffleProof,
+}
+
+/// One server's decryption shares of the final list, one per element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecryptionStage {
+    /// The server.
+    pub mixer: PartyId,
+    /// Shares, element order.
+    pub shares: Vec<DecryptionShare>,
+}
+
+/// Input checking (every server and the querier run it): the positions of accepted
+/// submissions, and the typed errors of the rejected ones.
+pub fn check_inputs(
+    public: &MixnetPublic,
+    inputs: &[SenderInput],
+) -> (Vec<usize>, Vec<MixnetError>) {
+    let pk = public.paillier.encryption_key();
+    let results: Vec<Result<(), MixnetError>> = inputs
+        .par_iter()
+        .enumerate()
+        .map(|(i, inp)| check_input(&public.gens, pk, &public.sid, i as u64, inp))
+        .collect();
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(()) => ok.push(i),
+            Err(e) => bad.push(e),
+        }
+    }
+    (ok, bad)
+}
+
+impl MixServer {
+    /// Re-encrypts and permutes `inputs` by this server's committed permutation and proves it.
+    pub fn mix<R: RngCore + CryptoRng>(
+        &self,
+        public: &MixnetPublic,
+        inputs: &[Ciphertext],
+        rng: &mut R,
+    ) -> Result<MixStage, MixnetError> {
+        if inputs.len() != public.n {
+            return Err(ParamError::LengthMismatch {
+                what: "mix inputs",
+                expected: public.n,
+                got: inputs.len(),
+            }
+            .into());
+        }
+        let pk = public.paillier.encryption_key();
+        let rho: Vec<Integer> = (0..inputs.len())
+            .map(|_| random_unit(rng, pk.n()))
+            .collect::<Result<_, _>>()?;
+        let outputs: Vec<Ciphertext> = self
+            .perm
+            .pi()
+            .par_iter()
+            .zip(rho.par_iter())
+            .map(|(&j, r)| {
+                let nonce = pk.nonce_from_integer(r.clone())?;
+                let c = inputs
+                    .get(j)
+                    .ok_or(ParamError::Invalid("permutation index"))?;
+                Ok(pk.rerandomize_with_nonce(c, &nonce)?)
+            })
+            .collect::<Result<_, MixnetError>>()?;
+        let com =
+            public
+                .perm_commitments
+                .get(self.id.position())
+                .ok_or(ParamError::UnknownParty {
+                    id: self.id,
+                    n: public.params.n(),
+                })?;
+        let stmt = PaillierShuffle {
+            pk,
+            inputs,
+            outputs: &outputs,
+        };
+        let proof = shuffle::prove(
+            &public.sid,
+            self.id,
+            &public.gens,
+            com,
+            &self.perm,
+            Some((&stmt, &rho)),
+            rng,
+        )?;
+        Ok(MixStage {
+            mixer: self.id,
+            outputs,
+            proof,
+        })
+    }
+
+    /// Decryption shares (each with its proof) of every element of the final list.
+    pub fn decrypt(
+        &self,
+        public: &MixnetPublic,
+        list: &[Ciphertext],
+    ) -> Result<DecryptionStage, MixnetError> {
+        let shares = list
+            .par_iter()
+            .map(|c| {
+                Ok(self.paillier_share.decrypt_share(
+                    &public.paillier,
+                    &public.sid,
+                    c,
+                    &mut OsRng,
+                )?)
+            })
+            .collect::<Result<_, MixnetError>>()?;
+        Ok(DecryptionStage {
+            mixer: self.id,
+            shares,
+        })
+    }
+}
+
+/// Verifies the chain of shuffles, server 1 first; returns the final list.
+pub fn verify_mixing<'a>(
+    public: &MixnetPublic,
+    inputs: &'a [Ciphertext],
+    stages: &'a [MixStage],
+) -> Result<&'a [Ciphertext], MixnetError> {
+    if stages.len() != usize::from(public.params.n()) {
+        return Err(ParamError::LengthMismatch {
+            what: "mix stages",
+            expected: usize::from(public.params.n()),
+            got: stages.len(),
+        }
+        .into());
+    }
+    let pk = public.paillier.encryption_key();
+    let mut current = inputs;
+    for (k, st) in public.params.parties().zip(stages) {
+        if st.mixer != k {
+            return Err(blame(st.mixer, "mix stage out of order"));
+        }
+        if st.outputs.len() != current.len() {
+            return Err(blame(k, "mix output length"));
+        }
+        for c in &st.outputs {
+            pk.ciphertext_from_integer(c.as_integer().clone())
+                .map_err(|_| blame(k, "mix output is not a valid ciphertext"))?;
+        }
+        let com = public
+            .perm_commitments
+            .get(k.position())
+            .ok_or(ParamError::Invalid("missing commitment"))?;
+        let stmt = PaillierShuffle {
+            pk,
+            inputs: current,
+            outputs: &st.outputs,
+        };
+        shuffle::verify(&public.sid, k, &public.gens, com, Some(&stmt), &st.proof)?;
+        current = &st.outputs;
+    }
+    Ok(current)
+}
+
+/// Verifies every decryption share of every element and combines them; outputs must be
+/// below `q` (they are openings of G1 commitments). Failing shares name their servers.
+pub fn verify_decryption(
+    public: &MixnetPublic,
+    list: &[Ciphertext],
+    decryptions: &[DecryptionStage],
+) -> Result<Vec<Scalar>, MixnetError> {
+    for d in decryptions {
+        if d.shares.len() != list.len() {
+            return Err(blame(d.mixer, "wrong number of decryption shares"));
+        }
+        if d.shares.iter().any(|s| s.id() != d.mixer) {
+            return Err(blame(d.mixer, "decryption share under another id"));
+        }
+    }
+    let q = scalar_modulus();
+    let results: Vec<Result<Scalar, MixnetError>> = list
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let shares: Vec<DecryptionShare> = decryptions
+                .iter()
+                .filter_map(|d| d.shares.get(i).cloned())
+                .collect();
+            let m = public
+                .paillier
+                .verify_and_combine(&public.sid, c, &shares)?;
+            if m >= q {
+                return Err(ParamError::Invalid("decrypted value is not below q").into());
+            }
+            Ok(int_to_scalar(&m, &q))
+        })
+        .collect();
+    // Collect every blamed server across elements.
+    let mut culprits = Vec::new();
+    let mut out = Vec::with_capacity(list.len());
+    for r in results {
+        match r {
+            Ok(v) => out.push(v),
+            Err(MixnetError::Paillier(PaillierError::InvalidDecryptionShare(b))) => {
+                culprits.extend_from_slice(b.culprits())
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "decryption share proof",
+        )));
+    }
+    Ok(out)
+}
+
+/// The full record of a mixing run, as published.
+#[derive(Clone, Debug)]
+pub struct MixRecord {
+    /// Positions of accepted sender inputs.
+    pub accepted: Vec<usize>,
+    /// Input ciphertexts `c_i` of accepted senders.
+    pub inputs: Vec<Ciphertext>,
+    /// One stage per server.
+    pub stages: Vec<MixStage>,
+    /// Decryption shares.
+    pub decryptions: Vec<DecryptionStage>,
+    /// Decrypted outputs.
+    pub outputs: Vec<Scalar>,
+}
+
+/// The querier's check of a whole published run: setup proofs, input checks, every shuffle,
+/// every decryption share. Returns the verified outputs.
+pub fn verify_record(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    rec: &MixRecord,
+) -> Result<Vec<Scalar>, MixnetError> {
+    public.verify_setup()?;
+    let (accepted, _) = check_inputs(public, submissions);
+    if accepted != rec.accepted {
+        return Err(ParamError::Invalid("accepted set differs").into());
+    }
+    let inputs: Vec<Ciphertext> = accepted
+        .iter()
+        .filter_map(|&i| submissions.get(i).map(|s| s.c.clone()))
+        .collect();
+    if inputs != rec.inputs {
+        return Err(ParamError::Invalid("mix inputs differ from accepted submissions").into());
+    }
+    let last = verify_mixing(public, &inputs, &rec.stages)?;
+    let out = verify_decryption(public, last, &rec.decryptions)?;
+    if out != rec.outputs {
+        return Err(ParamError::Invalid("published outputs differ").into());
+    }
+    Ok(out)
+}
+
+/// Runs a whole mixing in process: input checking, every server's shuffle (each checked
+/// before the next server builds on it), decryption by all servers, and verification.
+/// Requires exactly `public.n` accepted submissions.
+pub fn run<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    rng: &mut R,
+) -> Result<MixRecord, MixnetError> {
+    let (accepted, rejected) = check_inputs(public, submissions);
+    if let Some(e) = rejected.into_iter().next() {
+        if accepted.len() != public.n {
+            return Err(e);
+        }
+    }
+    let inputs: Vec<Ciphertext> = accepted
+        .iter()
+        .filter_map(|&i| submissions.get(i).map(|s| s.c.clone()))
+        .collect();
+    let mut stages: Vec<MixStage> = Vec::with_capacity(servers.len());
+    for s in servers {
+        let prev = stages
+            .last()
+            .map(|st| st.outputs.as_slice())
+            .unwrap_or(&inputs);
+        let st = s.mix(public, prev, rng)?;
+        stages.push(st);
+    }
+    let last = verify_mixing(public, &inputs, &stages)?;
+    let decryptions = servers
+        .iter()
+        .map(|s| s.decrypt(public, last))
+        .collect::<Result<Vec<_>, _>>()?;
+    let outputs = verify_decryption(public, last, &decryptions)?;
+    Ok(MixRecord {
+        accepted,
+        inputs,
+        stages,
+        decryptions,
+        outputs,
+    })
+}
+
+/// Ground truth for demos/tests: `result[i]` is the input position that final output `i`
+/// came from.
+pub fn composed_permutation(servers: &[MixServer]) -> Vec<usize> {
+    let n = servers.first().map(|s| s.permutation().len()).unwrap_or(0);
+    (0..n)
+        .map(|i| {
+            servers
+                .iter()
+                .rev()
+                .fold(i, |pos, s| s.permutation().get(pos).copied().unwrap_or(pos))
+        })
+        .collect()
+}

@@ -1,0 +1,133 @@
+//! Security parameters, hash-to-curve generators and integer/scalar conversions.
+//!
+//! Every group generator is `hash_to_curve(label ‖ index)` (RFC 9380, BLS12-381 G1,
+//! SSWU, random-oracle variant) under the domain separation tag [`GENERATOR_DST`], so nobody
+//! knows a discrete-log relation among them (no trapdoor, unlike the artifact's
+//! `group.random` setup).
+
+use blstrs::{G1Projective, Scalar};
+use ff::PrimeField;
+use quorate_bls::ciphersuite::hash_to_g1;
+use quorate_paillier::rug::Integer;
+use rayon::prelude::*;
+
+/// Domain separation tag for generator derivation.
+pub const GENERATOR_DST: &[u8] = b"QUORATE-MIXNET-V01-CS01-with-BLS12381G1_XMD:SHA-256_SSWU_RO_";
+/// Bits in Fiat–Shamir challenges.
+pub const CHALLENGE_BITS: u32 = 128;
+/// Bits in batching / shuffle challenge-vector exponents.
+pub const BATCH_BITS: u32 = 128;
+/// Statistical slack (bits) for integer masks.
+pub const SLACK_BITS: u32 = 40;
+/// Bits of the BLS12-381 scalar field order `q`.
+pub const SCALAR_BITS: u32 = 255;
+/// The largest number of senders per batch accepted by the API (bounds allocations).
+pub const MAX_SENDERS: usize = 1 << 20;
+/// The smallest Paillier modulus the mixnet accepts (the sender's proof responses must be
+/// valid plaintexts). Production deployments use ≥ 3072 bits.
+pub const MIN_PAILLIER_BITS: u32 = 1024;
+/// The Paillier modulus size for production (≥ 128-bit security).
+pub const PRODUCTION_PAILLIER_BITS: u32 = 3072;
+/// The Paillier modulus size of the test-only constructors (fast safe-prime generation).
+pub const TEST_PAILLIER_BITS: u32 = 1024;
+
+/// The public generators: `g`, `h` (Pedersen commitment `γ = g^v h^r` and ElGamal), and the
+/// permutation-commitment key `h_0, h_1, …, h_n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generators {
+    /// `g`.
+    pub g: G1Projective,
+    /// `h`.
+    pub h: G1Projective,
+    /// `h_0` (the chain base of the shuffle proof).
+    pub h0: G1Projective,
+    /// `h_1 … h_n` (the permutation-commitment key).
+    pub hs: Vec<G1Projective>,
+}
+
+impl Generators {
+    /// Derives the generators for batches of `n` senders.
+    pub fn derive(n: usize) -> Self {
+        let g = hash_to_g1(b"g", GENERATOR_DST);
+        let h = hash_to_g1(b"h", GENERATOR_DST);
+        let h0 = hash_to_g1(b"h_0", GENERATOR_DST);
+        let hs = (1..=n as u64)
+            .into_par_iter()
+            .map(|i| {
+                let mut msg = b"h_i".to_vec();
+                msg.extend_from_slice(&i.to_be_bytes());
+                hash_to_g1(&msg, GENERATOR_DST)
+            })
+            .collect();
+        Generators { g, h, h0, hs }
+    }
+
+    /// The batch size `n` these generators support.
+    pub fn n(&self) -> usize {
+        self.hs.len()
+    }
+}
+
+/// The scalar field order `q` as an integer.
+pub fn scalar_modulus() -> Integer {
+    // MODULUS is a 0x-prefixed big-endian hex string.
+    let hex = Scalar::MODULUS.trim_start_matches("0x");
+    Integer::from_str_radix(hex, 16).unwrap_or_default()
+}
+
+/// `x mod q` as a scalar (any sign of `x`).
+pub fn int_to_scalar(x: &Integer, q: &Integer) -> Scalar {
+    let mut r = Integer::from(x % q);
+    if r < 0 {
+        r += q;
+    }
+    let digits = r.to_digits::<u8>(quorate_paillier::rug::integer::Order::Lsf);
+    let mut repr = [0u8; 32];
+    for (d, s) in repr.iter_mut().zip(digits.iter()) {
+        *d = *s;
+    }
+    Option::from(Scalar::from_repr(repr)).unwrap_or(<Scalar as ff::Field>::ZERO)
+}
+
+/// A scalar as a non-negative integer below `q`.
+pub fn scalar_to_int(s: &Scalar) -> Integer {
+    let repr = s.to_repr();
+    Integer::from_digits(repr.as_ref(), quorate_paillier::rug::integer::Order::Lsf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ff::Field;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn conversions_round_trip() {
+        let q = scalar_modulus();
+        assert_eq!(q.significant_bits(), SCALAR_BITS);
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        for _ in 0..20 {
+            let s = Scalar::random(&mut rng);
+            let x = scalar_to_int(&s);
+            assert_eq!(int_to_scalar(&x, &q), s);
+            assert_eq!(int_to_scalar(&(x.clone() + &q), &q), s);
+            assert_eq!(int_to_scalar(&(Integer::from(-1) * &q + &x), &q), s);
+        }
+        assert_eq!(int_to_scalar(&Integer::from(-1), &q), -Scalar::ONE);
+    }
+
+    #[test]
+    fn generators_are_distinct_and_deterministic() {
+        let a = Generators::derive(4);
+        let b = Generators::derive(4);
+        assert_eq!(a, b);
+        let mut all = vec![a.g, a.h, a.h0];
+        all.extend_from_slice(&a.hs);
+        for (i, x) in all.iter().enumerate() {
+            for y in all.iter().skip(i + 1) {
+                assert_ne!(x, y);
+            }
+        }
+    }
+}
