@@ -423,8 +423,6 @@ fn deal_refresh(
 pub mod testing {
     use super::*;
 
-    /// Deals a refresh from arbitrary coefficients `δ_0, δ_1, …` (even `δ(0) ≠ 0` or too
-    /// high a degree) with otherwise honest openings and proofs.
     /// Re-signs a (tampered) refresh with `client`'s key, so that only the content
     /// checks can reject it.
     pub fn resign(client: &Client, refresh: &mut RefreshPublic) {
@@ -433,6 +431,8 @@ pub mod testing {
             .sign_with_dst(&refresh.authorization_body(), DST_REFRESH);
     }
 
+    /// Deals a refresh from arbitrary coefficients `δ_0, δ_1, …` (even `δ(0) ≠ 0` or too
+    /// high a degree) for an arbitrary `epoch`, with otherwise honest openings and proofs.
     /// `client` signs it, so it passes the authorisation check and only the content
     /// checks can reject it.
     pub fn deal_refresh_from(

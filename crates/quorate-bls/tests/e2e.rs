@@ -823,6 +823,38 @@ fn corrupted_encodings_give_typed_errors() {
         .sign_with(&[id(1), id(2), id(3)], msg, &mut rng)
         .unwrap();
     corrupt_every_byte(&sig.to_bytes(), quorate_bls::Signature::from_bytes, 1);
+
+    // Registration messages: a cold party's (index, ek_i, Π_DL), the pad commitment K_i it
+    // sends its hot partner, and the client's private payload (i, hx_i, π_i).
+    let regs: Vec<_> = sys.cold.iter().map(|c| c.registration(&mut rng)).collect();
+    corrupt_every_byte(
+        &regs[0].to_bytes(),
+        quorate_bls::ColdRegistration::from_bytes,
+        1,
+    );
+    let mut cold = ColdParty::register(id(1), &mut rng);
+    let pad = cold
+        .add_client(&sys.client.public_key(), &sys.client.proof_of_possession())
+        .unwrap();
+    corrupt_every_byte(&pad.to_bytes(), quorate_bls::PadCommitment::from_bytes, 1);
+    let eks = VerifiedColdKeys::verify(&regs, &mut rng).unwrap();
+    let reg = sys
+        .client
+        .register(&sys.crs, sys.public.params(), &eks, &mut rng)
+        .unwrap();
+    corrupt_every_byte(
+        &reg.payloads[0].to_bytes(),
+        |b| quorate_bls::HotRegistration::from_bytes(b).map(|p| p.to_bytes()),
+        1,
+    );
+
+    // CRS powers as they travel between ceremony contributors (every third byte: each
+    // decode checks 2N points for subgroup membership).
+    corrupt_every_byte(
+        &sys.crs.powers().to_bytes(),
+        quorate_bls::kzg::PowersOfTau::from_bytes,
+        3,
+    );
 }
 
 #[test]
@@ -843,21 +875,48 @@ mod property {
     use super::*;
     use proptest::prelude::*;
 
+    /// `(t, n)` with `2 ≤ t ≤ n ≤ 9` (party counts on both sides of a power of two).
+    fn threshold() -> impl Strategy<Value = (u16, u16)> {
+        (2u16..=9).prop_flat_map(|n| (2u16..=n, Just(n)))
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 6, .. ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 8, .. ProptestConfig::default() })]
+        /// Refresh any number of times (0–4), then sign with a random quorum of any size
+        /// from t to n; the result is a standard signature under the unchanged `vk`, equal
+        /// to the signature before any refresh, and every hot party agrees with the
+        /// combiner's record.
         #[test]
-        fn refresh_then_sign_with_any_quorum(seed in any::<u64>(), refreshes in 0usize..4, subset_seed in any::<u64>()) {
+        fn refresh_then_sign_with_any_quorum(
+            (t, n) in threshold(),
+            seed in any::<u64>(),
+            refreshes in 0usize..=4,
+            subset_seed in any::<u64>(),
+        ) {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
-            let mut sys = setup(3, 6, &mut rng);
+            let mut sys = setup(t, n, &mut rng);
+            let vk = *sys.public.public_key();
+            let all: Vec<PartyId> = PartyId::range(n).collect();
+            let before = sys.sign_with(&all[..usize::from(t)], b"prop", &mut rng).unwrap();
             for _ in 0..refreshes {
                 sys.refresh(&mut rng);
             }
-            let mut ids: Vec<PartyId> = PartyId::range(6).collect();
-            ids.shuffle(&mut ChaCha20Rng::seed_from_u64(subset_seed));
-            let k = 3 + (subset_seed % 4) as usize;
+            let mut ids = all.clone();
+            let mut subset_rng = ChaCha20Rng::seed_from_u64(subset_seed);
+            ids.shuffle(&mut subset_rng);
+            let k = usize::from(t) + (subset_seed % u64::from(n - t + 1)) as usize;
             let sig = sys.sign_with(&ids[..k], b"prop", &mut rng).unwrap();
             assert_standard_signature(&sys.public, b"prop", &sig);
+            prop_assert_eq!(sig, before);
+            prop_assert_eq!(*sys.public.public_key(), vk);
             prop_assert_eq!(sys.public.epoch(), refreshes as u64);
+            // t − 1 partials of the refreshed shares are never enough.
+            let short = sys.sign_with(&ids[..usize::from(t) - 1], b"prop", &mut rng);
+            prop_assert!(
+                matches!(short, Err(BlsError::Param(ParamError::NotEnoughShares { .. }))),
+                "t-1 partials: {:?}",
+                short
+            );
         }
     }
 }
