@@ -165,6 +165,20 @@
 //! driver stops asking for commitments once the collected mask satisfies the policy, and
 //! aborts before an attempt if the live witnesses can no longer satisfy it.
 //!
+//! **Per-subtree timeouts** (ftcosi waits `Timeout/2` for a subleader before rebuilding its
+//! subtree). The in-process driver is synchronous, so silence there is immediate; the
+//! networked version is [`crate::sim::CosiNode`] on the simulator. A node whose subtree has
+//! height `h` waits at most `h × step` for its children in each phase (default step: four
+//! one-way latencies plus one second), so a child's deadline always expires one step
+//! before its parent's and the child reports what it has in time. At commitment time the
+//! late children are left out through the mask; if the root's mask then misses the policy,
+//! the leader presumes the topmost missing members down and restarts without them, and
+//! [`crate::Tree::repair`] re-attaches their subtrees (subleader replacement). At response
+//! time the missing or wrong contributors are named, a failure report goes up the tree
+//! (a child may only name members of its own subtree, else it is blamed itself) and the
+//! leader restarts with a new session, fresh nonces and the culprits excluded — the same
+//! restart rule as above. Root failure is not handled (as in ftcosi).
+//!
 //! ## 6. Policies (design notes §3)
 //!
 //! [`crate::Policy`]: `Complete` (kyber's default), `Threshold(t)`, and nested

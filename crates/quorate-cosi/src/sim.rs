@@ -13,10 +13,13 @@
 //! (individual Ed25519 signatures, [`crate::baselines`]); JVSS (per-round dealing among all
 //! members, all-to-all).
 //!
-//! Absent witnesses are known before the round (as when the leader pre-checks liveness,
-//! cothority #799): the tree is repaired around them ([`Tree::repair`]) and they are offline
-//! in the simulator. Failures *after* commitment are handled by [`crate::sign_in_process`]'s
-//! restart logic and are not simulated here.
+//! Absent witnesses ([`SimParams::absent`]) are known before the round (as when the leader
+//! pre-checks liveness, cothority #799): the tree is repaired around them ([`Tree::repair`])
+//! and they are offline in the simulator. Faults the leader does not know about
+//! ([`SimParams::faults`]: silent, silent after committing, bad partial response) are found
+//! by the protocol itself: per-subtree timeouts, per-child checks, failure reports up the
+//! tree, and restarts by the leader with an adjusted tree and mask and fresh nonces
+//! ([`CosiNode`] explains the rules); the simulated latency includes the waiting.
 
 use crate::baselines::{decode_signatures, encode_signatures, sign_individual, verify_individual};
 use crate::baselines::{verify_share, Dealing, JvssGroup};
@@ -33,15 +36,16 @@ use crate::signature::Signature;
 use crate::tree::{KeyTree, Tree};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
+use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::SessionId;
-use quorate_core::ParamError;
+use quorate_core::{DecodeError, ParamError};
 use quorate_net::{
     Bandwidth, ComputeModel, Context, NetworkModel, NodeId, Process, Report, SimConfig, Simulation,
-    StopCondition,
+    StopCondition, TimerId,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -90,6 +94,13 @@ pub struct SimParams {
     pub seed: u64,
     /// Policy the CoSi root checks before finalizing.
     pub policy: Policy,
+    /// Misbehaving witnesses the leader does not know about (CoSi only).
+    pub faults: BTreeMap<usize, SimFault>,
+    /// CoSi per-level timeout step: a node whose subtree has height `h` waits `h × step` for
+    /// its children in each phase. `None`: [`default_level_timeout`] of the one-way latency.
+    pub level_timeout: Option<Duration>,
+    /// Attempts the CoSi leader makes before giving up (default 8).
+    pub max_attempts: usize,
 }
 
 impl SimParams {
@@ -104,6 +115,9 @@ impl SimParams {
             compute: ComputeModel::Measured,
             seed: 1,
             policy: Policy::Threshold(1),
+            faults: BTreeMap::new(),
+            level_timeout: None,
+            max_attempts: 8,
         }
     }
 }
@@ -133,6 +147,10 @@ pub struct SimOutcome {
     pub participants: usize,
     /// The CoSi signature (CoSi only).
     pub signature: Option<Signature>,
+    /// Attempts the CoSi leader made (1 if nothing failed; 1 for the baselines).
+    pub attempts: usize,
+    /// Witnesses the CoSi leader excluded after they failed, in the order they were named.
+    pub excluded: Vec<usize>,
     /// The full simulator report.
     pub report: Report,
 }
@@ -154,7 +172,189 @@ fn node_id(i: usize) -> NodeId {
 // CoSi
 // ---------------------------------------------------------------------------------------
 
+/// A misbehaving witness in a simulated CoSi round (fault injection).
+///
+/// Unlike [`SimParams::absent`] (down and known to be down before the round, so the tree is
+/// repaired around it in advance), these faults are discovered by the protocol itself
+/// through its per-subtree timeouts and its checks of partial responses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SimFault {
+    /// Up as far as the leader knows, but never answers: it neither forwards the
+    /// announcement nor commits. Its parent's commitment timeout leaves its whole subtree
+    /// out of the mask; if the policy then fails, the leader restarts without it and the
+    /// subtree is re-attached under its first live child (subleader replacement).
+    Silent,
+    /// Commits (and aggregates its subtree's commitments), then ignores the challenge: its
+    /// parent's response timeout names it ("no response after committing") and the leader
+    /// restarts with it excluded and fresh nonces.
+    SilentAfterCommit,
+    /// Sends a wrong partial response (`s + 1`; an interior node corrupts its subtree's sum):
+    /// its parent's check names it and the leader restarts with it excluded.
+    BadResponse,
+}
+
+/// Wire tag of a restart announcement: attempt number and excluded witnesses, then the
+/// announcement itself (attempt 0 sends the bare [`Announcement`]).
+const TAG_COSI_ATTEMPT: u8 = 0x45;
+/// Wire tag of a failure report sent up the tree: attempt, check code, culprits.
+const TAG_COSI_FAILURE: u8 = 0x46;
+/// Failure codes on the wire and the checks they stand for.
+const FAILURE_CHECKS: [&str; 4] = [
+    "failure report",
+    "no response after committing",
+    "partial response does not verify",
+    "invalid partial response",
+];
+/// Timer phases (low two bits of the timer id; the attempt is in the upper bits).
+const TIMER_COMMIT: u64 = 1;
+const TIMER_RESPONSE: u64 = 2;
+
+fn failure_code(check: &str) -> u8 {
+    FAILURE_CHECKS
+        .iter()
+        .position(|c| *c == check)
+        .and_then(|p| u8::try_from(p).ok())
+        .unwrap_or(0)
+}
+
+fn encode_indices(w: &mut Writer, indices: &[usize]) {
+    w.u16(indices.len() as u16);
+    for &i in indices {
+        w.u16(i as u16);
+    }
+}
+
+fn decode_indices(r: &mut Reader<'_>, n: usize) -> Result<Vec<usize>, DecodeError> {
+    let k = usize::from(r.u16()?);
+    if k > n {
+        return Err(DecodeError::InvalidValue {
+            what: "witness list",
+            reason: "longer than the roster",
+        });
+    }
+    (0..k)
+        .map(|_| {
+            let i = usize::from(r.u16()?);
+            if i >= n {
+                return Err(DecodeError::InvalidValue {
+                    what: "witness index",
+                    reason: "outside the roster",
+                });
+            }
+            Ok(i)
+        })
+        .collect()
+}
+
+fn encode_attempt(attempt: u32, excluded: &[usize], ann: &Announcement) -> Wire {
+    let mut w = Writer::new();
+    w.bytes(&[TAG_COSI_ATTEMPT]).u32(attempt);
+    encode_indices(&mut w, excluded);
+    w.bytes(&ann.to_bytes());
+    w.into_bytes()
+}
+
+fn decode_attempt(msg: &[u8], n: usize) -> Result<(u32, Vec<usize>, Announcement), DecodeError> {
+    let mut r = Reader::new("restart announcement", msg);
+    let [_tag] = r.array()?;
+    let attempt = r.u32()?;
+    let excluded = decode_indices(&mut r, n)?;
+    let rest = r.take(r.remaining())?;
+    Ok((attempt, excluded, Announcement::from_bytes(rest)?))
+}
+
+fn encode_failure(attempt: u32, check: &str, culprits: &[usize]) -> Wire {
+    let mut w = Writer::new();
+    w.bytes(&[TAG_COSI_FAILURE, failure_code(check)])
+        .u32(attempt);
+    encode_indices(&mut w, culprits);
+    w.into_bytes()
+}
+
+fn decode_failure(msg: &[u8], n: usize) -> Result<(u32, &'static str, Vec<usize>), DecodeError> {
+    let mut r = Reader::new("failure report", msg);
+    let [_tag, code] = r.array()?;
+    let check =
+        FAILURE_CHECKS
+            .get(usize::from(code))
+            .copied()
+            .ok_or(DecodeError::InvalidValue {
+                what: "failure report",
+                reason: "unknown check code",
+            })?;
+    let attempt = r.u32()?;
+    let culprits = decode_indices(&mut r, n)?;
+    r.finish()?;
+    Ok((attempt, check, culprits))
+}
+
+fn timer_id(attempt: u32, phase: u64) -> TimerId {
+    TimerId((u64::from(attempt) << 2) | phase)
+}
+
+/// Height of the subtree rooted at `v` (0 for a leaf).
+fn subtree_height(tree: &Tree, v: usize) -> u32 {
+    let base = tree.level(v).unwrap_or(0);
+    let h = tree
+        .subtree(v)
+        .iter()
+        .filter_map(|&u| tree.level(u))
+        .max()
+        .unwrap_or(base)
+        .saturating_sub(base);
+    u32::try_from(h).unwrap_or(u32::MAX)
+}
+
+/// The default per-level timeout step: four one-way latencies (a round trip to a child
+/// and a margin of the same size) plus one second for computation and queueing.
+pub fn default_level_timeout(one_way_latency: Duration) -> Duration {
+    one_way_latency * 4 + Duration::from_secs(1)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// No session (before the first announcement, or excluded from the current attempt).
+    Idle,
+    /// Interior node collecting its children's commitments.
+    Committing,
+    /// Committed; waiting for the challenge.
+    AwaitingChallenge,
+    /// Interior node collecting partial responses.
+    Responding,
+    /// Done with this attempt (answered, failed, or left out).
+    Done,
+}
+
+/// The leader's restart state (root only).
+struct Leader {
+    message: Vec<u8>,
+    mode: Mode,
+    seed: u64,
+    max_attempts: usize,
+    /// Excluded after failing, relative to the attempt-0 tree.
+    excluded: BTreeSet<usize>,
+    /// The same, in the order they were named.
+    log: Vec<usize>,
+}
+
 /// A CoSi witness (and aggregator, if interior) as a simulator process.
+///
+/// **Per-subtree timeouts.** A node whose subtree has height `h` waits at most `h × step`
+/// (see [`SimParams::level_timeout`]) for its children in each phase, counted from when it
+/// forwarded the announcement or the challenge. Deadlines shrink by one step per level, so
+/// a child always reports (with whatever it has) before its parent gives up on it.
+/// * Commitment timeout: the children that have not committed are left out through the
+///   mask (their whole subtree). If the root's mask then fails the policy, the leader
+///   restarts without the silent subtree roots, and the repaired tree re-attaches their
+///   subtrees under their first live child ([`Tree::repair`], subleader replacement).
+/// * Response timeout, or a partial response that fails the check: the node names the
+///   culprits ([`AggregatorCollecting::finish`]) and sends a failure report up the tree; the
+///   leader restarts with them excluded, a new session id and fresh nonces (the old nonce
+///   states are dropped, and zeroized, when the new announcement arrives).
+///
+/// Reports are checked for plausibility (a child can only name members of its own
+/// subtree, otherwise it is blamed itself); like all blame here they assume authenticated
+/// links.
 pub struct CosiNode {
     role: Option<Box<CosiRole>>,
     output: Option<Result<Signature, CosiError>>,
@@ -162,21 +362,30 @@ pub struct CosiNode {
 
 struct CosiRole {
     index: usize,
+    /// The attempt-0 tree; restarts repair it around the excluded witnesses.
+    base: Arc<KeyTree>,
+    /// The current attempt's tree.
     tree: Arc<KeyTree>,
     witness: Witness,
     rng: ChaCha20Rng,
-    // Root only.
-    announcement: Option<Announcement>,
-    message: Vec<u8>,
     policy: Policy,
-    // Round state.
+    leader: Option<Leader>,
+    fault: Option<SimFault>,
+    step: Duration,
+    attempt: u32,
+    session: Option<SessionId>,
+    height: u32,
+    phase: Phase,
+    /// Children heard from in the current phase.
+    heard: BTreeSet<usize>,
     committed: Option<CommittedWitness>,
     aggregator: Option<Aggregator>,
-    pending: usize,
     awaiting: Option<AggregatorAwaitingChallenge>,
     collecting: Option<AggregatorCollecting>,
     context: Option<ChallengeContext>,
 }
+
+type Step = Result<Option<Signature>, CosiError>;
 
 impl CosiNode {
     /// A node that never runs (absent witness).
@@ -188,6 +397,8 @@ impl CosiNode {
     }
 
     /// Witness `index` of `tree`; the root starts a session for `message` in `mode`.
+    /// Timeouts default to [`default_level_timeout`] of 100 ms; see
+    /// [`CosiNode::with_recovery`].
     pub fn new(
         tree: Arc<KeyTree>,
         index: usize,
@@ -198,29 +409,74 @@ impl CosiNode {
         seed: u64,
     ) -> Result<Self, CosiError> {
         let witness = Witness::new(tree.roster().clone(), index, key)?;
-        let announcement = (tree.tree().root() == index).then(|| Announcement {
-            session: SessionId::new(format!("quorate/cosi/sim/{seed}").into_bytes()),
+        let leader = (tree.tree().root() == index).then(|| Leader {
+            message: message.to_vec(),
             mode,
-            message: None,
+            seed,
+            max_attempts: 8,
+            excluded: BTreeSet::new(),
+            log: Vec::new(),
         });
         Ok(CosiNode {
             role: Some(Box::new(CosiRole {
                 index,
+                base: tree.clone(),
                 tree,
                 witness,
                 rng: ChaCha20Rng::seed_from_u64(seed ^ ((index as u64) << 20)),
-                announcement,
-                message: message.to_vec(),
                 policy,
+                leader,
+                fault: None,
+                step: default_level_timeout(Duration::from_millis(100)),
+                attempt: 0,
+                session: None,
+                height: 0,
+                phase: Phase::Idle,
+                heard: BTreeSet::new(),
                 committed: None,
                 aggregator: None,
-                pending: 0,
                 awaiting: None,
                 collecting: None,
                 context: None,
             })),
             output: None,
         })
+    }
+
+    /// Sets the per-level timeout step and (at the root) how many attempts the leader makes.
+    pub fn with_recovery(mut self, step: Duration, max_attempts: usize) -> Self {
+        if let Some(role) = self.role.as_mut() {
+            role.step = step;
+            if let Some(l) = role.leader.as_mut() {
+                l.max_attempts = max_attempts.max(1);
+            }
+        }
+        self
+    }
+
+    /// Makes this node misbehave ([`SimFault`]).
+    pub fn with_fault(mut self, fault: SimFault) -> Self {
+        if let Some(role) = self.role.as_mut() {
+            role.fault = Some(fault);
+        }
+        self
+    }
+
+    /// Attempts the leader has started so far (0 for other nodes).
+    pub fn attempts(&self) -> usize {
+        self.role
+            .as_ref()
+            .filter(|r| r.leader.is_some())
+            .map_or(0, |r| r.attempt as usize + 1)
+    }
+
+    /// Witnesses the leader excluded after they failed, in the order they were named.
+    pub fn excluded(&self) -> Vec<usize> {
+        self.role
+            .as_ref()
+            .and_then(|r| r.leader.as_ref())
+            .map(|l| l.log.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -244,76 +500,228 @@ impl CosiRole {
         }
     }
 
-    fn announce(
+    fn deadline(&self) -> Duration {
+        self.step.saturating_mul(self.height.max(1))
+    }
+
+    fn is_current(&self, session: &SessionId) -> bool {
+        self.session.as_ref() == Some(session)
+    }
+
+    /// Drops every state of the previous attempt (nonces are zeroized on drop).
+    fn reset(&mut self) {
+        self.committed = None;
+        self.aggregator = None;
+        self.awaiting = None;
+        self.collecting = None;
+        self.context = None;
+        self.heard.clear();
+    }
+
+    /// The leader opens attempt `attempt` (through [`CosiRole::restart`] for k ≥ 1).
+    fn lead(&mut self, attempt: u32, ctx: &mut Context<'_, Wire>) -> Step {
+        let Some(l) = self.leader.as_ref() else {
+            return Ok(None);
+        };
+        let session = if attempt == 0 {
+            format!("quorate/cosi/sim/{}", l.seed)
+        } else {
+            format!("quorate/cosi/sim/{}/attempt/{attempt}", l.seed)
+        };
+        let ann = Announcement {
+            session: SessionId::new(session.into_bytes()),
+            mode: l.mode,
+            message: None,
+        };
+        if attempt == 0 {
+            let wire = ann.to_bytes();
+            self.on_announcement(0, &[], ann, wire, ctx)
+        } else {
+            let excluded: Vec<usize> = l.excluded.iter().copied().collect();
+            let wire = encode_attempt(attempt, &excluded, &ann);
+            self.on_announcement(attempt, &excluded, ann, wire, ctx)
+        }
+    }
+
+    /// Leader: excludes `culprits` and starts the next attempt, or gives up.
+    fn restart(
         &mut self,
-        ann: Announcement,
+        culprits: Vec<usize>,
+        check: &'static str,
         ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
+    ) -> Step {
+        self.phase = Phase::Done;
+        self.cancel_timers(ctx);
+        let n = self.base.roster().len();
+        let next = self.attempt.saturating_add(1);
+        let Some(l) = self.leader.as_mut() else {
+            return Ok(None);
+        };
+        let mut progress = false;
+        for c in &culprits {
+            if l.excluded.insert(*c) {
+                l.log.push(*c);
+                progress = true;
+            }
+        }
+        let last = quorate_core::Blame::many(
+            culprits
+                .iter()
+                .filter_map(|&i| crate::error::party_of(i))
+                .collect(),
+            check,
+        );
+        if !progress || next as usize >= l.max_attempts {
+            return Err(CosiError::TooManyAttempts {
+                attempts: next as usize,
+                last,
+            });
+        }
+        let base = self.base.tree();
+        let live = Mask::from_indices(
+            n,
+            base.preorder()
+                .iter()
+                .copied()
+                .filter(|i| !l.excluded.contains(i)),
+        )?;
+        if !self.policy.is_satisfied(&live) {
+            return Err(CosiError::PolicyUnreachable {
+                live: live.count(),
+                n,
+            });
+        }
+        self.lead(next, ctx)
+    }
+
+    fn cancel_timers(&self, ctx: &mut Context<'_, Wire>) {
+        ctx.cancel_timer(timer_id(self.attempt, TIMER_COMMIT));
+        ctx.cancel_timer(timer_id(self.attempt, TIMER_RESPONSE));
+    }
+
+    /// Round 0 at this node: adopt the attempt's tree, forward, commit.
+    fn on_announcement(
+        &mut self,
+        attempt: u32,
+        excluded: &[usize],
+        ann: Announcement,
+        wire: Wire,
+        ctx: &mut Context<'_, Wire>,
+    ) -> Step {
+        if self.session.is_some() && attempt <= self.attempt {
+            return Ok(None); // a repeat, or an older attempt
+        }
+        self.cancel_timers(ctx);
+        self.reset();
+        if attempt > 0 {
+            let (tree, _) = self.base.tree().repair(|i| !excluded.contains(&i))?;
+            self.tree = Arc::new(KeyTree::new(self.base.roster().clone(), tree)?);
+        }
+        self.attempt = attempt;
+        self.session = Some(ann.session.clone());
+        self.phase = Phase::Done;
+        if !self.tree.tree().contains(self.index) || self.fault == Some(SimFault::Silent) {
+            return Ok(None);
+        }
+        self.height = subtree_height(self.tree.tree(), self.index);
         let kids = self.children();
         if !kids.is_empty() {
-            ctx.multicast(kids.iter().copied(), ann.to_bytes());
+            ctx.multicast(kids.iter().copied(), wire);
         }
         let (state, own) = self.witness.commit(&ann, &mut self.rng)?;
         self.committed = Some(state);
         if kids.is_empty() && !self.is_root() {
+            self.phase = Phase::AwaitingChallenge;
             self.to_parent(ctx, own.to_bytes());
             return Ok(None);
         }
         let mut agg = Aggregator::new(self.tree.clone(), self.index, &ann)?;
         agg.add_commitment(own)?;
         self.aggregator = Some(agg);
-        self.pending = kids.len();
-        if self.pending == 0 {
+        self.phase = Phase::Committing;
+        if kids.is_empty() {
             return self.finish_commitments(ctx);
         }
+        ctx.set_timer(self.deadline(), timer_id(attempt, TIMER_COMMIT));
         Ok(None)
     }
 
-    fn on_commitment(
-        &mut self,
-        c: Commitment,
-        ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
-        let agg = self.aggregator.as_mut().ok_or(CosiError::Misuse {
-            check: "commitment before announcement",
-        })?;
-        agg.add_commitment(c)?;
-        self.pending = self.pending.saturating_sub(1);
-        if self.pending > 0 {
+    fn on_commitment(&mut self, from: usize, c: Commitment, ctx: &mut Context<'_, Wire>) -> Step {
+        if self.phase != Phase::Committing || !self.is_current(c.session()) {
+            return Ok(None); // late, or from another attempt
+        }
+        if !self.tree.tree().children(self.index).contains(&from) || !self.heard.insert(from) {
+            return Ok(None);
+        }
+        let Some(agg) = self.aggregator.as_mut() else {
+            return Ok(None);
+        };
+        // A commitment that fails the checks (wrong sender field, mask outside the child's
+        // subtree, …) leaves that child out, like a missing one.
+        if c.from() == from {
+            let _ = agg.add_commitment(c);
+        }
+        if self.heard.len() < self.tree.tree().children(self.index).len() {
             return Ok(None);
         }
         self.finish_commitments(ctx)
     }
 
-    fn finish_commitments(
-        &mut self,
-        ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
+    fn finish_commitments(&mut self, ctx: &mut Context<'_, Wire>) -> Step {
+        ctx.cancel_timer(timer_id(self.attempt, TIMER_COMMIT));
         let agg = self.aggregator.take().ok_or(CosiError::Misuse {
             check: "aggregator missing",
         })?;
+        self.heard.clear();
         let (aw, out) = agg.finish_commitments()?;
         self.awaiting = Some(aw);
-        if self.is_root() {
-            if !self.policy.is_satisfied(out.mask()) {
-                return Err(crate::error::VerifyFailure::PolicyNotSatisfied.into());
-            }
-            let challenge = Challenge::new(&out, self.message.clone());
-            self.on_challenge(challenge, ctx)
-        } else {
+        self.phase = Phase::AwaitingChallenge;
+        if !self.is_root() {
             self.to_parent(ctx, out.to_bytes());
-            Ok(None)
+            return Ok(None);
         }
+        if self.policy.is_satisfied(out.mask()) {
+            let Some(l) = self.leader.as_ref() else {
+                return Ok(None);
+            };
+            let challenge = Challenge::new(&out, l.message.clone());
+            let wire = challenge.to_bytes();
+            return self.on_challenge(challenge, wire, ctx);
+        }
+        // Subleader replacement: the topmost members missing from the mask (their parent
+        // committed, they did not) are presumed down; restart without them.
+        let t = self.tree.tree();
+        let silent: Vec<usize> = t
+            .preorder()
+            .iter()
+            .copied()
+            .filter(|&v| {
+                !out.mask().contains(v) && t.parent(v).is_some_and(|p| out.mask().contains(p))
+            })
+            .collect();
+        if silent.is_empty() {
+            return Err(crate::error::VerifyFailure::PolicyNotSatisfied.into());
+        }
+        self.restart(silent, "no commitment before the timeout", ctx)
     }
 
-    fn on_challenge(
-        &mut self,
-        ch: Challenge,
-        ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
+    fn on_challenge(&mut self, ch: Challenge, wire: Wire, ctx: &mut Context<'_, Wire>) -> Step {
+        if self.phase != Phase::AwaitingChallenge || !self.is_current(ch.session()) {
+            return Ok(None);
+        }
+        self.phase = Phase::Done;
+        if self.fault == Some(SimFault::SilentAfterCommit) {
+            self.reset();
+            return Ok(None);
+        }
+        if !ch.mask().contains(self.index) {
+            // This subtree's commitment came too late: it is not part of the signature.
+            self.reset();
+            return Ok(None);
+        }
         let kids = self.children();
         if !kids.is_empty() {
-            ctx.multicast(kids.iter().copied(), ch.to_bytes());
+            ctx.multicast(kids.iter().copied(), wire);
         }
         // Every node derives the context itself.
         let cctx = ChallengeContext::derive(self.tree.roster(), &ch)?;
@@ -323,47 +731,69 @@ impl CosiRole {
         let own = self.witness.respond_with_context(state, &cctx)?;
         match self.awaiting.take() {
             None => {
+                let own = self.corrupt(own);
                 self.to_parent(ctx, own.to_bytes());
                 Ok(None)
             }
             Some(aw) => {
                 let mut collecting = aw.receive_context(cctx.clone())?;
                 collecting.add_response(own)?;
-                self.pending = collecting.expected().len().saturating_sub(1);
+                let waiting = collecting.expected().len().saturating_sub(1);
                 self.collecting = Some(collecting);
                 self.context = Some(cctx);
-                if self.pending == 0 {
+                self.phase = Phase::Responding;
+                if waiting == 0 {
                     return self.finish_responses(ctx);
                 }
+                ctx.set_timer(self.deadline(), timer_id(self.attempt, TIMER_RESPONSE));
                 Ok(None)
             }
         }
     }
 
-    fn on_response(
-        &mut self,
-        r: Response,
-        ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
-        let col = self.collecting.as_mut().ok_or(CosiError::Misuse {
-            check: "response before challenge",
-        })?;
-        col.add_response(r)?;
-        self.pending = self.pending.saturating_sub(1);
-        if self.pending > 0 {
+    fn corrupt(&self, r: Response) -> Response {
+        if self.fault == Some(SimFault::BadResponse) {
+            r.with_s(r.s() + Scalar::ONE)
+        } else {
+            r
+        }
+    }
+
+    fn on_response(&mut self, from: usize, r: Response, ctx: &mut Context<'_, Wire>) -> Step {
+        if self.phase != Phase::Responding || !self.is_current(r.session()) {
+            return Ok(None);
+        }
+        let Some(col) = self.collecting.as_mut() else {
+            return Ok(None);
+        };
+        if r.from() != from || !self.heard.insert(from) {
+            return self.fail(vec![from], "invalid partial response", ctx);
+        }
+        if let Err(e) = col.add_response(r) {
+            let culprits = e.culprit_indices();
+            return self.fail(culprits, "invalid partial response", ctx);
+        }
+        if self.heard.len() < col.expected().len().saturating_sub(1) {
             return Ok(None);
         }
         self.finish_responses(ctx)
     }
 
-    fn finish_responses(
-        &mut self,
-        ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
+    fn finish_responses(&mut self, ctx: &mut Context<'_, Wire>) -> Step {
+        ctx.cancel_timer(timer_id(self.attempt, TIMER_RESPONSE));
+        self.phase = Phase::Done;
+        self.heard.clear();
         let col = self.collecting.take().ok_or(CosiError::Misuse {
             check: "not collecting",
         })?;
-        let total = col.finish(ChildCheck::Batched, &mut self.rng)?;
+        let total = match col.finish(ChildCheck::Batched, &mut self.rng) {
+            Ok(total) => total,
+            Err(CosiError::Aborted(b)) => {
+                let culprits: Vec<usize> = b.culprits().iter().map(|p| p.position()).collect();
+                return self.fail(culprits, b.check(), ctx);
+            }
+            Err(e) => return Err(e),
+        };
         if self.is_root() {
             let cctx = self.context.take().ok_or(CosiError::Misuse {
                 check: "context missing",
@@ -372,36 +802,92 @@ impl CosiRole {
                 .finalize(self.tree.roster(), &total, &self.policy)
                 .map(Some);
         }
+        let total = self.corrupt(total);
         self.to_parent(ctx, total.to_bytes());
         Ok(None)
     }
 
-    fn handle(
+    /// This attempt failed here: report up the tree (the leader restarts).
+    fn fail(
         &mut self,
-        msg: &[u8],
+        culprits: Vec<usize>,
+        check: &'static str,
         ctx: &mut Context<'_, Wire>,
-    ) -> Result<Option<Signature>, CosiError> {
+    ) -> Step {
+        self.phase = Phase::Done;
+        self.cancel_timers(ctx);
+        self.reset();
+        if self.is_root() {
+            return self.restart(culprits, check, ctx);
+        }
+        self.to_parent(ctx, encode_failure(self.attempt, check, &culprits));
+        Ok(None)
+    }
+
+    fn on_failure(&mut self, from: usize, msg: &[u8], ctx: &mut Context<'_, Wire>) -> Step {
+        let (attempt, check, culprits) = decode_failure(msg, self.base.roster().len())?;
+        let t = self.tree.tree();
+        if attempt != self.attempt || t.parent(from) != Some(self.index) {
+            return Ok(None);
+        }
+        // A child may only name members of its own subtree; otherwise it is blamed itself.
+        let plausible = !culprits.is_empty() && culprits.iter().all(|&c| t.in_subtree(from, c));
+        let (culprits, check) = if plausible {
+            (culprits, check)
+        } else {
+            (vec![from], "failure report")
+        };
+        self.fail(culprits, check, ctx)
+    }
+
+    fn on_timer(&mut self, timer: TimerId, ctx: &mut Context<'_, Wire>) -> Step {
+        if timer.0 >> 2 != u64::from(self.attempt) {
+            return Ok(None);
+        }
+        match (timer.0 & 3, self.phase) {
+            (TIMER_COMMIT, Phase::Committing) => self.finish_commitments(ctx),
+            (TIMER_RESPONSE, Phase::Responding) => self.finish_responses(ctx),
+            _ => Ok(None),
+        }
+    }
+
+    fn handle(&mut self, from: usize, msg: &[u8], ctx: &mut Context<'_, Wire>) -> Step {
         let n = self.tree.roster().len();
         match msg.first() {
             Some(0x41) => {
                 let ann = Announcement::from_bytes(msg)?;
-                self.announce(ann, ctx)
+                self.on_announcement(0, &[], ann, msg.to_vec(), ctx)
+            }
+            Some(&TAG_COSI_ATTEMPT) => {
+                let (attempt, excluded, ann) = decode_attempt(msg, n)?;
+                self.on_announcement(attempt, &excluded, ann, msg.to_vec(), ctx)
             }
             Some(0x42) => {
                 let c = Commitment::from_bytes(msg, n)?;
-                self.on_commitment(c, ctx)
+                self.on_commitment(from, c, ctx)
             }
             Some(0x43) => {
                 let ch = Challenge::from_bytes(msg, n)?;
-                self.on_challenge(ch, ctx)
+                self.on_challenge(ch, msg.to_vec(), ctx)
             }
             Some(0x44) => {
                 let r = Response::from_bytes(msg, n)?;
-                self.on_response(r, ctx)
+                self.on_response(from, r, ctx)
             }
+            Some(&TAG_COSI_FAILURE) => self.on_failure(from, msg, ctx),
             _ => Err(CosiError::Misuse {
                 check: "unknown message",
             }),
+        }
+    }
+}
+
+impl CosiNode {
+    fn record(&mut self, step: Step) {
+        match step {
+            Ok(Some(sig)) => self.output = Some(Ok(sig)),
+            Ok(None) => {}
+            Err(e) => self.output = Some(Err(e)),
         }
     }
 }
@@ -414,24 +900,26 @@ impl Process for CosiNode {
         let Some(role) = self.role.as_mut() else {
             return;
         };
-        if let Some(ann) = role.announcement.take() {
-            match role.announce(ann, ctx) {
-                Ok(Some(sig)) => self.output = Some(Ok(sig)),
-                Ok(None) => {}
-                Err(e) => self.output = Some(Err(e)),
-            }
+        if role.leader.is_some() {
+            let step = role.lead(0, ctx);
+            self.record(step);
         }
     }
 
-    fn on_message(&mut self, _from: NodeId, msg: Wire, ctx: &mut Context<'_, Wire>) {
+    fn on_message(&mut self, from: NodeId, msg: Wire, ctx: &mut Context<'_, Wire>) {
         let Some(role) = self.role.as_mut() else {
             return;
         };
-        match role.handle(&msg, ctx) {
-            Ok(Some(sig)) => self.output = Some(Ok(sig)),
-            Ok(None) => {}
-            Err(e) => self.output = Some(Err(e)),
-        }
+        let step = role.handle(from.index(), &msg, ctx);
+        self.record(step);
+    }
+
+    fn on_timer(&mut self, timer: TimerId, ctx: &mut Context<'_, Wire>) {
+        let Some(role) = self.role.as_mut() else {
+            return;
+        };
+        let step = role.on_timer(timer, ctx);
+        self.record(step);
     }
 
     fn take_output(&mut self) -> Option<Self::Output> {
@@ -868,6 +1356,8 @@ fn outcome_from(
         total_cpu: report.total_cpu(),
         participants: 0,
         signature: None,
+        attempts: 1,
+        excluded: Vec::new(),
         report,
     })
 }
@@ -892,12 +1382,15 @@ pub fn simulate(
             let depth = tree.depth();
             let root = tree.root();
             let kt = Arc::new(KeyTree::new(setup.roster.clone(), tree)?);
+            let step = params
+                .level_timeout
+                .unwrap_or_else(|| default_level_timeout(params.one_way_latency));
             let mut nodes = Vec::with_capacity(n);
             for i in 0..n {
                 if params.absent.contains(&i) || !kt.tree().contains(i) {
                     nodes.push(CosiNode::absent());
                 } else {
-                    nodes.push(CosiNode::new(
+                    let mut node = CosiNode::new(
                         kt.clone(),
                         i,
                         setup.keys[i].clone(),
@@ -905,7 +1398,12 @@ pub fn simulate(
                         message,
                         params.policy.clone(),
                         params.seed,
-                    )?);
+                    )?
+                    .with_recovery(step, params.max_attempts);
+                    if let Some(&f) = params.faults.get(&i) {
+                        node = node.with_fault(f);
+                    }
+                    nodes.push(node);
                 }
             }
             let mut sim = Simulation::new(nodes, network(params), config(params, root))
@@ -936,6 +1434,10 @@ pub fn simulate(
             let mut out = outcome_from(params, n, depth, root, report, Some(at_duration(at)))?;
             out.participants = sig.mask().count();
             out.signature = Some(sig);
+            if let Some(leader) = sim.process(node_id(root)) {
+                out.attempts = leader.attempts();
+                out.excluded = leader.excluded();
+            }
             Ok(out)
         }
         SimProtocol::NTree | SimProtocol::Naive => {
@@ -1049,4 +1551,46 @@ pub fn outcome_mask(out: &SimOutcome, n: usize) -> Mask {
         .as_ref()
         .map(|s| s.mask().clone())
         .unwrap_or_else(|| Mask::empty(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restart_and_failure_messages_round_trip_and_reject_garbage() {
+        let ann = Announcement::new(SessionId::new(b"s/attempt/3".to_vec()));
+        let wire = encode_attempt(3, &[1, 7], &ann);
+        assert_eq!(decode_attempt(&wire, 8), Ok((3, vec![1, 7], ann)));
+        assert!(
+            decode_attempt(&wire, 7).is_err(),
+            "index 7 outside a roster of 7"
+        );
+        let fail = encode_failure(2, "partial response does not verify", &[4]);
+        assert_eq!(
+            decode_failure(&fail, 5),
+            Ok((2, "partial response does not verify", vec![4]))
+        );
+        for cut in 0..fail.len() {
+            assert!(decode_failure(&fail[..cut], 5).is_err());
+        }
+        for cut in 0..wire.len() {
+            assert!(decode_attempt(&wire[..cut], 8).is_err());
+        }
+        let mut long = fail.clone();
+        long.push(0);
+        assert!(decode_failure(&long, 5).is_err());
+        let mut unknown = fail;
+        unknown[1] = 200;
+        assert!(decode_failure(&unknown, 5).is_err());
+    }
+
+    #[test]
+    fn deadlines_shrink_by_one_step_per_level() {
+        let t = Tree::complete(13, 3).expect("tree");
+        assert_eq!(subtree_height(&t, 0), 2);
+        assert_eq!(subtree_height(&t, 1), 1);
+        assert_eq!(subtree_height(&t, 12), 0);
+        assert_eq!(timer_id(5, TIMER_RESPONSE).0 >> 2, 5);
+    }
 }

@@ -95,3 +95,147 @@ fn baselines_on_the_simulator() {
     assert!(naive.root_bytes < jvss.root_bytes);
     assert!(jvss.total_bytes > (n * (n - 1)) as u64 * 32);
 }
+
+// ---- faults the leader does not know about: per-subtree timeouts, blame, restarts ----
+
+use quorate_cosi::sim::{default_level_timeout, SimFault, SimOutcome};
+use quorate_cosi::CosiError;
+
+/// 13 witnesses in a complete ternary tree: root 0; subleaders 1, 2, 3; leaves 4–12
+/// (1 → 4, 5, 6; 2 → 7, 8, 9; 3 → 10, 11, 12).
+fn faulty_round(
+    mode: Mode,
+    faults: &[(usize, SimFault)],
+    policy: Policy,
+) -> Result<(SimOutcome, SimSetup), CosiError> {
+    let n = 13;
+    let setup = SimSetup::generate(n, 21).expect("setup");
+    let mut params = SimParams::new(SimProtocol::Cosi(mode), Tree::complete(n, 3).expect("tree"));
+    params.faults = faults.iter().copied().collect();
+    params.policy = policy;
+    simulate(&setup, &params, b"faulty").map(|out| (out, setup))
+}
+
+fn check_signed(out: &SimOutcome, setup: &SimSetup, missing: &[usize]) {
+    let sig = out.signature.clone().expect("signature");
+    assert_eq!(sig.mask().count(), 13 - missing.len(), "{out:?}");
+    for &i in missing {
+        assert!(!sig.mask().contains(i), "{i} should be out of the mask");
+    }
+    let policy = Policy::Threshold(13 - missing.len());
+    setup
+        .roster
+        .verify(b"faulty", &sig, &policy)
+        .expect("verifies");
+}
+
+#[test]
+fn a_silent_leaf_is_left_out_after_its_parents_timeout() {
+    let step = default_level_timeout(Duration::from_millis(100));
+    let (out, setup) = faulty_round(
+        Mode::TwoNonce,
+        &[(11, SimFault::Silent)],
+        Policy::Threshold(10),
+    )
+    .expect("round");
+    check_signed(&out, &setup, &[11]);
+    assert_eq!(out.attempts, 1);
+    assert!(out.excluded.is_empty());
+    // Subleader 3 waited one step for leaf 11 before committing.
+    assert!(out.latency >= step, "{:?}", out.latency);
+}
+
+#[test]
+fn a_silent_subleader_is_replaced_when_the_policy_needs_its_subtree() {
+    // Policy 12 of 13: the first attempt's mask lacks subleader 2 and its leaves 7, 8, 9;
+    // the leader restarts without 2, whose first leaf 7 takes over the subtree.
+    let (out, setup) = faulty_round(
+        Mode::TwoNonce,
+        &[(2, SimFault::Silent)],
+        Policy::Threshold(12),
+    )
+    .expect("round");
+    check_signed(&out, &setup, &[2]);
+    assert_eq!(out.attempts, 2);
+    assert_eq!(out.excluded, vec![2]);
+    // With a policy the partial mask already satisfies, there is no restart.
+    let (out, setup) = faulty_round(
+        Mode::TwoNonce,
+        &[(2, SimFault::Silent)],
+        Policy::Threshold(9),
+    )
+    .expect("round");
+    check_signed(&out, &setup, &[2, 7, 8, 9]);
+    assert_eq!(out.attempts, 1);
+}
+
+#[test]
+fn silence_after_commitment_is_named_and_the_round_restarts() {
+    for mode in [Mode::TwoNonce, Mode::Legacy] {
+        // A leaf: its parent's response timeout names it.
+        let (out, setup) = faulty_round(
+            mode,
+            &[(5, SimFault::SilentAfterCommit)],
+            Policy::Threshold(12),
+        )
+        .expect("round");
+        check_signed(&out, &setup, &[5]);
+        assert_eq!((out.attempts, out.excluded.clone()), (2, vec![5]));
+        // A subleader: the root names it; its leaves sign in the next attempt.
+        let (out, setup) = faulty_round(
+            mode,
+            &[(3, SimFault::SilentAfterCommit)],
+            Policy::Threshold(12),
+        )
+        .expect("round");
+        check_signed(&out, &setup, &[3]);
+        assert_eq!((out.attempts, out.excluded.clone()), (2, vec![3]));
+    }
+}
+
+#[test]
+fn bad_partial_responses_are_named_and_excluded() {
+    let (out, setup) = faulty_round(
+        Mode::TwoNonce,
+        &[(8, SimFault::BadResponse), (1, SimFault::BadResponse)],
+        Policy::Threshold(11),
+    )
+    .expect("round");
+    check_signed(&out, &setup, &[1, 8]);
+    let mut excluded = out.excluded.clone();
+    excluded.sort_unstable();
+    assert_eq!(excluded, vec![1, 8]);
+    assert!(out.attempts >= 2);
+}
+
+#[test]
+fn unreachable_policies_end_with_a_typed_error() {
+    let err = faulty_round(
+        Mode::TwoNonce,
+        &[(6, SimFault::SilentAfterCommit)],
+        Policy::Complete,
+    )
+    .err()
+    .expect("cannot succeed");
+    assert!(
+        matches!(err, CosiError::PolicyUnreachable { live: 12, n: 13 }),
+        "{err:?}"
+    );
+    // Several failing witnesses, but too few attempts allowed.
+    let n = 13;
+    let setup = SimSetup::generate(n, 22).expect("setup");
+    let mut params = SimParams::new(
+        SimProtocol::Cosi(Mode::TwoNonce),
+        Tree::complete(n, 3).expect("tree"),
+    );
+    params.faults = [(4, SimFault::BadResponse), (9, SimFault::SilentAfterCommit)]
+        .into_iter()
+        .collect();
+    params.policy = Policy::Threshold(11);
+    params.max_attempts = 1;
+    let err = simulate(&setup, &params, b"m").expect_err("gives up");
+    assert!(matches!(err, CosiError::TooManyAttempts { .. }), "{err:?}");
+    params.max_attempts = 8;
+    let out = simulate(&setup, &params, b"m").expect("recovers");
+    assert_eq!(out.participants, 11);
+}
