@@ -523,10 +523,13 @@ const REFERENCE_HOT_PROVE_MS: f64 = 0.87;
 const REFERENCE_HOT_VERIFY_MS: f64 = 1.4;
 const TARGET_HOT_VERIFY_MS: f64 = 0.9;
 
-/// `quorate bench bls`: adds the BLS rows to `suite`.
+/// `quorate bench bls`: adds the BLS rows to `suite`. All three of the paper's parameter
+/// sets, (3,5), (5,20) and (67,100), run by default; `--quick` drops (67,100) unless
+/// `--large` is also given.
 pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     let mut rng = os_seeded_rng()?;
-    let sets: Vec<&Table2> = TABLE2.iter().filter(|row| large || row.n <= 20).collect();
+    let with_large = large || !suite.is_quick();
+    let sets = parameter_sets(with_large);
 
     let mut first: Option<Flow> = None;
     for (k, figures) in sets.iter().enumerate() {
@@ -546,8 +549,11 @@ pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     }
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if !large {
-        suite.note("(t,n) = (67,100) not run; pass --large for the paper's largest set");
+    if !with_large {
+        suite.note(
+            "(t,n) = (67,100) not run in --quick mode; drop --quick (or add --large) for the \
+             paper's largest set",
+        );
     }
     suite.note(format!(
         "Table 1 rows are measured at t=3 n=5 (they do not depend on t,n); ClientRegister, \
@@ -568,6 +574,14 @@ pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
          π_δ,i (48 B)",
     );
     Ok(())
+}
+
+/// The `(t, n)` sets of Table 2 to run: all three, or only (3,5) and (5,20).
+fn parameter_sets(with_large: bool) -> Vec<&'static Table2> {
+    TABLE2
+        .iter()
+        .filter(|row| with_large || row.n <= 20)
+        .collect()
 }
 
 /// Table 1: operations whose cost does not depend on `(t, n)`.
@@ -877,6 +891,18 @@ mod tests {
         assert_eq!(decode_hex("m", ""), Ok(vec![]));
         assert!(decode_hex("m", "0x1").is_err());
         assert!(decode_hex("m", "zz").is_err());
+    }
+
+    #[test]
+    fn full_bench_runs_the_papers_three_parameter_sets() {
+        let sets = |large| {
+            parameter_sets(large)
+                .iter()
+                .map(|row| (row.t, row.n))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sets(true), [(3, 5), (5, 20), (67, 100)]);
+        assert_eq!(sets(false), [(3, 5), (5, 20)]);
     }
 
     #[test]
