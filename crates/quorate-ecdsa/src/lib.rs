@@ -11,6 +11,7 @@
 //! * [`sign`]: DKLs23's three-round signing, producing low-S signatures with recovery id;
 //! * [`bip32`]: non-hardened child-key derivation;
 //! * [`simulate`]: in-process runs with byte counting, for demos and benchmarks;
+//! * [`netsim`]: the same rounds over `quorate-net`'s simulated LAN/WAN (DKLs19 §VI settings);
 //! * [`notes`]: papers, parameters and departures.
 //!
 //! All protocols are sans-I/O round functions: each consumes its state by value and returns
@@ -26,6 +27,7 @@ pub mod dkg;
 pub mod error;
 pub mod keyshare;
 pub mod mul;
+pub mod netsim;
 pub mod notes;
 pub mod ot;
 pub mod sign;

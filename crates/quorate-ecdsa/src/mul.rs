@@ -12,11 +12,18 @@
 //!   `ω^1_j = H(sid, j, q_j ⊕ Δ)` (three scalars each); she keeps `z^A_j = −ω^0_j` and sends
 //!   `τ_j = ω^0_j − ω^1_j + (a_1, a_2, â)`. Bob sets `z^B_j = ω^{γ_j}_j + γ_j·τ_j`, so
 //!   `z^A_j + z^B_j = γ_j·(a_1, a_2, â)`.
-//! * **Check** (DKLs19 Protocol 1, steps 5–7): `θ_1, θ_2 = H(sid, τ)`; Alice sends
-//!   `r_j = θ_1 z^A_{j,1} + θ_2 z^A_{j,2} + z^A_{j,3}` and `u = θ_1 a_1 + θ_2 a_2 + â`; Bob
-//!   checks `θ_1 z^B_{j,1} + θ_2 z^B_{j,2} + z^B_{j,3} + r_j = γ_j·u` for every `j`. A sender
-//!   who used different inputs in different rows fails unless it guessed the affected bits
-//!   of `γ`; either way the failure is attributed to it and it is banned.
+//! * **Check** (DKLs19 Protocol 1, steps 5–7): `θ_1, θ_2 = H(sid, τ)`; Alice computes
+//!   `r_j = θ_1 z^A_{j,1} + θ_2 z^A_{j,2} + z^A_{j,3}` and sends `u = θ_1 a_1 + θ_2 a_2 + â`;
+//!   Bob checks `θ_1 z^B_{j,1} + θ_2 z^B_{j,2} + z^B_{j,3} + r_j = γ_j·u` for every `j`. A
+//!   sender who used different inputs in different rows fails unless it guessed the
+//!   affected bits of `γ`; either way the failure is attributed to it and it is banned.
+//!
+//!   *Compression.* DKLs19 sends the vector `r` (`ℓ` scalars, 13 KB). Bob can compute the
+//!   only acceptable value of every `r_j` himself, `r'_j = γ_j·u − (θ_1 z^B_{j,1} +
+//!   θ_2 z^B_{j,2} + z^B_{j,3})`, so Alice sends `ρ = H(sid, r_1, …, r_ℓ)` instead (32 bytes)
+//!   and Bob accepts iff `H(sid, r'_1, …, r'_ℓ) = ρ`. Equal hashes mean `r = r'` unless
+//!   Alice found a SHA-256 collision, so this is the same check with the same attribution
+//!   (the DKLs23 implementations compress it the same way); only the bytes change.
 //! * Outputs: Alice `c_l = Σ_j g_j z^A_{j,l}`, Bob `d_l = Σ_j g_j z^B_{j,l}`, with
 //!   `c_l + d_l = a_l·χ`.
 
@@ -42,6 +49,7 @@ const W: usize = L + 1;
 
 const TAG_PAD: &[u8; 32] = b"quorate/ecdsa/mul/pad/v1________";
 const TAG_THETA: &[u8] = b"quorate/ecdsa/mul/theta/v1";
+const TAG_CHECK: &[u8] = b"quorate/ecdsa/mul/check-vector/v1";
 const TAG_GADGET: &[u8] = b"quorate/ecdsa/mul/gadget/v1";
 
 /// The public gadget vector `g` (random, derived from a fixed tag).
@@ -100,12 +108,24 @@ impl MulReceiver {
     }
 }
 
-/// Alice → Bob: the corrections `τ` and the check values `r`, `u`.
+/// Alice → Bob: the corrections `τ` and the check values `ρ = H(sid, r)`, `u`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulMsg {
     tau: Vec<[Scalar; W]>,
-    r: Vec<Scalar>,
+    r_hash: [u8; 32],
     u: Scalar,
+}
+
+/// `ρ = H(sid, r_1, …, r_ℓ)`, the commitment to the check vector.
+fn check_vector_hash(sid: &[u8; 32], r: impl Iterator<Item = Scalar>) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update((TAG_CHECK.len() as u64).to_be_bytes());
+    h.update(TAG_CHECK);
+    h.update(sid);
+    for s in r {
+        h.update(s.to_bytes());
+    }
+    h.finalize().into()
 }
 
 /// Bob, first message: samples `γ`, runs the extension receiver.
@@ -194,10 +214,10 @@ fn sender_round2_inner(
         tau.push(t);
     }
     let theta = theta(sid, &tau);
-    let r = z_a
-        .iter()
-        .map(|z| theta[0] * z[0] + theta[1] * z[1] + z[2])
-        .collect();
+    let r_hash = check_vector_hash(
+        sid,
+        z_a.iter().map(|z| theta[0] * z[0] + theta[1] * z[1] + z[2]),
+    );
     let u = theta[0] * a[0] + theta[1] * a[1] + a[2];
     let g = gadget();
     let mut c = [Scalar::ZERO; L];
@@ -209,7 +229,7 @@ fn sender_round2_inner(
     for z in z_a.iter_mut() {
         z.zeroize();
     }
-    Ok((c, MulMsg { tau, r, u }))
+    Ok((c, MulMsg { tau, r_hash, u }))
 }
 
 fn theta(sid: &[u8; 32], tau: &[[Scalar; W]]) -> [Scalar; 2] {
@@ -235,14 +255,15 @@ pub fn receiver_finish(
     sender: PartyId,
     msg: &MulMsg,
 ) -> Result<(Scalar, [Scalar; L])> {
-    if msg.tau.len() != ELL || msg.r.len() != ELL {
+    if msg.tau.len() != ELL {
         return Err(EcdsaError::blame(sender, "multiplication: message length"));
     }
     let theta = theta(&state.sid, &msg.tau);
     let prefix = pad_prefix(&state.sid);
     let g = gadget();
     let mut d = [Scalar::ZERO; L];
-    let mut ok = Choice::from(1u8);
+    // r'_j = γ_j·u − θ·z^B_j: the only value of r_j that passes DKLs19's check in row j.
+    let mut expected_r = Vec::with_capacity(ELL);
     for (j, t_row) in state.rows.0.iter().enumerate() {
         let gamma = bit(&state.gamma, j);
         let w = pads(&prefix, j, *t_row);
@@ -250,14 +271,15 @@ pub fn receiver_finish(
         for l in 0..W {
             z[l] = w[l] + Scalar::conditional_select(&Scalar::ZERO, &msg.tau[j][l], gamma);
         }
-        let lhs = theta[0] * z[0] + theta[1] * z[1] + z[2] + msg.r[j];
         let rhs = Scalar::conditional_select(&Scalar::ZERO, &msg.u, gamma);
-        ok &= lhs.ct_eq(&rhs);
+        expected_r.push(rhs - (theta[0] * z[0] + theta[1] * z[1] + z[2]));
         for l in 0..L {
             d[l] += g[j] * z[l];
         }
         z.zeroize();
     }
+    let ok = check_vector_hash(&state.sid, expected_r.iter().copied()).ct_eq(&msg.r_hash);
+    expected_r.zeroize();
     if !bool::from(ok) {
         return Err(EcdsaError::blame(
             sender,
@@ -276,9 +298,7 @@ impl MulMsg {
                 write_scalar(w, s);
             }
         }
-        for s in &self.r {
-            write_scalar(w, s);
-        }
+        w.bytes(&self.r_hash);
         write_scalar(w, &self.u);
     }
 
@@ -293,19 +313,15 @@ impl MulMsg {
             }
             tau.push(t);
         }
-        let mut rs = Vec::with_capacity(n);
-        for _ in 0..n {
-            rs.push(read_scalar(r, "multiplication check r")?);
-        }
+        let r_hash = r.array()?;
         let u = read_scalar(r, "multiplication check u")?;
-        Ok(MulMsg { tau, r: rs, u })
+        Ok(MulMsg { tau, r_hash, u })
     }
 
     /// Test hook: drops the last row (a wrong-length vector).
     #[doc(hidden)]
     pub fn truncate_for_test(&mut self) {
         self.tau.pop();
-        self.r.pop();
     }
 }
 

@@ -35,9 +35,11 @@
 //!   every receiver checks `pk_j = λ_j T_j` against the DKG's public shares, so a wrong
 //!   `pk_j` names `j` (identifiable abort). The security argument of DKLs23 with this
 //!   change has not been re-verified.
-//! * **DKLs19's check inside the multiplication** is kept although DKLs23's `Γ` check
-//!   (step 3) would catch an inconsistent sender by itself; it costs `ℓ + 1` scalars per
-//!   multiplication (about 13 KB) and names the sender at the multiplication layer.
+//! * **DKLs19's check inside the multiplication** is kept (DKLs19 Protocol 1 steps 5–7;
+//!   the DKLs23 RVOLE is built from that protocol with its check). Its check vector `r` is
+//!   sent as a 32-byte hash instead of `ℓ = 416` scalars: the receiver recomputes the only
+//!   acceptable `r` and compares hashes ([`crate::mul`]). Nothing is dropped; this saves
+//!   13,280 bytes per multiplication (64,350 → 51,070 bytes per signer per counterparty).
 //! * **Base OT** is Simplest OT with a Schnorr proof of knowledge of `b` and transcript-bound
 //!   key derivation, not the full VSOT verification round or endemic OT. Points are
 //!   validated (canonical compressed encoding, on curve, not the identity); `k256`'s own

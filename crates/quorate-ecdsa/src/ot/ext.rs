@@ -19,6 +19,14 @@
 //!    `i`. Because `h` is GF(2)-linear this holds for an honest receiver; a receiver that
 //!    used a different `x` in different columns is caught except with probability about
 //!    `2^-128` per inconsistency pattern (or learns a bit of `Δ` and is then banned).
+//!
+//!    *Computation.* The `κ` values `t̃_i` are sent bit-sliced: word `r` of the message holds
+//!    bit `r` of every `t̃_i` (bit `i` of the word), and the sender compares word-wise,
+//!    `h(q)[r] = t̃[r] ⊕ x̃_r·Δ`, which is the same set of `κ·128` bit equations. Since `h`
+//!    is GF(2)-linear, `h(c)[r] = ⊕_j e_j[r]·c[j] ⊕ c[ℓ + r]` with the public constants
+//!    `e_j = χ_{⌊j/128⌋}·X^{j mod 128}`, so all `κ` columns are hashed at once from the
+//!    transposed rows: `h[r] = ⊕_{j : e_j[r] = 1} row_j ⊕ row_{ℓ+r}`. The only branches are
+//!    on the public challenge bits; the secret rows are only XORed.
 //! 4. Rows: the receiver holds `t_j` and the sender `q_j`, with `q_j = t_j ⊕ x_j·Δ`, so
 //!    `(H(q_j), H(q_j ⊕ Δ))` are the sender's random OT messages and `H(t_j)` is the
 //!    receiver's chosen one.
@@ -180,21 +188,61 @@ impl Check {
     }
 }
 
-/// Transposes `κ` columns of `rows` bits into `rows` values of 128 bits.
-fn transpose(cols: &[u8], col_bytes: usize, rows: usize) -> Vec<u128> {
-    let mut out = vec![0u128; col_bytes * 8];
-    for (i, col) in cols.chunks_exact(col_bytes).enumerate() {
-        for (jb, byte) in col.iter().enumerate() {
-            let base = jb * 8;
-            for bit in 0..8 {
-                if let Some(r) = out.get_mut(base + bit) {
-                    *r |= u128::from((byte >> bit) & 1) << i;
-                }
+/// Transposes a 128×128 bit matrix in place: on entry bit `c` of `a[r]` is entry `(r, c)`,
+/// on exit bit `r` of `a[c]` is. Seven rounds of block swaps (Eklundh's method); data-
+/// independent.
+fn transpose128(a: &mut [u128; 128]) {
+    let mut s = 64usize;
+    let mut mask: u128 = u128::from(u64::MAX);
+    while s > 0 {
+        for r in 0..128 {
+            if r & s == 0 {
+                let t = ((a[r] >> s) ^ a[r + s]) & mask;
+                a[r + s] ^= t;
+                a[r] ^= t << s;
             }
         }
+        s >>= 1;
+        mask ^= mask << s;
     }
+}
+
+/// Transposes `κ` columns of `col_bytes·8` bits into `rows` values of 128 bits (row `j`
+/// has bit `i` equal to bit `j` of column `i`), 128 rows at a time.
+fn transpose(cols: &[u8], col_bytes: usize, rows: usize) -> Vec<u128> {
+    let mut out = Vec::with_capacity(col_bytes.div_ceil(16) * 128);
+    let mut a = [0u128; 128];
+    for start in (0..col_bytes).step_by(16) {
+        for (word, col) in a.iter_mut().zip(cols.chunks_exact(col_bytes)) {
+            *word = block(col, start, col_bytes);
+        }
+        transpose128(&mut a);
+        out.extend_from_slice(&a);
+    }
+    a.zeroize();
     out.truncate(rows);
     out
+}
+
+/// The bit-sliced check values of all `κ` columns, from the transposed rows (`ℓ` data rows
+/// followed by the 128 padding rows): word `r` has bit `i` equal to bit `r` of `h(column_i)`.
+fn check_rows(check: &Check, rows: &[u128]) -> Vec<u128> {
+    let ell = 8 * check.data_bytes;
+    let mut y: Vec<u128> = rows
+        .get(ell..ell + 128)
+        .map(<[u128]>::to_vec)
+        .unwrap_or_default();
+    y.resize(128, 0);
+    for (j, row) in rows.iter().take(ell).enumerate() {
+        // Public constant e_j = χ_{j/128}·X^{j mod 128}.
+        let mut e = check.tables[j / 128].0[j % 128];
+        while e != 0 {
+            let r = e.trailing_zeros() as usize;
+            y[r] ^= row;
+            e &= e - 1;
+        }
+    }
+    y
 }
 
 /// Receiver rows `t_j` (secret). Wiped on drop.
@@ -282,10 +330,12 @@ fn receiver_extend_inner(
     g1.zeroize();
     let check = Check::new(sid, &u, data_bytes);
     let x_check = check.hash(&x);
-    let t_check = t.chunks_exact(col_bytes).map(|c| check.hash(c)).collect();
     x.zeroize();
-    let rows = transpose(&t, col_bytes, ell);
+    let mut rows = transpose(&t, col_bytes, ell + PAD_ROWS);
     t.zeroize();
+    let t_check = check_rows(&check, &rows);
+    rows[ell..].zeroize();
+    rows.truncate(ell);
     (
         ReceiverRows(rows),
         OteMsg {
@@ -315,7 +365,6 @@ pub fn sender_extend(
     let check = Check::new(sid, &msg.u, data_bytes);
     let delta = seeds.delta_row();
     let mut q = vec![0u8; KAPPA * col_bytes];
-    let mut ok = Choice::from(1u8);
     for i in 0..KAPPA {
         let qc = &mut q[i * col_bytes..(i + 1) * col_bytes];
         prg(&seeds.seeds[i], sid, qc);
@@ -326,19 +375,27 @@ pub fn sender_extend(
         {
             *qb ^= ub & mask;
         }
-        let dmask = 0u128.wrapping_sub((delta >> i) & 1);
-        let expected = msg.t_check[i] ^ (msg.x_check & dmask);
-        ok &= check.hash(qc).ct_eq(&expected);
     }
+    let mut rows = transpose(&q, col_bytes, ell + PAD_ROWS);
+    q.zeroize();
+    // h(q_i) = t̃_i ⊕ Δ_i·x̃ for every column i, checked bit-sliced: word r of h(q) must be
+    // word r of t̃ ⊕ (x̃_r ? Δ : 0).
+    let mut hq = check_rows(&check, &rows);
+    let mut ok = Choice::from(1u8);
+    for (r, (h, t)) in hq.iter().zip(&msg.t_check).enumerate() {
+        let xmask = 0u128.wrapping_sub((msg.x_check >> r) & 1);
+        ok &= h.ct_eq(&(t ^ (xmask & delta)));
+    }
+    hq.zeroize();
+    rows[ell..].zeroize();
+    rows.truncate(ell);
     if !bool::from(ok) {
-        q.zeroize();
+        rows.zeroize();
         return Err(EcdsaError::blame(
             receiver,
             "OT extension: KOS consistency check",
         ));
     }
-    let rows = transpose(&q, col_bytes, ell);
-    q.zeroize();
     Ok(SenderRows(rows))
 }
 
@@ -427,6 +484,30 @@ mod tests {
             let b = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
             assert_eq!(GfTable::new(a).mul(b), slow(a, b));
             assert_eq!(GfTable::new(a).mul(b), GfTable::new(b).mul(a));
+        }
+    }
+
+    #[test]
+    fn fast_transpose_and_bitsliced_check_match_the_definitions() {
+        let mut rng = ChaCha20Rng::seed_from_u64(10);
+        let col_bytes = 68;
+        let mut cols = vec![0u8; KAPPA * col_bytes];
+        rng.fill_bytes(&mut cols);
+        let rows = transpose(&cols, col_bytes, col_bytes * 8);
+        assert_eq!(rows.len(), col_bytes * 8);
+        for (i, col) in cols.chunks_exact(col_bytes).enumerate() {
+            for (j, row) in rows.iter().enumerate() {
+                assert_eq!((row >> i) & 1, u128::from((col[j / 8] >> (j % 8)) & 1));
+            }
+        }
+        // Bit-sliced hashes equal the per-column hashes.
+        let check = Check::new(&[1u8; 32], &cols, col_bytes - PAD_ROWS / 8);
+        let y = check_rows(&check, &rows);
+        for (i, col) in cols.chunks_exact(col_bytes).enumerate() {
+            let h = check.hash(col);
+            for (r, word) in y.iter().enumerate() {
+                assert_eq!((word >> i) & 1, (h >> r) & 1);
+            }
         }
     }
 

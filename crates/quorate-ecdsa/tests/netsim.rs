@@ -1,0 +1,65 @@
+#![allow(clippy::unwrap_used)]
+//! The real DKG and signing rounds over quorate-net's simulated LAN and WAN.
+
+use quorate_core::{PartyId, ThresholdParams};
+use quorate_ecdsa::netsim;
+use quorate_ecdsa::sign::verify_prehash;
+use quorate_net::ComputeModel;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::time::Duration;
+
+fn rng_for(seed: u64) -> impl FnMut(PartyId) -> ChaCha20Rng {
+    move |p| ChaCha20Rng::seed_from_u64(seed * 1000 + u64::from(p.get()))
+}
+
+#[test]
+fn keygen_and_signing_over_lan_and_wan() {
+    let params = ThresholdParams::new(2, 3).unwrap();
+    let run = netsim::keygen(
+        params,
+        b"netsim-test",
+        netsim::wan(),
+        ComputeModel::Ignore,
+        rng_for(1),
+    )
+    .unwrap();
+    // Message rounds at 174 ms one way, nothing charged for compute: the last round's
+    // messages arrive after one latency per round plus serialization at 53.4 Mbit/s.
+    let rounds = netsim::DKG_MESSAGE_ROUNDS;
+    assert!(
+        run.latency >= rounds * netsim::WAN_ONE_WAY,
+        "{:?}",
+        run.latency
+    );
+    assert!(run.latency < rounds * netsim::WAN_ONE_WAY + Duration::from_millis(100));
+    let shares = run.into_outputs().unwrap();
+    let pk = shares[0].public_key();
+    assert!(shares.iter().all(|s| s.public_key() == pk));
+
+    let digest = [9u8; 32];
+    let signers = [PartyId::new(1).unwrap(), PartyId::new(3).unwrap()];
+    for (network, one_way) in [
+        (netsim::lan(), netsim::LAN_ONE_WAY),
+        (netsim::wan(), netsim::WAN_ONE_WAY),
+    ] {
+        let run = netsim::sign(
+            &shares,
+            &signers,
+            &digest,
+            b"netsim-sign",
+            network,
+            ComputeModel::Measured,
+            rng_for(2),
+        )
+        .unwrap();
+        // Three rounds of messages: at least three one-way latencies.
+        assert!(run.latency >= 3 * one_way);
+        assert_eq!(run.report.nodes.len(), 2);
+        // Each signer sends one round-1, one round-2 and one round-3 message.
+        assert_eq!(run.report.total_messages(), 6);
+        let sigs = run.into_outputs().unwrap();
+        assert_eq!(sigs[0], sigs[1]);
+        assert!(verify_prehash(&pk, &digest, &sigs[0].to_k256().unwrap()));
+    }
+}
