@@ -340,3 +340,91 @@ fn full_signature_is_plain_ed25519_and_garbage_never_panics() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
 }
+
+/// Adds the group order L to the little-endian scalar `s` (test helper for the malleated
+/// `s + L`; s < L < 2^253, so the sum fits in 32 bytes).
+fn add_l(s: &mut [u8]) {
+    const L: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+        0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut carry = 0u16;
+    for (b, l) in s.iter_mut().zip(L) {
+        let v = u16::from(*b) + u16::from(l) + carry;
+        *b = v as u8;
+        carry = v >> 8;
+    }
+    assert_eq!(carry, 0);
+}
+
+#[test]
+fn malleated_s_plus_l_and_nested_group_policies() {
+    let d = demo("12", "3");
+    let key_file = tmp(
+        "keys-nested.json",
+        &serde_json::to_string(&d["public_keys"]).expect("json"),
+    );
+    let key_file = key_file.to_str().expect("path");
+    let msg = s(&d, "message").to_string();
+    let sig = s(&d, "signature").to_string();
+    let verify = |sig: &str, policy: &str| {
+        let out = run(&[
+            "cosi",
+            "verify",
+            "--roster",
+            key_file,
+            "--message",
+            &msg,
+            "--signature",
+            sig,
+            "--policy",
+            policy,
+        ]);
+        let code = out.status.code().expect("exit code");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+        (code, String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    assert_eq!(verify(&sig, "any").0, 0);
+
+    // s + L: same value mod L, rejected as non-canonical (invalid, exit 1).
+    let mut bytes = hex::decode(&sig).expect("hex");
+    add_l(&mut bytes[32..64]);
+    let (code, out) = verify(&hex::encode(&bytes), "any");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("invalid"), "{out}");
+
+    // Nested k-of-n groups over the demo's participation.
+    let absent: Vec<usize> = d["absent"]
+        .as_array()
+        .expect("absent")
+        .iter()
+        .map(|v| v.as_u64().expect("index") as usize)
+        .collect();
+    assert_eq!(absent.len(), 3);
+    let present: Vec<usize> = (0..12).filter(|i| !absent.contains(i)).collect();
+    let (p, a) = (&present, &absent);
+    let ok = format!(
+        "group:2:(group:2:{},{}),(group:1:{},{}),{}",
+        p[0], p[1], a[0], p[2], a[1]
+    );
+    assert_eq!(verify(&sig, &ok).0, 0, "{ok}");
+    let deep = format!("group:1:(group:1:(group:1:{},{}))", a[2], p[3]);
+    assert_eq!(verify(&sig, &deep).0, 0, "{deep}");
+    let not_ok = format!(
+        "group:2:(group:2:{},{}),(group:1:{},{}),{}",
+        p[0], a[0], a[1], a[2], p[1]
+    );
+    let (code, out) = verify(&sig, &not_ok);
+    assert_eq!(code, 1, "{not_ok}: {out}");
+    assert!(out.contains("policy"), "{out}");
+    for malformed in [
+        "group:1:(group:1:0",
+        "group:1:0)",
+        "group:x:0",
+        "group:1:(0,1)",
+        "group:3:0,1",
+        "group:1:0,99",
+    ] {
+        assert_eq!(verify(&sig, malformed).0, 2, "{malformed}");
+    }
+}

@@ -64,9 +64,10 @@ pub struct CosiVerifyArgs {
     /// The signature R ‖ s ‖ mask, hex.
     #[arg(long)]
     pub signature: String,
-    /// `complete`, `threshold:T`, `group:K:I,J,…` (K of the listed witness indices) or
-    /// `any` (= threshold:1, the default: the signature must verify under the
-    /// participants' aggregate key and have at least one participant).
+    /// `complete`, `threshold:T`, `group:K:M,M,…` (at least K of the members satisfied; a
+    /// member is a witness index or a nested group in parentheses, e.g.
+    /// `group:2:0,1,(group:1:2,3)`) or `any` (= threshold:1, the default: the signature must
+    /// verify under the participants' aggregate key and have at least one participant).
     #[arg(long, default_value = "any")]
     pub policy: String,
 }
@@ -83,19 +84,55 @@ pub fn parse_policy(s: &str) -> anyhow::Result<Policy> {
     if let Some(t) = s.strip_prefix("threshold:") {
         return Ok(Policy::Threshold(t.parse().context("threshold")?));
     }
-    if let Some(rest) = s.strip_prefix("group:") {
-        let (k, members) = rest.split_once(':').context("group:K:I,J,…")?;
-        let members = members
-            .split(',')
-            .map(|m| m.trim().parse().map(PolicyMember::Witness))
-            .collect::<Result<Vec<_>, _>>()
-            .context("group member index")?;
-        return Ok(Policy::Group {
-            k: k.parse().context("group k")?,
-            members,
-        });
+    if s.starts_with("group:") {
+        return match parse_group(s, 0)? {
+            PolicyMember::Group { k, members } => Ok(Policy::Group { k, members }),
+            PolicyMember::Witness(_) => bail!("group:K:… expected"),
+        };
     }
-    bail!("unknown policy {s:?} (complete, any, threshold:T, group:K:I,J,…)")
+    bail!("unknown policy {s:?} (complete, any, threshold:T, group:K:M,M,… with M an index or (group:K:…))")
+}
+
+/// Nesting limit of `--policy` groups (the library's limit).
+const MAX_GROUP_NESTING: usize = quorate_cosi::policy::MAX_POLICY_DEPTH;
+
+/// `group:K:M,M,…` where each `M` is a witness index or a parenthesised nested group.
+fn parse_group(s: &str, depth: usize) -> anyhow::Result<PolicyMember> {
+    ensure!(depth < MAX_GROUP_NESTING, "policy groups nested too deeply");
+    let rest = s.trim().strip_prefix("group:").context("group:K:M,M,…")?;
+    let (k, list) = rest.split_once(':').context("group:K:M,M,…")?;
+    let mut members = Vec::new();
+    let mut level = 0usize;
+    let mut start = 0usize;
+    let mut items = Vec::new();
+    for (i, ch) in list.char_indices() {
+        match ch {
+            '(' => level += 1,
+            ')' => level = level.checked_sub(1).context("unbalanced ')' in policy")?,
+            ',' if level == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    ensure!(level == 0, "unbalanced '(' in policy");
+    items.push(&list[start..]);
+    for item in items {
+        let item = item.trim();
+        if let Some(inner) = item.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            members.push(parse_group(inner, depth + 1)?);
+        } else {
+            members
+                .push(PolicyMember::Witness(item.parse().with_context(|| {
+                    format!("group member {item:?}: not an index")
+                })?));
+        }
+    }
+    Ok(PolicyMember::Group {
+        k: k.trim().parse().context("group k")?,
+        members,
+    })
 }
 
 /// A verification roster built from a **trusted** list of public keys, without proofs of
