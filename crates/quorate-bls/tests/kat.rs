@@ -12,6 +12,10 @@
 //!   of draft-irtf-cfrg-bls-signature-04 and later (4 vectors);
 //! * the compressed encodings of the BLS12-381 generators (ZCash serialization format,
 //!   referenced by draft-irtf-cfrg-bls-signature Appendix A);
+//! * the Ethereum consensus BLS vectors `deserialization_G1` and `deserialization_G2`
+//!   (github.com/ethereum/bls12-381-tests, generator `case07`/`case08`): 24 compressed
+//!   encodings, valid and invalid (wrong flags, `x ≥ p`, off the curve, outside the
+//!   subgroup, wrong lengths, infinity), run through our G1 and G2 decoders;
 //! * a published min-sig signature: the League of Entropy drand "quicknet" network (scheme
 //!   `bls-unchained-g1-rfc9380`: signatures in G1 hashed with RFC 9380
 //!   `BLS12381G1_XMD:SHA-256_SSWU_RO_`, public key in G2) publishes its group key and, for
@@ -202,6 +206,145 @@ fn hash_to_g1_is_domain_separated() {
         assert_ne!(a, c);
         assert_ne!(b, c);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Ethereum consensus vectors: deserialization_G1 and deserialization_G2
+// ---------------------------------------------------------------------------------------
+
+/// How a vector is expected to decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// A valid non-identity subgroup point.
+    Point,
+    /// The valid encoding of the identity (accepted by the Ethereum tests; refused by our
+    /// public-key and signature decoders, accepted where the identity is allowed).
+    Infinity,
+    /// Invalid for a reason other than length, subgroup or identity (flags, `x ≥ p`, not on
+    /// the curve).
+    Invalid,
+    /// Right flags and curve, wrong subgroup.
+    NotInSubgroup,
+    /// Wrong length.
+    WrongLength,
+}
+
+/// `deserialization_G1` (name, compressed point, expectation). The Ethereum expected
+/// output is `true` exactly for `Point` and `Infinity`.
+const ETH_DESERIALIZATION_G1: [(&str, &str, Expect); 12] = [
+    ("succeeds_correct_point", "a491d1b0ecd9bb917989f0e74f0dea0422eac4a873e5e2644f368dffb9a6e20fd6e10c1b77654d067c0618f6e5a7f79a", Expect::Point),
+    ("fails_not_in_G1", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::NotInSubgroup),
+    ("fails_not_in_curve", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde0", Expect::Invalid),
+    ("fails_x_equal_to_modulus", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab", Expect::Invalid),
+    ("fails_x_greater_than_modulus", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaac", Expect::Invalid),
+    ("fails_too_few_bytes", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaa", Expect::WrongLength),
+    ("fails_too_many_bytes", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaa900", Expect::WrongLength),
+    ("succeeds_infinity_with_true_b_flag", "c00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Infinity),
+    ("fails_infinity_with_false_b_flag", "800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+    ("fails_with_wrong_c_flag", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::Invalid),
+    ("fails_with_b_flag_and_x_nonzero", "c123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::Invalid),
+    ("fails_with_b_flag_and_a_flag_true", "e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+];
+
+/// `deserialization_G2` (name, compressed point, expectation).
+const ETH_DESERIALIZATION_G2: [(&str, &str, Expect); 14] = [
+    ("succeeds_correct_point", "b2cc74bc9f089ed9764bbceac5edba416bef5e73701288977b9cac1ccb6964269d4ebf78b4e8aa7792ba09d3e49c8e6a1351bdf582971f796bbaf6320e81251c9d28f674d720cca07ed14596b96697cf18238e0e03ebd7fc1353d885a39407e0", Expect::Point),
+    ("fails_xre_equal_to_modulus", "8000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab", Expect::Invalid),
+    ("fails_xim_equal_to_modulus", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+    ("fails_xre_greater_than_modulus", "8000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaac", Expect::Invalid),
+    ("fails_xim_greater_than_modulus", "9a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaac000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+    ("fails_not_in_G2", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::NotInSubgroup),
+    ("fails_not_in_curve", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde0", Expect::Invalid),
+    ("fails_too_few_bytes", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd", Expect::WrongLength),
+    ("fails_too_many_bytes", "8123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdefff", Expect::WrongLength),
+    ("succeeds_infinity_with_true_b_flag", "c00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Infinity),
+    ("fails_infinity_with_false_b_flag", "800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+    ("fails_with_wrong_c_flag", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::Invalid),
+    ("fails_with_b_flag_and_x_nonzero", "c123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", Expect::Invalid),
+    ("fails_with_b_flag_and_a_flag_true", "e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", Expect::Invalid),
+];
+
+/// Checks one vector against a decoder that refuses the identity (`strict`) and one that
+/// allows it (`lenient`), both returning our typed `DecodeError`.
+fn check_deserialization<P: PartialEq + std::fmt::Debug>(
+    group: &str,
+    vectors: &[(&str, &str, Expect)],
+    strict: impl Fn(&[u8]) -> Result<P, quorate_core::DecodeError>,
+    lenient: impl Fn(&[u8]) -> Result<P, quorate_core::DecodeError>,
+    encode: impl Fn(&P) -> Vec<u8>,
+) {
+    use quorate_core::DecodeError;
+    for (name, hex_point, expect) in vectors {
+        let bytes = unhex(hex_point);
+        let case = format!("{group} deserialization_{name}");
+        let strict_result = strict(&bytes);
+        let lenient_result = lenient(&bytes);
+        match expect {
+            Expect::Point => {
+                let p = strict_result.unwrap_or_else(|e| panic!("{case}: {e}"));
+                assert_eq!(encode(&p), bytes, "{case}: re-encoding");
+                assert_eq!(lenient_result.as_ref().ok(), Some(&p), "{case}");
+            }
+            Expect::Infinity => {
+                assert!(
+                    matches!(strict_result, Err(DecodeError::Identity { .. })),
+                    "{case}: {strict_result:?}"
+                );
+                let p = lenient_result.unwrap_or_else(|e| panic!("{case}: {e}"));
+                assert_eq!(encode(&p), bytes, "{case}: re-encoding");
+            }
+            Expect::Invalid => {
+                for r in [&strict_result, &lenient_result] {
+                    assert!(
+                        matches!(r, Err(DecodeError::InvalidPoint { .. })),
+                        "{case}: {r:?}"
+                    );
+                }
+            }
+            Expect::NotInSubgroup => {
+                for r in [&strict_result, &lenient_result] {
+                    assert!(
+                        matches!(r, Err(DecodeError::NotInSubgroup { .. })),
+                        "{case}: {r:?}"
+                    );
+                }
+            }
+            Expect::WrongLength => {
+                for r in [&strict_result, &lenient_result] {
+                    assert!(
+                        matches!(r, Err(DecodeError::WrongLength { .. })),
+                        "{case}: {r:?}"
+                    );
+                }
+            }
+        }
+        // blst's own validating decoders agree on acceptance of non-identity points.
+        let blst_ok = if group == "G1" {
+            blst::min_sig::Signature::sig_validate(&bytes, true).is_ok()
+        } else {
+            blst::min_sig::PublicKey::key_validate(&bytes).is_ok()
+        };
+        assert_eq!(blst_ok, *expect == Expect::Point, "{case}: blst");
+    }
+}
+
+#[test]
+fn ethereum_consensus_deserialization_vectors() {
+    use quorate_bls::wire;
+    check_deserialization(
+        "G1",
+        &ETH_DESERIALIZATION_G1,
+        |b| Signature::from_bytes(b).map(|s| *s.point()),
+        |b| wire::g1_from_bytes_allow_identity("G1 point", b),
+        |p| wire::g1_to_bytes(p).to_vec(),
+    );
+    check_deserialization(
+        "G2",
+        &ETH_DESERIALIZATION_G2,
+        |b| PublicKey::from_bytes(b).map(|k| *k.point()),
+        |b| wire::g2_from_bytes_allow_identity("G2 point", b),
+        |p| wire::g2_to_bytes(p).to_vec(),
+    );
 }
 
 // ---------------------------------------------------------------------------------------
