@@ -253,7 +253,7 @@ impl Client {
             *slot = *hx;
             vs.push(*v);
         }
-        domain.ifft(&mut values);
+        domain.ifft(&mut values)?;
         let com_t = crs.commit_ct(&values)?;
         let openings = crs.open_all_ct(&values)?;
         wipe_fields(&mut values);
@@ -391,7 +391,7 @@ fn deal_refresh(
     let mut values = vec![Scalar::ZERO; size];
     values[..coeffs.len()].copy_from_slice(coeffs);
     let openings = crs.open_all_ct(coeffs)?;
-    crs.domain().fft(&mut values);
+    crs.domain().fft(&mut values)?;
     let delta_vs: Vec<G2Projective> = values[..usize::from(params.n())]
         .par_iter()
         .map(|d| G2Projective::generator() * d)

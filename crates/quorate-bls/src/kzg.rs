@@ -104,19 +104,34 @@ impl Domain {
         out
     }
 
-    /// Coefficients → values at `ω^0..ω^(N−1)` (input length must be `N`).
-    pub fn fft(&self, values: &mut [Scalar]) {
-        debug_assert_eq!(values.len(), self.size());
+    /// Coefficients → values at `ω^0..ω^(N−1)`. The input length must be `N`; any other
+    /// length is a typed error and leaves `values` untouched.
+    pub fn fft(&self, values: &mut [Scalar]) -> Result<(), ParamError> {
+        self.check_len(values.len())?;
         fft_in_place(values, self.omega, false);
+        Ok(())
     }
 
-    /// Values at `ω^0..ω^(N−1)` → coefficients.
-    pub fn ifft(&self, values: &mut [Scalar]) {
-        debug_assert_eq!(values.len(), self.size());
+    /// Values at `ω^0..ω^(N−1)` → coefficients. The input length must be `N`; any other
+    /// length is a typed error and leaves `values` untouched.
+    pub fn ifft(&self, values: &mut [Scalar]) -> Result<(), ParamError> {
+        self.check_len(values.len())?;
         fft_in_place(values, self.omega_inv, false);
         for v in values.iter_mut() {
             *v *= self.size_inv;
         }
+        Ok(())
+    }
+
+    fn check_len(&self, len: usize) -> Result<(), ParamError> {
+        if len != self.size() {
+            return Err(ParamError::LengthMismatch {
+                what: "FFT input",
+                expected: self.size(),
+                got: len,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -357,7 +372,7 @@ impl Crs {
         let big = Domain::with_log_size(self.domain.log_size + 1)?;
         let mut c = vec![Scalar::ZERO; 2 * n];
         c[..coeffs.len()].copy_from_slice(coeffs);
-        big.fft(&mut c);
+        big.fft(&mut c)?;
         // Public factors, folded into the (secret) scalars so every secret enters G1 once.
         // ω^(−d·m) for m = 0..2N, and ½, 1/(2N).
         let w_inv_d = big.omega_inv.pow_vartime([d as u64]);
@@ -851,12 +866,17 @@ mod tests {
         let d = Domain::with_log_size(3).unwrap();
         let coeffs: Vec<Scalar> = (0..8).map(|_| Scalar::random(&mut rng)).collect();
         let mut v = coeffs.clone();
-        d.fft(&mut v);
+        d.fft(&mut v).unwrap();
         for (k, vk) in v.iter().enumerate() {
             assert_eq!(*vk, evaluate(&coeffs, &d.element(k)));
         }
-        d.ifft(&mut v);
+        d.ifft(&mut v).unwrap();
         assert_eq!(v, coeffs);
+        // A wrong length is an error, not a silently wrong transform.
+        let mut short = coeffs[..7].to_vec();
+        assert!(d.fft(&mut short).is_err());
+        assert!(d.ifft(&mut short).is_err());
+        assert_eq!(short, coeffs[..7]);
         assert_eq!(d.omega().pow_vartime([8u64]), Scalar::ONE);
         assert_ne!(d.omega().pow_vartime([4u64]), Scalar::ONE);
     }
