@@ -189,7 +189,14 @@ mod tests {
 
     #[test]
     fn serde_rejects_zero() {
-        // serde goes through TryFrom<u16>.
+        use serde::de::value::{Error, U16Deserializer};
+        use serde::de::IntoDeserializer;
+        use serde::Deserialize;
+        // Deserialization goes through TryFrom<u16>, so it cannot produce party 0.
+        let de: U16Deserializer<Error> = 0u16.into_deserializer();
+        assert!(PartyId::deserialize(de).is_err());
+        let de: U16Deserializer<Error> = 9u16.into_deserializer();
+        assert_eq!(PartyId::deserialize(de).map(PartyId::get), Ok(9));
         assert!(PartyId::try_from(0u16).is_err());
     }
 }
