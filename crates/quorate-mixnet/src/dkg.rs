@@ -72,7 +72,6 @@ pub struct ElGamalPublic {
 pub struct ElGamalKeyShare {
     /// Owner.
     pub id: PartyId,
-    #[allow(dead_code)] // read by the ElGamal decryption of DB-SM (not implemented yet)
     pub(crate) x: Scalar,
 }
 

@@ -27,6 +27,16 @@ pub enum MixnetError {
         /// The failed check.
         reason: &'static str,
     },
+    /// The querier's query is malformed (index sets, signatures).
+    #[error("invalid query: {0}")]
+    InvalidQuery(&'static str),
+    /// A DB-SM proof failed its aggregate check although every server's share checked out:
+    /// the membership statement for this input is false.
+    #[error("DPK for input {input} does not verify")]
+    DpkFailed {
+        /// The input position.
+        input: usize,
+    },
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
     Misbehaviour(Blame),
@@ -37,9 +47,11 @@ impl Culprits for MixnetError {
         match self {
             MixnetError::Misbehaviour(b) => b.culprits(),
             MixnetError::Paillier(p) => p.culprits(),
-            MixnetError::Param(_) | MixnetError::Decode(_) | MixnetError::InvalidInput { .. } => {
-                &[]
-            }
+            MixnetError::Param(_)
+            | MixnetError::Decode(_)
+            | MixnetError::InvalidInput { .. }
+            | MixnetError::InvalidQuery(_)
+            | MixnetError::DpkFailed { .. } => &[],
         }
     }
 }

@@ -1,35 +1,46 @@
 //! # quorate-mixnet: a traceable mixnet (work in progress)
 //!
 //! Mix-servers `M_1 … M_m` mix senders' threshold-Paillier ciphertexts with a publicly
-//! verifiable, commitment-consistent shuffle and decrypt them with verifiable shares, so that
-//! later tracing queries (DB-SM / DB-RSM, not implemented yet) can prove set membership
-//! against the same permutation commitments.
+//! verifiable, commitment-consistent shuffle and decrypt them with verifiable shares; the
+//! distributed set-membership proof DB-SM then proves to a querier, against the same
+//! permutation commitments, which inputs' commitments open to values in a queried output set.
 //!
 //! | module | contents |
 //! |---|---|
 //! | [`params`] | security constants, hash-to-curve generators, integer ↔ scalar |
 //! | [`dkg`] | threshold ElGamal key in G1 by joint-Feldman DKG (t-of-m) |
+//! | [`elgamal`] | ElGamal ciphertexts in G1, verifiable threshold decryption (DLEQ per element) |
 //! | [`setup`] | keygen: DKG, threshold Paillier (dealer, a setup assumption), permutation commitments with proofs |
 //! | [`sender`] | Enc with the proof linking `c`, `c′`, `γ`; input checking |
-//! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof |
+//! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof (Paillier and ElGamal lists) |
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
+//! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
+//! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //!
 //! # Setup assumption
 //! The threshold Paillier key comes from a trusted dealer (fresh safe primes, verifiable
 //! shares; `quorate_paillier::threshold::deal`) who must erase the factorisation. Production
-//! moduli have ≥ 3072 bits; tests use 1024.
+//! moduli have ≥ 3072 bits; tests use 1024 ([`setup::keygen_with_test_moduli`]).
 //!
 //! # Status
 //! Done: keygen, Enc with linking proof, Mix with TW shuffle proofs, threshold decryption
-//! with a proof for every element, public verification by the querier with blame.
+//! with a proof for every element, public verification by the querier with blame; DB-SM
+//! (Fig. 8) with every proof (reverse shuffles, blinding, ElGamal decryption shares, DPK_BB
+//! commitment shares, responses and Paillier decryption shares) verified by the querier and
+//! a failing server named.
 //! Not done: an integer (ring-Pedersen) commitment inside the Paillier parts of the proofs
-//! (see the soundness notes in [`sender`] and [`shuffle`]), DB-SM, DB-RSM, BTraceIn/Out.
+//! (see the soundness notes in [`sender`], [`shuffle`] and [`dbsm`]), DB-RSM (Fig. 9),
+//! BTraceIn/BTraceOut, wire encodings of the messages (everything runs in process), the
+//! performance targets (not measured yet).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod dbsm;
 pub mod dkg;
+pub mod elgamal;
 pub mod error;
 pub mod mix;
+pub mod notes;
 pub mod params;
 pub mod sender;
 pub mod setup;

@@ -119,7 +119,7 @@ fn challenge(
     Integer::from_digits(&e, quorate_paillier::rug::integer::Order::Msf)
 }
 
-fn enc_raw(pk: &PublicKey, m: &Integer, r: &Integer) -> Result<Integer, MixnetError> {
+pub(crate) fn enc_raw(pk: &PublicKey, m: &Integer, r: &Integer) -> Result<Integer, MixnetError> {
     let n2 = pk.n_squared();
     let gm = (Integer::from(m * pk.n()) + 1u32) % n2;
     let rn = pow_mod_secret(r, pk.n(), n2)?;

@@ -33,6 +33,7 @@
 //! group needs an integer (Fujisaki–Okamoto / ring-Pedersen) commitment to `e′`, which
 //! Wikström's Paillier variant has and this implementation does **not yet** have.
 
+use crate::elgamal::{append_ciphertexts, ElGamalCiphertext};
 use crate::error::{blame, MixnetError};
 use crate::params::{
     int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, SLACK_BITS,
@@ -123,7 +124,19 @@ pub struct PaillierShuffle<'a> {
     pub outputs: &'a [Ciphertext],
 }
 
-/// A shuffle proof (or, without the Paillier fields, a permutation-commitment proof).
+/// The ElGamal statement of a shuffle (DB-SM's re-encryption of signatures):
+/// `outputs[i] = inputs[π(i)]·Enc(1; ρ_i)` under the threshold ElGamal key `pk`.
+pub struct ElGamalShuffle<'a> {
+    /// ElGamal public key.
+    pub pk: &'a G1Projective,
+    /// Input list.
+    pub inputs: &'a [ElGamalCiphertext],
+    /// Output list.
+    pub outputs: &'a [ElGamalCiphertext],
+}
+
+/// A shuffle proof (or, without the Paillier / ElGamal fields, a permutation-commitment
+/// proof).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShuffleProof {
     /// `B_1 … B_n`.
@@ -150,6 +163,10 @@ pub struct ShuffleProof {
     pub k_e: Vec<Integer>,
     /// `k_F` (Paillier part).
     pub k_f: Option<Integer>,
+    /// `F′ = Π w′_i^{ε_i}·Enc(1; φ)` (ElGamal part).
+    pub f_eg: Option<ElGamalCiphertext>,
+    /// `k_F = φ − v·Σ ρ_i e′_i` (ElGamal part).
+    pub k_f_eg: Option<Scalar>,
 }
 
 fn ct_bytes(pk: &PublicKey, c: &Integer) -> Vec<u8> {
@@ -162,11 +179,14 @@ fn statement_transcript(
     gens: &Generators,
     com: &PermutationCommitment,
     pai: Option<&PaillierShuffle<'_>>,
+    eg: Option<&ElGamalShuffle<'_>>,
 ) -> Transcript {
     let n = com.u.len();
     let mut t = Transcript::for_protocol(
         if pai.is_some() {
             b"quorate/mixnet/tw-shuffle"
+        } else if eg.is_some() {
+            b"quorate/mixnet/tw-shuffle-elgamal"
         } else {
             b"quorate/mixnet/tw-permutation"
         },
@@ -188,6 +208,11 @@ fn statement_transcript(
         for c in p.outputs {
             t.append_message(b"w'", &ct_bytes(p.pk, c.as_integer()));
         }
+    }
+    if let Some(p) = eg {
+        t.append_point(b"pk", p.pk);
+        append_ciphertexts(&mut t, b"inputs", p.inputs);
+        append_ciphertexts(&mut t, b"outputs", p.outputs);
     }
     t
 }
@@ -212,6 +237,10 @@ fn absorb_commitments(t: &mut Transcript, p: &ShuffleProof, pk: Option<&PublicKe
     if let (Some(pk), Some(f)) = (pk, &p.f_p) {
         t.append_message(b"F'", &ct_bytes(pk, f));
     }
+    if let Some(f) = &p.f_eg {
+        t.append_point(b"F'_a", &f.a);
+        t.append_point(b"F'_b", &f.b);
+    }
     let mut v = [0u8; (CHALLENGE_BITS / 8) as usize];
     t.challenge_bytes(b"v", &mut v);
     Integer::from_digits(&v, Order::Msf)
@@ -235,12 +264,49 @@ pub fn prove<R: RngCore + CryptoRng>(
     pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
     rng: &mut R,
 ) -> Result<ShuffleProof, MixnetError> {
+    prove_inner(sid, prover, gens, com, secret, pai, None, rng)
+}
+
+/// Proves an ElGamal shuffle against the permutation commitment: `stmt.outputs[i] =
+/// stmt.inputs[π(i)]·Enc(1; rho[i])`.
+#[allow(clippy::too_many_arguments)]
+pub fn prove_elgamal<R: RngCore + CryptoRng>(
+    sid: &SessionId,
+    prover: PartyId,
+    gens: &Generators,
+    com: &PermutationCommitment,
+    secret: &PermutationSecret,
+    stmt: &ElGamalShuffle<'_>,
+    rho: &[Scalar],
+    rng: &mut R,
+) -> Result<ShuffleProof, MixnetError> {
+    prove_inner(sid, prover, gens, com, secret, None, Some((stmt, rho)), rng)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prove_inner<R: RngCore + CryptoRng>(
+    sid: &SessionId,
+    prover: PartyId,
+    gens: &Generators,
+    com: &PermutationCommitment,
+    secret: &PermutationSecret,
+    pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
+    eg: Option<(&ElGamalShuffle<'_>, &[Scalar])>,
+    rng: &mut R,
+) -> Result<ShuffleProof, MixnetError> {
     let n = com.u.len();
     if secret.pi.len() != n || secret.r.len() != n || gens.n() < n || n == 0 {
         return Err(ParamError::Invalid("shuffle size mismatch").into());
     }
     let q = scalar_modulus();
-    let mut t = statement_transcript(sid, prover, gens, com, pai.map(|(p, _)| p));
+    let mut t = statement_transcript(
+        sid,
+        prover,
+        gens,
+        com,
+        pai.map(|(p, _)| p),
+        eg.map(|(p, _)| p),
+    );
     let (e_int, e) = challenge_vector(&mut t, n, &q);
     let ep: Vec<Scalar> = secret.pi.iter().map(|&j| e[j]).collect();
     let ep_int: Vec<&Integer> = secret.pi.iter().map(|&j| &e_int[j]).collect();
@@ -297,6 +363,26 @@ pub fn prove<R: RngCore + CryptoRng>(
         }
         None => (None, None),
     };
+    let (f_eg, phi_eg) = match eg {
+        Some((p, rho)) => {
+            if p.outputs.len() != n || p.inputs.len() != n || rho.len() != n {
+                return Err(ParamError::Invalid("shuffle list lengths").into());
+            }
+            let phi = Scalar::random(&mut *rng);
+            let mut pa: Vec<G1Projective> = p.outputs.iter().map(|c| c.a).collect();
+            let mut pb: Vec<G1Projective> = p.outputs.iter().map(|c| c.b).collect();
+            pa.push(g);
+            pb.push(*p.pk);
+            let mut sc = eps.clone();
+            sc.push(phi);
+            let f = ElGamalCiphertext {
+                a: g1_lincomb_ct(&affine(&pa), &sc),
+                b: g1_lincomb_ct(&affine(&pb), &sc),
+            };
+            (Some(f), Some(phi))
+        }
+        None => (None, None),
+    };
     let mut proof = ShuffleProof {
         b,
         a_p,
@@ -310,6 +396,8 @@ pub fn prove<R: RngCore + CryptoRng>(
         k_d: Scalar::ZERO,
         k_e: Vec::new(),
         k_f: None,
+        f_eg,
+        k_f_eg: None,
     };
     let v_int = absorb_commitments(&mut t, &proof, pai.map(|(p, _)| p.pk));
     let v = int_to_scalar(&v_int, &q);
@@ -337,6 +425,10 @@ pub fn prove<R: RngCore + CryptoRng>(
         let phi_inv = inv_mod(&phi, nn).ok_or(ParamError::Invalid("nonce not invertible"))?;
         proof.k_f = Some(mul_mod(&pow_mod_secret(&big_r, &v_int, nn)?, &phi_inv, nn));
     }
+    if let (Some((_, rho)), Some(phi)) = (eg, phi_eg) {
+        let big_r: Scalar = rho.iter().zip(&ep).map(|(r, e)| *r * e).sum();
+        proof.k_f_eg = Some(phi - v * big_r);
+    }
     Ok(proof)
 }
 
@@ -350,6 +442,30 @@ pub fn verify(
     pai: Option<&PaillierShuffle<'_>>,
     proof: &ShuffleProof,
 ) -> Result<(), MixnetError> {
+    verify_inner(sid, prover, gens, com, pai, None, proof)
+}
+
+/// Verifies an ElGamal shuffle proof; failure blames `prover`.
+pub fn verify_elgamal(
+    sid: &SessionId,
+    prover: PartyId,
+    gens: &Generators,
+    com: &PermutationCommitment,
+    stmt: &ElGamalShuffle<'_>,
+    proof: &ShuffleProof,
+) -> Result<(), MixnetError> {
+    verify_inner(sid, prover, gens, com, None, Some(stmt), proof)
+}
+
+fn verify_inner(
+    sid: &SessionId,
+    prover: PartyId,
+    gens: &Generators,
+    com: &PermutationCommitment,
+    pai: Option<&PaillierShuffle<'_>>,
+    eg: Option<&ElGamalShuffle<'_>>,
+    proof: &ShuffleProof,
+) -> Result<(), MixnetError> {
     let n = com.u.len();
     let bad = |check| Err(blame(prover, check));
     if n == 0
@@ -361,8 +477,17 @@ pub fn verify(
     {
         return bad("shuffle proof has the wrong shape");
     }
-    if pai.is_some() != proof.f_p.is_some() || pai.is_some() != proof.k_f.is_some() {
+    if pai.is_some() != proof.f_p.is_some()
+        || pai.is_some() != proof.k_f.is_some()
+        || eg.is_some() != proof.f_eg.is_some()
+        || eg.is_some() != proof.k_f_eg.is_some()
+    {
         return bad("shuffle proof has the wrong shape");
+    }
+    if let Some(p) = eg {
+        if p.inputs.len() != n || p.outputs.len() != n {
+            return bad("shuffle list lengths");
+        }
     }
     if proof
         .k_e
@@ -372,7 +497,7 @@ pub fn verify(
         return bad("shuffle proof response out of range");
     }
     let q = scalar_modulus();
-    let mut t = statement_transcript(sid, prover, gens, com, pai);
+    let mut t = statement_transcript(sid, prover, gens, com, pai, eg);
     let (e_int, e) = challenge_vector(&mut t, n, &q);
     let v_int = absorb_commitments(&mut t, proof, pai.map(|p| p.pk));
     let v = int_to_scalar(&v_int, &q);
@@ -422,6 +547,27 @@ pub fn verify(
             pts.push(proof.b[i - 1]);
             sc.push(-(li[i] * ke[i]));
         }
+    }
+    // ElGamal part, both components: Σ k_{E,i} w′_i − v Σ e_j w_j − F′ + k_F·(g, pk) = 0.
+    if let (Some(p), Some(f), Some(k_f)) = (eg, &proof.f_eg, &proof.k_f_eg) {
+        let (l0, l1) = (lam(&mut rng), lam(&mut rng));
+        for i in 0..n {
+            pts.push(p.outputs[i].a);
+            sc.push(l0 * ke[i]);
+            pts.push(p.outputs[i].b);
+            sc.push(l1 * ke[i]);
+            pts.push(p.inputs[i].a);
+            sc.push(-(l0 * v * e[i]));
+            pts.push(p.inputs[i].b);
+            sc.push(-(l1 * v * e[i]));
+        }
+        pts.push(f.a);
+        sc.push(-l0);
+        pts.push(f.b);
+        sc.push(-l1);
+        g_coef += l0 * k_f;
+        pts.push(*p.pk);
+        sc.push(l1 * k_f);
     }
     pts.push(gens.g);
     sc.push(g_coef);

@@ -1,0 +1,169 @@
+//! DB-SM (Fig. 8): end to end against the ground-truth permutation, and blame for every
+//! per-server proof type.
+#![allow(clippy::unwrap_used)]
+
+use blstrs::{G1Projective, Scalar};
+use ff::Field;
+use group::Group;
+use quorate_core::error::Culprits;
+use quorate_core::transcript::SessionId;
+use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
+use quorate_mixnet::mix::{self, MixRecord};
+use quorate_mixnet::sender::{self, SenderInput};
+use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::MixnetError;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+struct World {
+    public: MixnetPublic,
+    servers: Vec<MixServer>,
+    inputs: Vec<SenderInput>,
+    record: MixRecord,
+    rng: ChaCha20Rng,
+}
+
+fn world(n: usize, t: u16, m: u16, seed: u64) -> World {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let sid = SessionId::new(format!("dbsm-test-{seed}").into_bytes());
+    let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
+    let pk = public.paillier.encryption_key();
+    let inputs: Vec<SenderInput> = (0..n)
+        .map(|i| {
+            let v = Scalar::random(&mut rng);
+            sender::encrypt(&public.gens, pk, &public.sid, i as u64, v, &mut rng)
+                .unwrap()
+                .0
+        })
+        .collect();
+    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    World {
+        public,
+        servers,
+        inputs,
+        record,
+        rng,
+    }
+}
+
+/// `out[i]` = the output position input `i` went to.
+fn forward(servers: &[MixServer]) -> Vec<usize> {
+    let comp = mix::composed_permutation(servers);
+    let mut out = vec![0; comp.len()];
+    for (j, &i) in comp.iter().enumerate() {
+        out[i] = j;
+    }
+    out
+}
+
+fn query(w: &mut World, inputs: &[usize], outputs: &[usize]) -> (BbQuery, DbSmProof) {
+    let (_key, q) =
+        dbsm::querier_sign(&w.public, &w.record.outputs, inputs, outputs, &mut w.rng).unwrap();
+    let proof = dbsm::run(&w.public, &w.servers, &w.inputs, &w.record, &q, &mut w.rng).unwrap();
+    (q, proof)
+}
+
+fn verify(w: &World, q: &BbQuery, p: &DbSmProof) -> Result<Vec<bool>, MixnetError> {
+    dbsm::verify(&w.public, &w.inputs, &w.record, q, p)
+}
+
+fn check_against_truth(n: usize, t: u16, m: u16, seed: u64) {
+    let mut w = world(n, t, m, seed);
+    mix::verify_record(&w.public, &w.inputs, &w.record).unwrap();
+    let fwd = forward(&w.servers);
+    let all: Vec<usize> = (0..n).collect();
+    let j_set: Vec<usize> = (0..n).filter(|j| j % 3 != 1).collect();
+    let (q, p) = query(&mut w, &all, &j_set);
+    let answers = verify(&w, &q, &p).unwrap();
+    let truth: Vec<bool> = (0..n).map(|i| j_set.contains(&fwd[i])).collect();
+    assert_eq!(answers, truth);
+    assert!(answers.iter().any(|a| *a) && answers.iter().any(|a| !*a));
+}
+
+#[test]
+fn dbsm_end_to_end_10_2() {
+    check_against_truth(10, 2, 2, 11);
+}
+
+#[test]
+fn dbsm_end_to_end_50_3() {
+    check_against_truth(50, 2, 3, 12);
+}
+
+fn blamed(r: Result<Vec<bool>, MixnetError>) -> Vec<u16> {
+    let e = r.unwrap_err();
+    e.culprits().iter().map(|p| p.get()).collect()
+}
+
+#[test]
+fn every_cheating_server_is_named() {
+    let mut w = world(10, 2, 2, 13);
+    let (q, p) = query(&mut w, &[0, 2, 3, 5, 7, 9], &[0, 1, 4, 5, 6, 8]);
+    assert!(verify(&w, &q, &p).is_ok());
+    let g = w.public.gens.g;
+
+    // Reverse shuffle: server 2 (the first to reverse) swaps two outputs.
+    let mut bad = p.clone();
+    bad.reverse[0].outputs.swap(1, 2);
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+
+    // Blinding: server 2 multiplies a contribution by Enc(g).
+    let mut bad = p.clone();
+    bad.blinding[1].contributions[3].b += g;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+
+    // Decryption share: server 1 publishes a wrong share.
+    let mut bad = p.clone();
+    bad.decryption[0].shares[0].d += g;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![1]);
+
+    // DPK commitment share: server 2 changes R_k.
+    let mut bad = p.clone();
+    bad.dpk_commits[1].commits[0].r_k += g;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+
+    // DPK response share: server 1 changes z_b.
+    let mut bad = p.clone();
+    bad.dpk_responses[0].z_b[0] += Scalar::ONE;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![1]);
+
+    // Paillier decryption share of the packed response: server 2 replays another element's.
+    let mut bad = p.clone();
+    let other = bad.dpk_responses[1].z_shares[1].clone();
+    bad.dpk_responses[1].z_shares[0] = other;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+}
+
+#[test]
+fn degenerate_s_and_bad_queries_are_rejected() {
+    let mut w = world(10, 2, 2, 14);
+    let (q, p) = query(&mut w, &[1, 4, 6], &[0, 2, 3, 7]);
+    let answers = verify(&w, &q, &p).unwrap();
+    // Defect 11: a published S_i = 1 for a member (or any S differing from the verified
+    // decryption) is rejected; membership is never read from unverified data.
+    if let Some(t) = answers.iter().position(|a| *a) {
+        let mut bad = p.clone();
+        bad.s[t] = G1Projective::identity();
+        assert!(verify(&w, &q, &bad).is_err());
+    }
+    // A forged signature is caught by the batch check.
+    let mut bad_q = q.clone();
+    bad_q.sigs[0] += w.public.gens.g;
+    assert!(matches!(
+        verify(&w, &bad_q, &p),
+        Err(MixnetError::InvalidQuery(_))
+    ));
+    // Unsorted / out-of-range index sets.
+    assert!(dbsm::querier_sign(&w.public, &w.record.outputs, &[3, 1], &[0], &mut w.rng).is_err());
+    assert!(dbsm::querier_sign(&w.public, &w.record.outputs, &[0], &[10], &mut w.rng).is_err());
+    // Truncated stages give typed errors, not panics.
+    let mut bad = p.clone();
+    bad.dpk_responses[0].z_tau.pop();
+    assert!(verify(&w, &q, &bad).is_err());
+    let mut bad = p.clone();
+    bad.blinding.pop();
+    assert!(verify(&w, &q, &bad).is_err());
+    let mut bad = p;
+    bad.reverse[1].proof.k_e.pop();
+    assert!(verify(&w, &q, &bad).is_err());
+}
