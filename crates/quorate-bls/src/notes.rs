@@ -124,3 +124,13 @@
 //! Secret scalars (shares, pads, polynomial coefficients, nonces) are only multiplied with
 //! `blst`'s constant-time scalar multiplication ([`crate::msm`] `*_ct`), never with
 //! Pippenger (defect 8). `*_vartime` functions touch public data only.
+//!
+//! ## Known answers and interoperability (`tests/kat.rs`)
+//! Hash-to-curve: RFC 9380 Appendix J.9.1 (`BLS12381G1_XMD:SHA-256_SSWU_RO_`) and, in
+//! `quorate-core`, the `expand_message_xmd` vectors of Appendix K. Point decoding: the
+//! Ethereum consensus `deserialization_G1`/`deserialization_G2` vectors. Signatures: the IETF
+//! draft publishes no vectors and the Ethereum consensus ones are for the min-pk variant, so
+//! `CoreVerify` is checked on a published min-sig signature (drand quicknet, round 1000,
+//! basic-scheme tag), `KeyGen` on the EIP-2333 master-key vectors, and `CoreSign`/`PopProve`
+//! byte for byte against `blst`'s independent `min_sig` implementation. Every threshold
+//! signature in the end-to-end tests is also verified by `blst`.
