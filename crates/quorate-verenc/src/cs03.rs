@@ -1,1 +1,0 @@
-//! Camenisch–Shoup verifiable encryption (in progress).
