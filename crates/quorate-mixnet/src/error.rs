@@ -37,6 +37,12 @@ pub enum MixnetError {
         /// The input position.
         input: usize,
     },
+    /// A BTraceIn claim `J*` was refuted: input `input` is not proven to map into it.
+    #[error("trace claim rejected at input {input}")]
+    TraceClaimRejected {
+        /// The input position.
+        input: usize,
+    },
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
     Misbehaviour(Blame),
@@ -51,7 +57,8 @@ impl Culprits for MixnetError {
             | MixnetError::Decode(_)
             | MixnetError::InvalidInput { .. }
             | MixnetError::InvalidQuery(_)
-            | MixnetError::DpkFailed { .. } => &[],
+            | MixnetError::DpkFailed { .. }
+            | MixnetError::TraceClaimRejected { .. } => &[],
         }
     }
 }

@@ -15,7 +15,8 @@
 //! | Fig. 8 step 4 (threshold decryption) | [`crate::elgamal`] |
 //! | Fig. 8 step 5 (DPK_BB, distributed Schnorr) | [`crate::dbsm::DpkCommit`], [`crate::dbsm::DpkResponseStage`] |
 //! | Fig. 8 querier | [`crate::dbsm::verify`] |
-//! | Fig. 6 BTraceIn/BTraceOut, Fig. 9 DB-RSM | not implemented yet |
+//! | Fig. 6 BTraceIn / BTraceOut | [`crate::trace::btrace_in`] / [`crate::trace::btrace_out`] (one DB-SM each; the paper uses DB-RSM for BTraceOut) |
+//! | Fig. 9 DB-RSM | not implemented yet |
 //!
 //! # The 14 artifact defects
 //! | # | defect | status here |

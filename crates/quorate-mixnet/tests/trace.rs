@@ -1,0 +1,105 @@
+//! BTraceIn / BTraceOut (Fig. 6) against the ground-truth permutation.
+#![allow(clippy::unwrap_used)]
+
+use blstrs::Scalar;
+use ff::Field;
+use quorate_core::transcript::SessionId;
+use quorate_mixnet::mix::{self, MixRecord};
+use quorate_mixnet::sender::{self, SenderInput};
+use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::{dbsm, trace, MixnetError};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn world(
+    n: usize,
+    t: u16,
+    m: u16,
+    seed: u64,
+) -> (
+    MixnetPublic,
+    Vec<MixServer>,
+    Vec<SenderInput>,
+    MixRecord,
+    ChaCha20Rng,
+) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let sid = SessionId::new(format!("trace-test-{seed}").into_bytes());
+    let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
+    let pk = public.paillier.encryption_key();
+    let inputs: Vec<SenderInput> = (0..n)
+        .map(|i| {
+            sender::encrypt(
+                &public.gens,
+                pk,
+                &public.sid,
+                i as u64,
+                Scalar::random(&mut rng),
+                &mut rng,
+            )
+            .unwrap()
+            .0
+        })
+        .collect();
+    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    (public, servers, inputs, record, rng)
+}
+
+fn check(n: usize, t: u16, m: u16, seed: u64) {
+    let (public, servers, inputs, record, mut rng) = world(n, t, m, seed);
+    mix::verify_record(&public, &inputs, &record).unwrap();
+    // comp[j] = the input that output j came from.
+    let comp = mix::composed_permutation(&servers);
+    // BTraceIn(I): exactly the outputs whose source is in I.
+    let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
+    let ans = trace::btrace_in(&public, &servers, &inputs, &record, &i_set, &mut rng).unwrap();
+    let mut truth: Vec<usize> = (0..n).filter(|&j| i_set.contains(&comp[j])).collect();
+    truth.sort_unstable();
+    assert_eq!(ans.answer, truth);
+    assert_eq!(
+        trace::verify_trace_in(&public, &inputs, &record, &i_set, &ans.query, &ans.proof).unwrap(),
+        truth
+    );
+    // BTraceOut(J): exactly the inputs that went to J.
+    let j_set: Vec<usize> = (0..n).filter(|j| j % 3 == 2).collect();
+    let ans = trace::btrace_out(&public, &servers, &inputs, &record, &j_set, &mut rng).unwrap();
+    let mut truth: Vec<usize> = j_set.iter().map(|&j| comp[j]).collect();
+    truth.sort_unstable();
+    assert_eq!(ans.answer, truth);
+    // The evidence does not verify for another J.
+    let other: Vec<usize> = (0..n).filter(|j| j % 3 == 0).collect();
+    assert!(
+        trace::verify_trace_out(&public, &inputs, &record, &other, &ans.query, &ans.proof).is_err()
+    );
+}
+
+#[test]
+fn trace_queries_10_2() {
+    check(10, 2, 2, 21);
+}
+
+#[test]
+fn trace_queries_50_3() {
+    check(50, 3, 3, 22);
+}
+
+#[test]
+fn a_false_btrace_in_claim_is_rejected() {
+    let (public, servers, inputs, record, mut rng) = world(10, 2, 2, 23);
+    let comp = mix::composed_permutation(&servers);
+    let i_set = vec![2, 5];
+    let mut claim: Vec<usize> = (0..10).filter(|&j| i_set.contains(&comp[j])).collect();
+    // Replace one true output by a wrong one.
+    let wrong = (0..10).find(|j| !claim.contains(j)).unwrap();
+    claim[0] = wrong;
+    claim.sort_unstable();
+    let (_k, q) = dbsm::querier_sign(&public, &record.outputs, &i_set, &claim, &mut rng).unwrap();
+    let proof = dbsm::run(&public, &servers, &inputs, &record, &q, &mut rng).unwrap();
+    assert!(matches!(
+        trace::verify_trace_in(&public, &inputs, &record, &i_set, &q, &proof),
+        Err(MixnetError::TraceClaimRejected { .. })
+    ));
+    // Index sets with repeats or out of range are typed errors.
+    assert!(trace::btrace_out(&public, &servers, &inputs, &record, &[1, 1], &mut rng).is_err());
+    assert!(trace::btrace_in(&public, &servers, &inputs, &record, &[10], &mut rng).is_err());
+}
