@@ -88,9 +88,20 @@ impl LoadReport {
 /// How long in-flight responses are awaited after the deadline.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// Runs the load (inside a tokio runtime).
+/// Refuses any target that is not a loopback address: load runs stay on this machine.
+pub fn check_loopback(addr: &SocketAddr) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        addr.ip().is_loopback(),
+        "the load generator only targets loopback addresses (127.0.0.0/8, ::1), not {addr}"
+    );
+    Ok(())
+}
+
+/// Runs the load (inside a tokio runtime). Refuses non-loopback targets
+/// ([`check_loopback`]) before opening any connection.
 pub async fn run_load(config: &LoadConfig) -> anyhow::Result<LoadReport> {
     anyhow::ensure!(config.connections > 0, "need at least one connection");
+    check_loopback(&config.addr)?;
     let start = Instant::now();
     let deadline = start + config.duration;
     let sent = Arc::new(AtomicU64::new(0));
@@ -368,5 +379,24 @@ mod tests {
             Some("3-14")
         );
         assert_eq!(ticket_of(b"{}"), None);
+    }
+
+    #[test]
+    fn only_loopback_targets_are_accepted() {
+        for ok in ["127.0.0.1:8080", "127.1.2.3:1", "[::1]:443"] {
+            assert!(check_loopback(&ok.parse().expect("addr")).is_ok(), "{ok}");
+        }
+        for bad in [
+            "10.0.0.1:80",
+            "192.168.1.1:80",
+            "0.0.0.0:80",
+            "[::]:80",
+            "8.8.8.8:53",
+        ] {
+            assert!(
+                check_loopback(&bad.parse().expect("addr")).is_err(),
+                "{bad}"
+            );
+        }
     }
 }
