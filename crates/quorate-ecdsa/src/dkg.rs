@@ -1,18 +1,29 @@
 //! Distributed key generation without a dealer, proactive refresh, and the pairwise OT setup.
 //!
-//! Two message rounds (every message is addressed to one party; the parts marked
+//! Three message rounds (every message is addressed to one party; the parts marked
 //! *broadcast* are identical for all recipients and must travel over a reliable broadcast,
 //! or be echoed — [`KeyShare::setup_transcript`] is the hash to compare):
 //!
 //! 1. **Round 1** `i → j`: *broadcast* `H(sid, i, C_i, π_i, ρ_i, salt_i)` — a commitment to
 //!    the Feldman vector `C_i = (a_{i,0}·G, …, a_{i,t−1}·G)`, the Schnorr proof `π_i` of
-//!    `a_{i,0}` and the chain-code contribution `ρ_i`; *p2p* the base-OT sender message for
-//!    the pair in which `j` is the multiplication sender (Alice) and `i` the receiver (Bob).
+//!    `a_{i,0}` and the chain-code contribution `ρ_i`; *p2p*, for `j < i` only, the base-OT
+//!    sender message of the pair `{j, i}`.
 //! 2. **Round 2** `i → j`: *broadcast* the opening `(C_i, π_i, ρ_i, salt_i)`; *p2p* the share
-//!    `f_i(j)` and the base-OT receiver message for the pair in which `i` is Alice.
-//! 3. **Finish**: every opening, vector length, proof and share is checked and a failure
+//!    `f_i(j)` and, for `j > i`, the base-OT receiver message of the pair `{i, j}`.
+//! 3. **Round 3**: every opening, vector length, proof and share is checked and a failure
 //!    names its sender. `p(i) = Σ_j f_j(i)`, `pk = Σ_j C_{j,0}`, `T_k = Σ_j C_j(k)`, chain
-//!    code `= H(ρ_1, …, ρ_n)`.
+//!    code `= H(ρ_1, …, ρ_n)`. Then `i → j` for `j < i`: the OT-extension message that
+//!    bootstraps the reverse direction of the pair (below).
+//! 4. **Finish**: checks the bootstrap extensions (naming the sender) and outputs the share.
+//!
+//! **One base-OT batch per pair.** For `a < b`, `κ = 128` base OTs (verified simplest OT,
+//! [`crate::ot::base`]) make `a` the extension sender (`Δ_a`) and `b` the extension receiver:
+//! the direction in which `a` is the multiplication sender (Alice). The reverse direction
+//! is bootstrapped from it rather than from a second batch of base OTs: `b` extends `κ`
+//! random OTs with random choice bits `Δ_b` (with the revised KOS check), and the hashed
+//! rows are the reverse base OTs (`b` learns one key per OT, `a` both). This is the
+//! standard use of extended OTs as base OTs; it halves the public-key work of the setup
+//! (about `3κ` scalar multiplications per pair instead of `6κ`) for one more message round.
 //!
 //! **Refresh** runs the same rounds with `a_{i,0} = 0` (the Feldman vector omits `C_{i,0}`,
 //! which must be the identity, and carries no proof), adds the zero-sharing to the old share,
@@ -29,6 +40,7 @@ use crate::curve::{
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::{pair_sid, KeyShare, PairState};
 use crate::ot::base::{self, BaseOtMsg1, BaseOtMsg2, BaseOtReceiverOutput, BaseOtSender};
+use crate::ot::ext::{self, OteMsg, OteReceiverSeeds, OteSenderSeeds};
 use k256::elliptic_curve::Field;
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::encoding::{Reader, Writer};
@@ -51,6 +63,8 @@ const TAG_TRANSCRIPT: &[u8] = b"quorate/ecdsa/dkg-transcript/v1";
 const PROOF_LABEL: &[u8] = b"dkg constant term";
 const MSG1_TAG: u8 = 0xE1;
 const MSG2_TAG: u8 = 0xE2;
+const MSG3_TAG: u8 = 0xE3;
+const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote-bootstrap-pair/v1";
 const VERSION: u8 = 1;
 
 enum Mode {
@@ -62,7 +76,15 @@ enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DkgMsg1 {
     commitment: [u8; 32],
-    base_ot: BaseOtMsg1,
+    /// Present exactly when the recipient has the lower index.
+    base_ot: Option<BaseOtMsg1>,
+}
+
+/// Round-3 message (to lower-index parties only): the OT-extension message that bootstraps
+/// the reverse direction of the pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg3 {
+    ote: OteMsg,
 }
 
 /// Round-2 message.
@@ -73,7 +95,8 @@ pub struct DkgMsg2 {
     chain: [u8; 32],
     salt: [u8; 32],
     share: Scalar,
-    base_ot: BaseOtMsg2,
+    /// Present exactly when the recipient has the higher index.
+    base_ot: Option<BaseOtMsg2>,
 }
 
 impl Drop for DkgMsg2 {
@@ -102,6 +125,23 @@ pub struct DkgRound2 {
     r1: DkgRound1,
     commitments: BTreeMap<PartyId, [u8; 32]>,
     ot_receivers: BTreeMap<PartyId, BaseOtReceiverOutput>,
+}
+
+/// State after round 3: the verified share, waiting for the bootstrap messages of the
+/// higher-index parties.
+pub struct DkgRound3 {
+    share: KeyShare,
+    setup_sid: [u8; 32],
+    /// For `j > me`: our extension-sender seeds towards `j` (from the base OTs).
+    forward: BTreeMap<PartyId, OteSenderSeeds>,
+}
+
+impl core::fmt::Debug for DkgRound3 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DkgRound3")
+            .field("me", &self.share.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl core::fmt::Debug for DkgRound1 {
@@ -311,14 +351,19 @@ fn start_inner(
     let mut ot_senders = BTreeMap::new();
     let mut out = Vec::new();
     for j in others(params, me) {
-        // j is Alice (base-OT receiver), we are Bob (base-OT sender).
-        let (st, m) = base::sender_round1(pair_sid(TAG_PAIR, &setup_sid, j, me), me, rng);
-        ot_senders.insert(j, st);
+        // For j < me: j is Alice (base-OT receiver), we are Bob (base-OT sender).
+        let base_ot = if j < me {
+            let (st, m) = base::sender_round1(pair_sid(TAG_PAIR, &setup_sid, j, me), me, rng);
+            ot_senders.insert(j, st);
+            Some(m)
+        } else {
+            None
+        };
         out.push((
             j,
             DkgMsg1 {
                 commitment: com,
-                base_ot: m,
+                base_ot,
             },
         ));
     }
@@ -371,21 +416,33 @@ pub fn dkg_round2(
     let setup_sid = state.setup_sid;
     let ids: Vec<PartyId> = map.keys().copied().collect();
     let rngs = per_party_rngs(rng, &ids);
-    // We are Alice towards j: base-OT receiver on j's message.
-    let answers: Vec<Result<(PartyId, BaseOtReceiverOutput, BaseOtMsg2)>> = rngs
+    // For j > me we are Alice towards j: base-OT receiver on j's message.
+    type Answer = (PartyId, Option<(BaseOtReceiverOutput, BaseOtMsg2)>);
+    let answers: Vec<Result<Answer>> = rngs
         .into_par_iter()
         .map(|(j, mut r)| {
             let m = map.get(&j).ok_or(EcdsaError::MissingMessage { from: j })?;
-            let (o, m2) =
-                base::receiver_round(pair_sid(TAG_PAIR, &setup_sid, me, j), j, &m.base_ot, &mut r)?;
-            Ok((j, o, m2))
+            match (&m.base_ot, j > me) {
+                (Some(b), true) => {
+                    let sid = pair_sid(TAG_PAIR, &setup_sid, me, j);
+                    Ok((j, Some(base::receiver_round(sid, j, b, &mut r)?)))
+                }
+                (None, false) => Ok((j, None)),
+                _ => Err(EcdsaError::blame(j, "DKG: base-OT message presence")),
+            }
         })
         .collect();
     let mut ot_receivers = BTreeMap::new();
     let mut out = Vec::new();
     for a in answers {
-        let (j, o, m2) = a?;
-        ot_receivers.insert(j, o);
+        let (j, ans) = a?;
+        let base_ot = match ans {
+            Some((o, m2)) => {
+                ot_receivers.insert(j, o);
+                Some(m2)
+            }
+            None => None,
+        };
         let share = state.poly.evaluate(&Scalar::from(u64::from(j.get())));
         out.push((
             j,
@@ -395,7 +452,7 @@ pub fn dkg_round2(
                 chain: state.chain,
                 salt: state.salt,
                 share,
-                base_ot: m2,
+                base_ot,
             },
         ));
     }
@@ -410,8 +467,13 @@ pub fn dkg_round2(
     ))
 }
 
-/// Finish: verifies everything (naming the culprit of any failure) and outputs the share.
-pub fn dkg_finish(state: DkgRound2, msgs: &[(PartyId, DkgMsg2)]) -> Result<KeyShare> {
+/// Round 3: verifies everything (naming the culprit of any failure), finishes the base OTs
+/// and sends the reverse-direction bootstrap message to every lower-index party.
+pub fn dkg_round3(
+    state: DkgRound2,
+    msgs: &[(PartyId, DkgMsg2)],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound3, Vec<(PartyId, DkgMsg3)>)> {
     let DkgRound2 {
         r1,
         commitments,
@@ -465,34 +527,46 @@ pub fn dkg_finish(state: DkgRound2, msgs: &[(PartyId, DkgMsg2)]) -> Result<KeySh
             return Err(EcdsaError::blame(j, "DKG: share verification"));
         }
     }
-    // Base OTs where we are Bob (base-OT sender): finish with Alice's answers.
-    let mut jobs = Vec::with_capacity(map.len());
-    for (j, m) in &map {
-        let st = ot_senders
-            .remove(j)
-            .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        let recv = ot_receivers
-            .remove(j)
-            .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        jobs.push((*j, st, recv, *m));
+    // Pairs {j, me} with j < me: we were Bob (base-OT sender); finish with j's answer, then
+    // bootstrap the reverse direction (we become Alice towards j).
+    let mut jobs = Vec::new();
+    let mut forward = BTreeMap::new();
+    for ((j, m), r) in map.iter().zip(per_party_rngs(rng, &others(params, me))) {
+        if *j < me {
+            let st = ot_senders
+                .remove(j)
+                .ok_or(EcdsaError::MissingMessage { from: *j })?;
+            let b = m
+                .base_ot
+                .as_ref()
+                .ok_or(EcdsaError::blame(*j, "DKG: base-OT message presence"))?;
+            jobs.push((*j, st, b, r.1));
+        } else {
+            if m.base_ot.is_some() {
+                return Err(EcdsaError::blame(*j, "DKG: base-OT message presence"));
+            }
+            let recv = ot_receivers
+                .remove(j)
+                .ok_or(EcdsaError::MissingMessage { from: *j })?;
+            forward.insert(*j, OteSenderSeeds::from(recv));
+        }
     }
-    let finished: Vec<Result<(PartyId, PairState)>> = jobs
+    type Finished = (PartyId, PairState, DkgMsg3);
+    let finished: Vec<Result<Finished>> = jobs
         .into_par_iter()
-        .map(|(j, st, recv, m)| {
-            let out = base::sender_finish(st, j, &m.base_ot)?;
-            Ok((
-                j,
-                PairState::Ready {
-                    sender: recv.into(),
-                    receiver: out.into(),
-                },
-            ))
+        .map(|(j, st, b, mut r)| {
+            let receiver: OteReceiverSeeds = base::sender_finish(st, j, b)?.into();
+            let boot = pair_sid(TAG_BOOT, &setup_sid, me, j);
+            let (sender, ote) = ext::bootstrap_receiver(&receiver, &boot, &mut r);
+            Ok((j, PairState::Ready { sender, receiver }, DkgMsg3 { ote }))
         })
         .collect();
     let mut pairs = BTreeMap::new();
+    let mut out3 = Vec::new();
     for f in finished {
-        let (j, p) = f?;
+        let (j, p, m3) = f?;
         pairs.insert(j, p);
+        out3.push((j, m3));
     }
     // Aggregate.
     let mut agg: Vec<ProjectivePoint> = if refresh {
@@ -581,7 +655,61 @@ pub fn dkg_finish(state: DkgRound2, msgs: &[(PartyId, DkgMsg2)]) -> Result<KeySh
             "DKG output is inconsistent with its own public share",
         )));
     }
+    Ok((
+        DkgRound3 {
+            share,
+            setup_sid,
+            forward,
+        },
+        out3,
+    ))
+}
+
+/// Finish: checks the bootstrap extension of every higher-index party (naming it on
+/// failure) and outputs the share with all pairwise OT seeds.
+pub fn dkg_finish(state: DkgRound3, msgs: &[(PartyId, DkgMsg3)]) -> Result<KeyShare> {
+    let DkgRound3 {
+        mut share,
+        setup_sid,
+        mut forward,
+    } = state;
+    let me = share.id;
+    let mut map = BTreeMap::new();
+    for (from, m) in msgs {
+        if *from <= me || !share.params.contains(*from) || map.insert(*from, m).is_some() {
+            return Err(EcdsaError::MissingMessage { from: *from });
+        }
+    }
+    let mut jobs = Vec::with_capacity(forward.len());
+    for j in forward.keys() {
+        let m = map.get(j).ok_or(EcdsaError::MissingMessage { from: *j })?;
+        jobs.push((*j, *m));
+    }
+    let done: Vec<Result<(PartyId, OteReceiverSeeds)>> = jobs
+        .into_par_iter()
+        .map(|(j, m)| {
+            let sender = forward_seeds(&forward, j)?;
+            let boot = pair_sid(TAG_BOOT, &setup_sid, j, me);
+            Ok((j, ext::bootstrap_sender(sender, &boot, j, &m.ote)?))
+        })
+        .collect();
+    for d in done {
+        let (j, receiver) = d?;
+        let sender = forward
+            .remove(&j)
+            .ok_or(EcdsaError::MissingMessage { from: j })?;
+        share.pairs.insert(j, PairState::Ready { sender, receiver });
+    }
     Ok(share)
+}
+
+fn forward_seeds(
+    forward: &BTreeMap<PartyId, OteSenderSeeds>,
+    j: PartyId,
+) -> Result<&OteSenderSeeds> {
+    forward
+        .get(&j)
+        .ok_or(EcdsaError::MissingMessage { from: j })
 }
 
 /// `Σ_k x^k C_k` for a small public `x` (Horner with double-and-add).
@@ -596,7 +724,15 @@ impl DkgMsg1 {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(MSG1_TAG, VERSION).bytes(&self.commitment);
-        self.base_ot.write(&mut w);
+        match &self.base_ot {
+            Some(b) => {
+                w.bytes(&[1]);
+                b.write(&mut w);
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
         w.into_bytes()
     }
 
@@ -606,7 +742,10 @@ impl DkgMsg1 {
         let mut r = Reader::new("DKG round 1", bytes);
         r.header(MSG1_TAG, VERSION).map_err(&f)?;
         let commitment = r.array().map_err(&f)?;
-        let base_ot = BaseOtMsg1::read(&mut r).map_err(&f)?;
+        let base_ot = match read_flag(&mut r, "DKG round 1").map_err(&f)? {
+            true => Some(BaseOtMsg1::read(&mut r).map_err(&f)?),
+            false => None,
+        };
         r.finish().map_err(&f)?;
         Ok(DkgMsg1 {
             commitment,
@@ -622,7 +761,15 @@ impl DkgMsg2 {
         w.header(MSG2_TAG, VERSION);
         encode_reveal(&mut w, &self.feldman, &self.proof, &self.chain, &self.salt);
         write_scalar(&mut w, &self.share);
-        self.base_ot.write(&mut w);
+        match &self.base_ot {
+            Some(b) => {
+                w.bytes(&[1]);
+                b.write(&mut w);
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
         w.into_bytes()
     }
 
@@ -650,7 +797,10 @@ impl DkgMsg2 {
         let chain = r.array().map_err(&f)?;
         let salt = r.array().map_err(&f)?;
         let share = read_scalar(&mut r, "DKG share").map_err(&f)?;
-        let base_ot = BaseOtMsg2::read(&mut r).map_err(&f)?;
+        let base_ot = match read_flag(&mut r, "DKG round 2").map_err(&f)? {
+            true => Some(BaseOtMsg2::read(&mut r).map_err(&f)?),
+            false => None,
+        };
         r.finish().map_err(&f)?;
         Ok(DkgMsg2 {
             feldman,
@@ -675,9 +825,53 @@ impl DkgMsg2 {
         self.feldman.push(ProjectivePoint::GENERATOR);
     }
 
-    /// Fault-injection hook: drops a base-OT point (a wrong-length vector).
+    /// Fault-injection hook: drops a base-OT point (a wrong-length vector), if the message
+    /// carries a base-OT answer.
     #[doc(hidden)]
     pub fn truncate_base_ot_for_test(&mut self) {
-        self.base_ot.truncate_for_test();
+        if let Some(b) = self.base_ot.as_mut() {
+            b.truncate_for_test();
+        }
+    }
+}
+
+impl DkgMsg3 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG3_TAG, VERSION);
+        self.ote.write(&mut w);
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 3", bytes);
+        r.header(MSG3_TAG, VERSION).map_err(&f)?;
+        let ote = OteMsg::read(&mut r, 64).map_err(&f)?;
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg3 { ote })
+    }
+
+    /// Fault-injection hook: flips a bit of the bootstrap extension (an inconsistent OT
+    /// extension message).
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self) {
+        self.ote.corrupt_for_test(7, 3);
+    }
+}
+
+fn read_flag(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> core::result::Result<bool, quorate_core::DecodeError> {
+    match r.array::<1>()? {
+        [0] => Ok(false),
+        [1] => Ok(true),
+        _ => Err(quorate_core::DecodeError::InvalidValue {
+            what,
+            reason: "presence flag must be 0 or 1",
+        }),
     }
 }

@@ -62,24 +62,49 @@ fn gadget() -> &'static [Scalar] {
     })
 }
 
-/// Hashes an OT row to `W` pad scalars.
-fn pads(prefix: &Sha256, j: usize, row: u128) -> [Scalar; W] {
-    let mut out = [Scalar::ZERO; W];
-    for (l, o) in out.iter_mut().enumerate() {
-        let mut h = prefix.clone();
-        h.update((j as u32).to_be_bytes());
-        h.update(row.to_le_bytes());
-        h.update([l as u8]);
-        *o = scalar_reduce(&h.finalize().into());
-    }
-    out
+/// SHA-256's initial state (FIPS 180-4 §5.3.3).
+const SHA256_IV: [u32; 8] = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
+
+/// The SHA-256 state after absorbing the one-block prefix `TAG_PAD ‖ sid`.
+#[derive(Clone, Copy)]
+struct PadPrefix([u32; 8]);
+
+fn pad_prefix(sid: &[u8; 32]) -> PadPrefix {
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(TAG_PAD);
+    block[32..].copy_from_slice(sid);
+    let mut state = SHA256_IV;
+    sha2::compress256(&mut state, &[block.into()]);
+    PadPrefix(state)
 }
 
-fn pad_prefix(sid: &[u8; 32]) -> Sha256 {
-    let mut h = Sha256::new();
-    h.update(TAG_PAD);
-    h.update(sid);
-    h
+/// Hashes an OT row to `W` pad scalars: `ω_l = SHA-256(TAG_PAD ‖ sid ‖ j ‖ row ‖ l)` reduced
+/// mod `q`. The 85-byte message is the precomputed prefix block plus one final block, so
+/// each pad is exactly one compression (the padding is written out here; a unit test checks
+/// the result against `Sha256::digest`).
+fn pads(prefix: &PadPrefix, j: usize, row: u128) -> [Scalar; W] {
+    let mut block = [0u8; 64];
+    block[..4].copy_from_slice(&(j as u32).to_be_bytes());
+    block[4..20].copy_from_slice(&row.to_le_bytes());
+    block[21] = 0x80;
+    block[56..].copy_from_slice(&(85u64 * 8).to_be_bytes());
+    let mut out = [Scalar::ZERO; W];
+    for (l, o) in out.iter_mut().enumerate() {
+        block[20] = l as u8;
+        let mut state = prefix.0;
+        sha2::compress256(&mut state, &[block.into()]);
+        let mut digest = [0u8; 32];
+        for (d, w) in digest.chunks_exact_mut(4).zip(&state) {
+            d.copy_from_slice(&w.to_be_bytes());
+        }
+        *o = scalar_reduce(&digest);
+        digest.zeroize();
+        state.zeroize();
+    }
+    block.zeroize();
+    out
 }
 
 fn bit(bits: &[u8], j: usize) -> Choice {
@@ -342,6 +367,22 @@ mod tests {
         let (r_out, m2) = base::receiver_round(sid, pid(2), &m1, rng).expect("ok");
         let s_out = base::sender_finish(s, pid(1), &m2).expect("ok");
         (r_out.into(), s_out.into())
+    }
+
+    #[test]
+    fn pads_are_sha256_of_the_documented_input() {
+        let sid = [0x5au8; 32];
+        let row = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
+        let got = pads(&pad_prefix(&sid), 300, row);
+        for (l, p) in got.iter().enumerate() {
+            let mut h = Sha256::new();
+            h.update(TAG_PAD);
+            h.update(sid);
+            h.update(300u32.to_be_bytes());
+            h.update(row.to_le_bytes());
+            h.update([l as u8]);
+            assert_eq!(*p, scalar_reduce(&h.finalize().into()));
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! used), [`wan`] puts every link at the longest leg of the 16-zone WAN setting (348 ms round
 //! trip, 53.4 Mbit/s), an upper bound for that deployment.
 
-use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgRound1, DkgRound2};
+use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::KeyShare;
 use crate::sign::Signature;
@@ -41,7 +41,7 @@ pub const WAN_ONE_WAY: Duration = Duration::from_millis(174);
 pub const WAN_MBIT: f64 = 53.4;
 
 /// Message rounds of key generation (each party sends once per round).
-pub const DKG_MESSAGE_ROUNDS: u32 = 2;
+pub const DKG_MESSAGE_ROUNDS: u32 = 3;
 /// Message rounds of signing.
 pub const SIGN_MESSAGE_ROUNDS: u32 = 3;
 
@@ -101,10 +101,11 @@ enum DkgStage {
     Start(Option<KeyShare>),
     R1(DkgRound1),
     R2(DkgRound2),
+    R3(DkgRound3),
 }
 
-/// One party of key generation (or refresh) as a [`RoundParty`]: rounds 0–1 send, round 2
-/// outputs the [`KeyShare`].
+/// One party of key generation (or refresh) as a [`RoundParty`]: rounds 0–2 send (round 2
+/// only to lower-index parties), round 3 outputs the [`KeyShare`].
 pub struct DkgParty {
     params: ThresholdParams,
     me: PartyId,
@@ -145,8 +146,13 @@ impl RoundParty for DkgParty {
     type Output = KeyShare;
     type Error = EcdsaError;
 
-    fn expected_messages(&self, _round: u32) -> usize {
-        self.parties.len() - 1
+    fn expected_messages(&self, round: u32) -> usize {
+        if round == 3 {
+            // Bootstrap messages come from the higher-index parties only.
+            self.parties.iter().filter(|p| **p > self.me).count()
+        } else {
+            self.parties.len() - 1
+        }
     }
 
     fn round(
@@ -176,6 +182,14 @@ impl RoundParty for DkgParty {
             }
             (2, DkgStage::R2(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg2::from_bytes)?;
+                let (st, msgs) = dkg::dkg_round3(st, &msgs, &mut self.rng)?;
+                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
+                let out = to_outgoing(&self.parties, out)?;
+                self.stage = DkgStage::R3(st);
+                Ok(Step::Next(self, out))
+            }
+            (3, DkgStage::R3(st)) => {
+                let msgs = decode(&self.parties, inbound, DkgMsg3::from_bytes)?;
                 Ok(Step::Done(dkg::dkg_finish(st, &msgs)?, Vec::new()))
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(

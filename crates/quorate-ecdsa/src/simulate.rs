@@ -1,7 +1,7 @@
 //! In-process runs of the protocols for demos and benchmarks: every message goes through
 //! its canonical byte encoding and is counted. No network is modelled here.
 
-use crate::dkg::{self, DkgMsg1, DkgMsg2};
+use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3};
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::KeyShare;
 use crate::sign::{self, SignMsg1, SignMsg2, SignMsg3, Signature};
@@ -84,9 +84,20 @@ fn run_setup(
         }
         states2.push((i, st2));
     }
-    let shares = states2
+    let mut states3 = Vec::new();
+    let mut inbox3: Inbox<DkgMsg3> = BTreeMap::new();
+    for (i, st) in states2 {
+        let (st3, msgs) = dkg::dkg_round3(st, &take(&mut inbox2, i), rng)?;
+        for (to, m) in msgs {
+            let b = m.to_bytes();
+            traffic.add(i, b.len());
+            deliver(&mut inbox3, i, to, DkgMsg3::from_bytes(i, &b)?);
+        }
+        states3.push((i, st3));
+    }
+    let shares = states3
         .into_iter()
-        .map(|(i, st)| dkg::dkg_finish(st, &take(&mut inbox2, i)))
+        .map(|(i, st)| dkg::dkg_finish(st, &take(&mut inbox3, i)))
         .collect::<Result<Vec<_>>>()?;
     Ok((shares, traffic))
 }

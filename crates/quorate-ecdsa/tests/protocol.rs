@@ -6,7 +6,7 @@ use k256::elliptic_curve::ops::MulByGenerator;
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::dkg::{self, DkgFault, DkgMsg1, DkgMsg2};
+use quorate_ecdsa::dkg::{self, DkgFault, DkgMsg1, DkgMsg2, DkgMsg3};
 use quorate_ecdsa::sign::{self, SignMsg1, SignMsg2, SignMsg3, Signature};
 use quorate_ecdsa::{EcdsaError, KeyShare};
 use rand_chacha::ChaCha20Rng;
@@ -36,6 +36,20 @@ fn run_dkg(
     old: Option<&[KeyShare]>,
     faults: &dyn Fn(PartyId) -> DkgFault,
     tamper: &dyn Fn(PartyId, PartyId, &mut DkgMsg2),
+) -> Vec<Result<KeyShare, EcdsaError>> {
+    run_dkg_full(t, n, seed, old, faults, tamper, &|_, _, _| {})
+}
+
+/// [`run_dkg`] with a hook on the round-3 (OT bootstrap) messages as well. A party whose
+/// round 3 fails sends nothing in round 3.
+fn run_dkg_full(
+    t: u16,
+    n: u16,
+    seed: u64,
+    old: Option<&[KeyShare]>,
+    faults: &dyn Fn(PartyId) -> DkgFault,
+    tamper: &dyn Fn(PartyId, PartyId, &mut DkgMsg2),
+    tamper3: &dyn Fn(PartyId, PartyId, &mut DkgMsg3),
 ) -> Vec<Result<KeyShare, EcdsaError>> {
     let params = ThresholdParams::new(t, n).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
@@ -70,10 +84,29 @@ fn run_dkg(
         outs2.push((i, m2));
     }
     let inbox = route(outs2, n as usize);
-    states2
+    let mut states3 = Vec::new();
+    let mut outs3 = Vec::new();
+    for (st, (i, msgs)) in states2.into_iter().zip(params.parties().zip(inbox)) {
+        match dkg::dkg_round3(st, &msgs, &mut rng) {
+            Ok((st3, m3)) => {
+                let m3 = m3
+                    .into_iter()
+                    .map(|(to, mut m)| {
+                        tamper3(i, to, &mut m);
+                        (to, DkgMsg3::from_bytes(i, &m.to_bytes()).unwrap())
+                    })
+                    .collect();
+                states3.push(Ok(st3));
+                outs3.push((i, m3));
+            }
+            Err(e) => states3.push(Err(e)),
+        }
+    }
+    let inbox = route(outs3, n as usize);
+    states3
         .into_iter()
         .zip(inbox)
-        .map(|(st, msgs)| dkg::dkg_finish(st, &msgs))
+        .map(|(st, msgs)| dkg::dkg_finish(st?, &msgs))
         .collect()
 }
 
@@ -386,15 +419,33 @@ fn dkg_faults_name_the_culprit() {
         res[1].as_ref().unwrap_err().check(),
         Some("DKG: commitment opening")
     );
-    // Wrong-length base-OT vector from P3 to P2.
+    // Wrong-length base-OT vector from P2 to P3 (base-OT answers go to the higher index).
     let res = run_dkg(2, 3, 5, None, &|_| DkgFault::None, &|from, to, m| {
-        if from == pid(3) && to == pid(2) {
+        if from == pid(2) && to == pid(3) {
             m.truncate_base_ot_for_test();
         }
     });
-    let err = res[1].as_ref().unwrap_err();
-    assert_eq!(err.culprits(), &[pid(3)]);
+    let err = res[2].as_ref().unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
     assert_eq!(err.check(), Some("base OT: number of receiver points"));
+    // Inconsistent OT-extension message bootstrapping the reverse direction, P3 to P1.
+    let res = run_dkg_full(
+        2,
+        3,
+        6,
+        None,
+        &|_| DkgFault::None,
+        &|_, _, _| {},
+        &|from, to, m| {
+            if from == pid(3) && to == pid(1) {
+                m.corrupt_for_test();
+            }
+        },
+    );
+    let err = res[0].as_ref().unwrap_err();
+    assert_eq!(err.culprits(), &[pid(3)]);
+    assert_eq!(err.check(), Some("OT extension: KOS consistency check"));
+    assert!(res[1].is_ok() && res[2].is_ok());
 }
 
 #[test]

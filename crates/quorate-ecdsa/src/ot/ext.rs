@@ -45,6 +45,7 @@ pub const PAD_ROWS: usize = 128;
 
 const TAG_PRG: &[u8; 32] = b"quorate/ecdsa/ote/prg/v1________";
 const TAG_CHI: &[u8] = b"quorate/ecdsa/ote/kos-chi/v1";
+const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote/bootstrap-key/v1";
 
 /// Extension-sender seeds: `Δ` and `k_i^{Δ_i}`. Long-lived pairwise state.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -243,6 +244,62 @@ fn check_rows(check: &Check, rows: &[u128]) -> Vec<u128> {
         }
     }
     y
+}
+
+/// Bootstrapping the reverse direction (DKG): the extension receiver of this pair extends
+/// `κ` random OTs with fresh random choice bits `Δ'` and keys `H(sid, k, t_k)`. They are the
+/// base OTs of the opposite direction, in which it becomes the extension *sender* with
+/// correlation `Δ'` (the standard use of extended OTs as base OTs; the rows are used for
+/// nothing else). Returns its new sender seeds and the message for the counterparty.
+pub(crate) fn bootstrap_receiver(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    rng: &mut impl CryptoRngCore,
+) -> (OteSenderSeeds, OteMsg) {
+    let mut delta = [0u8; KAPPA_BYTES];
+    rng.fill_bytes(&mut delta);
+    let (rows, msg) = receiver_extend(seeds, sid, KAPPA, &delta, rng);
+    let keys = rows
+        .0
+        .iter()
+        .enumerate()
+        .map(|(k, t)| bootstrap_key(sid, k, *t))
+        .collect();
+    let out = OteSenderSeeds { delta, seeds: keys };
+    delta.zeroize();
+    (out, msg)
+}
+
+/// The other side of [`bootstrap_receiver`]: checks the extension (blaming `receiver`) and
+/// derives both keys `H(sid, k, q_k)`, `H(sid, k, q_k ⊕ Δ)` of every reverse base OT.
+pub(crate) fn bootstrap_sender(
+    seeds: &OteSenderSeeds,
+    sid: &[u8; 32],
+    receiver: PartyId,
+    msg: &OteMsg,
+) -> Result<OteReceiverSeeds> {
+    let rows = sender_extend(seeds, sid, KAPPA, receiver, msg)?;
+    let delta = seeds.delta_row();
+    let seeds0 = rows
+        .0
+        .iter()
+        .enumerate()
+        .map(|(k, q)| bootstrap_key(sid, k, *q))
+        .collect();
+    let seeds1 = rows
+        .0
+        .iter()
+        .enumerate()
+        .map(|(k, q)| bootstrap_key(sid, k, *q ^ delta))
+        .collect();
+    Ok(OteReceiverSeeds { seeds0, seeds1 })
+}
+
+fn bootstrap_key(sid: &[u8; 32], k: usize, row: u128) -> Seed {
+    crate::curve::tagged_hash(
+        TAG_BOOT,
+        &[sid, &(k as u32).to_be_bytes(), &row.to_le_bytes()],
+    )
 }
 
 /// Receiver rows `t_j` (secret). Wiped on drop.
@@ -530,6 +587,42 @@ mod tests {
         // Different session ids give unrelated rows.
         let (t2, _) = receiver_extend(&rs, &[6u8; 32], ell, &choices, &mut rng);
         assert_ne!(t.0[0], t2.0[0]);
+    }
+
+    #[test]
+    fn bootstrapped_reverse_seeds_extend_correctly() {
+        let mut rng = ChaCha20Rng::seed_from_u64(14);
+        let (ss, rs) = setup(&mut rng);
+        let boot = [8u8; 32];
+        let p2 = PartyId::new(2).expect("nonzero");
+        // The extension receiver becomes the sender of the reverse direction.
+        let (rev_sender, msg) = bootstrap_receiver(&rs, &boot, &mut rng);
+        let rev_receiver = bootstrap_sender(&ss, &boot, p2, &msg).expect("honest");
+        for k in 0..KAPPA {
+            let bit = (rev_sender.delta[k / 8] >> (k % 8)) & 1;
+            let (chosen, other) = if bit == 0 {
+                (&rev_receiver.seeds0[k], &rev_receiver.seeds1[k])
+            } else {
+                (&rev_receiver.seeds1[k], &rev_receiver.seeds0[k])
+            };
+            assert_eq!(&rev_sender.seeds[k], chosen);
+            assert_ne!(&rev_sender.seeds[k], other);
+        }
+        // And they work as extension seeds.
+        let ell = 416;
+        let choices = vec![0x3Cu8; ell / 8];
+        let (t, m) = receiver_extend(&rev_receiver, &[4u8; 32], ell, &choices, &mut rng);
+        let q = sender_extend(&rev_sender, &[4u8; 32], ell, p2, &m).expect("honest");
+        let delta = rev_sender.delta_row();
+        for j in 0..ell {
+            let x = u128::from((choices[j / 8] >> (j % 8)) & 1);
+            assert_eq!(q.0[j], t.0[j] ^ (0u128.wrapping_sub(x) & delta));
+        }
+        // A tampered bootstrap message is blamed on its sender.
+        let (_s, mut msg) = bootstrap_receiver(&rs, &boot, &mut rng);
+        msg.corrupt_for_test(5, 1);
+        let err = bootstrap_sender(&ss, &boot, p2, &msg).expect_err("tampered");
+        assert_eq!(err.culprits(), &[p2]);
     }
 
     #[test]
