@@ -44,7 +44,7 @@ fn roundtrip<C: Curve>(seed: u64) {
     let (x, big_x) = statement::<C>(&mut rng);
     let label = format!("backup of a {} share", C::NAME);
     let (ct, proof) =
-        cs03::encrypt_and_prove::<C, _>(&mut rng, &f.pk, &f.aux, &x, &big_x, label.as_bytes())
+        cs03::encrypt_and_prove::<C>(&mut rng, &f.pk, &f.aux, &x, &big_x, label.as_bytes())
             .unwrap();
     let ct_bytes = ct.to_bytes();
     let proof_bytes = proof.to_bytes();
@@ -83,7 +83,7 @@ fn roundtrip<C: Curve>(seed: u64) {
     );
     // The prover refuses a statement it does not hold.
     assert_eq!(
-        cs03::encrypt_and_prove::<C, _>(&mut rng, &f.pk, &f.aux, &x, &other, b"x").unwrap_err(),
+        cs03::encrypt_and_prove::<C>(&mut rng, &f.pk, &f.aux, &x, &other, b"x").unwrap_err(),
         Cs03Error::InvalidStatement
     );
 }
@@ -116,7 +116,7 @@ fn roundtrip_with_k128_and_1536_bits() {
     let aux = &fixture().aux;
     let (x, big_x) = statement::<Secp256k1>(&mut rng);
     let (ct, proof) =
-        cs03::encrypt_and_prove::<Secp256k1, _>(&mut rng, &pk, aux, &x, &big_x, b"k=128").unwrap();
+        cs03::encrypt_and_prove::<Secp256k1>(&mut rng, &pk, aux, &x, &big_x, b"k=128").unwrap();
     assert!(proof.challenge().significant_bits() <= 128);
     cs03::verify::<Secp256k1>(&pk, aux, &big_x, b"k=128", &ct, &proof).unwrap();
     assert_eq!(
@@ -160,7 +160,7 @@ fn malleated_ciphertexts_fail_decryption_and_verification() {
     let mut rng = ChaCha20Rng::seed_from_u64(6);
     let (x, big_x) = statement::<P256>(&mut rng);
     let (ct, proof) =
-        cs03::encrypt_and_prove::<P256, _>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"L").unwrap();
+        cs03::encrypt_and_prove::<P256>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"L").unwrap();
     let n = f.pk.modulus().clone();
     let changes: Vec<(usize, Change)> = vec![
         // u·(1 + n), e·(1 + n) (adds 1 to the plaintext), v·(1 + n).
@@ -233,7 +233,7 @@ fn tampered_and_out_of_range_proofs_are_rejected() {
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     let (x, big_x) = statement::<P256>(&mut rng);
     let (ct, proof) =
-        cs03::encrypt_and_prove::<P256, _>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"L").unwrap();
+        cs03::encrypt_and_prove::<P256>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"L").unwrap();
     let bytes = proof.to_bytes();
     let fields = proof_fields(f, bytes.len());
     // m̃ = 2B − 1 − B = B − 1 fits; all-ones is ≥ 2B and out of range.
@@ -435,7 +435,7 @@ fn responses_span_the_full_blinding_range() {
     for _ in 0..12 {
         let (x, big_x) = statement::<Secp256k1>(&mut rng);
         let (_, proof) =
-            cs03::encrypt_and_prove::<Secp256k1, _>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"s")
+            cs03::encrypt_and_prove::<Secp256k1>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"s")
                 .unwrap();
         let (r, s, m) = proof.responses();
         max_r = max_r.max(r.significant_bits());
@@ -465,7 +465,7 @@ fn known_answer() {
     let x = <P256 as Curve>::Scalar::from(0x0123_4567_89ab_cdefu64);
     let big_x = <P256 as Curve>::Point::generator() * x;
     let (ct, proof) =
-        cs03::encrypt_and_prove::<P256, _>(&mut rng, &pk, &aux, &x, &big_x, b"kat").unwrap();
+        cs03::encrypt_and_prove::<P256>(&mut rng, &pk, &aux, &x, &big_x, b"kat").unwrap();
     cs03::verify::<P256>(&pk, &aux, &big_x, b"kat", &ct, &proof).unwrap();
     assert_eq!(cs03::recover::<P256>(&sk, b"kat", &ct, &big_x).unwrap(), x);
     let mut h = Sha256::new();

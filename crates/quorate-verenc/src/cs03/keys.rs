@@ -308,7 +308,7 @@ pub(super) fn check_modulus(n: &Integer, bits: u32) -> Result<(), &'static str> 
 /// `x_i` reduced modulo it.
 #[derive(Clone)]
 struct CrtHalf {
-    m2: Integer,
+    m2: SecretInteger,
     ord: SecretInteger,
     x: [SecretInteger; 3],
 }
@@ -362,14 +362,17 @@ pub fn keygen<R: RngCore + CryptoRng>(
     };
     let n = Integer::from(p.expose() * q.expose());
     let n2 = Integer::from(n.square_ref());
-    let pp = Integer::from(p.expose() - 1u32) >> 1u32;
-    let qq = Integer::from(q.expose() - 1u32) >> 1u32;
+    let pp = SecretInteger::new(Integer::from(p.expose() - 1u32) >> 1u32);
+    let qq = SecretInteger::new(Integer::from(q.expose() - 1u32) >> 1u32);
     let two_n = Integer::from(&n * 2u32);
     // g = g'^{2n}: a random element of the subgroup of order n' = p'q'; insist on order n'.
     let g = loop {
         let g0 = random_unit(rng, &n2)?;
         let g = pow_mod_vartime(&g0, &two_n, &n2)?;
-        if g != 1 && pow_mod_vartime(&g, &pp, &n2)? != 1 && pow_mod_vartime(&g, &qq, &n2)? != 1 {
+        if g != 1
+            && pow_mod_vartime(&g, pp.expose(), &n2)? != 1
+            && pow_mod_vartime(&g, qq.expose(), &n2)? != 1
+        {
             break g;
         }
     };
@@ -414,7 +417,7 @@ impl SecretKey {
         x: [SecretInteger; 3],
     ) -> Result<Self, Cs03Error> {
         let half = |pr: &SecretInteger| -> CrtHalf {
-            let m2 = Integer::from(pr.expose().square_ref());
+            let m2 = SecretInteger::new(Integer::from(pr.expose().square_ref()));
             let ord = SecretInteger::new(Integer::from(pr.expose() - 1u32) * pr.expose());
             let red =
                 |xi: &SecretInteger| SecretInteger::new(Integer::from(xi.expose() % ord.expose()));
@@ -427,7 +430,8 @@ impl SecretKey {
         let hp = half(&p);
         let hq = half(&q);
         let q2_inv = SecretInteger::new(
-            inv_mod(&hq.m2, &hp.m2).ok_or(Cs03Error::InvalidKey("p and q not coprime"))?,
+            inv_mod(hq.m2.expose(), hp.m2.expose())
+                .ok_or(Cs03Error::InvalidKey("p and q not coprime"))?,
         );
         Ok(SecretKey {
             pk,
@@ -507,7 +511,7 @@ impl SecretKey {
         for (i, y) in [&sk.pk.y1, &sk.pk.y2, &sk.pk.y3].into_iter().enumerate() {
             let parts = [0usize, 1].map(|h| {
                 let hf = &sk.halves[h];
-                pow_mod_secret(&sk.pk.g, hf.x[i].expose(), &hf.m2)
+                pow_mod_secret(&sk.pk.g, hf.x[i].expose(), hf.m2.expose())
             });
             let [a, b] = parts;
             let yy = sk.crt(&a?, &b?);
@@ -520,8 +524,8 @@ impl SecretKey {
 
     /// Combines residues modulo `p²` and `q²` into one modulo `n²` (Garner).
     fn crt(&self, a_p: &Integer, a_q: &Integer) -> Integer {
-        let p2 = &self.halves[0].m2;
-        let q2 = &self.halves[1].m2;
+        let p2 = self.halves[0].m2.expose();
+        let q2 = self.halves[1].m2.expose();
         let d = bigint::modulo(&Integer::from(a_p - a_q), p2);
         let h = mulm(&d, self.q2_inv.expose(), p2);
         (h * q2) + a_q
@@ -545,20 +549,21 @@ impl SecretKey {
         }
         let h = pk.hash_h(u, e, label);
         let run = |hf: &CrtHalf| -> Result<(Choice, Integer), Cs03Error> {
-            let m2 = &hf.m2;
-            let u_h = bigint::modulo(u, m2);
-            let e_h = bigint::modulo(e, m2);
-            let v_h = bigint::modulo(v, m2);
+            // Residues of public values modulo the secret p² reveal p: keep them wiped.
+            let m2 = hf.m2.expose();
+            let u_h = SecretInteger::new(bigint::modulo(u, m2));
+            let e_h = SecretInteger::new(bigint::modulo(e, m2));
+            let v_h = SecretInteger::new(bigint::modulo(v, m2));
             let exp = SecretInteger::new(bigint::modulo(
                 &((hf.x[1].expose() + Integer::from(&h * hf.x[2].expose())) * 2u32),
                 hf.ord.expose(),
             ));
-            let lhs = SecretInteger::new(pow_mod_secret(&u_h, exp.expose(), m2)?);
-            let rhs = SecretInteger::new(mulm(&v_h, &v_h, m2));
+            let lhs = SecretInteger::new(pow_mod_secret(u_h.expose(), exp.expose(), m2)?);
+            let rhs = SecretInteger::new(mulm(v_h.expose(), v_h.expose(), m2));
             let ok = lhs.ct_eq(&rhs);
-            let ux1 = SecretInteger::new(pow_mod_secret(&u_h, hf.x[0].expose(), m2)?);
+            let ux1 = SecretInteger::new(pow_mod_secret(u_h.expose(), hf.x[0].expose(), m2)?);
             let inv = SecretInteger::new(inv_mod(ux1.expose(), m2).ok_or(Cs03Error::Decryption)?);
-            let w = SecretInteger::new(mulm(&e_h, inv.expose(), m2));
+            let w = SecretInteger::new(mulm(e_h.expose(), inv.expose(), m2));
             Ok((ok, mulm(w.expose(), w.expose(), m2)))
         };
         let (a, b) = rayon::join(|| run(&self.halves[0]), || run(&self.halves[1]));

@@ -22,7 +22,7 @@
 //! // The owner of a key share x with public share X = x·G.
 //! let x = k256::Scalar::random(&mut OsRng);
 //! let big_x = k256::ProjectivePoint::generator() * x;
-//! let (ct, proof) = cs03::encrypt_and_prove::<Secp256k1, _>(&mut OsRng, &pk, &aux, &x, &big_x, b"backup #1")?;
+//! let (ct, proof) = cs03::encrypt_and_prove::<Secp256k1>(&mut OsRng, &pk, &aux, &x, &big_x, b"backup #1")?;
 //!
 //! // Anyone holding pk and aux: the ciphertext decrypts to log_G X.
 //! cs03::verify::<Secp256k1>(&pk, &aux, &big_x, b"backup #1", &ct, &proof)?;
@@ -156,6 +156,18 @@
 //! correction, so no branch depends on the sign. Public exponents go through the `_vartime`
 //! paths. The fixed-base tables live in the [`PublicKey`] and [`AuxParams`] (built on first
 //! use or by `precompute`).
+//!
+//! ## Measured (2-core shared VM, load 3–4, wall clock, median of 10, tables precomputed)
+//!
+//! | `|n| = |N|`, `k = 256` | P (encrypt + prove) | V | Dec (recover) | `|C|` | `|π|` |
+//! |---|---|---|---|---|---|
+//! | 3072 | 78 ms | 28 ms | 30 ms | 2304 B | 1361 B |
+//! | 4096 | 145 ms | 50 ms | 70 ms | 3072 B | 1745 B |
+//!
+//! The note's estimates were 554 / 197 ms (3072) and 1242 / 392 ms (4096). Building the
+//! tables ([`PublicKey::precompute`], [`AuxParams::precompute`]) takes 0.8 s (3072) and
+//! 1.6 s (4096), once per key. `|π|` is one byte above the design note's 1360/1744 B: the
+//! `m̃` field holds `|m̃| < ρ·2^{k+k'+1}` and its sign (642 bits, 81 bytes, for 256-bit `ρ`).
 //!
 //! ## Deviations of other implementations that we avoid
 //!

@@ -344,10 +344,10 @@ fn challenge<C: Curve>(
 /// Encrypts the secret scalar `x` (read as an integer in `[0, ρ)`) to `pk` under `label` and
 /// proves that the plaintext is `log_γ X` for `X = public` (§3 encryption, §5 proof).
 ///
-/// Fails with [`Cs03Error::InvalidStatement`] if `x·γ ≠ X`, and with
+/// Fails with [`Cs03Error::InvalidStatement`] if `x·γ ≠ X` or `X` is the identity, and with
 /// [`Cs03Error::ModulusTooSmall`] if `ρ·2^{k+k'+3} ≥ n`.
-pub fn encrypt_and_prove<C: Curve, R: RngCore + CryptoRng>(
-    rng: &mut R,
+pub fn encrypt_and_prove<C: Curve>(
+    rng: &mut (impl RngCore + CryptoRng),
     pk: &PublicKey,
     aux: &AuxParams,
     secret: &C::Scalar,
@@ -356,11 +356,11 @@ pub fn encrypt_and_prove<C: Curve, R: RngCore + CryptoRng>(
 ) -> Result<(Ciphertext, Proof), Cs03Error> {
     let rho = order::<C>();
     pk.params.check_order(&rho, &pk.n)?;
-    if C::Point::generator() * secret != *public {
+    if C::Point::generator() * secret != *public || bool::from(public.is_identity()) {
         return Err(Cs03Error::InvalidStatement);
     }
     let m = scalar_to_int::<C>(secret);
-    prove_integer::<C, R>(rng, pk, aux, &m, public, label, &rho)
+    prove_integer::<C, _>(rng, pk, aux, &m, public, label, &rho)
 }
 
 /// The prover on an integer witness `m ≥ 0` (an honest one is below `ρ`).
