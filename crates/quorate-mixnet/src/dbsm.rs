@@ -70,6 +70,7 @@ use quorate_paillier::threshold::DecryptionShare;
 use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 /// Bits of one slot of the packed response `Z` (room for `m < 2^16` masks of
 /// [`MASK_BITS`] bits plus `e·q`).
@@ -203,6 +204,68 @@ pub struct DpkResponseStage {
     pub z_tau: Vec<Scalar>,
     /// Threshold-Paillier decryption shares of the packed response ciphertexts.
     pub z_shares: Vec<DecryptionShare>,
+}
+
+/// Wall-clock time per protocol step (`Some(server)` for one server's own work, `None` for
+/// checks done once on the whole published data), for benchmark reports.
+#[derive(Clone, Debug, Default)]
+pub struct StepTimes {
+    /// `(step, server, duration)`.
+    pub entries: Vec<(&'static str, Option<PartyId>, Duration)>,
+}
+
+impl StepTimes {
+    /// Records one measurement.
+    pub fn add(&mut self, step: &'static str, who: Option<PartyId>, d: Duration) {
+        self.entries.push((step, who, d));
+    }
+
+    /// Runs `f`, recording its wall-clock time.
+    pub fn time<T>(
+        &mut self,
+        step: &'static str,
+        who: Option<PartyId>,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.add(step, who, start.elapsed());
+        out
+    }
+
+    /// The sum over all entries of `step`.
+    pub fn total(&self, step: &str) -> Duration {
+        self.entries
+            .iter()
+            .filter(|(s, _, _)| *s == step)
+            .map(|(_, _, d)| *d)
+            .sum()
+    }
+
+    /// The mean over the servers' entries of `step` (zero if none).
+    pub fn mean_per_server(&self, step: &str) -> Duration {
+        let v: Vec<Duration> = self
+            .entries
+            .iter()
+            .filter(|(s, w, _)| *s == step && w.is_some())
+            .map(|(_, _, d)| *d)
+            .collect();
+        if v.is_empty() {
+            return Duration::ZERO;
+        }
+        v.iter().sum::<Duration>() / (v.len() as u32)
+    }
+
+    /// The distinct step names in first-seen order.
+    pub fn steps(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for (s, _, _) in &self.entries {
+            if !out.contains(s) {
+                out.push(s);
+            }
+        }
+        out
+    }
 }
 
 /// Everything the servers publish for one DB-SM query.
@@ -949,7 +1012,28 @@ pub fn verify(
     q: &BbQuery,
     proof: &DbSmProof,
 ) -> Result<Vec<bool>, MixnetError> {
-    check_query(public, &record.outputs, q)?;
+    verify_timed(
+        public,
+        submissions,
+        record,
+        q,
+        proof,
+        &mut StepTimes::default(),
+    )
+}
+
+/// [`verify`], recording the querier's time per step in `times`.
+pub fn verify_timed(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    q: &BbQuery,
+    proof: &DbSmProof,
+    times: &mut StepTimes,
+) -> Result<Vec<bool>, MixnetError> {
+    times.time("Q: check BB signatures", None, || {
+        check_query(public, &record.outputs, q)
+    })?;
     if record.accepted.len() != public.n {
         return Err(ParamError::Invalid("record does not have n accepted inputs").into());
     }
@@ -965,8 +1049,13 @@ pub fn verify(
         })
         .collect::<Result<_, _>>()?;
     // Steps 2–4.
-    let bases = verify_reverse(public, q, proof)?;
-    let blinded = verify_blinding(public, q, &bases, proof)?;
+    let bases = times.time("Q: verify reverse shuffles", None, || {
+        verify_reverse(public, q, proof)
+    })?;
+    let blinded = times.time("Q: verify blinding", None, || {
+        verify_blinding(public, q, &bases, proof)
+    })?;
+    let t_dec = Instant::now();
     let dec = check_order(
         public,
         &proof.decryption,
@@ -988,6 +1077,8 @@ pub fn verify(
     if s != proof.s {
         return Err(ParamError::Invalid("published S differs from the verified decryption").into());
     }
+    times.add("Q: verify ElGamal decryption", None, t_dec.elapsed());
+    let t_shares = Instant::now();
     // Step 5: members are the S ≠ 1.
     let members: Vec<(usize, usize)> = (0..s.len())
         .filter(|&t| !bool::from(s[t].is_identity()))
@@ -1012,6 +1103,8 @@ pub fn verify(
         }
     }
     blamed(culprits, "DPK commitment share proof")?;
+    times.add("Q: verify DPK commitment shares", None, t_shares.elapsed());
+    let t_resp = Instant::now();
     let responses = check_order(
         public,
         &proof.dpk_responses,
@@ -1066,6 +1159,8 @@ pub fn verify(
         }
     }
     blamed(culprits, "DPK response share")?;
+    times.add("Q: verify DPK response shares", None, t_resp.elapsed());
+    let t_pai = Instant::now();
     // Threshold-Paillier decryption of the packed responses (a proof per share).
     let ppk = public.paillier.encryption_key();
     let zs: Vec<Result<(Integer, Integer), MixnetError>> = members
@@ -1103,6 +1198,12 @@ pub fn verify(
     culprits.sort();
     culprits.dedup();
     blamed(culprits, "DPK response decryption share")?;
+    times.add(
+        "Q: verify Paillier decryption of responses",
+        None,
+        t_pai.elapsed(),
+    );
+    let t_agg = Instant::now();
     // Aggregate equations, batched over members with 128-bit weights.
     let agg: Vec<(G1Projective, G1Projective, G1Projective, Scalar)> = (0..members.len())
         .map(|u| {
@@ -1193,6 +1294,11 @@ pub fn verify(
             });
         }
     }
+    times.add(
+        "Q: aggregate DPK_BB checks (batched)",
+        None,
+        t_agg.elapsed(),
+    );
     Ok(s.iter().map(|x| !bool::from(x.is_identity())).collect())
 }
 
@@ -1211,7 +1317,31 @@ pub fn run<R: RngCore + CryptoRng>(
     q: &BbQuery,
     rng: &mut R,
 ) -> Result<DbSmProof, MixnetError> {
-    check_query(public, &record.outputs, q)?;
+    run_timed(
+        public,
+        servers,
+        submissions,
+        record,
+        q,
+        rng,
+        &mut StepTimes::default(),
+    )
+}
+
+/// [`run`], recording each server's time per step (and the checks of the published stages,
+/// which every other server repeats) in `times`.
+pub fn run_timed<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    q: &BbQuery,
+    rng: &mut R,
+    times: &mut StepTimes,
+) -> Result<DbSmProof, MixnetError> {
+    times.time("M: check BB signatures", None, || {
+        check_query(public, &record.outputs, q)
+    })?;
     // Step 2: reverse shuffles, server m first.
     let mut reverse: Vec<ReverseStage> = Vec::with_capacity(servers.len());
     let init = initial_list(public.n, q);
@@ -1220,7 +1350,11 @@ pub fn run<R: RngCore + CryptoRng>(
             .last()
             .map(|s| s.outputs.as_slice())
             .unwrap_or(&init);
-        let st = srv.reverse_shuffle(public, cur, rng)?;
+        let st = times.time(
+            "M: re-encrypt + reverse shuffle + proof",
+            Some(srv.id),
+            || srv.reverse_shuffle(public, cur, rng),
+        )?;
         reverse.push(st);
     }
     let mut proof = DbSmProof {
@@ -1231,23 +1365,35 @@ pub fn run<R: RngCore + CryptoRng>(
         dpk_commits: Vec::new(),
         dpk_responses: Vec::new(),
     };
-    let bases = verify_reverse(public, q, &proof)?;
+    let bases = times.time("M: verify all reverse shuffles", None, || {
+        verify_reverse(public, q, &proof)
+    })?;
     // Step 3: blinding.
     let mut blind_secrets = Vec::with_capacity(servers.len());
     for srv in servers {
-        let (st, sec) = srv.blind(public, q, &bases, rng);
+        let (st, sec) = times.time("M: homomorphic blinding + proofs", Some(srv.id), || {
+            srv.blind(public, q, &bases, rng)
+        });
         proof.blinding.push(st);
         blind_secrets.push(sec);
     }
-    let blinded = verify_blinding(public, q, &bases, &proof)?;
+    let blinded = times.time("M: verify all blinding proofs", None, || {
+        verify_blinding(public, q, &bases, &proof)
+    })?;
     // Step 4: threshold ElGamal decryption.
     for srv in servers {
-        let shares = srv.elgamal_share.decrypt_shares(
-            &public.gens,
-            &public.elgamal,
-            &public.sid,
-            &blinded,
-            rng,
+        let shares = times.time(
+            "M: ElGamal decryption shares + proofs",
+            Some(srv.id),
+            || {
+                srv.elgamal_share.decrypt_shares(
+                    &public.gens,
+                    &public.elgamal,
+                    &public.sid,
+                    &blinded,
+                    rng,
+                )
+            },
         )?;
         proof.decryption.push(ElGamalDecStage {
             mixer: srv.id,
@@ -1259,13 +1405,15 @@ pub fn run<R: RngCore + CryptoRng>(
         .iter()
         .map(|st| (st.mixer, st.shares.as_slice()))
         .collect();
-    proof.s = elgamal::verify_and_combine(
-        &public.gens,
-        &public.elgamal,
-        &public.sid,
-        &blinded,
-        &dec_refs,
-    )?;
+    proof.s = times.time("M: verify all decryption shares + combine", None, || {
+        elgamal::verify_and_combine(
+            &public.gens,
+            &public.elgamal,
+            &public.sid,
+            &blinded,
+            &dec_refs,
+        )
+    })?;
     let s = proof.s.clone();
     // Step 5: DPK_BB for the members.
     let members: Vec<(usize, usize)> = (0..s.len())
@@ -1274,7 +1422,9 @@ pub fn run<R: RngCore + CryptoRng>(
         .collect();
     let mut dpk_secrets = Vec::with_capacity(servers.len());
     for srv in servers {
-        let (st, sec) = srv.dpk_commit(public, &members, &bases, &s, rng)?;
+        let (st, sec) = times.time("M: DPK_BB commitments + share proofs", Some(srv.id), || {
+            srv.dpk_commit(public, &members, &bases, &s, rng)
+        })?;
         proof.dpk_commits.push(st);
         dpk_secrets.push(sec);
     }
@@ -1310,6 +1460,7 @@ pub fn run<R: RngCore + CryptoRng>(
         challenges.push(e);
     }
     for ((srv, bsec), dsec) in servers.iter().zip(&blind_secrets).zip(&dpk_secrets) {
+        let t_resp = Instant::now();
         let mut z_b = Vec::with_capacity(members.len());
         let mut z_tau = Vec::with_capacity(members.len());
         for (u, &(_, t)) in members.iter().enumerate() {
@@ -1328,6 +1479,11 @@ pub fn run<R: RngCore + CryptoRng>(
                 )?)
             })
             .collect::<Result<Vec<_>, MixnetError>>()?;
+        times.add(
+            "M: DPK_BB responses + Paillier decryption shares",
+            Some(srv.id),
+            t_resp.elapsed(),
+        );
         proof.dpk_responses.push(DpkResponseStage {
             mixer: srv.id,
             z_b,
