@@ -31,6 +31,8 @@ use quorate_net::{
 use rand_chacha::ChaCha20Rng;
 use std::time::Duration;
 
+pub use quorate_net::{ComputeModel as Compute, NetworkModel as Network};
+
 /// DKLs19 §VI-A LAN: one-way latency (half the 0.3 ms round trip).
 pub const LAN_ONE_WAY: Duration = Duration::from_micros(150);
 /// DKLs19 §VI-A LAN: per-node bandwidth (the low end of the measured 5–10 Gbit/s).
