@@ -405,7 +405,7 @@ pub(super) fn prove_integer<C: Curve, R: RngCore + CryptoRng>(
         Box::new(|| vt_pow(&at.g_vt, &aux.g, &neg_off_m, nn)),
         Box::new(|| vt_pow(&at.h_vt, &aux.h, &neg_off_s, nn)),
     ];
-    let a = run_parallel(batch_a)?;
+    let mut a = run_parallel(batch_a)?;
     // §3: u = g^r, e = y1^r·h^m.
     let u = a[0].clone();
     let hm = SecretInteger::new(h_pow(m.expose(), n, n2));
@@ -418,7 +418,7 @@ pub(super) fn prove_integer<C: Curve, R: RngCore + CryptoRng>(
         Box::new(|| Ok(pt.y3.pow(&rr2h)?)),
         Box::new(|| Ok(pt.z3.pow_vartime(&hh)?)),
     ];
-    let b = run_parallel(batch_b)?;
+    let mut b = run_parallel(batch_b)?;
     // §3: v = abs((y2·y3^H)^r) = abs(y2^r·y3^{rH}).
     let v = abs_n2(mulm(&a[2], &b[0], n2), n2);
     let ct = Ciphertext {
@@ -436,7 +436,7 @@ pub(super) fn prove_integer<C: Curve, R: RngCore + CryptoRng>(
         n2,
     ));
     let m_prime = SecretInteger::new(Integer::from(mm.expose() + &neg_off_m));
-    let m_prime_scalar = int_to_scalar::<C>(m_prime.expose(), rho)?;
+    let mut m_prime_scalar = int_to_scalar::<C>(m_prime.expose(), rho)?;
     let com = Commitments::<C> {
         u: mulm(&a[3], &pt.g_corr, n2),
         e: mulm(&mulm(&a[4], &pt.y1_corr, n2), h2m.expose(), n2),
@@ -444,8 +444,13 @@ pub(super) fn prove_integer<C: Curve, R: RngCore + CryptoRng>(
         delta: C::Point::generator() * m_prime_scalar,
         l: mulm(&mulm(&a[8], &a[9], nn), &mulm(&a[10], &a[11], nn), nn),
     };
+    quorate_core::secret::wipe_field(&mut m_prime_scalar);
     // §5 step 1: l = g̃^m·h̃^s.
     let l = mulm(&a[6], &a[7], nn);
+    // Partial products such as y1^r (which with e gives h^m) are secret: wipe them all.
+    for x in a.iter_mut().chain(b.iter_mut()) {
+        bigint::wipe_integer(x);
+    }
     let c = challenge::<C>(pk, aux, public, label, &ct, &l, &com);
     // §5 step 2(c).
     let proof = Proof {
