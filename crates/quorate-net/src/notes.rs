@@ -43,6 +43,12 @@
 //! doing; `Instant` costs tens of nanoseconds, which dominates trivially small handlers;
 //! and handlers that sleep or block would be charged for it.
 //!
+//! [`SimConfig::with_cpu_clock`]`(`[`CpuClock::Thread`]`)` times handlers with the
+//! simulator thread's CPU clock instead (user + system time, as the CoSi paper's Fig. 4
+//! reports): a handler is no longer charged for time the thread spent descheduled while
+//! other processes ran, at the price of a system call (well under a microsecond) per
+//! handler. The default stays [`CpuClock::Wall`].
+//!
 //! ## Network
 //!
 //! Each node has a NIC with an uplink and a downlink ([`Nic`], [`Bandwidth`]), each a FIFO
@@ -105,6 +111,9 @@
 //! [`ComputeModel`]: crate::ComputeModel
 //! [`ComputeModel::Measured`]: crate::ComputeModel::Measured
 //! [`ComputeModel::Ignore`]: crate::ComputeModel::Ignore
+//! [`SimConfig::with_cpu_clock`]: crate::SimConfig::with_cpu_clock
+//! [`CpuClock::Thread`]: crate::CpuClock::Thread
+//! [`CpuClock::Wall`]: crate::CpuClock::Wall
 //! [`Nic`]: crate::Nic
 //! [`Bandwidth`]: crate::Bandwidth
 //! [`WireSize`]: crate::WireSize

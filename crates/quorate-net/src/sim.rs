@@ -46,6 +46,46 @@ pub struct SimConfig {
     /// The node whose counters the report highlights. Defaults to the node of
     /// [`StopCondition::OutputFrom`].
     pub root: Option<NodeId>,
+    /// Which clock times handlers (default [`CpuClock::Wall`]).
+    pub cpu_clock: CpuClock,
+}
+
+/// The clock that times handlers when the [`ComputeModel`] measures them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CpuClock {
+    /// Wall-clock time ([`Instant`]): includes time the simulator's thread spent
+    /// descheduled, so it inflates under load from other processes.
+    #[default]
+    Wall,
+    /// CPU time of the simulator's thread (`CLOCK_THREAD_CPUTIME_ID`, user + system): what
+    /// the handler itself consumed, insensitive to other processes. Falls back to
+    /// [`CpuClock::Wall`] where the platform has no thread clock.
+    Thread,
+}
+
+/// A running measurement of one handler.
+enum Stopwatch {
+    Wall(Instant),
+    Thread(cpu_time::ThreadTime),
+}
+
+impl Stopwatch {
+    fn start(clock: CpuClock) -> Self {
+        match clock {
+            CpuClock::Thread => match cpu_time::ThreadTime::try_now() {
+                Ok(t) => Stopwatch::Thread(t),
+                Err(_) => Stopwatch::Wall(Instant::now()),
+            },
+            CpuClock::Wall => Stopwatch::Wall(Instant::now()),
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        match self {
+            Stopwatch::Wall(t) => t.elapsed(),
+            Stopwatch::Thread(t) => t.try_elapsed().unwrap_or(Duration::ZERO),
+        }
+    }
 }
 
 impl Default for SimConfig {
@@ -57,6 +97,7 @@ impl Default for SimConfig {
             time_limit: None,
             event_limit: None,
             root: None,
+            cpu_clock: CpuClock::Wall,
         }
     }
 }
@@ -95,6 +136,12 @@ impl SimConfig {
     /// Sets the highlighted node.
     pub fn with_root(mut self, root: NodeId) -> Self {
         self.root = Some(root);
+        self
+    }
+
+    /// Sets the clock that times handlers.
+    pub fn with_cpu_clock(mut self, clock: CpuClock) -> Self {
+        self.cpu_clock = clock;
         self
     }
 }
@@ -524,6 +571,7 @@ impl<P: Process> Simulation<P> {
             }
         }
         let measure = self.cfg.compute.measures();
+        let clock = self.cfg.cpu_clock;
         let mut outbox = std::mem::take(&mut self.outbox);
         let mut cmds = std::mem::take(&mut self.timer_cmds);
         let (elapsed, output) = {
@@ -538,7 +586,7 @@ impl<P: Process> Simulation<P> {
             let proc = &mut self.procs[i];
             match work {
                 Work::Start => {
-                    let t0 = measure.then(Instant::now);
+                    let t0 = measure.then(|| Stopwatch::start(clock));
                     proc.start(&mut ctx);
                     let out = proc.take_output();
                     (t0.map(|s| s.elapsed()), out)
@@ -547,14 +595,14 @@ impl<P: Process> Simulation<P> {
                     stats.messages_received += 1;
                     stats.bytes_received = stats.bytes_received.saturating_add(bytes);
                     let msg = Arc::try_unwrap(msg).unwrap_or_else(|shared| (*shared).clone());
-                    let t0 = measure.then(Instant::now);
+                    let t0 = measure.then(|| Stopwatch::start(clock));
                     proc.on_message(NodeId(from), msg, &mut ctx);
                     let out = proc.take_output();
                     (t0.map(|s| s.elapsed()), out)
                 }
                 Work::Timer { timer, .. } => {
                     stats.timers_fired += 1;
-                    let t0 = measure.then(Instant::now);
+                    let t0 = measure.then(|| Stopwatch::start(clock));
                     proc.on_timer(timer, &mut ctx);
                     let out = proc.take_output();
                     (t0.map(|s| s.elapsed()), out)

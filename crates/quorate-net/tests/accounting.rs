@@ -148,3 +148,43 @@ fn measure_only_and_scaled() {
     }
     assert!(report.completion > SimTime::from_millis(5));
 }
+
+/// A node whose start handler sleeps (it uses no CPU while asleep).
+struct Sleeper(Duration);
+
+impl quorate_net::Process for Sleeper {
+    type Message = Vec<u8>;
+    type Output = ();
+    fn start(&mut self, _ctx: &mut quorate_net::Context<'_, Vec<u8>>) {
+        std::thread::sleep(self.0);
+    }
+    fn on_message(
+        &mut self,
+        _from: NodeId,
+        _msg: Vec<u8>,
+        _ctx: &mut quorate_net::Context<'_, Vec<u8>>,
+    ) {
+    }
+    fn take_output(&mut self) -> Option<()> {
+        None
+    }
+}
+
+#[test]
+fn the_thread_clock_counts_cpu_not_time_spent_descheduled() {
+    use quorate_net::CpuClock;
+    let nap = Duration::from_millis(30);
+    let run = |clock: CpuClock| {
+        let config = SimConfig::default()
+            .with_compute(ComputeModel::Measured)
+            .with_cpu_clock(clock);
+        let net = NetworkModel::constant(Duration::from_millis(1));
+        let mut sim = Simulation::new(vec![Sleeper(nap)], net, config).unwrap();
+        sim.run().node(NodeId(0)).unwrap().cpu
+    };
+    // The wall clock sees the whole nap; the thread clock only the few microseconds of
+    // CPU the sleeping thread used.
+    assert!(run(CpuClock::Wall) >= nap);
+    assert!(run(CpuClock::Thread) < nap / 3);
+    assert_eq!(SimConfig::default().cpu_clock, CpuClock::Wall);
+}
