@@ -347,10 +347,18 @@ fn refresh_keeps_key_and_any_subset_signs() {
         assert_ne!(new.secret_share_for_test(), old.secret_share_for_test());
     }
     let d = digest("after refresh");
-    for subset in [[1u16, 2, 3], [1, 2, 4], [1, 3, 5], [2, 4, 5], [3, 4, 5]] {
-        let sig = run_sign(&mut fresh, &subset, &d, 3, SignFault::None).unwrap();
-        check_external(&pk, &d, &sig);
+    // Every one of the ten 3-subsets of the five parties.
+    let mut subsets = 0;
+    for a in 1u16..=5 {
+        for b in a + 1..=5 {
+            for c in b + 1..=5 {
+                let sig = run_sign(&mut fresh, &[a, b, c], &d, 3, SignFault::None).unwrap();
+                check_external(&pk, &d, &sig);
+                subsets += 1;
+            }
+        }
     }
+    assert_eq!(subsets, 10);
     // Old and new shares do not mix: a signing set with an old share fails.
     let mut mixed = fresh.clone();
     mixed[0] = shares[0].clone();
@@ -606,4 +614,103 @@ fn bip32_matches_single_party_reference() {
     let sig = run_sign(&mut children, &[2, 3], &d, 5, SignFault::None).unwrap();
     check_external(&ref_pk, &d, &sig);
     assert!(shares[0].derive_child(1 << 31).is_err());
+}
+
+/// Prefixes of every real message type (all cuts near the ends, a stride in between), and
+/// single-byte corruptions of the DKG messages, decodes to a typed error naming the sender (or, for a corruption that still
+/// decodes, to a value the protocol then checks) and never panics.
+#[test]
+fn every_truncation_of_every_message_is_a_typed_error() {
+    let params = ThresholdParams::new(2, 3).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let session = SessionId::new(b"trunc".to_vec());
+    let mut st1 = Vec::new();
+    let mut out1 = Vec::new();
+    for i in params.parties() {
+        let (st, m) = dkg::keygen_round1(params, i, &session, &mut rng).unwrap();
+        st1.push(st);
+        out1.push((i, m));
+    }
+    let inbox1 = route(out1.clone(), 3);
+    let mut st2 = Vec::new();
+    let mut out2 = Vec::new();
+    for (st, (i, msgs)) in st1.into_iter().zip(params.parties().zip(inbox1)) {
+        let (st, m) = dkg::dkg_round2(st, &msgs, &mut rng).unwrap();
+        st2.push(st);
+        out2.push((i, m));
+    }
+    let inbox2 = route(out2.clone(), 3);
+    let mut out3 = Vec::new();
+    for (st, (i, msgs)) in st2.into_iter().zip(params.parties().zip(inbox2)) {
+        let (_st, m) = dkg::dkg_round3(st, &msgs, &mut rng).unwrap();
+        out3.push((i, m));
+    }
+    // P3 → P1 carries a base-OT sender message, P1 → P3 a base-OT answer, P3 → P1 the
+    // bootstrap extension.
+    let m1 = out1[2]
+        .1
+        .iter()
+        .find(|(to, _)| *to == pid(1))
+        .unwrap()
+        .1
+        .to_bytes();
+    let m2 = out2[0]
+        .1
+        .iter()
+        .find(|(to, _)| *to == pid(3))
+        .unwrap()
+        .1
+        .to_bytes();
+    let m3 = out3[2]
+        .1
+        .iter()
+        .find(|(to, _)| *to == pid(1))
+        .unwrap()
+        .1
+        .to_bytes();
+    let shares = keygen(2, 2, 22);
+    let ids = [pid(1), pid(2)];
+    let (sa, s1a) = sign::sign_round1(&shares[0], b"t", &ids, &mut rng).unwrap();
+    let (_sb, s1b) = sign::sign_round1(&shares[1], b"t", &ids, &mut rng).unwrap();
+    let mut share0 = shares[0].clone();
+    let (_s, s2a) =
+        sign::sign_round2(sa, &mut share0, &[(pid(2), s1b[0].1.clone())], &mut rng).unwrap();
+    let sign1 = s1a[0].1.to_bytes();
+    let sign2 = s2a[0].1.to_bytes();
+    type Decoder = fn(PartyId, &[u8]) -> bool;
+    let cases: [(&[u8], Decoder); 5] = [
+        (&m1, |p, b| DkgMsg1::from_bytes(p, b).is_ok()),
+        (&m2, |p, b| DkgMsg2::from_bytes(p, b).is_ok()),
+        (&m3, |p, b| DkgMsg3::from_bytes(p, b).is_ok()),
+        (&sign1, |p, b| SignMsg1::from_bytes(p, b).is_ok()),
+        (&sign2, |p, b| SignMsg2::from_bytes(p, b).is_ok()),
+    ];
+    for (bytes, decode) in cases {
+        assert!(decode(pid(3), bytes), "the untouched message decodes");
+        // Every cut near both ends (headers, flags, length prefixes, trailing check values)
+        // and a stride through the middle.
+        let n = bytes.len();
+        let cuts = (0..n).filter(|c| *c < 300 || *c + 300 > n || c % 97 == 0);
+        for cut in cuts {
+            assert!(!decode(pid(3), &bytes[..cut]), "prefix of {cut} bytes");
+        }
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert!(!decode(pid(3), &long));
+    }
+    // Typed errors name the sender.
+    for cut in [0, m3.len() / 2] {
+        assert!(matches!(
+            DkgMsg3::from_bytes(pid(3), &m3[..cut]),
+            Err(EcdsaError::Malformed { from, .. }) if from == pid(3)
+        ));
+    }
+    // Single-byte corruptions of the DKG messages never panic (flag bytes, points, lengths).
+    for (bytes, decode) in &cases[..3] {
+        for pos in 0..bytes.len().min(400) {
+            let mut c = bytes.to_vec();
+            c[pos] ^= 0xA5;
+            let _ = decode(pid(3), &c);
+        }
+    }
 }
