@@ -1,1 +1,0 @@
-//! TZ21 verifiable encryption (in progress).

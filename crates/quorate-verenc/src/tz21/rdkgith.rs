@@ -1,0 +1,386 @@
+//! RDKGitH (TZ21 Protocol 5): Shamir sharing of degree `t` among `N` parties, `t` opened.
+//!
+//! Party `i ∈ [0, N)` holds the share `f(i + 1)`. Proof body encoding (after the header):
+//! `challenge (32) ‖ salt (32) ‖ t × A_j (point, j = 1..t) ‖ (N − t) × [c1 ‖ c2]` (the
+//! unopened ciphertexts, in party order) `‖ t × [s_i (32) ‖ seed_i (16)]` (the opened
+//! parties, in party order). Which parties are opened follows from the challenge.
+
+use ff::{Field, PrimeField};
+use group::GroupEncoding;
+use quorate_core::secret::{wipe_field, wipe_fields};
+use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
+
+use super::common::{
+    self, kdf, party_prg, random_seed, Ciphertext, Reader, Seed, CHALLENGE_LEN, SALT_LEN,
+    SCALAR_LEN, SEED_LEN,
+};
+use super::ops::{batch_invert, Tz21Curve};
+use super::{Scheme, Tz21Error, Tz21Params};
+use crate::group::Curve;
+
+/// An RDKGitH proof body.
+#[derive(Clone)]
+pub(crate) struct RdkProof<C: Curve> {
+    challenge: [u8; CHALLENGE_LEN],
+    salt: [u8; SALT_LEN],
+    /// `A_1..A_t` (`A_0 = X` is not sent).
+    coeffs: Vec<C::Point>,
+    /// Ciphertexts of the unopened parties, in party order.
+    hidden_cts: Vec<Ciphertext<C>>,
+    /// `(s_i, seed_i)` of the opened parties, in party order.
+    opened: Vec<(C::Scalar, Seed)>,
+}
+
+impl<C: Curve> RdkProof<C> {
+    pub(crate) fn encoded_len(params: &Tz21Params) -> usize {
+        let (n, t) = (params.parties, params.rounds_or_threshold);
+        CHALLENGE_LEN
+            + SALT_LEN
+            + t * C::POINT_LEN
+            + (n - t) * Ciphertext::<C>::len()
+            + t * (SCALAR_LEN + SEED_LEN)
+    }
+
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.challenge);
+        out.extend_from_slice(&self.salt);
+        for a in &self.coeffs {
+            out.extend_from_slice(a.to_bytes().as_ref());
+        }
+        for ct in &self.hidden_cts {
+            ct.write(out);
+        }
+        for (s, seed) in &self.opened {
+            out.extend_from_slice(&C::scalar_to_be_bytes(s));
+            out.extend_from_slice(seed.as_ref());
+        }
+    }
+
+    pub(crate) fn read(params: &Tz21Params, r: &mut Reader<'_>) -> Result<Self, Tz21Error> {
+        let (n, t) = (params.parties, params.rounds_or_threshold);
+        let challenge = r.array::<CHALLENGE_LEN>("challenge")?;
+        let salt = r.array::<SALT_LEN>("salt")?;
+        let coeffs = (0..t)
+            .map(|_| r.point::<C>("polynomial commitment"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let hidden_cts = (0..n - t)
+            .map(|_| Ciphertext::read(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let opened = (0..t)
+            .map(|_| Ok((r.scalar::<C>("opened share")?, r.seed("opened seed")?)))
+            .collect::<Result<Vec<_>, Tz21Error>>()?;
+        Ok(RdkProof {
+            challenge,
+            salt,
+            coeffs,
+            hidden_cts,
+            opened,
+        })
+    }
+}
+
+/// Evaluation point of party `i`: `i + 1`.
+fn eval_point<F: PrimeField>(i: usize) -> F {
+    F::from(i as u64 + 1)
+}
+
+/// The encryption randomness of party `i`.
+fn party_rand<C: Curve>(salt: &[u8; SALT_LEN], i: usize, seed: &Seed) -> C::Scalar {
+    let mut prg = party_prg::<C>(Scheme::Rdkgith, salt, 0, i, seed);
+    C::Scalar::random(&mut prg)
+}
+
+/// Opened parties (sorted) and unopened parties (sorted), from the challenge.
+fn split_parties(params: &Tz21Params, challenge: &[u8; CHALLENGE_LEN]) -> (Vec<usize>, Vec<usize>) {
+    let mut rng = common::challenge_rng(challenge, b"rdkgith/opened");
+    let opened = common::random_subset(&mut rng, params.parties, params.rounds_or_threshold);
+    let mut is_open = vec![false; params.parties];
+    for &i in &opened {
+        is_open[i] = true;
+    }
+    let hidden = (0..params.parties).filter(|&i| !is_open[i]).collect();
+    (opened, hidden)
+}
+
+/// Digest of all `N` ciphertexts (party order), given as encoded `c1` and scalar `c2`.
+fn ciphertexts_digest<C: Curve>(c1_enc: &[&[u8]], c2: &[C::Scalar]) -> [u8; 32] {
+    let mut buf = Vec::with_capacity(c1_enc.len() * Ciphertext::<C>::len());
+    for (a, b) in c1_enc.iter().zip(c2.iter()) {
+        buf.extend_from_slice(a);
+        buf.extend_from_slice(&C::scalar_to_be_bytes(b));
+    }
+    common::digest(b"rdkgith/ciphertexts", &[C::NAME.as_bytes(), &buf])
+}
+
+fn commitments_transcript<C: Curve>(
+    params: &Tz21Params,
+    ek: &C::Point,
+    public: &C::Point,
+    label: &[u8],
+    salt: &[u8; SALT_LEN],
+    coeff_enc: &[u8],
+    cts_digest: &[u8; 32],
+) -> merlin::Transcript {
+    let mut t = common::transcript::<C>(params, ek, public, label);
+    t.append_message(b"salt", salt);
+    t.append_message(b"polynomial commitments", coeff_enc);
+    t.append_message(b"ciphertexts", cts_digest);
+    t
+}
+
+pub(crate) fn prove<C: Tz21Curve>(
+    rng: &mut (impl RngCore + CryptoRng),
+    params: &Tz21Params,
+    ek: &C::Point,
+    x: &C::Scalar,
+    public: &C::Point,
+    label: &[u8],
+) -> RdkProof<C> {
+    let (n, t) = (params.parties, params.rounds_or_threshold);
+    // Step 1: f(z) = x + a_1 z + … + a_t z^t.
+    let mut poly = Vec::with_capacity(t + 1);
+    poly.push(*x);
+    for _ in 0..t {
+        poly.push(C::Scalar::random(&mut *rng));
+    }
+    let mut salt = [0u8; SALT_LEN];
+    rng.fill_bytes(&mut salt);
+    let seeds: Vec<Seed> = (0..n).map(|_| random_seed(rng)).collect();
+    let ek_table = C::build_table(ek);
+
+    // A_j = a_j·G (constant time), j = 1..t.
+    let coeffs: Vec<C::Point> = poly[1..].par_iter().map(|a| C::mul_gen(a)).collect();
+
+    // Step 2: s_i = f(i+1), ct_i = (r_i·G, H(r_i·ek) + s_i).
+    let per_party: Vec<(C::Scalar, C::Point, C::Point)> = seeds
+        .par_iter()
+        .enumerate()
+        .map(|(i, seed)| {
+            let z: C::Scalar = eval_point(i);
+            let mut s = C::Scalar::ZERO;
+            for a in poly.iter().rev() {
+                s = s * z + a;
+            }
+            let mut r = party_rand::<C>(&salt, i, seed);
+            let out = (s, C::mul_gen(&r), C::mul_table(&ek_table, &r));
+            wipe_field(&mut r);
+            out
+        })
+        .collect();
+    let mut shares: Vec<C::Scalar> = per_party.iter().map(|p| p.0).collect();
+    let mut pts = Vec::with_capacity(2 * n);
+    pts.extend(per_party.iter().map(|p| p.1));
+    pts.extend(per_party.iter().map(|p| p.2));
+    drop(per_party);
+    let enc = C::encode_points(&pts);
+    let pl = C::POINT_LEN;
+    let c2: Vec<C::Scalar> = (0..n)
+        .map(|i| kdf::<C>(&enc[(n + i) * pl..(n + i + 1) * pl]) + shares[i])
+        .collect();
+    let c1_enc: Vec<&[u8]> = (0..n).map(|i| &enc[i * pl..(i + 1) * pl]).collect();
+    let cts_digest = ciphertexts_digest::<C>(&c1_enc, &c2);
+    let coeff_enc = C::encode_points(&coeffs);
+
+    // Step 3: challenge and the opened set.
+    let mut tr =
+        commitments_transcript::<C>(params, ek, public, label, &salt, &coeff_enc, &cts_digest);
+    let mut challenge = [0u8; CHALLENGE_LEN];
+    tr.challenge_bytes(b"challenge", &mut challenge);
+    let (opened_idx, hidden_idx) = split_parties(params, &challenge);
+
+    // Step 4: response.
+    let hidden_cts = hidden_idx
+        .iter()
+        .map(|&i| Ciphertext {
+            c1: pts[i],
+            c2: c2[i],
+        })
+        .collect();
+    let opened = opened_idx
+        .iter()
+        .map(|&i| (shares[i], seeds[i].clone()))
+        .collect();
+    wipe_fields(&mut shares);
+    wipe_fields(&mut poly);
+    RdkProof {
+        challenge,
+        salt,
+        coeffs,
+        hidden_cts,
+        opened,
+    }
+}
+
+pub(crate) fn verify<C: Tz21Curve>(
+    params: &Tz21Params,
+    ek: &C::Point,
+    public: &C::Point,
+    label: &[u8],
+    proof: &RdkProof<C>,
+) -> Result<(), Tz21Error> {
+    let (n, t) = (params.parties, params.rounds_or_threshold);
+    if proof.coeffs.len() != t || proof.hidden_cts.len() != n - t || proof.opened.len() != t {
+        return Err(Tz21Error::Rejected("wrong number of proof elements"));
+    }
+    let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
+    let ek_table = C::build_table(ek);
+
+    // Step 5a: recompute the opened ciphertexts (public data: variable time).
+    let pts: Vec<(C::Point, C::Point)> = opened_idx
+        .par_iter()
+        .zip(proof.opened.par_iter())
+        .map(|(&i, (_, seed))| {
+            let r = party_rand::<C>(&proof.salt, i, seed);
+            (C::mul_gen_vartime(&r), C::mul_table_vartime(&ek_table, &r))
+        })
+        .collect();
+    let mut flat = Vec::with_capacity(2 * t);
+    flat.extend(pts.iter().map(|p| p.0));
+    flat.extend(pts.iter().map(|p| p.1));
+    let enc = C::encode_points(&flat);
+    let pl = C::POINT_LEN;
+    let hidden_enc: Vec<Vec<u8>> = proof
+        .hidden_cts
+        .iter()
+        .map(|ct| ct.c1.to_bytes().as_ref().to_vec())
+        .collect();
+    let mut c1_enc: Vec<&[u8]> = vec![&[]; n];
+    let mut c2 = vec![C::Scalar::ZERO; n];
+    for (k, &i) in opened_idx.iter().enumerate() {
+        c1_enc[i] = &enc[k * pl..(k + 1) * pl];
+        c2[i] = kdf::<C>(&enc[(t + k) * pl..(t + k + 1) * pl]) + proof.opened[k].0;
+    }
+    for (k, &i) in hidden_idx.iter().enumerate() {
+        c1_enc[i] = &hidden_enc[k];
+        c2[i] = proof.hidden_cts[k].c2;
+    }
+    let cts_digest = ciphertexts_digest::<C>(&c1_enc, &c2);
+    let coeff_enc = C::encode_points(&proof.coeffs);
+
+    // Step 5b: the challenge.
+    let mut tr = commitments_transcript::<C>(
+        params,
+        ek,
+        public,
+        label,
+        &proof.salt,
+        &coeff_enc,
+        &cts_digest,
+    );
+    let mut challenge = [0u8; CHALLENGE_LEN];
+    tr.challenge_bytes(b"challenge", &mut challenge);
+    if challenge != proof.challenge {
+        return Err(Tz21Error::Rejected("challenge mismatch"));
+    }
+
+    // Step 5c: s_i·G = Σ_j (i+1)^j A_j for every opened i, with A_0 = X, batched:
+    // (Σ_i d_i s_i)·G = Σ_j (Σ_i d_i (i+1)^j) A_j for transcript-derived d_i.
+    let mut brng = common::transcript_rng(&mut tr, b"share check");
+    let d: Vec<C::Scalar> = (0..t).map(|_| C::Scalar::random(&mut brng)).collect();
+    let lhs: C::Scalar = d
+        .iter()
+        .zip(proof.opened.iter())
+        .map(|(d, (s, _))| *d * s)
+        .sum();
+    let chunk = t.div_ceil(rayon::current_num_threads().max(1)).max(1);
+    let cj: Vec<C::Scalar> = opened_idx
+        .par_chunks(chunk)
+        .zip(d.par_chunks(chunk))
+        .map(|(idx, ds)| {
+            let mut c = vec![C::Scalar::ZERO; t + 1];
+            for (&i, di) in idx.iter().zip(ds.iter()) {
+                let z: C::Scalar = eval_point(i);
+                let mut pow = *di;
+                for cjj in c.iter_mut() {
+                    *cjj += pow;
+                    pow *= z;
+                }
+            }
+            c
+        })
+        .reduce(
+            || vec![C::Scalar::ZERO; t + 1],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b.iter()) {
+                    *x += y;
+                }
+                a
+            },
+        );
+    let mut bases = Vec::with_capacity(t + 1);
+    bases.push(*public);
+    bases.extend_from_slice(&proof.coeffs);
+    let rhs = C::msm_vartime(&bases, &cj);
+    if !common::same_point::<C>(&C::mul_gen_vartime(&lhs), &rhs) {
+        return Err(Tz21Error::Rejected(
+            "opened shares do not lie on the committed polynomial",
+        ));
+    }
+    Ok(())
+}
+
+/// Step 6: for `n` random unopened parties `h`, with `λ` the Lagrange coefficients of
+/// `I ∪ {h}` at 0: `(c1_h, λ_h·c2_h + Σ_{i∈I} λ_i s_i)` and `λ_h`.
+///
+/// With `x_i = i + 1`, `P = Π_{j∈I} x_j` and `L_i = Π_{j∈I∖{i}} x_j/(x_j − x_i)`:
+/// `λ_h = P · Π_{j∈I} 1/(x_j − x_h)` and `λ_i = L_i · x_h/(x_h − x_i)`. All inverses are
+/// of integers in `[1, N]`, taken from one batch inversion: `O(N + n·t)` multiplications
+/// instead of the reference's `O(n·t²)` divisions.
+pub(crate) fn compress<C: Tz21Curve>(
+    rng: &mut (impl RngCore + CryptoRng),
+    params: &Tz21Params,
+    proof: &RdkProof<C>,
+) -> Result<common::Entries<C>, Tz21Error> {
+    let (n, t) = (params.parties, params.rounds_or_threshold);
+    if proof.hidden_cts.len() != n - t || proof.opened.len() != t {
+        return Err(Tz21Error::Rejected("wrong number of proof elements"));
+    }
+    let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
+    // inv[k] = 1/k for k in 1..=N (inv[0] unused).
+    let mut inv: Vec<C::Scalar> = (0..=n).map(|k| C::Scalar::from(k.max(1) as u64)).collect();
+    batch_invert(&mut inv[1..]);
+    // 1/(x_a − x_b) = 1/(a − b) for party indices a ≠ b.
+    let inv_diff = |a: usize, b: usize| -> C::Scalar {
+        if a > b {
+            inv[a - b]
+        } else {
+            -inv[b - a]
+        }
+    };
+    let p: C::Scalar = opened_idx
+        .iter()
+        .map(|&j| eval_point::<C::Scalar>(j))
+        .product();
+    // u_i = L_i · s_i
+    let u: Vec<C::Scalar> = opened_idx
+        .par_iter()
+        .zip(proof.opened.par_iter())
+        .map(|(&i, (s, _))| {
+            let mut l = p * inv[i + 1];
+            for &j in &opened_idx {
+                if j != i {
+                    l *= inv_diff(j, i);
+                }
+            }
+            l * s
+        })
+        .collect();
+    let chosen = common::random_subset(rng, n - t, params.compressed);
+    let out = chosen
+        .par_iter()
+        .map(|&k| {
+            let h = hidden_idx[k];
+            let ct = proof.hidden_cts[k];
+            let mut lambda_h = p;
+            let mut acc = C::Scalar::ZERO;
+            for (&i, ui) in opened_idx.iter().zip(u.iter()) {
+                lambda_h *= inv_diff(i, h);
+                acc += *ui * inv_diff(h, i);
+            }
+            let c2 = lambda_h * ct.c2 + eval_point::<C::Scalar>(h) * acc;
+            (Ciphertext { c1: ct.c1, c2 }, lambda_h)
+        })
+        .collect();
+    Ok(out)
+}
