@@ -414,6 +414,23 @@ fn tampered_aux_params_are_rejected() {
     }
 }
 
+/// The proof binds the auxiliary parameters: the same proof under other `(N, g̃, h̃)` of the
+/// same size fails.
+#[test]
+fn proofs_bind_the_auxiliary_parameters() {
+    let f = fixture();
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    let other = AuxParams::generate(&mut rng, 1024).unwrap();
+    let (x, big_x) = statement::<Ed25519>(&mut rng);
+    let (ct, proof) =
+        cs03::encrypt_and_prove::<Ed25519>(&mut rng, &f.pk, &f.aux, &x, &big_x, b"a").unwrap();
+    cs03::verify::<Ed25519>(&f.pk, &f.aux, &big_x, b"a", &ct, &proof).unwrap();
+    let moved = Proof::from_bytes::<Ed25519>(&f.pk, &other, &proof.to_bytes());
+    if let Ok(p) = moved {
+        assert!(cs03::verify::<Ed25519>(&f.pk, &other, &big_x, b"a", &ct, &p).is_err());
+    }
+}
+
 #[test]
 fn secrets_are_redacted() {
     let f = fixture();

@@ -202,6 +202,17 @@ impl Proof {
     }
 }
 
+/// Production keys must be used with an auxiliary modulus of at least 3072 bits (the
+/// soundness of the range argument rests on the strong RSA assumption for `N`).
+fn check_aux_strength(pk: &PublicKey, aux: &AuxParams) -> Result<(), Cs03Error> {
+    if pk.params.is_production() && aux.modulus_bits() < 3072 {
+        return Err(Cs03Error::Params(
+            "production keys need auxiliary parameters with |N| ≥ 3072",
+        ));
+    }
+    Ok(())
+}
+
 /// The group order `ρ` as an integer.
 pub(super) fn order<C: Curve>() -> Integer {
     bigint::from_be_bytes(&C::ORDER_BE)
@@ -356,6 +367,7 @@ pub fn encrypt_and_prove<C: Curve>(
 ) -> Result<(Ciphertext, Proof), Cs03Error> {
     let rho = order::<C>();
     pk.params.check_order(&rho, &pk.n)?;
+    check_aux_strength(pk, aux)?;
     if C::Point::generator() * secret != *public || bool::from(public.is_identity()) {
         return Err(Cs03Error::InvalidStatement);
     }
@@ -476,6 +488,7 @@ pub fn verify<C: Curve>(
 ) -> Result<(), Cs03Error> {
     let rho = order::<C>();
     pk.params.check_order(&rho, &pk.n)?;
+    check_aux_strength(pk, aux)?;
     if bool::from(public.is_identity()) {
         return Err(Cs03Error::InvalidProof("the public point is the identity"));
     }
