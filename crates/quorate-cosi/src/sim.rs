@@ -40,8 +40,8 @@ use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::SessionId;
 use quorate_core::{DecodeError, ParamError};
 use quorate_net::{
-    Bandwidth, ComputeModel, Context, NetworkModel, NodeId, Process, Report, SimConfig, Simulation,
-    StopCondition, TimerId,
+    Bandwidth, ComputeModel, Context, CpuClock, NetworkModel, NodeId, Process, Report, SimConfig,
+    Simulation, StopCondition, TimerId,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -90,6 +90,9 @@ pub struct SimParams {
     pub bandwidth: Bandwidth,
     /// How measured CPU time is charged (default measured).
     pub compute: ComputeModel,
+    /// How handlers are timed (default [`CpuClock::Thread`]: the simulator thread's user +
+    /// system CPU time, as the paper's Fig. 4 reports, unaffected by other processes).
+    pub cpu_clock: CpuClock,
     /// Seeds the nodes' RNGs and the simulator.
     pub seed: u64,
     /// Policy the CoSi root checks before finalizing.
@@ -104,7 +107,8 @@ pub struct SimParams {
 }
 
 impl SimParams {
-    /// Defaults: 100 ms one way (200 ms RTT), 100 Mbit/s, measured compute, no absentees.
+    /// Defaults: 100 ms one way (200 ms RTT), 100 Mbit/s, measured compute on the thread CPU
+    /// clock, no absentees or faults, policy threshold 1, timeouts from the latency, 8 attempts.
     pub fn new(protocol: SimProtocol, tree: Tree) -> Self {
         SimParams {
             protocol,
@@ -113,6 +117,7 @@ impl SimParams {
             one_way_latency: Duration::from_millis(100),
             bandwidth: Bandwidth::mbit_per_sec(100.0),
             compute: ComputeModel::Measured,
+            cpu_clock: CpuClock::Thread,
             seed: 1,
             policy: Policy::Threshold(1),
             faults: BTreeMap::new(),
@@ -1323,6 +1328,7 @@ fn network(params: &SimParams) -> NetworkModel {
 fn config(params: &SimParams, root: usize) -> SimConfig {
     SimConfig::default()
         .with_compute(params.compute)
+        .with_cpu_clock(params.cpu_clock)
         .with_seed(params.seed)
         .with_root(node_id(root))
         .stop_when(StopCondition::OutputFrom(node_id(root)))

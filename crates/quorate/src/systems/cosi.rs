@@ -536,7 +536,8 @@ pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     ));
     suite.note(
         "simulated network for Figs. 4–6: 100 ms one way (200 ms RTT) on every link, \
-         100 Mbit/s up/down per node, CPU measured per handler and charged to the node; \
+         100 Mbit/s up/down per node, each handler's thread CPU time (user + system, as the \
+         paper's Fig. 4) measured and charged to its node; \
          CoSi and NTree on Tree::with_depth(n, 3) for Figs. 4–5, Naive a star, JVSS \
          all-to-all with t = n/2+1 (shares unencrypted: cheaper than the paper's JVSS)",
     );
