@@ -52,6 +52,17 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Statistics from figures already summarised in milliseconds (median, min, max, count).
+    pub fn from_ms(median_ms: f64, min_ms: f64, max_ms: f64, samples: usize) -> Stats {
+        let d = |ms: f64| Duration::from_secs_f64(ms.max(0.0) / 1e3);
+        Stats {
+            median: d(median_ms),
+            min: d(min_ms),
+            max: d(max_ms),
+            samples,
+        }
+    }
+
     /// Statistics of `durations`; `None` when it is empty.
     pub fn from_durations(durations: &[Duration]) -> Option<Stats> {
         if durations.is_empty() {
@@ -276,6 +287,21 @@ impl BenchSuite {
         let mut row = Row::new(RowKind::Time, operation, params);
         row.paper = paper;
         row.stats = Stats::from_durations(&durations);
+        self.push(row)
+    }
+
+    /// Records a timing measured elsewhere (for example thread CPU time taken by a library's
+    /// own benchmark helper, or a simulated network latency), with its statistics.
+    pub fn record(
+        &mut self,
+        operation: &str,
+        params: &str,
+        paper: Option<PaperFigure>,
+        stats: Stats,
+    ) -> &mut Row {
+        let mut row = Row::new(RowKind::Time, operation, params);
+        row.paper = paper;
+        row.stats = Some(stats);
         self.push(row)
     }
 

@@ -43,7 +43,12 @@ fn os_rng() -> ChaCha20Rng {
 }
 
 fn run(n: usize, m: u16, t: Option<u16>, bits: u32) -> anyhow::Result<DemoReport> {
-    let cfg = DemoConfig { n, m, t: t.unwrap_or(m), paillier_bits: bits };
+    let cfg = DemoConfig {
+        n,
+        m,
+        t: t.unwrap_or(m),
+        paillier_bits: bits,
+    };
     run_demo(cfg, &mut os_rng()).map_err(|e| anyhow::anyhow!("mixnet run failed: {e}"))
 }
 
@@ -51,11 +56,21 @@ fn run(n: usize, m: u16, t: Option<u16>, bits: u32) -> anyhow::Result<DemoReport
 /// `ground_truth_permutation` (demo only), `sizes`, plus `t`, `paillier_bits`,
 /// `timings_ms` and `not_implemented`.
 pub fn to_json(r: &DemoReport) -> Value {
-    let statuses: Map<String, Value> = r.statuses.iter().map(|(k, v)| ((*k).to_owned(), Value::Bool(*v))).collect();
-    let sizes: Map<String, Value> = r.sizes.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect();
+    let statuses: Map<String, Value> = r
+        .statuses
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Value::Bool(*v)))
+        .collect();
+    let sizes: Map<String, Value> = r
+        .sizes
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), json!(v)))
+        .collect();
     let mut timings = Map::new();
     for (section, row, d) in &r.timings {
-        let entry = timings.entry((*section).to_owned()).or_insert_with(|| Value::Object(Map::new()));
+        let entry = timings
+            .entry((*section).to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(map) = entry {
             map.insert(row.clone(), json!(d.as_secs_f64() * 1e3));
         }
@@ -83,14 +98,27 @@ fn summary(r: &DemoReport) -> String {
         r.config.m,
         r.config.t,
         r.config.paillier_bits,
-        if ok { "every proof verified" } else { "a status is false" }
+        if ok {
+            "every proof verified"
+        } else {
+            "a status is false"
+        }
     );
     for (k, v) in &r.statuses {
         out.push_str(&format!("  status {k}: {v}\n"));
     }
-    out.push_str(&format!("  BTraceIn({:?}) = {:?}\n", r.trace_in_query, r.trace_in));
-    out.push_str(&format!("  BTraceOut({:?}) = {:?}\n", r.trace_out_query, r.trace_out));
-    out.push_str(&format!("  not implemented: {}", NOT_IMPLEMENTED.join("; ")));
+    out.push_str(&format!(
+        "  BTraceIn({:?}) = {:?}\n",
+        r.trace_in_query, r.trace_in
+    ));
+    out.push_str(&format!(
+        "  BTraceOut({:?}) = {:?}\n",
+        r.trace_out_query, r.trace_out
+    ));
+    out.push_str(&format!(
+        "  not implemented: {}",
+        NOT_IMPLEMENTED.join("; ")
+    ));
     out
 }
 
@@ -138,15 +166,31 @@ fn artifact_seconds(row: &str) -> Option<f64> {
 /// `quorate bench mixnet --n N --m M [--threads K]`: one timed run at production parameters
 /// (3072-bit Paillier, BLS12-381), printed in the artifact's sections (Fig. 10 / Fig. 11),
 /// each row beside the artifact's sample-report figure scaled to this `n`.
-pub fn bench(suite: &mut BenchSuite, n: usize, m: u16, threads: Option<usize>) -> anyhow::Result<()> {
-    let bits = if suite.is_quick() { TEST_PAILLIER_BITS } else { PRODUCTION_PAILLIER_BITS };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(1)).build()?;
+pub fn bench(
+    suite: &mut BenchSuite,
+    n: usize,
+    m: u16,
+    threads: Option<usize>,
+) -> anyhow::Result<()> {
+    let bits = if suite.is_quick() {
+        TEST_PAILLIER_BITS
+    } else {
+        PRODUCTION_PAILLIER_BITS
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(1))
+        .build()?;
     let r = pool.install(|| run(n, m, None, bits))?;
     let params = format!("n={n} m={m} threads={} N={bits}b", threads.unwrap_or(1));
     let scale = n as f64 / 1e4;
     for (section, row, d) in &r.timings {
         let ms = d.as_secs_f64() * 1e3;
-        let paper = artifact_seconds(row).map(|s| PaperFigure::new(s * 1e3 * scale, "artifact sample report n=10^4 m=4, scaled to n"));
+        let paper = artifact_seconds(row).map(|s| {
+            PaperFigure::new(
+                s * 1e3 * scale,
+                "artifact sample report n=10^4 m=4, scaled to n",
+            )
+        });
         let label = format!("{section}: {row}");
         let rowref = suite.record(&label, &params, paper, Stats::from_ms(ms, ms, ms, 1));
         if row.starts_with("M_k total") {

@@ -10,6 +10,7 @@ use crate::bench::BenchSuite;
 pub mod bls;
 pub mod cosi;
 pub mod ecdsa;
+pub mod mixnet;
 
 /// The systems `quorate demo` and `quorate bench` know about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -20,11 +21,26 @@ pub enum System {
     Ecdsa,
     /// CoSi witness cosigning (Ed25519-compatible collective signatures).
     Cosi,
+    /// Traceable mixnet (threshold Paillier mixing, DB-SM tracing proofs).
+    Mixnet,
+}
+
+/// Options of `quorate bench <system>` beyond `--quick` (which lives in the suite).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Also run the larger parameter sets.
+    pub large: bool,
+    /// Problem size for systems that take one (mixnet: number of senders).
+    pub n: Option<usize>,
+    /// Number of servers for systems that take one (mixnet: mix-servers).
+    pub m: Option<u16>,
+    /// Worker threads for systems that parallelise per element (default 1).
+    pub threads: Option<usize>,
 }
 
 impl System {
     /// Every implemented system, in demo order.
-    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa, System::Cosi];
+    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa, System::Cosi, System::Mixnet];
 
     /// The system's short name (as typed on the command line).
     pub fn name(self) -> &'static str {
@@ -32,6 +48,7 @@ impl System {
             System::Bls => "bls",
             System::Ecdsa => "ecdsa",
             System::Cosi => "cosi",
+            System::Mixnet => "mixnet",
         }
     }
 
@@ -41,15 +58,22 @@ impl System {
             System::Bls => bls::run_default_demo(),
             System::Ecdsa => ecdsa::run_default_demo(),
             System::Cosi => cosi::run_default_demo(),
+            System::Mixnet => mixnet::run_default_demo(),
         }
     }
 
-    /// Adds the system's benchmark rows to `suite`; `large` asks for the bigger parameter sets.
-    pub fn bench(self, suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
+    /// Adds the system's benchmark rows to `suite`.
+    pub fn bench(self, suite: &mut BenchSuite, opts: BenchOptions) -> anyhow::Result<()> {
         match self {
-            System::Bls => bls::bench(suite, large),
-            System::Ecdsa => ecdsa::bench(suite, large),
-            System::Cosi => cosi::bench(suite, large),
+            System::Bls => bls::bench(suite, opts.large),
+            System::Ecdsa => ecdsa::bench(suite, opts.large),
+            System::Cosi => cosi::bench(suite, opts.large),
+            System::Mixnet => mixnet::bench(
+                suite,
+                opts.n.unwrap_or(100),
+                opts.m.unwrap_or(4),
+                opts.threads,
+            ),
         }
     }
 }
