@@ -4,11 +4,19 @@ use quorate_mixnet::demo::{run_demo, DemoConfig};
 use rand_core::OsRng;
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {
-    std::env::args().nth(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::args()
+        .nth(i)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cfg = DemoConfig { n: arg(1, 10), m: arg(2, 2), t: arg(3, 2), paillier_bits: arg(4, 1024) };
+    let cfg = DemoConfig {
+        n: arg(1, 10),
+        m: arg(2, 2),
+        t: arg(3, 2),
+        paillier_bits: arg(4, 1024),
+    };
     let r = run_demo(cfg, &mut OsRng)?;
     println!("config: {:?}", r.config);
     for (k, v) in &r.statuses {

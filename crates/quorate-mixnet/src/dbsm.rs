@@ -38,8 +38,9 @@
 //! [`MixnetError::DpkFailed`] without blame.
 //!
 //! # Security notes
-//! * The per-server share proof has the same integer-extraction caveat as the sender's proof
-//!   (no ring-Pedersen commitment yet; see the crate docs).
+//! * The per-server share proof carries ring-Pedersen commitments to `ρ_v, ρ_r`
+//!   ([`crate::ring_pedersen`]), so its extractor yields integers and the packed Paillier
+//!   plaintext of `E_k` has the two slots the G1 parts use.
 //! * Commitments are published before the challenge is derived from all of them (no
 //!   commit-then-reveal round is needed for soundness of a proof of knowledge; an adversary
 //!   who sees honest commitments first still faces a hash challenge).
@@ -165,6 +166,14 @@ pub struct DpkShareProof {
     pub s_b: Scalar,
     /// `s_τ = β_τ + c τ`.
     pub s_tau: Scalar,
+    /// Ring-Pedersen commitment to `ρ_v` (integer soundness, see [`crate::ring_pedersen`]).
+    pub rp_v: Integer,
+    /// Ring-Pedersen commitment to `ρ_r`.
+    pub rp_r: Integer,
+    /// `z_{μv}`.
+    pub z_mu_v: Integer,
+    /// `z_{μr}`.
+    pub z_mu_r: Integer,
 }
 
 /// One server's DPK_BB commitment share for one element.
@@ -479,9 +488,14 @@ fn share_challenge(
         &G1Projective,
         &ElGamalCiphertext,
     ),
+    rp_msgs: [&Integer; 4],
 ) -> Integer {
     let pk = public.paillier.encryption_key();
     let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-share", 1, sid);
+    public.ring_pedersen.append_to(&mut t);
+    for x in rp_msgs {
+        t.append_message(b"rp", &public.ring_pedersen.element_bytes(x));
+    }
     t.append_party(b"server", who);
     t.append_u64_be(b"input", index as u64);
     t.append_message(b"N", &pk.to_bytes());
@@ -714,7 +728,12 @@ impl MixServer {
             nu: Integer,
             be_b: Scalar,
             be_t: Scalar,
+            mu_v: Integer,
+            mu_r: Integer,
+            ga_v: Integer,
+            ga_r: Integer,
         }
+        let rp = &public.ring_pedersen;
         let mut draws = Vec::with_capacity(cnt);
         for _ in 0..cnt {
             draws.push(Draw {
@@ -726,6 +745,10 @@ impl MixServer {
                 nu: random_unit(rng, pk.n())?,
                 be_b: Scalar::random(&mut *rng),
                 be_t: Scalar::random(&mut *rng),
+                mu_v: rp.random_mu(rng),
+                mu_r: rp.random_mu(rng),
+                ga_v: rp.random_mu_mask(rng),
+                ga_r: rp.random_mu_mask(rng),
             });
         }
         let commits = draws
@@ -749,6 +772,10 @@ impl MixServer {
                 let p1 = sv * av;
                 let w1 = g * d.be_b;
                 let a1 = base.pow(&d.be_b).rerandomize(&g, &epk, &d.be_t);
+                let rp_v = rp.commit(&d.rho_v, &d.mu_v)?;
+                let rp_r = rp.commit(&d.rho_r, &d.mu_r)?;
+                let rp_dv = rp.commit(&d.al_v, &d.ga_v)?;
+                let rp_dr = rp.commit(&d.al_r, &d.ga_r)?;
                 let c = share_challenge(
                     &public.sid,
                     self.id,
@@ -758,6 +785,7 @@ impl MixServer {
                     base,
                     (&e_k, &r_k, &p_k, &w_k, &a_k),
                     (&e1, &r1, &p1, &w1, &a1),
+                    [&rp_v, &rp_r, &rp_dv, &rp_dr],
                 );
                 let cs = int_to_scalar(&c, &qm);
                 let proof = DpkShareProof {
@@ -766,6 +794,10 @@ impl MixServer {
                     w: mul_mod(&d.nu, &pow_mod_secret(&d.mu, &c, pk.n())?, pk.n()),
                     s_b: d.be_b + cs * rho_b,
                     s_tau: d.be_t + cs * tau,
+                    z_mu_v: Integer::from(&c * &d.mu_v) + &d.ga_v,
+                    z_mu_r: Integer::from(&c * &d.mu_r) + &d.ga_r,
+                    rp_v,
+                    rp_r,
                     c,
                 };
                 for x in [
@@ -775,6 +807,10 @@ impl MixServer {
                     &mut d.al_v,
                     &mut d.al_r,
                     &mut d.nu,
+                    &mut d.mu_v,
+                    &mut d.mu_r,
+                    &mut d.ga_v,
+                    &mut d.ga_r,
                 ] {
                     wipe_integer(x);
                 }
@@ -836,6 +872,13 @@ fn verify_share_proof(
         Some(mul_mod(&lhs, &inv_mod(&ec, n2)?, n2))
     })();
     let Some(e1) = e1 else { return false };
+    let rp = &public.ring_pedersen;
+    let (Some(rp_dv), Some(rp_dr)) = (
+        rp.recompute_vartime(&p.s_v, &p.z_mu_v, &p.rp_v, &p.c),
+        rp.recompute_vartime(&p.s_r, &p.z_mu_r, &p.rp_r, &p.c),
+    ) else {
+        return false;
+    };
     let c = int_to_scalar(&p.c, &qm);
     let (sv, sr) = (int_to_scalar(&p.s_v, &qm), int_to_scalar(&p.s_r, &qm));
     let r1 = g1_msm_vartime(&[g, h, com.r_k], &[sv, sr, -c]);
@@ -854,6 +897,7 @@ fn verify_share_proof(
         base,
         (&com.e_k, &com.r_k, &com.p_k, &com.w_k, &com.a_k),
         (&e1, &r1, &p1, &w1, &a1),
+        [&p.rp_v, &p.rp_r, &rp_dv, &rp_dr],
     );
     c2 == p.c
 }

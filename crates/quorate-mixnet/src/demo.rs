@@ -85,7 +85,14 @@ fn dec_share_size(s: &DecryptionShare, ct: usize) -> usize {
 
 fn sender_size(s: &SenderInput, ct: usize, zn: usize) -> usize {
     let p = &s.proof;
-    4 * ct + 2 * G1 + int_len(&p.z_v) + int_len(&p.z_r) + 2 * zn
+    4 * ct
+        + 2 * G1
+        + int_len(&p.z_v)
+        + int_len(&p.z_r)
+        + 2 * zn
+        + 4 * zn
+        + int_len(&p.z_mu_v)
+        + int_len(&p.z_mu_r)
 }
 
 fn dbsm_sizes(p: &DbSmProof, ct: usize, zn: usize) -> (usize, usize, usize, usize, usize) {
@@ -116,6 +123,9 @@ fn dbsm_sizes(p: &DbSmProof, ct: usize, zn: usize) -> (usize, usize, usize, usiz
                 + int_len(&c.proof.s_r)
                 + zn
                 + 2 * SC
+                + 2 * zn
+                + int_len(&c.proof.z_mu_v)
+                + int_len(&c.proof.z_mu_r)
         })
         .sum();
     let responses: usize = p
@@ -171,7 +181,18 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     let mut values = Vec::with_capacity(n);
     for i in 0..n {
         let v = Scalar::random(&mut *rng);
-        submissions.push(sender::encrypt(&public.gens, pk, &public.sid, i as u64, v, rng)?.0);
+        submissions.push(
+            sender::encrypt(
+                &public.gens,
+                pk,
+                &public.ring_pedersen,
+                &public.sid,
+                i as u64,
+                v,
+                rng,
+            )?
+            .0,
+        );
         values.push(v);
     }
     timings.push((

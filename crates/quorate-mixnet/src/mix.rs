@@ -46,7 +46,16 @@ pub fn check_inputs(
     let results: Vec<Result<(), MixnetError>> = inputs
         .par_iter()
         .enumerate()
-        .map(|(i, inp)| check_input(&public.gens, pk, &public.sid, i as u64, inp))
+        .map(|(i, inp)| {
+            check_input(
+                &public.gens,
+                pk,
+                &public.ring_pedersen,
+                &public.sid,
+                i as u64,
+                inp,
+            )
+        })
         .collect();
     let mut ok = Vec::new();
     let mut bad = Vec::new();

@@ -14,16 +14,19 @@
 //! The artifact had no such proof (defect 13), so a sender could make tracing fail. Here an
 //! inconsistent submission is rejected at input checking ([`check_input`]).
 //!
-//! # Soundness note
-//! Special soundness gives `Δz/Δe` as the opening both of `γ` (mod q) and of the Paillier
-//! plaintexts (mod N). Concluding that the Paillier plaintext is the *integer* opening needs
-//! `Δe | Δz`, which holds under the strong-RSA assumption only with an integer commitment
-//! (ring-Pedersen) in the proof; that component is not implemented yet (see the crate docs).
+//! # Integer soundness
+//! The proof also carries ring-Pedersen commitments `S_v = s^v t^{μ_v}`, `S_r = s^r t^{μ_r}`
+//! ([`crate::ring_pedersen`]) with first messages `D_v = s^{α_v} t^{β_v}`,
+//! `D_r = s^{α_r} t^{β_r}` and responses `z_{μv} = β_v + e μ_v`, `z_{μr} = β_r + e μ_r`; the
+//! verifier checks `s^{z_v} t^{z_{μv}} = D_v S_v^e` (and for `r`). Under strong RSA this
+//! forces `Δe | Δz`, so the extracted Paillier plaintexts are the integers `v, r < 2^{|q|+…}`
+//! that also open `γ`.
 
 use crate::error::MixnetError;
 use crate::params::{
     int_to_scalar, scalar_to_int, Generators, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS,
 };
+use crate::ring_pedersen::RingPedersenParams;
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use merlin::Transcript;
@@ -56,6 +59,18 @@ pub struct LinkProof {
     pub w1: Integer,
     /// `w₂`.
     pub w2: Integer,
+    /// Ring-Pedersen commitment `S_v`.
+    pub rp_v: Integer,
+    /// Ring-Pedersen commitment `S_r`.
+    pub rp_r: Integer,
+    /// First message `D_v`.
+    pub rp_dv: Integer,
+    /// First message `D_r`.
+    pub rp_dr: Integer,
+    /// `z_{μv}`.
+    pub z_mu_v: Integer,
+    /// `z_{μr}`.
+    pub z_mu_r: Integer,
 }
 
 /// A sender's public submission.
@@ -102,6 +117,8 @@ fn challenge(
     a1: &Ciphertext,
     a2: &Ciphertext,
     big_gamma: &G1Projective,
+    rp: &RingPedersenParams,
+    rp_coms: [&Integer; 4],
 ) -> Integer {
     let mut t = Transcript::for_protocol(b"quorate/mixnet/sender-link", 1, sid);
     t.append_u64_be(b"sender index", index);
@@ -114,6 +131,14 @@ fn challenge(
     t.append_message(b"A1", &ct_bytes(pk, a1.as_integer()));
     t.append_message(b"A2", &ct_bytes(pk, a2.as_integer()));
     t.append_point(b"Gamma", big_gamma);
+    rp.append_to(&mut t);
+    for (label, x) in [b"S_v".as_slice(), b"S_r", b"D_v", b"D_r"]
+        .into_iter()
+        .zip(rp_coms)
+    {
+        t.append_message(b"rp commitment", label);
+        t.append_message(b"value", &rp.element_bytes(x));
+    }
     let mut e = [0u8; (CHALLENGE_BITS / 8) as usize];
     t.challenge_bytes(b"e", &mut e);
     Integer::from_digits(&e, quorate_paillier::rug::integer::Order::Msf)
@@ -131,6 +156,7 @@ pub(crate) fn enc_raw(pk: &PublicKey, m: &Integer, r: &Integer) -> Result<Intege
 pub fn encrypt<R: RngCore + CryptoRng>(
     gens: &Generators,
     pk: &PublicKey,
+    rp: &RingPedersenParams,
     sid: &SessionId,
     index: u64,
     v: Scalar,
@@ -151,9 +177,28 @@ pub fn encrypt<R: RngCore + CryptoRng>(
     let a2 = pk.ciphertext_from_integer(enc_raw(pk, &alpha_r, &mu2)?)?;
     let q = crate::params::scalar_modulus();
     let big_gamma = gens.g * int_to_scalar(&alpha_v, &q) + gens.h * int_to_scalar(&alpha_r, &q);
+    let (mu_v, mu_r) = (rp.random_mu(rng), rp.random_mu(rng));
+    let (beta_v, beta_r) = (rp.random_mu_mask(rng), rp.random_mu_mask(rng));
+    let rp_v = rp.commit(&vi, &mu_v)?;
+    let rp_r = rp.commit(&ri, &mu_r)?;
+    let rp_dv = rp.commit(&alpha_v, &beta_v)?;
+    let rp_dr = rp.commit(&alpha_r, &beta_r)?;
     let e = challenge(
-        sid, index, gens, pk, &c, &c_prime, &gamma, &a1, &a2, &big_gamma,
+        sid,
+        index,
+        gens,
+        pk,
+        &c,
+        &c_prime,
+        &gamma,
+        &a1,
+        &a2,
+        &big_gamma,
+        rp,
+        [&rp_v, &rp_r, &rp_dv, &rp_dr],
     );
+    let z_mu_v = Integer::from(&e * &mu_v) + &beta_v;
+    let z_mu_r = Integer::from(&e * &mu_r) + &beta_r;
     let z_v = Integer::from(&e * &vi) + &alpha_v;
     let z_r = Integer::from(&e * &ri) + &alpha_r;
     let w1 = mul_mod(&mu1, &pow_mod_secret(&rho1, &e, pk.n())?, pk.n());
@@ -171,6 +216,12 @@ pub fn encrypt<R: RngCore + CryptoRng>(
                 z_r,
                 w1,
                 w2,
+                rp_v,
+                rp_r,
+                rp_dv,
+                rp_dr,
+                z_mu_v,
+                z_mu_r,
             },
         },
         SenderOpening { v, r },
@@ -182,6 +233,7 @@ pub fn encrypt<R: RngCore + CryptoRng>(
 pub fn check_input(
     gens: &Generators,
     pk: &PublicKey,
+    rp: &RingPedersenParams,
     sid: &SessionId,
     index: u64,
     input: &SenderInput,
@@ -218,7 +270,20 @@ pub fn check_input(
         &p.a1,
         &p.a2,
         &p.big_gamma,
+        rp,
+        [&p.rp_v, &p.rp_r, &p.rp_dv, &p.rp_dr],
     );
+    let rp_ok = rp
+        .recompute_vartime(&p.z_v, &p.z_mu_v, &p.rp_v, &e)
+        .as_ref()
+        == Some(&p.rp_dv)
+        && rp
+            .recompute_vartime(&p.z_r, &p.z_mu_r, &p.rp_r, &e)
+            .as_ref()
+            == Some(&p.rp_dr);
+    if !rp_ok {
+        return Err(bad("link proof: ring-Pedersen equation"));
+    }
     let n2 = pk.n_squared();
     let lhs1 = enc_raw(pk, &p.z_v, &p.w1)?;
     let rhs1 = mul_mod(

@@ -9,10 +9,14 @@
 use crate::dkg::{self, ElGamalKeyShare, ElGamalPublic};
 use crate::error::MixnetError;
 use crate::params::{Generators, MAX_SENDERS, MIN_PAILLIER_BITS, TEST_PAILLIER_BITS};
+use crate::ring_pedersen::RingPedersenParams;
 use crate::shuffle::{self, PermutationCommitment, PermutationSecret, ShuffleProof};
 use quorate_core::transcript::SessionId;
 use quorate_core::{ParamError, PartyId, ThresholdParams};
-use quorate_paillier::threshold::{deal, KeyShare, ThresholdPublicKey};
+use quorate_paillier::bigint::SecretInteger;
+use quorate_paillier::primes::generate_safe_prime;
+use quorate_paillier::threshold::{deal_with_primes, KeyShare, ThresholdPublicKey};
+use quorate_paillier::PaillierError;
 use rand_core::{CryptoRng, RngCore};
 
 /// Everything public after keygen.
@@ -28,6 +32,8 @@ pub struct MixnetPublic {
     pub gens: Generators,
     /// Threshold Paillier public key.
     pub paillier: ThresholdPublicKey,
+    /// Ring-Pedersen parameters over the Paillier modulus (see [`crate::ring_pedersen`]).
+    pub ring_pedersen: RingPedersenParams,
     /// Threshold ElGamal public key and verification keys.
     pub elgamal: ElGamalPublic,
     /// Permutation commitment of each server, in server order.
@@ -72,7 +78,20 @@ pub fn keygen<R: RngCore + CryptoRng>(
     }
     let params = ThresholdParams::new(t, m)?;
     let gens = Generators::derive(n);
-    let (tpk, pshares) = deal(params, paillier_bits, rng)?;
+    // The dealer (setup assumption): fresh safe primes, verifiable threshold-Paillier shares
+    // and ring-Pedersen parameters from the same factorisation, which is then erased.
+    let (tpk, pshares, ring_pedersen) = loop {
+        let p = SecretInteger::new(generate_safe_prime(paillier_bits / 2, rng)?);
+        let q = SecretInteger::new(generate_safe_prime(paillier_bits / 2, rng)?);
+        match deal_with_primes(params, p.expose(), q.expose(), rng) {
+            Err(PaillierError::InvalidKey(_)) => continue,
+            Err(e) => return Err(e.into()),
+            Ok((tpk, shares)) => {
+                let rp = RingPedersenParams::from_safe_primes(p.expose(), q.expose(), rng)?;
+                break (tpk, shares, rp);
+            }
+        }
+    };
     let mut bs = Vec::new();
     let mut all = Vec::new();
     for k in params.parties() {
@@ -107,6 +126,7 @@ pub fn keygen<R: RngCore + CryptoRng>(
             params,
             gens,
             paillier: tpk,
+            ring_pedersen,
             elgamal,
             perm_commitments: commitments,
             perm_proofs: proofs,
@@ -132,6 +152,12 @@ pub fn keygen_with_test_moduli<R: RngCore + CryptoRng>(
 impl MixnetPublic {
     /// Verifies every permutation-commitment proof (blaming the server whose proof fails).
     pub fn verify_setup(&self) -> Result<(), MixnetError> {
+        self.ring_pedersen.check()?;
+        if self.ring_pedersen.n_hat != *self.paillier.encryption_key().n() {
+            return Err(
+                ParamError::Invalid("ring-Pedersen modulus is not the Paillier modulus").into(),
+            );
+        }
         let m = usize::from(self.params.n());
         if self.perm_commitments.len() != m || self.perm_proofs.len() != m {
             return Err(ParamError::LengthMismatch {

@@ -31,7 +31,8 @@
 //! In the G1 part extraction is standard (prime order). For the Paillier part the integer
 //! responses are range-checked, but the extractor's division by `Δv` in the unknown-order
 //! group needs an integer (Fujisaki–Okamoto / ring-Pedersen) commitment to `e′`, which
-//! Wikström's Paillier variant has and this implementation does **not yet** have.
+//! Wikström's Paillier variant has and this implementation does **not yet** have (the
+//! sender's proof and the DB-SM share proofs do have one: [`crate::ring_pedersen`]).
 
 use crate::elgamal::{append_ciphertexts, ElGamalCiphertext};
 use crate::error::{blame, MixnetError};

@@ -31,9 +31,17 @@ fn world(n: usize, t: u16, m: u16, seed: u64) -> World {
     let inputs: Vec<SenderInput> = (0..n)
         .map(|i| {
             let v = Scalar::random(&mut rng);
-            sender::encrypt(&public.gens, pk, &public.sid, i as u64, v, &mut rng)
-                .unwrap()
-                .0
+            sender::encrypt(
+                &public.gens,
+                pk,
+                &public.ring_pedersen,
+                &public.sid,
+                i as u64,
+                v,
+                &mut rng,
+            )
+            .unwrap()
+            .0
         })
         .collect();
     let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();

@@ -34,8 +34,16 @@ fn setup(
     let mut values = Vec::new();
     for i in 0..n {
         let v = Scalar::random(&mut rng);
-        let (inp, _) =
-            sender::encrypt(&public.gens, pk, &public.sid, i as u64, v, &mut rng).unwrap();
+        let (inp, _) = sender::encrypt(
+            &public.gens,
+            pk,
+            &public.ring_pedersen,
+            &public.sid,
+            i as u64,
+            v,
+            &mut rng,
+        )
+        .unwrap();
         inputs.push(inp);
         values.push(v);
     }
@@ -90,21 +98,74 @@ fn malformed_sender_input_is_rejected() {
     let mut bad = inputs[0].clone();
     bad.c_prime = inputs[1].c_prime.clone();
     assert!(matches!(
-        sender::check_input(&public.gens, pk, &public.sid, 0, &bad),
+        sender::check_input(
+            &public.gens,
+            pk,
+            &public.ring_pedersen,
+            &public.sid,
+            0,
+            &bad
+        ),
         Err(MixnetError::InvalidInput { index: 0, .. })
     ));
     // Replay at another position.
-    assert!(sender::check_input(&public.gens, pk, &public.sid, 1, &inputs[0]).is_err());
+    assert!(sender::check_input(
+        &public.gens,
+        pk,
+        &public.ring_pedersen,
+        &public.sid,
+        1,
+        &inputs[0]
+    )
+    .is_err());
     // Out-of-range response and out-of-range ciphertext: typed errors, no panic.
     let mut bad = inputs[2].clone();
     bad.proof.z_v = Integer::from(1) << 2000;
     assert!(matches!(
-        sender::check_input(&public.gens, pk, &public.sid, 2, &bad),
+        sender::check_input(
+            &public.gens,
+            pk,
+            &public.ring_pedersen,
+            &public.sid,
+            2,
+            &bad
+        ),
         Err(MixnetError::InvalidInput { index: 2, .. })
     ));
     let mut bad = inputs[3].clone();
     bad.proof.w1 = Integer::from(0);
-    assert!(sender::check_input(&public.gens, pk, &public.sid, 3, &bad).is_err());
+    assert!(sender::check_input(
+        &public.gens,
+        pk,
+        &public.ring_pedersen,
+        &public.sid,
+        3,
+        &bad
+    )
+    .is_err());
+    // Ring-Pedersen part: a changed commitment or an oversized z_mu is rejected.
+    let mut bad = inputs[6].clone();
+    bad.proof.rp_v += 1u32;
+    assert!(sender::check_input(
+        &public.gens,
+        pk,
+        &public.ring_pedersen,
+        &public.sid,
+        6,
+        &bad
+    )
+    .is_err());
+    let mut bad = inputs[7].clone();
+    bad.proof.z_mu_r = Integer::from(1) << 9000;
+    assert!(sender::check_input(
+        &public.gens,
+        pk,
+        &public.ring_pedersen,
+        &public.sid,
+        7,
+        &bad
+    )
+    .is_err());
     // The honest ones pass, and check_inputs lists exactly the bad position.
     let mut list = inputs.clone();
     list[4].gamma = list[5].gamma;

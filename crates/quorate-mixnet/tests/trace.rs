@@ -32,6 +32,7 @@ fn world(
             sender::encrypt(
                 &public.gens,
                 pk,
+                &public.ring_pedersen,
                 &public.sid,
                 i as u64,
                 Scalar::random(&mut rng),
