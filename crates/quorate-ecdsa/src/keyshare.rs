@@ -134,19 +134,16 @@ impl KeyShare {
         Ok(lagrange_at_zero(self.id, signers)? * self.secret)
     }
 
-    /// `λ_j·T_j` for the signing set: the public counterpart of party `j`'s additive share.
-    pub(crate) fn additive_public(
-        &self,
-        j: PartyId,
-        signers: &[PartyId],
-    ) -> Result<ProjectivePoint> {
+    /// `λ_j·T_j`, the public counterpart of party `j`'s additive share, for its Lagrange
+    /// coefficient `λ_j` in the signing set.
+    pub(crate) fn additive_public(&self, j: PartyId, lambda: &Scalar) -> Result<ProjectivePoint> {
         let t = self.public_share(j).ok_or(EcdsaError::Param(
             quorate_core::ParamError::UnknownParty {
                 id: j,
                 n: self.params.n(),
             },
         ))?;
-        Ok(t * lagrange_at_zero(j, signers)?)
+        Ok(t * lambda)
     }
 
     /// Test hook: reveals the secret share (for reference computations in tests only).

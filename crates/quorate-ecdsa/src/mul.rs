@@ -91,18 +91,19 @@ fn pads(prefix: &PadPrefix, j: usize, row: u128) -> [Scalar; W] {
     block[21] = 0x80;
     block[56..].copy_from_slice(&(85u64 * 8).to_be_bytes());
     let mut out = [Scalar::ZERO; W];
+    let mut state = prefix.0;
+    let mut digest = [0u8; 32];
     for (l, o) in out.iter_mut().enumerate() {
         block[20] = l as u8;
-        let mut state = prefix.0;
+        state = prefix.0;
         sha2::compress256(&mut state, &[block.into()]);
-        let mut digest = [0u8; 32];
         for (d, w) in digest.chunks_exact_mut(4).zip(&state) {
             d.copy_from_slice(&w.to_be_bytes());
         }
         *o = scalar_reduce(&digest);
-        digest.zeroize();
-        state.zeroize();
     }
+    digest.zeroize();
+    state.zeroize();
     block.zeroize();
     out
 }

@@ -451,6 +451,16 @@ pub fn sign_round3(
     let signers = state.r1.signers.clone();
     let map = collect(me, &signers, msgs)?;
     let mut receivers = core::mem::take(&mut state.r1.receivers);
+    // All Lagrange coefficients of the signing set at once (one batched inversion).
+    let xs: Vec<Scalar> = signers
+        .iter()
+        .map(|p| Scalar::from(u64::from(p.get())))
+        .collect();
+    let lambdas: BTreeMap<PartyId, Scalar> = signers
+        .iter()
+        .copied()
+        .zip(quorate_core::lagrange::coefficients_at_zero(&xs)?)
+        .collect();
     let mut jobs = Vec::with_capacity(map.len());
     for (j, m) in &map {
         let com = state
@@ -460,7 +470,10 @@ pub fn sign_round3(
         if !bool::from(commit_r(&state.r1.sid, *j, &m.big_r, &m.salt).ct_eq(com)) {
             return Err(EcdsaError::blame(*j, "signing: opening of R_j"));
         }
-        if share.additive_public(*j, &signers)? != m.pk_i {
+        let lambda_j = lambdas
+            .get(j)
+            .ok_or(EcdsaError::MissingMessage { from: *j })?;
+        if share.additive_public(*j, lambda_j)? != m.pk_i {
             return Err(EcdsaError::blame(*j, "signing: pk_j = λ_j·T_j"));
         }
         let recv = receivers
