@@ -59,8 +59,8 @@
 //!   The first two products share Bob's input `1/k_b` and fit one forced-reuse batch. The
 //!   third has a different Bob input and needs a second batch. So it runs two
 //!   `ℓ = 416`-OT multiplications, the same as the two RVOLEs here at `t = 2` (one per
-//!   direction), which are about 80% of the measured `t = 2` CPU. The rest is a few
-//!   fixed-base and variable-base point multiplications per party in either protocol. It
+//!   direction), which with their checks are most of the measured `t = 2` CPU; the rest
+//!   is a few point multiplications per party in either protocol. It
 //!   would save one message round (2 messages instead of 3 rounds, i.e. one one-way
 //!   latency: 0.15 ms on the simulated LAN, 174 ms on the WAN) but not CPU or bytes, and
 //!   it would be a second signing protocol to audit.
