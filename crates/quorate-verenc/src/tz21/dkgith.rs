@@ -305,7 +305,7 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let roots: Vec<Seed> = (0..tau).map(|_| random_seed(rng)).collect();
-    let ek_table = C::build_table(ek);
+    let ek_table = C::build_table(ek, tau * params.parties);
 
     let states: Vec<RepState<C>> = roots
         .into_par_iter()
@@ -449,7 +449,8 @@ pub(crate) fn verify<C: Tz21Curve>(
         return Err(Tz21Error::Rejected("wrong number of repetitions"));
     }
     let hidden = hidden_parties(params, &proof.challenge);
-    let ek_table = C::build_table(ek);
+    let uses = params.rounds_or_threshold * (params.parties - 1);
+    let ek_table = C::build_table_vartime(ek, uses);
     let digests: Vec<[u8; 32]> = proof
         .reps
         .par_iter()

@@ -19,7 +19,7 @@
 use std::sync::OnceLock;
 
 use ff::PrimeField;
-use group::{prime::PrimeCurve, prime::PrimeCurveAffine, Curve as _, Group, GroupEncoding};
+use group::{prime::PrimeCurveAffine, Curve as _, Group, GroupEncoding};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
@@ -33,11 +33,24 @@ pub trait Tz21Curve: Curve {
     /// Precomputed multiples of one base point.
     type Table: Send + Sync;
 
-    /// Precomputes multiples of `base` (a few hundred group additions).
-    fn build_table(base: &Self::Point) -> Self::Table;
+    /// Precomputes multiples of `base` for about `uses` constant-time multiplications
+    /// (a few hundred group additions; some curves pick a costlier layout for many uses).
+    fn build_table(base: &Self::Point, uses: usize) -> Self::Table;
 
     /// The table of the generator `G`, built once per process.
     fn generator_table() -> &'static Self::Table;
+
+    /// A table for **variable-time** use only, sized for about `uses` multiplications
+    /// (larger windows when the table is used often). Defaults to [`Self::build_table`].
+    fn build_table_vartime(base: &Self::Point, uses: usize) -> Self::Table {
+        Self::build_table(base, uses)
+    }
+
+    /// A large table of `G` for variable-time use, built once per process. Defaults to
+    /// [`Self::generator_table`].
+    fn generator_table_vartime() -> &'static Self::Table {
+        Self::generator_table()
+    }
 
     /// `s · B` for the table's base `B`, in constant time (for secret `s`).
     fn mul_table(table: &Self::Table, s: &Self::Scalar) -> Self::Point;
@@ -67,26 +80,37 @@ pub trait Tz21Curve: Curve {
 
     /// `s · G` in variable time (public `s`).
     fn mul_gen_vartime(s: &Self::Scalar) -> Self::Point {
-        Self::mul_table_vartime(Self::generator_table(), s)
+        Self::mul_table_vartime(Self::generator_table_vartime(), s)
     }
 }
 
-/// Number of signed radix-16 digits of a scalar below 2^256 (64 nibbles plus a final carry).
-const ROWS: usize = 65;
+/// Most rows a [`WindowTable`] can have (window width 4: 64 digits plus a carry).
+const MAX_ROWS: usize = 65;
 
-/// Signed radix-16 digits `d_k ∈ [-8, 8)` (the last one in {0, 1}) with
-/// `s = Σ d_k 16^k`, computed without secret-dependent branches.
-fn signed_digits(le: &[u8; 32]) -> [i8; ROWS] {
-    let mut d = [0i8; ROWS];
-    let mut carry: i8 = 0;
-    for k in 0..64 {
-        let byte = le[k / 2];
-        let nib = if k % 2 == 0 { byte & 0x0f } else { byte >> 4 } as i8;
-        let v = nib + carry; // in [0, 16]
-        carry = (v + 8) >> 4; // 1 iff v ≥ 8
-        d[k] = v - (carry << 4);
+/// Rows of a table of window width `w`: `⌈256/w⌉` digits plus a final carry.
+fn rows_for(w: u32) -> usize {
+    256usize.div_ceil(w as usize) + 1
+}
+
+/// Signed radix-`2^w` digits `d_k ∈ [−2^{w−1}, 2^{w−1})` (the last one in {0, 1}) with
+/// `s = Σ d_k 2^{wk}`, computed without secret-dependent branches or indices.
+fn signed_digits(le: &[u8; 32], w: u32) -> [i32; MAX_ROWS] {
+    let mut d = [0i32; MAX_ROWS];
+    let rows = rows_for(w);
+    let mask = (1u32 << w) - 1;
+    let half = 1i32 << (w - 1);
+    let mut carry = 0i32;
+    for (k, dk) in d.iter_mut().enumerate().take(rows - 1) {
+        let pos = k * w as usize;
+        let (byte, sh) = (pos / 8, pos % 8);
+        let lo = le.get(byte).copied().unwrap_or(0) as u32;
+        let hi = le.get(byte + 1).copied().unwrap_or(0) as u32;
+        let bits = ((lo | (hi << 8)) >> sh) & mask;
+        let v = bits as i32 + carry; // in [0, 2^w]
+        carry = (v + half) >> w; // 1 iff v ≥ 2^{w−1}
+        *dk = v - (carry << w);
     }
-    d[64] = carry;
+    d[rows - 1] = carry;
     d
 }
 
@@ -97,56 +121,61 @@ fn scalar_le<C: Curve>(s: &C::Scalar) -> [u8; 32] {
     b
 }
 
-/// Fixed-base table for short-Weierstrass curves: row `k` holds `j · 16^k · B` for
-/// `j = 1..=8` in affine form, so `s · B` costs 65 mixed additions and no doublings.
-pub struct WindowTable<P: PrimeCurve> {
-    rows: Vec<[P::Affine; 8]>,
+/// Fixed-base table with window width `w`: row `k` holds `j · 2^{wk} · B` for
+/// `j = 1..=2^{w−1}`, as entries of type `E` (affine points where the curve crate can
+/// normalise in batches, projective points otherwise). `s · B` then costs one addition per
+/// row and no doublings.
+pub struct WindowTable<P, E> {
+    w: u32,
+    zero: E,
+    entries: Vec<E>,
+    _point: core::marker::PhantomData<P>,
 }
 
-impl<P> WindowTable<P>
+impl<P, E> WindowTable<P, E>
 where
-    P: PrimeCurve,
-    P::Affine: ConditionallySelectable,
+    P: Group + core::ops::AddAssign<E> + core::ops::SubAssign<E>,
+    E: Copy + ConditionallySelectable + core::ops::Neg<Output = E>,
 {
-    /// Builds the table, normalising all 520 points with `normalize` (one batched
-    /// inversion where the curve crate offers it).
-    fn build(base: &P, normalize: fn(&[P]) -> Vec<P::Affine>) -> Self {
-        let mut proj = Vec::with_capacity(ROWS * 8);
+    /// Builds the table (`w ∈ 4..=8`), converting entries with `normalize`.
+    fn build(base: &P, w: u32, zero: E, normalize: fn(&[P]) -> Vec<E>) -> Self {
+        let half = 1usize << (w - 1);
+        let rows = rows_for(w);
+        let mut proj = Vec::with_capacity(rows * half);
         let mut row_base = *base;
-        for _ in 0..ROWS {
+        for _ in 0..rows {
             let mut acc = row_base;
-            for _ in 0..8 {
+            for _ in 0..half {
                 proj.push(acc);
                 acc += row_base;
             }
-            // 16 · row_base
-            row_base = row_base.double().double().double().double();
+            for _ in 0..w {
+                row_base = row_base.double();
+            }
         }
-        let aff = normalize(&proj);
-        let rows = aff
-            .chunks_exact(8)
-            .map(|c| {
-                let mut r = [P::Affine::identity(); 8];
-                r.copy_from_slice(c);
-                r
-            })
-            .collect();
-        WindowTable { rows }
+        WindowTable {
+            w,
+            zero,
+            entries: normalize(&proj),
+            _point: core::marker::PhantomData,
+        }
     }
 
-    /// Constant time: every row is scanned in full and the sign applied by selection.
+    /// Constant time: every entry of every row is scanned and the sign applied by
+    /// selection.
     fn mul_ct(&self, le: &[u8; 32]) -> P {
-        let mut digits = signed_digits(le);
+        let mut digits = signed_digits(le, self.w);
+        let half = 1usize << (self.w - 1);
         let mut acc = P::identity();
-        for (row, &d) in self.rows.iter().zip(digits.iter()) {
-            let neg = Choice::from(((d >> 7) & 1) as u8);
-            let abs = ((d ^ (d >> 7)) - (d >> 7)) as u8; // |d| in 0..=8
-            let mut pick = P::Affine::identity();
+        for (row, &d) in self.entries.chunks_exact(half).zip(digits.iter()) {
+            let sign = (d >> 31) as u32 & 1;
+            let abs = ((d ^ (d >> 31)) - (d >> 31)) as u32; // |d| in 0..=half
+            let mut pick = self.zero;
             for (j, e) in row.iter().enumerate() {
-                pick.conditional_assign(e, abs.ct_eq(&(j as u8 + 1)));
+                pick.conditional_assign(e, abs.ct_eq(&(j as u32 + 1)));
             }
-            let negd = -pick;
-            pick.conditional_assign(&negd, neg);
+            let neg = -pick;
+            pick.conditional_assign(&neg, Choice::from(sign as u8));
             acc += pick;
         }
         digits.zeroize();
@@ -155,9 +184,10 @@ where
 
     /// Variable time (public scalars only): skips zero digits and indexes rows directly.
     fn mul_vartime(&self, le: &[u8; 32]) -> P {
-        let digits = signed_digits(le);
+        let digits = signed_digits(le, self.w);
+        let half = 1usize << (self.w - 1);
         let mut acc = P::identity();
-        for (row, &d) in self.rows.iter().zip(digits.iter()) {
+        for (row, &d) in self.entries.chunks_exact(half).zip(digits.iter()) {
             match d {
                 0 => {}
                 d if d > 0 => acc += row[d as usize - 1],
@@ -165,6 +195,16 @@ where
             }
         }
         acc
+    }
+}
+
+/// Window width of a variable-time table expected to serve `uses` multiplications:
+/// building costs about `⌈256/w⌉·2^{w−1}` additions, each use `⌈256/w⌉`.
+fn vartime_width(uses: usize) -> u32 {
+    match uses {
+        0..=199 => 4,
+        200..=999 => 6,
+        _ => 8,
     }
 }
 
@@ -269,13 +309,6 @@ fn straus_vartime<C: Curve>(points: &[C::Point], scalars: &[C::Scalar]) -> C::Po
     acc
 }
 
-/// P-256 normalisation, one inversion per point: `p256` 0.13 implements batched
-/// normalisation only for arrays and only where its field element implements `Invert`,
-/// which it does not, so there is no batched path to call.
-fn normalize_p256(points: &[p256::ProjectivePoint]) -> Vec<p256::AffinePoint> {
-    points.iter().map(|p| p.to_affine()).collect()
-}
-
 fn normalize_k256(points: &[k256::ProjectivePoint]) -> Vec<k256::AffinePoint> {
     let mut out = vec![k256::AffinePoint::IDENTITY; points.len()];
     k256::ProjectivePoint::batch_normalize(points, &mut out);
@@ -288,18 +321,68 @@ fn normalize_bls(points: &[blstrs::G1Projective]) -> Vec<blstrs::G1Affine> {
     out
 }
 
-macro_rules! weierstrass_impl {
-    ($curve:ty, $proj:ty, $normalize:ident) => {
-        impl Tz21Curve for $curve {
-            type Table = WindowTable<$proj>;
+/// Encodings of many points; k256 normalises them with one batched inversion.
+fn encode_k256(points: &[k256::ProjectivePoint]) -> Vec<u8> {
+    let aff = normalize_k256(points);
+    let mut out = Vec::with_capacity(points.len() * 33);
+    for a in &aff {
+        out.extend_from_slice(a.to_bytes().as_ref());
+    }
+    out
+}
 
-            fn build_table(base: &$proj) -> Self::Table {
-                WindowTable::build(base, $normalize)
+fn encode_each<C: Curve>(points: &[C::Point]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(points.len() * C::POINT_LEN);
+    for p in points {
+        out.extend_from_slice(p.to_bytes().as_ref());
+    }
+    out
+}
+
+fn encode_bls(points: &[blstrs::G1Projective]) -> Vec<u8> {
+    encode_each::<Bls12381G1>(points)
+}
+
+fn msm_straus<C: Curve>(points: &[C::Point], scalars: &[C::Scalar]) -> C::Point {
+    straus_vartime::<C>(points, scalars)
+}
+
+fn msm_bls(points: &[blstrs::G1Projective], scalars: &[blstrs::Scalar]) -> blstrs::G1Projective {
+    if points.len() != scalars.len() || points.is_empty() {
+        return straus_vartime::<Bls12381G1>(points, scalars);
+    }
+    blstrs::G1Projective::multi_exp(points, scalars)
+}
+
+macro_rules! window_impl {
+    ($curve:ty, $proj:ty, $entry:ty, $zero:expr, $normalize:ident, $encode:ident, $msm:expr, $big:expr) => {
+        impl Tz21Curve for $curve {
+            type Table = WindowTable<$proj, $entry>;
+
+            fn build_table(base: &$proj, _uses: usize) -> Self::Table {
+                WindowTable::build(base, 4, $zero, $normalize)
             }
 
             fn generator_table() -> &'static Self::Table {
-                static TABLE: OnceLock<WindowTable<$proj>> = OnceLock::new();
-                TABLE.get_or_init(|| WindowTable::build(&<$proj as Group>::generator(), $normalize))
+                static TABLE: OnceLock<WindowTable<$proj, $entry>> = OnceLock::new();
+                TABLE.get_or_init(|| {
+                    WindowTable::build(&<$proj as Group>::generator(), 4, $zero, $normalize)
+                })
+            }
+
+            fn build_table_vartime(base: &$proj, uses: usize) -> Self::Table {
+                let w = if $big { vartime_width(uses) } else { 4 };
+                WindowTable::build(base, w, $zero, $normalize)
+            }
+
+            fn generator_table_vartime() -> &'static Self::Table {
+                if !$big {
+                    return Self::generator_table();
+                }
+                static TABLE: OnceLock<WindowTable<$proj, $entry>> = OnceLock::new();
+                TABLE.get_or_init(|| {
+                    WindowTable::build(&<$proj as Group>::generator(), 8, $zero, $normalize)
+                })
             }
 
             fn mul_table(table: &Self::Table, s: &Self::Scalar) -> $proj {
@@ -314,61 +397,129 @@ macro_rules! weierstrass_impl {
             }
 
             fn msm_vartime(points: &[$proj], scalars: &[Self::Scalar]) -> $proj {
-                msm_weierstrass::<Self>(points, scalars)
+                $msm(points, scalars)
             }
 
             fn encode_points(points: &[$proj]) -> Vec<u8> {
-                let aff = $normalize(points);
-                let mut out = Vec::with_capacity(points.len() * Self::POINT_LEN);
-                for a in &aff {
-                    out.extend_from_slice(a.to_bytes().as_ref());
-                }
-                out
+                $encode(points)
             }
         }
     };
 }
 
-fn msm_weierstrass<C: Curve>(points: &[C::Point], scalars: &[C::Scalar]) -> C::Point {
-    straus_vartime::<C>(points, scalars)
+/// P-256 tables: projective entries (cheap to build) or affine entries normalised one
+/// inversion at a time (about 3 ms to build, then about 20% faster per multiplication).
+/// `p256` 0.13 offers no batched normalisation for slices, so the choice depends on how
+/// often the table will be used.
+pub enum P256Table {
+    /// Projective entries.
+    Projective(WindowTable<p256::ProjectivePoint, p256::ProjectivePoint>),
+    /// Affine entries.
+    Affine(WindowTable<p256::ProjectivePoint, p256::AffinePoint>),
 }
 
-weierstrass_impl!(P256, p256::ProjectivePoint, normalize_p256);
-weierstrass_impl!(Secp256k1, k256::ProjectivePoint, normalize_k256);
+fn normalize_p256_proj(points: &[p256::ProjectivePoint]) -> Vec<p256::ProjectivePoint> {
+    points.to_vec()
+}
 
-impl Tz21Curve for Bls12381G1 {
-    type Table = WindowTable<blstrs::G1Projective>;
+fn normalize_p256_affine(points: &[p256::ProjectivePoint]) -> Vec<p256::AffinePoint> {
+    points.iter().map(|p| p.to_affine()).collect()
+}
 
-    fn build_table(base: &blstrs::G1Projective) -> Self::Table {
-        WindowTable::build(base, normalize_bls)
+impl P256Table {
+    fn build(base: &p256::ProjectivePoint, w: u32, affine: bool) -> Self {
+        if affine {
+            P256Table::Affine(WindowTable::build(
+                base,
+                w,
+                p256::AffinePoint::IDENTITY,
+                normalize_p256_affine,
+            ))
+        } else {
+            P256Table::Projective(WindowTable::build(
+                base,
+                w,
+                p256::ProjectivePoint::IDENTITY,
+                normalize_p256_proj,
+            ))
+        }
+    }
+}
+
+/// Uses above which affine P-256 entries pay for their per-entry inversions.
+const P256_AFFINE_USES: usize = 800;
+
+impl Tz21Curve for P256 {
+    type Table = P256Table;
+
+    fn build_table(base: &p256::ProjectivePoint, uses: usize) -> P256Table {
+        P256Table::build(base, 4, uses >= P256_AFFINE_USES)
     }
 
-    fn generator_table() -> &'static Self::Table {
-        static TABLE: OnceLock<WindowTable<blstrs::G1Projective>> = OnceLock::new();
-        TABLE.get_or_init(|| WindowTable::build(&blstrs::G1Projective::generator(), normalize_bls))
+    fn generator_table() -> &'static P256Table {
+        static TABLE: OnceLock<P256Table> = OnceLock::new();
+        TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 4, true))
     }
 
-    fn mul_table(table: &Self::Table, s: &blstrs::Scalar) -> blstrs::G1Projective {
+    fn build_table_vartime(base: &p256::ProjectivePoint, uses: usize) -> P256Table {
+        P256Table::build(base, vartime_width(uses), false)
+    }
+
+    fn generator_table_vartime() -> &'static P256Table {
+        static TABLE: OnceLock<P256Table> = OnceLock::new();
+        TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 8, true))
+    }
+
+    fn mul_table(table: &P256Table, s: &p256::Scalar) -> p256::ProjectivePoint {
         let mut le = scalar_le::<Self>(s);
-        let p = table.mul_ct(&le);
+        let p = match table {
+            P256Table::Projective(t) => t.mul_ct(&le),
+            P256Table::Affine(t) => t.mul_ct(&le),
+        };
         le.zeroize();
         p
     }
 
-    fn mul_table_vartime(table: &Self::Table, s: &blstrs::Scalar) -> blstrs::G1Projective {
-        table.mul_vartime(&scalar_le::<Self>(s))
+    fn mul_table_vartime(table: &P256Table, s: &p256::Scalar) -> p256::ProjectivePoint {
+        let le = scalar_le::<Self>(s);
+        match table {
+            P256Table::Projective(t) => t.mul_vartime(&le),
+            P256Table::Affine(t) => t.mul_vartime(&le),
+        }
     }
 
     fn msm_vartime(
-        points: &[blstrs::G1Projective],
-        scalars: &[blstrs::Scalar],
-    ) -> blstrs::G1Projective {
-        if points.len() != scalars.len() || points.is_empty() {
-            return straus_vartime::<Self>(points, scalars);
-        }
-        blstrs::G1Projective::multi_exp(points, scalars)
+        points: &[p256::ProjectivePoint],
+        scalars: &[p256::Scalar],
+    ) -> p256::ProjectivePoint {
+        straus_vartime::<Self>(points, scalars)
+    }
+
+    fn encode_points(points: &[p256::ProjectivePoint]) -> Vec<u8> {
+        encode_each::<Self>(points)
     }
 }
+
+window_impl!(
+    Secp256k1,
+    k256::ProjectivePoint,
+    k256::AffinePoint,
+    k256::AffinePoint::IDENTITY,
+    normalize_k256,
+    encode_k256,
+    msm_straus::<Secp256k1>,
+    true
+);
+window_impl!(
+    Bls12381G1,
+    blstrs::G1Projective,
+    blstrs::G1Affine,
+    blstrs::G1Affine::identity(),
+    normalize_bls,
+    encode_bls,
+    msm_bls,
+    false
+);
 
 /// 8⁻¹ mod ℓ: dalek's tables live on the full curve, so `s · P` for `P` in the prime-order
 /// subgroup is computed as `8 · ((s/8) · P)`, and the multiplication by the cofactor maps
@@ -381,7 +532,7 @@ fn inv8() -> curve25519_dalek::Scalar {
 impl Tz21Curve for Ed25519 {
     type Table = curve25519_dalek::edwards::EdwardsBasepointTable;
 
-    fn build_table(base: &Self::Point) -> Self::Table {
+    fn build_table(base: &Self::Point, _uses: usize) -> Self::Table {
         use curve25519_dalek::traits::BasepointTable;
         curve25519_dalek::edwards::EdwardsBasepointTable::create(&(*base).into())
     }
@@ -438,7 +589,8 @@ mod tests {
     fn check<C: Tz21Curve>() {
         let mut rng = ChaCha20Rng::seed_from_u64(3);
         let b = C::Point::generator() * C::Scalar::random(&mut rng);
-        let t = C::build_table(&b);
+        let t = C::build_table(&b, 10);
+        let t2 = C::build_table(&b, 5000);
         let mut specials = vec![C::Scalar::ZERO, C::Scalar::ONE, -C::Scalar::ONE];
         specials.extend((0..20).map(|_| C::Scalar::random(&mut rng)));
         for s in &specials {
@@ -446,6 +598,15 @@ mod tests {
             assert_eq!(C::mul_table_vartime(&t, s), b * s);
             assert_eq!(C::mul_gen(s), C::Point::generator() * s);
             assert_eq!(C::mul_gen_vartime(s), C::Point::generator() * s);
+        }
+        for s in &specials {
+            assert_eq!(C::mul_table(&t2, s), b * s);
+        }
+        for uses in [10, 500, 5000] {
+            let tv = C::build_table_vartime(&b, uses);
+            for s in &specials {
+                assert_eq!(C::mul_table_vartime(&tv, s), b * s);
+            }
         }
         let pts: Vec<C::Point> = (0..9).map(|_| C::Point::random(&mut rng)).collect();
         let mut sc: Vec<C::Scalar> = (0..9).map(|_| C::Scalar::random(&mut rng)).collect();

@@ -147,7 +147,7 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let seeds: Vec<Seed> = (0..n).map(|_| random_seed(rng)).collect();
-    let ek_table = C::build_table(ek);
+    let ek_table = C::build_table(ek, n);
 
     // A_j = a_j·G (constant time), j = 1..t.
     let coeffs: Vec<C::Point> = poly[1..].par_iter().map(|a| C::mul_gen(a)).collect();
@@ -224,7 +224,7 @@ pub(crate) fn verify<C: Tz21Curve>(
         return Err(Tz21Error::Rejected("wrong number of proof elements"));
     }
     let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
-    let ek_table = C::build_table(ek);
+    let ek_table = C::build_table_vartime(ek, t);
 
     // Step 5a: recompute the opened ciphertexts (public data: variable time).
     let pts: Vec<(C::Point, C::Point)> = opened_idx
@@ -311,7 +311,13 @@ pub(crate) fn verify<C: Tz21Curve>(
     let mut bases = Vec::with_capacity(t + 1);
     bases.push(*public);
     bases.extend_from_slice(&proof.coeffs);
-    let rhs = C::msm_vartime(&bases, &cj);
+    // Two halves on two threads (Straus has a fixed doubling chain per call).
+    let half = bases.len().div_ceil(2);
+    let (r1, r2) = rayon::join(
+        || C::msm_vartime(&bases[..half], &cj[..half]),
+        || C::msm_vartime(&bases[half..], &cj[half..]),
+    );
+    let rhs = r1 + r2;
     if !common::same_point::<C>(&C::mul_gen_vartime(&lhs), &rhs) {
         return Err(Tz21Error::Rejected(
             "opened shares do not lie on the committed polynomial",
