@@ -1,0 +1,263 @@
+//! Fiat–Shamir binding: for every proof type, changing any one statement element (including
+//! the session id, positions and party ids, which enter only through the transcript) makes
+//! verification fail.
+#![allow(clippy::unwrap_used)]
+
+use blstrs::Scalar;
+use ff::Field;
+use group::Group;
+use quorate_core::transcript::SessionId;
+use quorate_core::PartyId;
+use quorate_mixnet::dbsm;
+use quorate_mixnet::elgamal::{self, ElGamalCiphertext};
+use quorate_mixnet::mix;
+use quorate_mixnet::sender::{self, SenderInput};
+use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
+use quorate_mixnet::shuffle::{self, ElGamalShuffle, PaillierShuffle};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn other_sid(public: &MixnetPublic) -> MixnetPublic {
+    let mut p = public.clone();
+    p.sid = SessionId::new(b"another session".to_vec());
+    p
+}
+
+#[test]
+fn every_statement_element_is_bound() {
+    let mut rng = ChaCha20Rng::seed_from_u64(41);
+    let sid = SessionId::new(b"binding-test".to_vec());
+    let (public, servers) = keygen_with_test_moduli(sid, 6, 2, 2, &mut rng).unwrap();
+    let pk = public.paillier.encryption_key();
+    let rp = &public.ring_pedersen;
+    let inputs: Vec<SenderInput> = (0..6)
+        .map(|i| {
+            sender::encrypt(
+                &public.gens,
+                pk,
+                rp,
+                &public.sid,
+                i,
+                Scalar::random(&mut rng),
+                &mut rng,
+            )
+            .unwrap()
+            .0
+        })
+        .collect();
+    let g = public.gens.g;
+
+    // Sender linking proof: sid, index, c, c', gamma, generators.
+    let ok = |p: &MixnetPublic, idx: u64, inp: &SenderInput| {
+        sender::check_input(&p.gens, pk, &p.ring_pedersen, &p.sid, idx, inp).is_ok()
+    };
+    assert!(ok(&public, 0, &inputs[0]));
+    assert!(!ok(&other_sid(&public), 0, &inputs[0]));
+    assert!(!ok(&public, 1, &inputs[0]));
+    let mut x = inputs[0].clone();
+    x.c = inputs[1].c.clone();
+    assert!(!ok(&public, 0, &x));
+    let mut x = inputs[0].clone();
+    x.c_prime = inputs[1].c_prime.clone();
+    assert!(!ok(&public, 0, &x));
+    let mut x = inputs[0].clone();
+    x.gamma += g;
+    assert!(!ok(&public, 0, &x));
+    let mut p2 = public.clone();
+    std::mem::swap(&mut p2.gens.g, &mut p2.gens.h);
+    assert!(!ok(&p2, 0, &inputs[0]));
+
+    // Mix shuffle proof: sid, prover, commitment, each input and output, generators.
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let st = &rec.stages[0];
+    let com = &public.perm_commitments[0];
+    let id1 = PartyId::new(1).unwrap();
+    let stmt = PaillierShuffle {
+        pk,
+        inputs: &rec.inputs,
+        outputs: &st.outputs,
+    };
+    assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), &st.proof).is_ok());
+    assert!(shuffle::verify(
+        &other_sid(&public).sid,
+        id1,
+        &public.gens,
+        com,
+        Some(&stmt),
+        &st.proof
+    )
+    .is_err());
+    assert!(shuffle::verify(
+        &public.sid,
+        PartyId::new(2).unwrap(),
+        &public.gens,
+        com,
+        Some(&stmt),
+        &st.proof
+    )
+    .is_err());
+    let mut com2 = com.clone();
+    com2.u[3] += g;
+    assert!(shuffle::verify(
+        &public.sid,
+        id1,
+        &public.gens,
+        &com2,
+        Some(&stmt),
+        &st.proof
+    )
+    .is_err());
+    for k in 0..6 {
+        let mut ins = rec.inputs.clone();
+        ins[k] = pk.rerandomize(&ins[k], &mut rng).unwrap();
+        let s2 = PaillierShuffle {
+            pk,
+            inputs: &ins,
+            outputs: &st.outputs,
+        };
+        assert!(
+            shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s2), &st.proof).is_err(),
+            "input {k}"
+        );
+        let mut outs = st.outputs.clone();
+        outs[k] = pk.rerandomize(&outs[k], &mut rng).unwrap();
+        let s3 = PaillierShuffle {
+            pk,
+            inputs: &rec.inputs,
+            outputs: &outs,
+        };
+        assert!(
+            shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s3), &st.proof).is_err(),
+            "output {k}"
+        );
+    }
+    let mut gens2 = public.gens.clone();
+    gens2.h0 += g;
+    assert!(shuffle::verify(&public.sid, id1, &gens2, com, Some(&stmt), &st.proof).is_err());
+    // Permutation-commitment proof.
+    assert!(shuffle::verify(
+        &public.sid,
+        id1,
+        &public.gens,
+        com,
+        None,
+        &public.perm_proofs[0]
+    )
+    .is_ok());
+    assert!(shuffle::verify(
+        &other_sid(&public).sid,
+        id1,
+        &public.gens,
+        com,
+        None,
+        &public.perm_proofs[0]
+    )
+    .is_err());
+
+    // DB-SM: reverse ElGamal shuffle, blinding, decryption shares, DPK shares and aggregate.
+    let all: Vec<usize> = (0..6).collect();
+    let (_k, q) = dbsm::querier_sign(&public, &rec.outputs, &all, &[0, 2, 4], &mut rng).unwrap();
+    let proof = dbsm::run(&public, &servers, &inputs, &rec, &q, &mut rng).unwrap();
+    let verify = |p: &MixnetPublic, q: &dbsm::BbQuery, pr: &dbsm::DbSmProof| {
+        dbsm::verify(p, &inputs, &rec, q, pr)
+    };
+    assert!(verify(&public, &q, &proof).is_ok());
+    assert!(verify(&other_sid(&public), &q, &proof).is_err());
+    // ElGamal shuffle statement elements (server 2 reversed first, from the initial list).
+    let init = dbsm::initial_list(6, &q);
+    let epk = public.elgamal.pk;
+    let rs = &proof.reverse[0];
+    let com2 = &public.perm_commitments[1];
+    let id2 = PartyId::new(2).unwrap();
+    let es = ElGamalShuffle {
+        pk: &epk,
+        inputs: &rs.outputs,
+        outputs: &init,
+    };
+    assert!(shuffle::verify_elgamal(&public.sid, id2, &public.gens, com2, &es, &rs.proof).is_ok());
+    for k in 0..6 {
+        let mut outs = rs.outputs.clone();
+        outs[k] = outs[k].rerandomize(&g, &epk, &Scalar::ONE);
+        let e2 = ElGamalShuffle {
+            pk: &epk,
+            inputs: &outs,
+            outputs: &init,
+        };
+        assert!(
+            shuffle::verify_elgamal(&public.sid, id2, &public.gens, com2, &e2, &rs.proof).is_err(),
+            "elgamal {k}"
+        );
+    }
+    let other_pk = epk + g;
+    let e3 = ElGamalShuffle {
+        pk: &other_pk,
+        inputs: &rs.outputs,
+        outputs: &init,
+    };
+    assert!(shuffle::verify_elgamal(&public.sid, id2, &public.gens, com2, &e3, &rs.proof).is_err());
+    // The query: y and the sets.
+    let mut q2 = q.clone();
+    q2.y += blstrs::G2Projective::generator();
+    assert!(verify(&public, &q2, &proof).is_err());
+    let mut q3 = q.clone();
+    q3.inputs = vec![0, 1, 2, 3, 5];
+    assert!(verify(&public, &q3, &proof).is_err());
+    // The sender data used by the DPK: gamma, c, c' of a member.
+    let member = (0..6)
+        .find(|&t| !bool::from(proof.s[t].is_identity()))
+        .unwrap();
+    let src = rec.accepted[member];
+    for field in 0..3 {
+        let mut subs = inputs.clone();
+        match field {
+            0 => subs[src].gamma += g,
+            1 => subs[src].c = pk.rerandomize(&subs[src].c, &mut rng).unwrap(),
+            _ => subs[src].c_prime = pk.rerandomize(&subs[src].c_prime, &mut rng).unwrap(),
+        }
+        assert!(
+            dbsm::verify(&public, &subs, &rec, &q, &proof).is_err(),
+            "sender field {field}"
+        );
+    }
+    // ElGamal decryption shares are bound to their element position and server.
+    let dec = &proof.decryption[0].shares;
+    let list: Vec<ElGamalCiphertext> = (0..6)
+        .map(|t| {
+            proof.blinding.iter().fold(
+                ElGamalCiphertext::trivial(blstrs::G1Projective::identity()),
+                |a, b| a.mul(&b.contributions[t]),
+            )
+        })
+        .collect();
+    assert!(elgamal::verify_dec_shares(
+        &public.gens,
+        &public.elgamal,
+        &public.sid,
+        id1,
+        &list,
+        dec
+    )
+    .is_ok());
+    assert!(elgamal::verify_dec_shares(
+        &public.gens,
+        &public.elgamal,
+        &public.sid,
+        id2,
+        &list,
+        dec
+    )
+    .is_err());
+    let mut rot = list.clone();
+    rot.swap(0, 1);
+    let mut rdec = dec.clone();
+    rdec.swap(0, 1);
+    assert!(elgamal::verify_dec_shares(
+        &public.gens,
+        &public.elgamal,
+        &public.sid,
+        id1,
+        &rot,
+        &rdec
+    )
+    .is_err());
+}
