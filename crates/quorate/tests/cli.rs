@@ -195,6 +195,18 @@ fn bls_demo_json_then_verify() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(!text(&out.stderr).trim().is_empty());
     }
+
+    // On the curve but outside the prime-order subgroup (the Ethereum consensus vectors
+    // deserialization_fails_not_in_G1 / _not_in_G2): exit 2, and the reason says so.
+    let vector = |k: usize| format!("8123456789abcdef{}", "0123456789abcdef".repeat(k));
+    let (not_in_g1, not_in_g2) = (vector(5), vector(11));
+    for (pk, sig) in [(pk, not_in_g1.as_str()), (not_in_g2.as_str(), sig)] {
+        let out = bls_verify(pk, "6869", sig);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("subgroup"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
 }
 
 #[test]
