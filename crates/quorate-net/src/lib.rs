@@ -134,7 +134,7 @@ pub use process::{Context, Process};
 pub use rounds::{
     run_rounds, Lockstep, Outgoing, RoundParty, RoundsFailure, RoundsOutcome, Step, Tagged,
 };
-pub use sim::{CpuClock, SimConfig, SimError, Simulation, StopCondition};
+pub use sim::{CpuClock, SimConfig, SimError, Simulation, StopCondition, Stopwatch};
 pub use stats::{DropStats, EndReason, NodeStats, Report, Summary};
 pub use time::SimTime;
 pub use topology::NaryTree;

@@ -63,14 +63,20 @@ pub enum CpuClock {
     Thread,
 }
 
-/// A running measurement of one handler.
-enum Stopwatch {
+/// A running measurement on a [`CpuClock`]: how the simulator times handlers, also usable
+/// to time in-process benchmarks the same way.
+#[derive(Debug)]
+pub enum Stopwatch {
+    /// Started on the wall clock.
     Wall(Instant),
+    /// Started on the current thread's CPU clock.
     Thread(cpu_time::ThreadTime),
 }
 
 impl Stopwatch {
-    fn start(clock: CpuClock) -> Self {
+    /// Starts measuring on `clock` (the thread clock falls back to the wall clock where the
+    /// platform has none).
+    pub fn start(clock: CpuClock) -> Self {
         match clock {
             CpuClock::Thread => match cpu_time::ThreadTime::try_now() {
                 Ok(t) => Stopwatch::Thread(t),
@@ -80,7 +86,9 @@ impl Stopwatch {
         }
     }
 
-    fn elapsed(&self) -> Duration {
+    /// Time elapsed on the clock since [`Stopwatch::start`] (for the thread clock, call it
+    /// on the thread that started it).
+    pub fn elapsed(&self) -> Duration {
         match self {
             Stopwatch::Wall(t) => t.elapsed(),
             Stopwatch::Thread(t) => t.try_elapsed().unwrap_or(Duration::ZERO),

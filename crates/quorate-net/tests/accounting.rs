@@ -187,4 +187,11 @@ fn the_thread_clock_counts_cpu_not_time_spent_descheduled() {
     assert!(run(CpuClock::Wall) >= nap);
     assert!(run(CpuClock::Thread) < nap / 3);
     assert_eq!(SimConfig::default().cpu_clock, CpuClock::Wall);
+    // The same stopwatch outside a simulation.
+    let watch = quorate_net::Stopwatch::start(CpuClock::Thread);
+    std::thread::sleep(nap);
+    assert!(watch.elapsed() < nap / 3);
+    let watch = quorate_net::Stopwatch::start(CpuClock::Wall);
+    std::thread::sleep(nap);
+    assert!(watch.elapsed() >= nap);
 }
