@@ -21,6 +21,8 @@
 //! tree, and restarts by the leader with an adjusted tree and mask and fresh nonces
 //! ([`CosiNode`] explains the rules); the simulated latency includes the waiting.
 
+pub use quorate_net::{CpuClock, Stopwatch};
+
 use crate::baselines::{decode_signatures, encode_signatures, sign_individual, verify_individual};
 use crate::baselines::{verify_share, Dealing, JvssGroup};
 use crate::error::CosiError;
@@ -40,8 +42,8 @@ use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::SessionId;
 use quorate_core::{DecodeError, ParamError};
 use quorate_net::{
-    Bandwidth, ComputeModel, Context, CpuClock, NetworkModel, NodeId, Process, Report, SimConfig,
-    Simulation, StopCondition, TimerId,
+    Bandwidth, ComputeModel, Context, NetworkModel, NodeId, Process, Report, SimConfig, Simulation,
+    StopCondition, TimerId,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
