@@ -13,6 +13,7 @@
 //! | Fig. 8 step 2 (re-encrypt, reverse-permute, shuffle proof) | [`crate::setup::MixServer::reverse_shuffle`] |
 //! | Fig. 8 step 3 (homomorphic blinding with proofs) | `MixServer::blind`, [`crate::dbsm::BlindProof`] |
 //! | Fig. 8 step 4 (threshold decryption) | [`crate::elgamal`] |
+//! | Fig. 6 Enc (the senders' per-mixer shares) | [`crate::sharing`] (verifiable Enc-to-shares by the servers) |
 //! | Fig. 8 step 5 (DPK_BB, distributed Schnorr) | [`crate::dbsm::DpkCommit`], [`crate::dbsm::DpkResponseStage`] |
 //! | Fig. 8 querier | [`crate::dbsm::verify`] |
 //! | Fig. 6 BTraceIn / BTraceOut | [`crate::trace::btrace_in`] / [`crate::trace::btrace_out`] (one DB-SM each; the paper uses DB-RSM for BTraceOut) |
@@ -22,7 +23,7 @@
 //! | # | defect | status here |
 //! |---|---|---|
 //! | 1 | hard-coded Paillier primes | fixed: the dealer draws fresh safe primes from the caller's CSPRNG ([`crate::setup::keygen`]) |
-//! | 2 | hard-coded single-key Paillier | fixed by design: no per-mixer Paillier keys; DPK_BB takes its witnesses from the threshold-Paillier ciphertexts |
+//! | 2 | hard-coded single-key Paillier | fixed by design: no per-mixer Paillier keys; the servers' shares of each sender's opening come from a verifiable Enc-to-shares conversion of the threshold-Paillier ciphertexts ([`crate::sharing`]) |
 //! | 3 | ≤ 17-bit seeds, Mersenne Twister | fixed: every secret from `RngCore + CryptoRng`; batching weights from `OsRng` |
 //! | 4 | no DKG, m-of-m only | ElGamal: fixed (t-of-m joint-Feldman DKG); Paillier: dealer kept as a documented setup assumption |
 //! | 5 | single process, no commit-then-reveal | partly: stages are separate messages, but the driver is in process and there is no network layer |

@@ -19,6 +19,8 @@ use crate::error::MixnetError;
 use crate::mix::MixRecord;
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
+use crate::sharing::MixerShares;
+use blstrs::G1Projective;
 use rand_core::{CryptoRng, RngCore};
 
 /// An answer with its evidence.
@@ -46,19 +48,31 @@ fn sorted_distinct(set: &[usize], n: usize) -> Result<Vec<usize>, MixnetError> {
 
 /// BTraceOut(J), run in process: the querier signs `J`, the servers prove DB-SM for all
 /// inputs. Returns the inputs whose values are among the outputs `J`.
+#[allow(clippy::too_many_arguments)]
 pub fn btrace_out<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     servers: &[MixServer],
     submissions: &[SenderInput],
     record: &MixRecord,
+    shares: &[MixerShares],
+    share_coms: &[Vec<G1Projective>],
     outputs_j: &[usize],
     rng: &mut R,
 ) -> Result<TraceAnswer, MixnetError> {
     let j = sorted_distinct(outputs_j, public.n)?;
     let all: Vec<usize> = (0..public.n).collect();
     let (_key, query) = dbsm::querier_sign(public, &record.outputs, &all, &j, rng)?;
-    let proof = dbsm::run(public, servers, submissions, record, &query, rng)?;
-    let answer = verify_trace_out(public, submissions, record, &j, &query, &proof)?;
+    let proof = dbsm::run(
+        public,
+        servers,
+        submissions,
+        record,
+        shares,
+        share_coms,
+        &query,
+        rng,
+    )?;
+    let answer = verify_trace_out(public, submissions, record, share_coms, &j, &query, &proof)?;
     Ok(TraceAnswer {
         answer,
         query,
@@ -72,6 +86,7 @@ pub fn verify_trace_out(
     public: &MixnetPublic,
     submissions: &[SenderInput],
     record: &MixRecord,
+    share_coms: &[Vec<G1Projective>],
     outputs_j: &[usize],
     query: &BbQuery,
     proof: &DbSmProof,
@@ -82,7 +97,7 @@ pub fn verify_trace_out(
             "BTraceOut query must cover all inputs against J",
         ));
     }
-    let members = dbsm::verify(public, submissions, record, query, proof)?;
+    let members = dbsm::verify(public, submissions, record, share_coms, query, proof)?;
     Ok(members
         .iter()
         .enumerate()
@@ -93,11 +108,14 @@ pub fn verify_trace_out(
 
 /// BTraceIn(I), run in process: the servers claim `J* = π(I)`, the querier signs `J*`, and
 /// the servers prove DB-SM for `I` against `J*`. Returns `J*`.
+#[allow(clippy::too_many_arguments)]
 pub fn btrace_in<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     servers: &[MixServer],
     submissions: &[SenderInput],
     record: &MixRecord,
+    shares: &[MixerShares],
+    share_coms: &[Vec<G1Projective>],
     inputs_i: &[usize],
     rng: &mut R,
 ) -> Result<TraceAnswer, MixnetError> {
@@ -112,8 +130,25 @@ pub fn btrace_in<R: RngCore + CryptoRng>(
         .collect();
     claim.sort_unstable();
     let (_key, query) = dbsm::querier_sign(public, &record.outputs, &i_set, &claim, rng)?;
-    let proof = dbsm::run(public, servers, submissions, record, &query, rng)?;
-    let answer = verify_trace_in(public, submissions, record, &i_set, &query, &proof)?;
+    let proof = dbsm::run(
+        public,
+        servers,
+        submissions,
+        record,
+        shares,
+        share_coms,
+        &query,
+        rng,
+    )?;
+    let answer = verify_trace_in(
+        public,
+        submissions,
+        record,
+        share_coms,
+        &i_set,
+        &query,
+        &proof,
+    )?;
     Ok(TraceAnswer {
         answer,
         query,
@@ -128,6 +163,7 @@ pub fn verify_trace_in(
     public: &MixnetPublic,
     submissions: &[SenderInput],
     record: &MixRecord,
+    share_coms: &[Vec<G1Projective>],
     inputs_i: &[usize],
     query: &BbQuery,
     proof: &DbSmProof,
@@ -138,7 +174,7 @@ pub fn verify_trace_in(
             "BTraceIn query must be I against |I| claimed outputs",
         ));
     }
-    let members = dbsm::verify(public, submissions, record, query, proof)?;
+    let members = dbsm::verify(public, submissions, record, share_coms, query, proof)?;
     if let Some(t) = members.iter().position(|m| !*m) {
         return Err(MixnetError::TraceClaimRejected { input: i_set[t] });
     }

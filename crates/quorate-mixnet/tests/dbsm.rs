@@ -11,6 +11,7 @@ use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::sharing::{self, MixerShares, SharingRecord};
 use quorate_mixnet::MixnetError;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -20,6 +21,9 @@ struct World {
     servers: Vec<MixServer>,
     inputs: Vec<SenderInput>,
     record: MixRecord,
+    sharing: SharingRecord,
+    shares: Vec<MixerShares>,
+    coms: Vec<Vec<G1Projective>>,
     rng: ChaCha20Rng,
 }
 
@@ -45,11 +49,17 @@ fn world(n: usize, t: u16, m: u16, seed: u64) -> World {
         })
         .collect();
     let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let (sharing, shares) =
+        sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
+    let coms = sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
     World {
         public,
         servers,
         inputs,
         record,
+        sharing,
+        shares,
+        coms,
         rng,
     }
 }
@@ -67,12 +77,15 @@ fn forward(servers: &[MixServer]) -> Vec<usize> {
 fn query(w: &mut World, inputs: &[usize], outputs: &[usize]) -> (BbQuery, DbSmProof) {
     let (_key, q) =
         dbsm::querier_sign(&w.public, &w.record.outputs, inputs, outputs, &mut w.rng).unwrap();
-    let proof = dbsm::run(&w.public, &w.servers, &w.inputs, &w.record, &q, &mut w.rng).unwrap();
+    let proof = dbsm::run(
+        &w.public, &w.servers, &w.inputs, &w.record, &w.shares, &w.coms, &q, &mut w.rng,
+    )
+    .unwrap();
     (q, proof)
 }
 
 fn verify(w: &World, q: &BbQuery, p: &DbSmProof) -> Result<Vec<bool>, MixnetError> {
-    dbsm::verify(&w.public, &w.inputs, &w.record, q, p)
+    dbsm::verify(&w.public, &w.inputs, &w.record, &w.coms, q, p)
 }
 
 fn check_against_truth(n: usize, t: u16, m: u16, seed: u64) {
@@ -135,11 +148,36 @@ fn every_cheating_server_is_named() {
     bad.dpk_responses[0].z_b[0] += Scalar::ONE;
     assert_eq!(blamed(verify(&w, &q, &bad)), vec![1]);
 
-    // Paillier decryption share of the packed response: server 2 replays another element's.
+    // DPK response share on the opening: server 2 changes z_v.
     let mut bad = p.clone();
-    let other = bad.dpk_responses[1].z_shares[1].clone();
-    bad.dpk_responses[1].z_shares[0] = other;
+    bad.dpk_responses[1].z_v[0] += Scalar::ONE;
     assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+
+    // Input sharing (preprocessing): a bad mask proof or decryption share names the server.
+    let sv = |s: &SharingRecord| sharing::verify_sharing(&w.public, &w.inputs, &w.record, s);
+    let mut bad = w.sharing.clone();
+    bad.commits[1].commits[4].a_k += g;
+    assert_eq!(
+        sv(&bad)
+            .unwrap_err()
+            .culprits()
+            .iter()
+            .map(|p| p.get())
+            .collect::<Vec<_>>(),
+        vec![2]
+    );
+    let mut bad = w.sharing.clone();
+    let other = bad.decryptions[0].shares[2].clone();
+    bad.decryptions[0].shares[3] = other;
+    assert_eq!(
+        sv(&bad)
+            .unwrap_err()
+            .culprits()
+            .iter()
+            .map(|p| p.get())
+            .collect::<Vec<_>>(),
+        vec![1]
+    );
 }
 
 #[test]

@@ -1,15 +1,29 @@
 //! BTraceIn / BTraceOut (Fig. 6) against the ground-truth permutation.
 #![allow(clippy::unwrap_used)]
 
+use blstrs::G1Projective;
 use blstrs::Scalar;
 use ff::Field;
 use quorate_core::transcript::SessionId;
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::sharing::{self, MixerShares};
 use quorate_mixnet::{dbsm, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+fn share(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    inputs: &[SenderInput],
+    record: &MixRecord,
+    rng: &mut ChaCha20Rng,
+) -> (Vec<MixerShares>, Vec<Vec<G1Projective>>) {
+    let (rec, shares) = sharing::run_sharing(public, servers, inputs, record, rng).unwrap();
+    let coms = sharing::verify_sharing(public, inputs, record, &rec).unwrap();
+    (shares, coms)
+}
 
 fn world(
     n: usize,
@@ -48,30 +62,39 @@ fn world(
 
 fn check(n: usize, t: u16, m: u16, seed: u64) {
     let (public, servers, inputs, record, mut rng) = world(n, t, m, seed);
+    let (sh, coms) = share(&public, &servers, &inputs, &record, &mut rng);
     mix::verify_record(&public, &inputs, &record).unwrap();
     // comp[j] = the input that output j came from.
     let comp = mix::composed_permutation(&servers);
     // BTraceIn(I): exactly the outputs whose source is in I.
     let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
-    let ans = trace::btrace_in(&public, &servers, &inputs, &record, &i_set, &mut rng).unwrap();
+    let ans = trace::btrace_in(
+        &public, &servers, &inputs, &record, &sh, &coms, &i_set, &mut rng,
+    )
+    .unwrap();
     let mut truth: Vec<usize> = (0..n).filter(|&j| i_set.contains(&comp[j])).collect();
     truth.sort_unstable();
     assert_eq!(ans.answer, truth);
     assert_eq!(
-        trace::verify_trace_in(&public, &inputs, &record, &i_set, &ans.query, &ans.proof).unwrap(),
+        trace::verify_trace_in(&public, &inputs, &record, &coms, &i_set, &ans.query, &ans.proof)
+            .unwrap(),
         truth
     );
     // BTraceOut(J): exactly the inputs that went to J.
     let j_set: Vec<usize> = (0..n).filter(|j| j % 3 == 2).collect();
-    let ans = trace::btrace_out(&public, &servers, &inputs, &record, &j_set, &mut rng).unwrap();
+    let ans = trace::btrace_out(
+        &public, &servers, &inputs, &record, &sh, &coms, &j_set, &mut rng,
+    )
+    .unwrap();
     let mut truth: Vec<usize> = j_set.iter().map(|&j| comp[j]).collect();
     truth.sort_unstable();
     assert_eq!(ans.answer, truth);
     // The evidence does not verify for another J.
     let other: Vec<usize> = (0..n).filter(|j| j % 3 == 0).collect();
-    assert!(
-        trace::verify_trace_out(&public, &inputs, &record, &other, &ans.query, &ans.proof).is_err()
-    );
+    assert!(trace::verify_trace_out(
+        &public, &inputs, &record, &coms, &other, &ans.query, &ans.proof
+    )
+    .is_err());
 }
 
 #[test]
@@ -87,6 +110,7 @@ fn trace_queries_50_3() {
 #[test]
 fn a_false_btrace_in_claim_is_rejected() {
     let (public, servers, inputs, record, mut rng) = world(10, 2, 2, 23);
+    let (sh, coms) = share(&public, &servers, &inputs, &record, &mut rng);
     let comp = mix::composed_permutation(&servers);
     let i_set = vec![2, 5];
     let mut claim: Vec<usize> = (0..10).filter(|&j| i_set.contains(&comp[j])).collect();
@@ -95,12 +119,35 @@ fn a_false_btrace_in_claim_is_rejected() {
     claim[0] = wrong;
     claim.sort_unstable();
     let (_k, q) = dbsm::querier_sign(&public, &record.outputs, &i_set, &claim, &mut rng).unwrap();
-    let proof = dbsm::run(&public, &servers, &inputs, &record, &q, &mut rng).unwrap();
+    let proof = dbsm::run(
+        &public, &servers, &inputs, &record, &sh, &coms, &q, &mut rng,
+    )
+    .unwrap();
     assert!(matches!(
-        trace::verify_trace_in(&public, &inputs, &record, &i_set, &q, &proof),
+        trace::verify_trace_in(&public, &inputs, &record, &coms, &i_set, &q, &proof),
         Err(MixnetError::TraceClaimRejected { .. })
     ));
     // Index sets with repeats or out of range are typed errors.
-    assert!(trace::btrace_out(&public, &servers, &inputs, &record, &[1, 1], &mut rng).is_err());
-    assert!(trace::btrace_in(&public, &servers, &inputs, &record, &[10], &mut rng).is_err());
+    assert!(trace::btrace_out(
+        &public,
+        &servers,
+        &inputs,
+        &record,
+        &sh,
+        &coms,
+        &[1, 1],
+        &mut rng
+    )
+    .is_err());
+    assert!(trace::btrace_in(
+        &public,
+        &servers,
+        &inputs,
+        &record,
+        &sh,
+        &coms,
+        &[10],
+        &mut rng
+    )
+    .is_err());
 }

@@ -13,6 +13,7 @@ use quorate_mixnet::elgamal::{self, ElGamalCiphertext};
 use quorate_mixnet::mix;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
+use quorate_mixnet::sharing;
 use quorate_mixnet::shuffle::{self, ElGamalShuffle, PaillierShuffle};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -157,9 +158,11 @@ fn every_statement_element_is_bound() {
     // DB-SM: reverse ElGamal shuffle, blinding, decryption shares, DPK shares and aggregate.
     let all: Vec<usize> = (0..6).collect();
     let (_k, q) = dbsm::querier_sign(&public, &rec.outputs, &all, &[0, 2, 4], &mut rng).unwrap();
-    let proof = dbsm::run(&public, &servers, &inputs, &rec, &q, &mut rng).unwrap();
+    let (sh_rec, sh) = sharing::run_sharing(&public, &servers, &inputs, &rec, &mut rng).unwrap();
+    let coms = sharing::verify_sharing(&public, &inputs, &rec, &sh_rec).unwrap();
+    let proof = dbsm::run(&public, &servers, &inputs, &rec, &sh, &coms, &q, &mut rng).unwrap();
     let verify = |p: &MixnetPublic, q: &dbsm::BbQuery, pr: &dbsm::DbSmProof| {
-        dbsm::verify(p, &inputs, &rec, q, pr)
+        dbsm::verify(p, &inputs, &rec, &coms, q, pr)
     };
     assert!(verify(&public, &q, &proof).is_ok());
     assert!(verify(&other_sid(&public), &q, &proof).is_err());
@@ -202,20 +205,31 @@ fn every_statement_element_is_bound() {
     let mut q3 = q.clone();
     q3.inputs = vec![0, 1, 2, 3, 5];
     assert!(verify(&public, &q3, &proof).is_err());
-    // The sender data used by the DPK: gamma, c, c' of a member.
+    // The data the DPK is about: gamma of a member and its share commitments V_k.
     let member = (0..6)
         .find(|&t| !bool::from(proof.s[t].is_identity()))
         .unwrap();
     let src = rec.accepted[member];
-    for field in 0..3 {
+    let mut subs = inputs.clone();
+    subs[src].gamma += g;
+    assert!(dbsm::verify(&public, &subs, &rec, &coms, &q, &proof).is_err());
+    for k in 0..2 {
+        let mut c2 = coms.clone();
+        c2[member][k] += g;
+        assert!(
+            dbsm::verify(&public, &inputs, &rec, &c2, &q, &proof).is_err(),
+            "V_{k}"
+        );
+    }
+    // The sharing proofs and decryptions are bound to c, c' of each input.
+    for field in 0..2 {
         let mut subs = inputs.clone();
         match field {
-            0 => subs[src].gamma += g,
-            1 => subs[src].c = pk.rerandomize(&subs[src].c, &mut rng).unwrap(),
+            0 => subs[src].c = pk.rerandomize(&subs[src].c, &mut rng).unwrap(),
             _ => subs[src].c_prime = pk.rerandomize(&subs[src].c_prime, &mut rng).unwrap(),
         }
         assert!(
-            dbsm::verify(&public, &subs, &rec, &q, &proof).is_err(),
+            sharing::verify_sharing(&public, &subs, &rec, &sh_rec).is_err(),
             "sender field {field}"
         );
     }

@@ -1,0 +1,565 @@
+//! Preprocessing: turn every accepted sender's threshold-Paillier ciphertexts `c = Enc(v)`,
+//! `c′ = Enc(r)` into additive shares `v = Σ_k v_k`, `r = Σ_k r_k (mod q)` held by the
+//! mix-servers, with public per-server commitments `V_k = g^{v_k} h^{r_k}`, `Π_k V_k = γ`.
+//!
+//! This plays the role of the artifact's per-mixer sender shares (Enc in Fig. 6 of the
+//! paper, where each sender encrypts `v_k, r_k` to mixer `k`), but needs nothing from the
+//! sender beyond `c, c′, γ` and its linking proof, and it is publicly verifiable. It runs once
+//! per input, at input-checking time, so that every later DB-SM query (and BTraceIn /
+//! BTraceOut) uses group operations only.
+//!
+//! # Protocol (per input, `K` = [`SLOT_BITS`])
+//! 1. Server `k` picks integer masks `a_k, a′_k` of `|q| + 40` bits and publishes
+//!    `E_k = Enc_N(a_k + 2^K a′_k)`, `A_k = g^{a_k} h^{a′_k}` and a proof that both hold the
+//!    same integers ([`ShareLinkProof`]: Σ-protocol with ring-Pedersen commitments, so the
+//!    extracted `a_k, a′_k` are integers below `2^{|q|+40+128+40+1}`).
+//! 2. The servers threshold-decrypt `D = c · c′^{2^K} · Π_k E_k` (a proof per share) to
+//!    `d = (v + Σa_k) + 2^K (r + Σa′_k)`; `K` leaves room for the largest masks a proof can
+//!    hide, so the two slots never carry into each other.
+//! 3. Shares: `v_1 = d_v − a_1`, `v_k = −a_k` (k > 1), likewise for `r`; commitments
+//!    `V_1 = g^{d_v} h^{d_r} A_1^{−1}`, `V_k = A_k^{−1}`, computable by anyone. `d_v, d_r`
+//!    hide `v, r` statistically (40 bits) as long as one server is honest.
+
+use crate::error::{blame, MixnetError};
+use crate::mix::MixRecord;
+use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS};
+use crate::sender::{enc_raw, SenderInput};
+use crate::setup::{MixServer, MixnetPublic};
+use blstrs::{G1Projective, Scalar};
+use ff::Field;
+use merlin::Transcript;
+use quorate_bls::msm::g1_msm_vartime;
+use quorate_core::transcript::{ProtocolTranscript, SessionId};
+use quorate_core::{Blame, ParamError, PartyId};
+use quorate_paillier::bigint::{
+    inv_mod, is_unit_in_range, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit,
+    to_be_bytes_padded, wipe_integer,
+};
+use quorate_paillier::rug::integer::Order;
+use quorate_paillier::rug::Integer;
+use quorate_paillier::threshold::DecryptionShare;
+use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
+use rand_core::{CryptoRng, OsRng, RngCore};
+use rayon::prelude::*;
+
+/// Bits of the masks `a_k, a′_k`.
+pub const A_BITS: u32 = SCALAR_BITS + SLACK_BITS;
+/// Bits of the proof masks.
+pub const PROOF_MASK_BITS: u32 = A_BITS + CHALLENGE_BITS + SLACK_BITS;
+/// Slot width of the packed plaintexts (room for `m < 2^16` masks of the largest size a
+/// proof admits, plus `v`).
+pub const SLOT_BITS: u32 = PROOF_MASK_BITS + 1 + 18;
+
+/// Proof that `E_k` and `A_k` hold the same `(a, a′)`, in `(c, s)` form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareLinkProof {
+    /// 128-bit challenge.
+    pub c: Integer,
+    /// `s_a = α + c a`.
+    pub s_a: Integer,
+    /// `s_a′ = α′ + c a′`.
+    pub s_b: Integer,
+    /// `w = ν μ^c mod N`.
+    pub w: Integer,
+    /// Ring-Pedersen commitment to `a`.
+    pub rp_a: Integer,
+    /// Ring-Pedersen commitment to `a′`.
+    pub rp_b: Integer,
+    /// `z_{μa}`.
+    pub z_mu_a: Integer,
+    /// `z_{μa′}`.
+    pub z_mu_b: Integer,
+}
+
+/// One server's mask commitment for one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareCommit {
+    /// `E_k = Enc_N(a + 2^K a′)`.
+    pub e_k: Ciphertext,
+    /// `A_k = g^a h^{a′}`.
+    pub a_k: G1Projective,
+    /// The link proof.
+    pub proof: ShareLinkProof,
+}
+
+/// One server's round-1 message (one commit per accepted input, in input order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareCommitStage {
+    /// The server.
+    pub mixer: PartyId,
+    /// Per input.
+    pub commits: Vec<ShareCommit>,
+}
+
+/// One server's decryption shares of the packed `D_i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareDecStage {
+    /// The server.
+    pub mixer: PartyId,
+    /// Per input.
+    pub shares: Vec<DecryptionShare>,
+}
+
+/// The published record of the conversion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharingRecord {
+    /// Round 1.
+    pub commits: Vec<ShareCommitStage>,
+    /// Round 2.
+    pub decryptions: Vec<ShareDecStage>,
+}
+
+/// A server's additive shares `(v_{i,k}, r_{i,k})` of every input (wiped on drop).
+pub struct MixerShares {
+    /// The server.
+    pub mixer: PartyId,
+    pub(crate) v: Vec<Scalar>,
+    pub(crate) r: Vec<Scalar>,
+}
+
+impl Drop for MixerShares {
+    fn drop(&mut self) {
+        self.v
+            .iter_mut()
+            .chain(self.r.iter_mut())
+            .for_each(|x| *x = Scalar::ZERO);
+    }
+}
+
+impl core::fmt::Debug for MixerShares {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "MixerShares({}, <redacted>)", self.mixer)
+    }
+}
+
+fn ct_bytes(pk: &PublicKey, c: &Integer) -> Vec<u8> {
+    to_be_bytes_padded(c, pk.ciphertext_len()).unwrap_or_default()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn link_challenge(
+    public: &MixnetPublic,
+    sid: &SessionId,
+    who: PartyId,
+    index: usize,
+    e_k: &Ciphertext,
+    a_k: &G1Projective,
+    e1: &Integer,
+    a1: &G1Projective,
+    rp: [&Integer; 4],
+) -> Integer {
+    let pk = public.paillier.encryption_key();
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/enc-to-shares", 1, sid);
+    t.append_party(b"server", who);
+    t.append_u64_be(b"input", index as u64);
+    t.append_message(b"N", &pk.to_bytes());
+    t.append_point(b"g", &public.gens.g);
+    t.append_point(b"h", &public.gens.h);
+    public.ring_pedersen.append_to(&mut t);
+    t.append_message(b"E_k", &ct_bytes(pk, e_k.as_integer()));
+    t.append_point(b"A_k", a_k);
+    t.append_message(b"E'", &ct_bytes(pk, e1));
+    t.append_point(b"A'", a1);
+    for x in rp {
+        t.append_message(b"rp", &public.ring_pedersen.element_bytes(x));
+    }
+    let mut c = [0u8; (CHALLENGE_BITS / 8) as usize];
+    t.challenge_bytes(b"c", &mut c);
+    Integer::from_digits(&c, Order::Msf)
+}
+
+fn verify_link(public: &MixnetPublic, who: PartyId, index: usize, com: &ShareCommit) -> bool {
+    let pk = public.paillier.encryption_key();
+    let rp = &public.ring_pedersen;
+    let p = &com.proof;
+    if p.c < 0 || p.c.significant_bits() > CHALLENGE_BITS {
+        return false;
+    }
+    if [&p.s_a, &p.s_b]
+        .iter()
+        .any(|z| **z < 0 || z.significant_bits() > PROOF_MASK_BITS + 1)
+    {
+        return false;
+    }
+    if !is_unit_in_range(&p.w, pk.n())
+        || pk
+            .ciphertext_from_integer(com.e_k.as_integer().clone())
+            .is_err()
+    {
+        return false;
+    }
+    let n2 = pk.n_squared();
+    let packed = &p.s_a + Integer::from(&p.s_b << SLOT_BITS);
+    let e1 = (|| {
+        let lhs = enc_raw(pk, &packed, &p.w).ok()?;
+        let ec = pow_mod_vartime(com.e_k.as_integer(), &p.c, n2).ok()?;
+        Some(mul_mod(&lhs, &inv_mod(&ec, n2)?, n2))
+    })();
+    let Some(e1) = e1 else { return false };
+    let (Some(d_a), Some(d_b)) = (
+        rp.recompute_vartime(&p.s_a, &p.z_mu_a, &p.rp_a, &p.c),
+        rp.recompute_vartime(&p.s_b, &p.z_mu_b, &p.rp_b, &p.c),
+    ) else {
+        return false;
+    };
+    let qm = scalar_modulus();
+    let a1 = g1_msm_vartime(
+        &[public.gens.g, public.gens.h, com.a_k],
+        &[
+            int_to_scalar(&p.s_a, &qm),
+            int_to_scalar(&p.s_b, &qm),
+            -int_to_scalar(&p.c, &qm),
+        ],
+    );
+    link_challenge(
+        public,
+        &public.sid,
+        who,
+        index,
+        &com.e_k,
+        &com.a_k,
+        &e1,
+        &a1,
+        [&p.rp_a, &p.rp_b, &d_a, &d_b],
+    ) == p.c
+}
+
+impl MixServer {
+    /// Round 1 for `count` inputs: mask commitments with their proofs, and the masks.
+    fn share_commit<R: RngCore + CryptoRng>(
+        &self,
+        public: &MixnetPublic,
+        count: usize,
+        rng: &mut R,
+    ) -> Result<(ShareCommitStage, Vec<(Integer, Integer)>), MixnetError> {
+        let pk = public.paillier.encryption_key();
+        let rp = &public.ring_pedersen;
+        let qm = scalar_modulus();
+        struct Draw {
+            a: Integer,
+            b: Integer,
+            mu: Integer,
+            al: Integer,
+            be: Integer,
+            nu: Integer,
+            m_a: Integer,
+            m_b: Integer,
+            g_a: Integer,
+            g_b: Integer,
+        }
+        let mut draws = Vec::with_capacity(count);
+        for _ in 0..count {
+            draws.push(Draw {
+                a: random_bits(rng, A_BITS),
+                b: random_bits(rng, A_BITS),
+                mu: random_unit(rng, pk.n())?,
+                al: random_bits(rng, PROOF_MASK_BITS),
+                be: random_bits(rng, PROOF_MASK_BITS),
+                nu: random_unit(rng, pk.n())?,
+                m_a: rp.random_mu(rng),
+                m_b: rp.random_mu(rng),
+                g_a: rp.random_mu_mask(rng),
+                g_b: rp.random_mu_mask(rng),
+            });
+        }
+        let commits = draws
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, d)| {
+                let e_k = pk.ciphertext_from_integer(enc_raw(
+                    pk,
+                    &(&d.a + Integer::from(&d.b << SLOT_BITS)),
+                    &d.mu,
+                )?)?;
+                let a_k = public.gens.g * int_to_scalar(&d.a, &qm)
+                    + public.gens.h * int_to_scalar(&d.b, &qm);
+                let e1 = enc_raw(pk, &(&d.al + Integer::from(&d.be << SLOT_BITS)), &d.nu)?;
+                let a1 = public.gens.g * int_to_scalar(&d.al, &qm)
+                    + public.gens.h * int_to_scalar(&d.be, &qm);
+                let rp_a = rp.commit(&d.a, &d.m_a)?;
+                let rp_b = rp.commit(&d.b, &d.m_b)?;
+                let d_a = rp.commit(&d.al, &d.g_a)?;
+                let d_b = rp.commit(&d.be, &d.g_b)?;
+                let c = link_challenge(
+                    public,
+                    &public.sid,
+                    self.id,
+                    i,
+                    &e_k,
+                    &a_k,
+                    &e1,
+                    &a1,
+                    [&rp_a, &rp_b, &d_a, &d_b],
+                );
+                let proof = ShareLinkProof {
+                    s_a: Integer::from(&c * &d.a) + &d.al,
+                    s_b: Integer::from(&c * &d.b) + &d.be,
+                    w: mul_mod(&d.nu, &pow_mod_secret(&d.mu, &c, pk.n())?, pk.n()),
+                    z_mu_a: Integer::from(&c * &d.m_a) + &d.g_a,
+                    z_mu_b: Integer::from(&c * &d.m_b) + &d.g_b,
+                    rp_a,
+                    rp_b,
+                    c,
+                };
+                for x in [
+                    &mut d.mu, &mut d.al, &mut d.be, &mut d.nu, &mut d.m_a, &mut d.m_b, &mut d.g_a,
+                    &mut d.g_b,
+                ] {
+                    wipe_integer(x);
+                }
+                Ok(ShareCommit { e_k, a_k, proof })
+            })
+            .collect::<Result<Vec<_>, MixnetError>>()?;
+        let masks = draws
+            .iter_mut()
+            .map(|d| (core::mem::take(&mut d.a), core::mem::take(&mut d.b)))
+            .collect();
+        Ok((
+            ShareCommitStage {
+                mixer: self.id,
+                commits,
+            },
+            masks,
+        ))
+    }
+}
+
+/// The packed ciphertexts `D_i = c_i · c′_i^{2^K} · Π_k E_{k,i}`.
+fn packed_cts(
+    public: &MixnetPublic,
+    inputs: &[&SenderInput],
+    commits: &[ShareCommitStage],
+) -> Result<Vec<Ciphertext>, MixnetError> {
+    let pk = public.paillier.encryption_key();
+    let n2 = pk.n_squared();
+    let shift = Integer::from(1) << SLOT_BITS;
+    inputs
+        .par_iter()
+        .enumerate()
+        .map(|(i, inp)| {
+            let mut acc = mul_mod(
+                inp.c.as_integer(),
+                &pow_mod_vartime(inp.c_prime.as_integer(), &shift, n2)?,
+                n2,
+            );
+            for st in commits {
+                let e = st
+                    .commits
+                    .get(i)
+                    .ok_or(ParamError::Invalid("missing share commitment"))?;
+                acc = mul_mod(&acc, e.e_k.as_integer(), n2);
+            }
+            Ok(pk.ciphertext_from_integer(acc)?)
+        })
+        .collect()
+}
+
+fn accepted_inputs<'a>(
+    submissions: &'a [SenderInput],
+    record: &MixRecord,
+) -> Result<Vec<&'a SenderInput>, MixnetError> {
+    record
+        .accepted
+        .iter()
+        .map(|&a| {
+            submissions
+                .get(a)
+                .ok_or_else(|| ParamError::Invalid("missing submission").into())
+        })
+        .collect()
+}
+
+fn split(d: &Integer) -> Option<(Integer, Integer)> {
+    if *d < 0 || d.significant_bits() > 2 * SLOT_BITS {
+        return None;
+    }
+    let hi = Integer::from(d >> SLOT_BITS);
+    let lo = d - Integer::from(&hi << SLOT_BITS);
+    Some((lo, hi))
+}
+
+/// Verifies a sharing record and returns the public share commitments `V[i][k]` (input `i`,
+/// server position `k`). Every failing server is named.
+pub fn verify_sharing(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    sharing: &SharingRecord,
+) -> Result<Vec<Vec<G1Projective>>, MixnetError> {
+    Ok(verify_inner(public, submissions, record, sharing)?.0)
+}
+
+type Verified = (Vec<Vec<G1Projective>>, Vec<(Integer, Integer)>);
+
+fn verify_inner(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    sharing: &SharingRecord,
+) -> Result<Verified, MixnetError> {
+    let m = usize::from(public.params.n());
+    let inputs = accepted_inputs(submissions, record)?;
+    let n = inputs.len();
+    if sharing.commits.len() != m || sharing.decryptions.len() != m {
+        return Err(ParamError::LengthMismatch {
+            what: "sharing stages",
+            expected: m,
+            got: sharing.commits.len(),
+        }
+        .into());
+    }
+    let mut culprits = Vec::new();
+    for (k, st) in public.params.parties().zip(&sharing.commits) {
+        let ok = st.mixer == k
+            && st.commits.len() == n
+            && st
+                .commits
+                .par_iter()
+                .enumerate()
+                .all(|(i, c)| verify_link(public, k, i, c));
+        if !ok {
+            culprits.push(k);
+        }
+    }
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "Enc-to-shares mask proof",
+        )));
+    }
+    let cts = packed_cts(public, &inputs, &sharing.commits)?;
+    for (k, st) in public.params.parties().zip(&sharing.decryptions) {
+        if st.mixer != k || st.shares.len() != n || st.shares.iter().any(|s| s.id() != k) {
+            return Err(blame(st.mixer, "Enc-to-shares decryption stage malformed"));
+        }
+    }
+    let results: Vec<Result<Integer, MixnetError>> = cts
+        .par_iter()
+        .enumerate()
+        .map(|(i, ct)| {
+            let shares: Vec<DecryptionShare> = sharing
+                .decryptions
+                .iter()
+                .filter_map(|d| d.shares.get(i).cloned())
+                .collect();
+            Ok(public
+                .paillier
+                .verify_and_combine(&public.sid, ct, &shares)?)
+        })
+        .collect();
+    let mut culprits = Vec::new();
+    let mut ds = Vec::with_capacity(n);
+    for r in results {
+        match r {
+            Ok(d) => ds.push(d),
+            Err(MixnetError::Paillier(PaillierError::InvalidDecryptionShare(b))) => {
+                culprits.extend_from_slice(b.culprits())
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    culprits.sort();
+    culprits.dedup();
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "Enc-to-shares decryption share",
+        )));
+    }
+    let qm = scalar_modulus();
+    let parts: Vec<(Integer, Integer)> = ds
+        .iter()
+        .map(|d| {
+            split(d)
+                .ok_or_else(|| ParamError::Invalid("Enc-to-shares plaintext out of range").into())
+        })
+        .collect::<Result<_, MixnetError>>()?;
+    let coms = parts
+        .par_iter()
+        .enumerate()
+        .map(|(i, (dv, dr))| {
+            let mut v: Vec<G1Projective> = sharing
+                .commits
+                .iter()
+                .map(|st| -st.commits[i].a_k)
+                .collect();
+            if let Some(first) = v.first_mut() {
+                *first +=
+                    public.gens.g * int_to_scalar(dv, &qm) + public.gens.h * int_to_scalar(dr, &qm);
+            }
+            let prod: G1Projective = v.iter().sum();
+            if prod != inputs[i].gamma {
+                return Err(
+                    ParamError::Invalid("share commitments do not multiply to gamma").into(),
+                );
+            }
+            Ok(v)
+        })
+        .collect::<Result<Vec<_>, MixnetError>>()?;
+    Ok((coms, parts))
+}
+
+/// Runs the conversion in process for every accepted input of `record`; returns the public
+/// record and each server's secret shares (in server order).
+pub fn run_sharing<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    rng: &mut R,
+) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
+    let inputs = accepted_inputs(submissions, record)?;
+    let n = inputs.len();
+    let mut commits = Vec::with_capacity(servers.len());
+    let mut masks = Vec::with_capacity(servers.len());
+    for s in servers {
+        let (st, mk) = s.share_commit(public, n, rng)?;
+        commits.push(st);
+        masks.push(mk);
+    }
+    let cts = packed_cts(public, &inputs, &commits)?;
+    let decryptions: Vec<ShareDecStage> = servers
+        .iter()
+        .map(|s| {
+            let shares = cts
+                .par_iter()
+                .map(|ct| {
+                    Ok(s.paillier_share.decrypt_share(
+                        &public.paillier,
+                        &public.sid,
+                        ct,
+                        &mut OsRng,
+                    )?)
+                })
+                .collect::<Result<Vec<_>, MixnetError>>()?;
+            Ok(ShareDecStage {
+                mixer: s.id,
+                shares,
+            })
+        })
+        .collect::<Result<_, MixnetError>>()?;
+    let sharing = SharingRecord {
+        commits,
+        decryptions,
+    };
+    let (_, ds) = verify_inner(public, submissions, record, &sharing)?;
+    let qm = scalar_modulus();
+    let mut out = Vec::with_capacity(servers.len());
+    for (pos, (s, mut mk)) in servers.iter().zip(masks).enumerate() {
+        let mut v = Vec::with_capacity(n);
+        let mut r = Vec::with_capacity(n);
+        for (i, (a, b)) in mk.iter_mut().enumerate() {
+            let (mut sa, mut sb) = (-int_to_scalar(a, &qm), -int_to_scalar(b, &qm));
+            if pos == 0 {
+                sa += int_to_scalar(&ds[i].0, &qm);
+                sb += int_to_scalar(&ds[i].1, &qm);
+            }
+            wipe_integer(a);
+            wipe_integer(b);
+            v.push(sa);
+            r.push(sb);
+        }
+        out.push(MixerShares { mixer: s.id, v, r });
+    }
+    Ok((sharing, out))
+}
