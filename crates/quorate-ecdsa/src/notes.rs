@@ -31,10 +31,11 @@
 //! # Departures and their reasons
 //!
 //! * **No zero-sharing in signing.** DKLs23 re-randomises `sk_i = λ_i p(i) + ζ_i` with a
-//!   zero-sharing `ζ`; then only `Σ pk_j = pk` can be checked. Here `sk_i = λ_i p(i)` and
-//!   every receiver checks `pk_j = λ_j T_j` against the DKG's public shares, so a wrong
-//!   `pk_j` names `j` (identifiable abort). The security argument of DKLs23 with this
-//!   change has not been re-verified.
+//!   zero-sharing `ζ`; then only `Σ pk_j = pk` can be checked. Here `sk_i = λ_i p(i)`; every
+//!   receiver checks DKLs23's `Σ pk_j = pk` and, when it fails, compares each `pk_j` with
+//!   `λ_j T_j` from the DKG's public shares, so a wrong `pk_j` names `j` (identifiable
+//!   abort) without a variable-base multiplication per counterparty on the honest path.
+//!   The security argument of DKLs23 without the zero-sharing has not been re-verified.
 //! * **DKLs19's check inside the multiplication** is kept (DKLs19 Protocol 1 steps 5–7;
 //!   the DKLs23 RVOLE is built from that protocol with its check). Its check vector `r` is
 //!   sent as a 32-byte hash instead of `ℓ = 416` scalars: the receiver recomputes the only

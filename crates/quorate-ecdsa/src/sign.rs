@@ -10,8 +10,9 @@
 //!   `(r_i, sk_i)`: check `j`'s extension message and compute the transfer, getting
 //!   `c_u, c_v`. Send the opening of `R_i`, `pk_i = sk_i·G`, `Γ_u = c_u·G`, `Γ_v = c_v·G`,
 //!   the multiplication message, and `ψ_{ji} = φ_i − χ_{ji}`.
-//! * **Round 3** (broadcast; the only message-dependent round): for each `j`, check the
-//!   opening of `R_j`, `pk_j = λ_j·T_j`, the multiplication check (getting `d_u, d_v`), and
+//! * **Round 3** (broadcast; the only message-dependent round): check `Σ_j pk_j = pk` (and
+//!   on failure `pk_j = λ_j·T_j` for each `j`, to name the culprit); for each `j`, check the
+//!   opening of `R_j`, the multiplication check (getting `d_u, d_v`), and
 //!   `χ_{ji}·R_j = d_u·G + Γ_u`, `χ_{ji}·pk_j = d_v·G + Γ_v` (DKLs23 step 3 — failure
 //!   bans `j`). Then `R = Σ R_j`, `r = x(R) mod q`, and broadcast
 //!   `u_i = r_i·(φ_i + Σ_j ψ_{ij}) + Σ_j (c_u^{ij} + d_u^{ji})` and
@@ -149,6 +150,8 @@ pub struct SignRound2 {
     #[zeroize(skip)]
     r1: SignRound1,
     sk_i: Scalar,
+    #[zeroize(skip)]
+    pk_i: ProjectivePoint,
     #[zeroize(skip)]
     commitments: BTreeMap<PartyId, [u8; 32]>,
     #[zeroize(skip)]
@@ -432,6 +435,7 @@ fn sign_round2_inner(
         SignRound2 {
             r1: state,
             sk_i,
+            pk_i,
             commitments,
             c,
         },
@@ -461,6 +465,26 @@ pub fn sign_round3(
         .copied()
         .zip(quorate_core::lagrange::coefficients_at_zero(&xs)?)
         .collect();
+    // DKLs23 Protocol 3.6 step 3 checks Σ_j pk_j = pk. Honest signers send pk_j = λ_j·T_j,
+    // so the sum holds unless someone deviated; only then is every pk_j compared with
+    // λ_j·T_j (a variable-base multiplication each) to name the culprit. Deviations that
+    // keep the sum (several colluders shifting their pk_j by opposite amounts) must also
+    // shift their multiplication inputs to pass the Γ check below, and then leave the
+    // signature unchanged.
+    let pk_sum = map.values().fold(state.pk_i, |acc, m| acc + m.pk_i);
+    if pk_sum != share.public_key {
+        for (j, m) in &map {
+            let lambda_j = lambdas
+                .get(j)
+                .ok_or(EcdsaError::MissingMessage { from: *j })?;
+            if share.additive_public(*j, lambda_j)? != m.pk_i {
+                return Err(EcdsaError::blame(*j, "signing: pk_j = λ_j·T_j"));
+            }
+        }
+        return Err(
+            ParamError::Invalid("own key share is inconsistent with the public key").into(),
+        );
+    }
     let mut jobs = Vec::with_capacity(map.len());
     for (j, m) in &map {
         let com = state
@@ -469,12 +493,6 @@ pub fn sign_round3(
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
         if !bool::from(commit_r(&state.r1.sid, *j, &m.big_r, &m.salt).ct_eq(com)) {
             return Err(EcdsaError::blame(*j, "signing: opening of R_j"));
-        }
-        let lambda_j = lambdas
-            .get(j)
-            .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        if share.additive_public(*j, lambda_j)? != m.pk_i {
-            return Err(EcdsaError::blame(*j, "signing: pk_j = λ_j·T_j"));
         }
         let recv = receivers
             .remove(j)
@@ -642,6 +660,12 @@ impl SignMsg2 {
     #[doc(hidden)]
     pub fn corrupt_gamma_for_test(&mut self) {
         self.gamma_u += ProjectivePoint::GENERATOR;
+    }
+
+    /// Fault-injection hook: shifts `pk_i` (a public key share that is not `λ_i·T_i`).
+    #[doc(hidden)]
+    pub fn corrupt_pk_for_test(&mut self) {
+        self.pk_i += ProjectivePoint::GENERATOR;
     }
 
     /// Fault-injection hook: drops a row of the multiplication message (wrong length).

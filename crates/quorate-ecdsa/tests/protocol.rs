@@ -142,6 +142,8 @@ enum SignFault {
     Gamma(u16),
     /// The party sends a truncated multiplication vector.
     ShortMul(u16),
+    /// The party sends a public key share `pk_i` that is not `λ_i·T_i`.
+    Pk(u16),
 }
 
 /// Signs `digest` with the parties `signers` (1-based), through the byte encodings.
@@ -195,6 +197,9 @@ fn run_sign(
                         }
                         if fault == SignFault::ShortMul(i.get()) {
                             m.truncate_mul_for_test();
+                        }
+                        if fault == SignFault::Pk(i.get()) {
+                            m.corrupt_pk_for_test();
                         }
                         (to, SignMsg2::from_bytes(i, &m.to_bytes()).unwrap())
                     })
@@ -497,6 +502,11 @@ fn inconsistent_multiplication_messages_name_the_sender() {
         Some("signing: multiplication output check (Γ)")
     );
     assert!(shares[0].is_banned(pid(3)));
+    // A wrong public key share: Σ pk_j ≠ pk, and the per-party comparison names P2.
+    let mut shares = keygen(3, 4, 15);
+    let err = run_sign(&mut shares, &[1, 2, 4], &d, 2, SignFault::Pk(2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    assert_eq!(err.check(), Some("signing: pk_j = λ_j·T_j"));
     // Truncated multiplication vector.
     let mut shares = keygen(2, 2, 11);
     let err = run_sign(&mut shares, &[1, 2], &d, 1, SignFault::ShortMul(1)).unwrap_err();
