@@ -44,7 +44,7 @@
 //!   who sees honest commitments first still faces a hash challenge).
 //! * The in-process driver [`run`] simulates all servers; the messages are the stage structs.
 
-use crate::elgamal::{self, append_ciphertexts, ElGamalCiphertext, ElGamalDecShare};
+use crate::elgamal::{self, append_ciphertexts, BatchCheck, ElGamalCiphertext, ElGamalDecShare};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::sender::SenderInput;
@@ -104,11 +104,12 @@ pub struct ReverseStage {
     pub proof: ShuffleProof,
 }
 
-/// Proof of knowledge of `(ρ, b)` with `D = Enc(1; ρ)·(a, b_ct)^b`, in `(c, z)` form.
+/// Proof of knowledge of `(ρ, b)` with `D = Enc(1; ρ)·(a, b_ct)^b`, in commitment form
+/// (batch-verifiable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlindProof {
-    /// Challenge.
-    pub c: Scalar,
+    /// First message `T = Enc(1; α)·(a, b_ct)^β`.
+    pub t: ElGamalCiphertext,
     /// `z_ρ = α + cρ`.
     pub z_rho: Scalar,
     /// `z_b = β + c b`.
@@ -136,11 +137,17 @@ pub struct ElGamalDecStage {
 }
 
 /// Proof that a DPK commitment share is well formed (`R_k, P_k` share `ρ_v`; `W_k, A_k`
-/// share `ρ_b`), in `(c, s)` form.
+/// share `ρ_b`), in commitment form (batch-verifiable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DpkShareProof {
-    /// Challenge.
-    pub c: Scalar,
+    /// First message `R′ = g^{α_v} h^{α_r}`.
+    pub r1: G1Projective,
+    /// First message `P′ = S^{α_v}`.
+    pub p1: G1Projective,
+    /// First message `W′ = g^{β_b}`.
+    pub w1: G1Projective,
+    /// First message `A′ = (g^{β_τ} a^{β_b}, pk^{β_τ} b^{β_b})`.
+    pub a1: ElGamalCiphertext,
     /// `s_v = α_v + c ρ_v`.
     pub s_v: Scalar,
     /// `s_r = α_r + c ρ_r`.
@@ -602,7 +609,7 @@ impl MixServer {
                 (
                     d,
                     BlindProof {
-                        c,
+                        t: tt,
                         z_rho: al + c * rho,
                         z_b: be + c * b,
                     },
@@ -657,7 +664,10 @@ impl MixServer {
                     w_k: g * rb,
                     a_k: base.pow(&rb).rerandomize(&g, &epk, &tau),
                     proof: DpkShareProof {
-                        c: Scalar::ZERO,
+                        r1: G1Projective::identity(),
+                        p1: G1Projective::identity(),
+                        w1: G1Projective::identity(),
+                        a1: ElGamalCiphertext::trivial(G1Projective::identity()),
                         s_v: Scalar::ZERO,
                         s_r: Scalar::ZERO,
                         s_b: Scalar::ZERO,
@@ -680,7 +690,10 @@ impl MixServer {
                     (&first.0, &first.1, &first.2, &first.3),
                 );
                 com.proof = DpkShareProof {
-                    c,
+                    r1: first.0,
+                    p1: first.1,
+                    w1: first.2,
+                    a1: first.3,
                     s_v: av + c * rv,
                     s_r: ar + c * rr,
                     s_b: ab + c * rb,
@@ -700,41 +713,64 @@ impl MixServer {
 }
 
 /// Checks one server's well-formedness proof of one DPK commitment.
-fn verify_share_proof(
+/// Adds the five relations of one DPK commitment-share proof to `batch`.
+fn batch_share_proof(
     public: &MixnetPublic,
     who: PartyId,
     index: usize,
     s: &G1Projective,
     base: &ElGamalCiphertext,
     com: &DpkCommit,
-) -> bool {
+    batch: &mut BatchCheck,
+) {
     let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     let p = &com.proof;
-    let c = p.c;
-    let r1 = g1_msm_vartime(&[g, h, com.r_k], &[p.s_v, p.s_r, -c]);
-    let p1 = g1_msm_vartime(&[*s, com.p_k], &[p.s_v, -c]);
-    let w1 = g1_msm_vartime(&[g, com.w_k], &[p.s_b, -c]);
-    let a1 = ElGamalCiphertext {
-        a: g1_msm_vartime(&[g, base.a, com.a_k.a], &[p.s_tau, p.s_b, -c]),
-        b: g1_msm_vartime(&[epk, base.b, com.a_k.b], &[p.s_tau, p.s_b, -c]),
-    };
-    share_challenge(public, who, index, s, base, com, (&r1, &p1, &w1, &a1)) == c
+    let c = share_challenge(
+        public,
+        who,
+        index,
+        s,
+        base,
+        com,
+        (&p.r1, &p.p1, &p.w1, &p.a1),
+    );
+    let one = -Scalar::ONE;
+    batch.add(&[
+        &[(g, p.s_v), (h, p.s_r), (com.r_k, -c), (p.r1, one)],
+        &[(*s, p.s_v), (com.p_k, -c), (p.p1, one)],
+        &[(g, p.s_b), (com.w_k, -c), (p.w1, one)],
+        &[
+            (g, p.s_tau),
+            (base.a, p.s_b),
+            (com.a_k.a, -c),
+            (p.a1.a, one),
+        ],
+        &[
+            (epk, p.s_tau),
+            (base.b, p.s_b),
+            (com.a_k.b, -c),
+            (p.a1.b, one),
+        ],
+    ]);
 }
 
-fn verify_blind_proof(
+/// Adds the two relations of one blinding proof to `batch`.
+fn batch_blind_proof(
     public: &MixnetPublic,
     who: PartyId,
     index: usize,
     base: &ElGamalCiphertext,
     d: &ElGamalCiphertext,
     p: &BlindProof,
-) -> bool {
+    batch: &mut BatchCheck,
+) {
     let (g, pk) = (public.gens.g, public.elgamal.pk);
-    let t = ElGamalCiphertext {
-        a: g1_msm_vartime(&[g, base.a, d.a], &[p.z_rho, p.z_b, -p.c]),
-        b: g1_msm_vartime(&[pk, base.b, d.b], &[p.z_rho, p.z_b, -p.c]),
-    };
-    blind_challenge(&public.sid, who, index, &g, &pk, base, d, &t) == p.c
+    let c = blind_challenge(&public.sid, who, index, &g, &pk, base, d, &p.t);
+    let one = -Scalar::ONE;
+    batch.add(&[
+        &[(g, p.z_rho), (base.a, p.z_b), (d.a, -c), (p.t.a, one)],
+        &[(pk, p.z_rho), (base.b, p.z_b), (d.b, -c), (p.t.b, one)],
+    ]);
 }
 
 fn check_order<'a, T>(
@@ -839,16 +875,26 @@ fn verify_blinding(
     for (k, st) in &stages {
         let ok = st.contributions.len() == bases.len()
             && st.proofs.len() == bases.len()
-            && (0..bases.len()).into_par_iter().all(|t| {
-                verify_blind_proof(
-                    public,
-                    *k,
-                    q.inputs[t],
-                    &bases[t],
-                    &st.contributions[t],
-                    &st.proofs[t],
-                )
-            });
+            && (0..bases.len())
+                .into_par_iter()
+                .map(|t| {
+                    let mut b = BatchCheck::default();
+                    batch_blind_proof(
+                        public,
+                        *k,
+                        q.inputs[t],
+                        &bases[t],
+                        &st.contributions[t],
+                        &st.proofs[t],
+                        &mut b,
+                    );
+                    b
+                })
+                .reduce(BatchCheck::default, |mut a, b| {
+                    a.extend(b);
+                    a
+                })
+                .holds();
         if !ok {
             culprits.push(*k);
         }
@@ -963,7 +1009,16 @@ pub fn verify_timed(
             && members
                 .par_iter()
                 .zip(st.commits.par_iter())
-                .all(|(&(idx, t), c)| verify_share_proof(public, *k, idx, &s[t], &bases[t], c));
+                .map(|(&(idx, t), c)| {
+                    let mut b = BatchCheck::default();
+                    batch_share_proof(public, *k, idx, &s[t], &bases[t], c, &mut b);
+                    b
+                })
+                .reduce(BatchCheck::default, |mut a, b| {
+                    a.extend(b);
+                    a
+                })
+                .holds();
         if !ok {
             culprits.push(*k);
         }
@@ -1033,15 +1088,41 @@ pub fn verify_timed(
             && st.z_b.len() == cnt
             && st.z_tau.len() == cnt
             && cst.is_some_and(|cst| {
-                members.par_iter().enumerate().all(|(u, &(_, t))| {
-                    let (base, d, c) = (&bases[t], &bst.contributions[t], &cst.commits[u]);
-                    let e = e_sc[u];
-                    let lhs_r =
-                        g1_msm_vartime(&[g, h, member_coms[u][pos]], &[st.z_v[u], st.z_r[u], e]);
-                    let lhs_a = g1_msm_vartime(&[g, base.a, d.a], &[st.z_tau[u], st.z_b[u], e]);
-                    let lhs_b = g1_msm_vartime(&[epk, base.b, d.b], &[st.z_tau[u], st.z_b[u], e]);
-                    lhs_r == c.r_k && lhs_a == c.a_k.a && lhs_b == c.a_k.b
-                })
+                // g^{z_v} h^{z_r} V_k^e = R_k and A_k = Enc(1; z_τ)·base^{z_b}·D_k^e, batched.
+                members
+                    .par_iter()
+                    .enumerate()
+                    .map(|(u, &(_, t))| {
+                        let (base, d, c) = (&bases[t], &bst.contributions[t], &cst.commits[u]);
+                        let (e, one) = (e_sc[u], -Scalar::ONE);
+                        let mut b = BatchCheck::default();
+                        b.add(&[
+                            &[
+                                (g, st.z_v[u]),
+                                (h, st.z_r[u]),
+                                (member_coms[u][pos], e),
+                                (c.r_k, one),
+                            ],
+                            &[
+                                (g, st.z_tau[u]),
+                                (base.a, st.z_b[u]),
+                                (d.a, e),
+                                (c.a_k.a, one),
+                            ],
+                            &[
+                                (epk, st.z_tau[u]),
+                                (base.b, st.z_b[u]),
+                                (d.b, e),
+                                (c.a_k.b, one),
+                            ],
+                        ]);
+                        b
+                    })
+                    .reduce(BatchCheck::default, |mut a, b| {
+                        a.extend(b);
+                        a
+                    })
+                    .holds()
             });
         if !ok {
             culprits.push(*k);

@@ -105,18 +105,18 @@ fn dbsm_sizes(p: &DbSmProof, ct: usize, zn: usize) -> (usize, usize, usize, usiz
     let blinding: usize = p
         .blinding
         .iter()
-        .map(|s| s.contributions.len() * (2 * G1 + 3 * SC))
+        .map(|s| s.contributions.len() * (4 * G1 + 2 * SC))
         .sum();
     let dec: usize = p
         .decryption
         .iter()
-        .map(|s| s.shares.len() * (G1 + 2 * SC))
+        .map(|s| s.shares.len() * (3 * G1 + SC))
         .sum::<usize>()
         + p.s.len() * G1;
     let commits: usize = p
         .dpk_commits
         .iter()
-        .map(|s| s.commits.len() * (5 * G1 + 5 * SC))
+        .map(|s| s.commits.len() * (10 * G1 + 4 * SC))
         .sum();
     let responses: usize = p.dpk_responses.iter().map(|s| 4 * SC * s.z_b.len()).sum();
     (reverse, blinding, dec, commits, responses)

@@ -79,15 +79,52 @@ pub(crate) fn append_ciphertexts(
     }
 }
 
-/// One server's decryption share of one ciphertext with its DLEQ proof.
+/// One server's decryption share of one ciphertext with its DLEQ proof (commitment form,
+/// so that all of a server's proofs are verified in one multi-scalar multiplication).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ElGamalDecShare {
     /// `d = a^{x_k}`.
     pub d: G1Projective,
-    /// Challenge `c` (a scalar from the transcript).
-    pub c: Scalar,
+    /// `R1 = g^r`.
+    pub r1: G1Projective,
+    /// `R2 = a^r`.
+    pub r2: G1Projective,
     /// Response `z = r + c·x_k`.
     pub z: Scalar,
+}
+
+/// Linear relations `Σ s_i P_i = 0`, each scaled by an independent 128-bit weight and all
+/// checked with one multi-scalar multiplication (a false relation survives with
+/// probability ≤ 2^{-128}).
+#[derive(Default)]
+pub(crate) struct BatchCheck {
+    pts: Vec<G1Projective>,
+    sc: Vec<Scalar>,
+}
+
+impl BatchCheck {
+    /// Adds the relations of one item (each a list of terms), with fresh weights.
+    pub(crate) fn add(&mut self, relations: &[&[(G1Projective, Scalar)]]) {
+        let mut rng = OsRng;
+        for rel in relations {
+            let w = batch_weight(&mut rng);
+            for (p, s) in rel.iter() {
+                self.pts.push(*p);
+                self.sc.push(*s * w);
+            }
+        }
+    }
+
+    /// Merges another batch.
+    pub(crate) fn extend(&mut self, other: BatchCheck) {
+        self.pts.extend(other.pts);
+        self.sc.extend(other.sc);
+    }
+
+    /// Whether every relation holds (with overwhelming probability).
+    pub(crate) fn holds(&self) -> bool {
+        self.pts.is_empty() || bool::from(g1_msm_vartime(&self.pts, &self.sc).is_identity())
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -144,7 +181,8 @@ impl ElGamalKeyShare {
                 let c = dleq_challenge(sid, self.id, i as u64, &gens.g, &xk, ct, &d, &r1, &r2);
                 ElGamalDecShare {
                     d,
-                    c,
+                    r1,
+                    r2,
                     z: *r + c * self.x,
                 }
             })
@@ -171,21 +209,29 @@ pub fn verify_dec_shares(
             id: who,
             n: public.params.n(),
         })?;
-    // Recompute R1 = g^z X^{-c}, R2 = a^z d^{-c}; the challenge must match. R1, R2 are
-    // recomputed per element (2 small MSMs each), then the challenges are compared: this is
-    // the standard (c, z) form, so nothing needs batching across elements beyond rayon.
-    let ok = list
+    // Checks g^z = R1·X^c and a^z = R2·d^c for every element, batched in one MSM.
+    let batch = list
         .par_iter()
         .zip(shares.par_iter())
         .enumerate()
-        .all(|(i, (ct, s))| {
+        .map(|(i, (ct, s))| {
+            let mut b = BatchCheck::default();
             if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
-                return false;
+                b.add(&[&[(gens.g, Scalar::ONE)]]); // never holds: g ≠ 1
+                return b;
             }
-            let r1 = g1_msm_vartime(&[gens.g, xk], &[s.z, -s.c]);
-            let r2 = g1_msm_vartime(&[ct.a, s.d], &[s.z, -s.c]);
-            dleq_challenge(sid, who, i as u64, &gens.g, &xk, ct, &s.d, &r1, &r2) == s.c
+            let c = dleq_challenge(sid, who, i as u64, &gens.g, &xk, ct, &s.d, &s.r1, &s.r2);
+            b.add(&[
+                &[(gens.g, s.z), (xk, -c), (s.r1, -Scalar::ONE)],
+                &[(ct.a, s.z), (s.d, -c), (s.r2, -Scalar::ONE)],
+            ]);
+            b
+        })
+        .reduce(BatchCheck::default, |mut a, b| {
+            a.extend(b);
+            a
         });
+    let ok = batch.holds();
     if !ok {
         return Err(blame(who, "ElGamal decryption share proof"));
     }
