@@ -131,6 +131,7 @@ fn invalid_params_are_rejected() {
     assert!(Tz21Params::rdkgith(12, 12, 1).is_err());
     assert!(Tz21Params::rdkgith(12, 5, 8).is_err());
     assert!(Tz21Params::rdkgith(5000, 5, 8).is_err());
+    assert!(Tz21Params::dkgith(1024, 64, 8).is_err());
 }
 
 /// A verified proof plus everything needed to attack it.

@@ -8,7 +8,7 @@
 
 use ff::Field;
 use group::GroupEncoding;
-use quorate_core::secret::wipe_fields;
+use quorate_core::secret::{wipe_field, wipe_fields};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -255,8 +255,9 @@ fn commit_rep<C: Tz21Curve>(
         rands.push(r);
     }
     // Δ = x − Σ s_i, then s_0 += Δ so that Σ s_i = x.
-    let sum: C::Scalar = shares.iter().copied().sum();
+    let mut sum: C::Scalar = shares.iter().copied().sum();
     let delta = *x - sum;
+    wipe_field(&mut sum);
     shares[0] += delta;
 
     // Y_i = s_i·G, c1_i = r_i·G, K_i = r_i·ek — all constant time.

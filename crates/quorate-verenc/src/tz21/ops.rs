@@ -66,11 +66,7 @@ pub trait Tz21Curve: Curve {
     /// The concatenation of [`Curve::point_to_bytes`] of every point (batched where the
     /// curve crate offers batched normalisation).
     fn encode_points(points: &[Self::Point]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(points.len() * Self::POINT_LEN);
-        for p in points {
-            out.extend_from_slice(p.to_bytes().as_ref());
-        }
-        out
+        encode_each::<Self>(points)
     }
 
     /// `s · G` in constant time.
@@ -331,12 +327,20 @@ fn encode_k256(points: &[k256::ProjectivePoint]) -> Vec<u8> {
     out
 }
 
+/// One encoding (one inversion) per point; large batches are split across threads.
 fn encode_each<C: Curve>(points: &[C::Point]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(points.len() * C::POINT_LEN);
-    for p in points {
-        out.extend_from_slice(p.to_bytes().as_ref());
+    use rayon::prelude::*;
+    let one = |chunk: &[C::Point]| {
+        let mut out = Vec::with_capacity(chunk.len() * C::POINT_LEN);
+        for p in chunk {
+            out.extend_from_slice(p.to_bytes().as_ref());
+        }
+        out
+    };
+    if points.len() < 64 {
+        return one(points);
     }
-    out
+    points.par_chunks(32).map(one).collect::<Vec<_>>().concat()
 }
 
 fn encode_bls(points: &[blstrs::G1Projective]) -> Vec<u8> {
@@ -467,7 +471,9 @@ impl Tz21Curve for P256 {
 
     fn generator_table_vartime() -> &'static P256Table {
         static TABLE: OnceLock<P256Table> = OnceLock::new();
-        TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 8, true))
+        // Projective: 4224 entries would cost ~27 ms of single inversions, for ~10% faster
+        // additions.
+        TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 8, false))
     }
 
     fn mul_table(table: &P256Table, s: &p256::Scalar) -> p256::ProjectivePoint {

@@ -26,8 +26,12 @@ pub(crate) struct RdkProof<C: Curve> {
     salt: [u8; SALT_LEN],
     /// `A_1..A_t` (`A_0 = X` is not sent).
     coeffs: Vec<C::Point>,
+    /// Their canonical encodings, concatenated (kept to avoid re-encoding).
+    coeffs_enc: Vec<u8>,
     /// Ciphertexts of the unopened parties, in party order.
     hidden_cts: Vec<Ciphertext<C>>,
+    /// Canonical encodings of their `c1`, concatenated.
+    hidden_c1_enc: Vec<u8>,
     /// `(s_i, seed_i)` of the opened parties, in party order.
     opened: Vec<(C::Scalar, Seed)>,
 }
@@ -45,11 +49,14 @@ impl<C: Curve> RdkProof<C> {
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.challenge);
         out.extend_from_slice(&self.salt);
-        for a in &self.coeffs {
-            out.extend_from_slice(a.to_bytes().as_ref());
-        }
-        for ct in &self.hidden_cts {
-            ct.write(out);
+        out.extend_from_slice(&self.coeffs_enc);
+        for (ct, c1) in self
+            .hidden_cts
+            .iter()
+            .zip(self.hidden_c1_enc.chunks_exact(C::POINT_LEN))
+        {
+            out.extend_from_slice(c1);
+            out.extend_from_slice(&C::scalar_to_be_bytes(&ct.c2));
         }
         for (s, seed) in &self.opened {
             out.extend_from_slice(&C::scalar_to_be_bytes(s));
@@ -61,12 +68,22 @@ impl<C: Curve> RdkProof<C> {
         let (n, t) = (params.parties, params.rounds_or_threshold);
         let challenge = r.array::<CHALLENGE_LEN>("challenge")?;
         let salt = r.array::<SALT_LEN>("salt")?;
-        let coeffs = (0..t)
-            .map(|_| r.point::<C>("polynomial commitment"))
-            .collect::<Result<Vec<_>, _>>()?;
-        let hidden_cts = (0..n - t)
-            .map(|_| Ciphertext::read(r))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut coeffs = Vec::with_capacity(t);
+        let mut coeffs_enc = Vec::with_capacity(t * C::POINT_LEN);
+        for _ in 0..t {
+            let b = r.take("polynomial commitment", C::POINT_LEN)?;
+            coeffs.push(C::point_from_bytes("polynomial commitment", b)?);
+            coeffs_enc.extend_from_slice(b);
+        }
+        let mut hidden_cts = Vec::with_capacity(n - t);
+        let mut hidden_c1_enc = Vec::with_capacity((n - t) * C::POINT_LEN);
+        for _ in 0..n - t {
+            let b = r.take("ciphertext c1", C::POINT_LEN)?;
+            let c1 = C::point_from_bytes("ciphertext c1", b)?;
+            hidden_c1_enc.extend_from_slice(b);
+            let c2 = r.scalar::<C>("ciphertext c2")?;
+            hidden_cts.push(Ciphertext { c1, c2 });
+        }
         let opened = (0..t)
             .map(|_| Ok((r.scalar::<C>("opened share")?, r.seed("opened seed")?)))
             .collect::<Result<Vec<_>, Tz21Error>>()?;
@@ -74,7 +91,9 @@ impl<C: Curve> RdkProof<C> {
             challenge,
             salt,
             coeffs,
+            coeffs_enc,
             hidden_cts,
+            hidden_c1_enc,
             opened,
         })
     }
@@ -147,10 +166,16 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let seeds: Vec<Seed> = (0..n).map(|_| random_seed(rng)).collect();
-    let ek_table = C::build_table(ek, n);
-
-    // A_j = a_j·G (constant time), j = 1..t.
-    let coeffs: Vec<C::Point> = poly[1..].par_iter().map(|a| C::mul_gen(a)).collect();
+    // A_j = a_j·G (constant time), j = 1..t, while the table of ek is built.
+    let (ek_table, coeffs) = rayon::join(
+        || C::build_table(ek, n),
+        || {
+            poly[1..]
+                .par_iter()
+                .map(|a| C::mul_gen(a))
+                .collect::<Vec<C::Point>>()
+        },
+    );
 
     // Step 2: s_i = f(i+1), ct_i = (r_i·G, H(r_i·ek) + s_i).
     let per_party: Vec<(C::Scalar, C::Point, C::Point)> = seeds
@@ -168,14 +193,19 @@ pub(crate) fn prove<C: Tz21Curve>(
             out
         })
         .collect();
+    let mut per_party = per_party;
     let mut shares: Vec<C::Scalar> = per_party.iter().map(|p| p.0).collect();
     let mut pts = Vec::with_capacity(2 * n);
     pts.extend(per_party.iter().map(|p| p.1));
     pts.extend(per_party.iter().map(|p| p.2));
+    for p in per_party.iter_mut() {
+        wipe_field(&mut p.0);
+    }
     drop(per_party);
     let enc = C::encode_points(&pts);
     let pl = C::POINT_LEN;
     let c2: Vec<C::Scalar> = (0..n)
+        .into_par_iter()
         .map(|i| kdf::<C>(&enc[(n + i) * pl..(n + i + 1) * pl]) + shares[i])
         .collect();
     let c1_enc: Vec<&[u8]> = (0..n).map(|i| &enc[i * pl..(i + 1) * pl]).collect();
@@ -197,6 +227,10 @@ pub(crate) fn prove<C: Tz21Curve>(
             c2: c2[i],
         })
         .collect();
+    let mut hidden_c1_enc = Vec::with_capacity((n - t) * pl);
+    for &i in &hidden_idx {
+        hidden_c1_enc.extend_from_slice(c1_enc[i]);
+    }
     let opened = opened_idx
         .iter()
         .map(|&i| (shares[i], seeds[i].clone()))
@@ -207,7 +241,9 @@ pub(crate) fn prove<C: Tz21Curve>(
         challenge,
         salt,
         coeffs,
+        coeffs_enc: coeff_enc,
         hidden_cts,
+        hidden_c1_enc,
         opened,
     }
 }
@@ -220,11 +256,18 @@ pub(crate) fn verify<C: Tz21Curve>(
     proof: &RdkProof<C>,
 ) -> Result<(), Tz21Error> {
     let (n, t) = (params.parties, params.rounds_or_threshold);
-    if proof.coeffs.len() != t || proof.hidden_cts.len() != n - t || proof.opened.len() != t {
+    if proof.coeffs.len() != t
+        || proof.coeffs_enc.len() != t * C::POINT_LEN
+        || proof.hidden_cts.len() != n - t
+        || proof.hidden_c1_enc.len() != (n - t) * C::POINT_LEN
+        || proof.opened.len() != t
+    {
         return Err(Tz21Error::Rejected("wrong number of proof elements"));
     }
-    let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
-    let ek_table = C::build_table_vartime(ek, t);
+    let ((opened_idx, hidden_idx), ek_table) = rayon::join(
+        || split_parties(params, &proof.challenge),
+        || C::build_table_vartime(ek, t),
+    );
 
     // Step 5a: recompute the opened ciphertexts (public data: variable time).
     let pts: Vec<(C::Point, C::Point)> = opened_idx
@@ -240,23 +283,22 @@ pub(crate) fn verify<C: Tz21Curve>(
     flat.extend(pts.iter().map(|p| p.1));
     let enc = C::encode_points(&flat);
     let pl = C::POINT_LEN;
-    let hidden_enc: Vec<Vec<u8>> = proof
-        .hidden_cts
-        .iter()
-        .map(|ct| ct.c1.to_bytes().as_ref().to_vec())
+    let opened_c2: Vec<C::Scalar> = (0..t)
+        .into_par_iter()
+        .map(|k| kdf::<C>(&enc[(t + k) * pl..(t + k + 1) * pl]) + proof.opened[k].0)
         .collect();
     let mut c1_enc: Vec<&[u8]> = vec![&[]; n];
     let mut c2 = vec![C::Scalar::ZERO; n];
     for (k, &i) in opened_idx.iter().enumerate() {
         c1_enc[i] = &enc[k * pl..(k + 1) * pl];
-        c2[i] = kdf::<C>(&enc[(t + k) * pl..(t + k + 1) * pl]) + proof.opened[k].0;
+        c2[i] = opened_c2[k];
     }
     for (k, &i) in hidden_idx.iter().enumerate() {
-        c1_enc[i] = &hidden_enc[k];
+        c1_enc[i] = &proof.hidden_c1_enc[k * pl..(k + 1) * pl];
         c2[i] = proof.hidden_cts[k].c2;
     }
     let cts_digest = ciphertexts_digest::<C>(&c1_enc, &c2);
-    let coeff_enc = C::encode_points(&proof.coeffs);
+    let coeff_enc: &[u8] = &proof.coeffs_enc;
 
     // Step 5b: the challenge.
     let mut tr = commitments_transcript::<C>(
@@ -265,7 +307,7 @@ pub(crate) fn verify<C: Tz21Curve>(
         public,
         label,
         &proof.salt,
-        &coeff_enc,
+        coeff_enc,
         &cts_digest,
     );
     let mut challenge = [0u8; CHALLENGE_LEN];
@@ -275,7 +317,14 @@ pub(crate) fn verify<C: Tz21Curve>(
     }
 
     // Step 5c: s_i·G = Σ_j (i+1)^j A_j for every opened i, with A_0 = X, batched:
-    // (Σ_i d_i s_i)·G = Σ_j (Σ_i d_i (i+1)^j) A_j for transcript-derived d_i.
+    // (Σ_i d_i s_i)·G = Σ_j (Σ_i d_i (i+1)^j) A_j for d_i drawn from the transcript after
+    // it has absorbed the whole response (the opened shares are also bound earlier, by
+    // the ciphertexts c2_i = H(r_i·ek) + s_i in the commitment).
+    let mut resp = Vec::with_capacity(t * SCALAR_LEN);
+    for (s, _) in &proof.opened {
+        resp.extend_from_slice(&C::scalar_to_be_bytes(s));
+    }
+    tr.append_message(b"opened shares", &resp);
     let mut brng = common::transcript_rng(&mut tr, b"share check");
     let d: Vec<C::Scalar> = (0..t).map(|_| C::Scalar::random(&mut brng)).collect();
     let lhs: C::Scalar = d
