@@ -17,6 +17,12 @@ pub const POINT_LEN: usize = 33;
 /// Length of a scalar.
 pub const SCALAR_LEN: usize = 32;
 
+/// SHA-256's initial state (FIPS 180-4 §5.3.3), for hashes computed block by block with
+/// `sha2::compress256` on precomputed prefixes (each such use is tested against `Sha256`).
+pub(crate) const SHA256_IV: [u32; 8] = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
+
 /// `s·G` using k256's precomputed generator table.
 pub fn base_mul(s: &Scalar) -> ProjectivePoint {
     ProjectivePoint::mul_by_generator(s)

@@ -27,7 +27,9 @@
 //! * Outputs: Alice `c_l = Σ_j g_j z^A_{j,l}`, Bob `d_l = Σ_j g_j z^B_{j,l}`, with
 //!   `c_l + d_l = a_l·χ`.
 
-use crate::curve::{read_scalar, scalar_reduce, tagged_hash, write_scalar};
+use crate::curve::{
+    read_scalar, scalar_from_bytes, scalar_reduce, tagged_hash, write_scalar, SCALAR_LEN,
+};
 use crate::error::{EcdsaError, Result};
 use crate::ot::ext::{self, OteMsg, OteReceiverSeeds, OteSenderSeeds, ReceiverRows};
 use k256::elliptic_curve::Field;
@@ -62,11 +64,6 @@ fn gadget() -> &'static [Scalar] {
     })
 }
 
-/// SHA-256's initial state (FIPS 180-4 §5.3.3).
-const SHA256_IV: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
-
 /// The SHA-256 state after absorbing the one-block prefix `TAG_PAD ‖ sid`.
 #[derive(Clone, Copy)]
 struct PadPrefix([u32; 8]);
@@ -75,7 +72,7 @@ fn pad_prefix(sid: &[u8; 32]) -> PadPrefix {
     let mut block = [0u8; 64];
     block[..32].copy_from_slice(TAG_PAD);
     block[32..].copy_from_slice(sid);
-    let mut state = SHA256_IV;
+    let mut state = crate::curve::SHA256_IV;
     sha2::compress256(&mut state, &[block.into()]);
     PadPrefix(state)
 }
@@ -138,6 +135,9 @@ impl MulReceiver {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulMsg {
     tau: Vec<[Scalar; W]>,
+    /// The canonical encoding of `tau` (kept so that it is hashed and sent without
+    /// re-encoding).
+    tau_bytes: Vec<u8>,
     r_hash: [u8; 32],
     u: Scalar,
 }
@@ -224,6 +224,7 @@ fn sender_round2_inner(
     let prefix = pad_prefix(sid);
     let mut z_a: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
     let mut tau: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
+    let mut tau_bytes = Vec::with_capacity(ELL * W * 32);
     for (j, q) in rows.0.iter().enumerate() {
         let w0 = pads(&prefix, j, *q);
         let w1 = pads(&prefix, j, *q ^ delta);
@@ -237,9 +238,12 @@ fn sender_round2_inner(
             t[0] += Scalar::ONE;
         }
         z_a.push(z);
+        for x in &t {
+            tau_bytes.extend_from_slice(&x.to_bytes());
+        }
         tau.push(t);
     }
-    let theta = theta(sid, &tau);
+    let theta = theta(sid, &tau_bytes);
     let r_hash = check_vector_hash(
         sid,
         z_a.iter().map(|z| theta[0] * z[0] + theta[1] * z[1] + z[2]),
@@ -255,18 +259,23 @@ fn sender_round2_inner(
     for z in z_a.iter_mut() {
         z.zeroize();
     }
-    Ok((c, MulMsg { tau, r_hash, u }))
+    Ok((
+        c,
+        MulMsg {
+            tau,
+            tau_bytes,
+            r_hash,
+            u,
+        },
+    ))
 }
 
-fn theta(sid: &[u8; 32], tau: &[[Scalar; W]]) -> [Scalar; 2] {
+/// Fiat–Shamir coefficients `θ_1, θ_2 = H(sid, τ)` over the canonical encoding of `τ`.
+fn theta(sid: &[u8; 32], tau_bytes: &[u8]) -> [Scalar; 2] {
     let mut h = Sha256::new();
     h.update(TAG_THETA);
     h.update(sid);
-    for t in tau {
-        for s in t {
-            h.update(s.to_bytes());
-        }
-    }
+    h.update(tau_bytes);
     let d: [u8; 32] = h.finalize().into();
     [
         scalar_reduce(&tagged_hash(TAG_THETA, &[&d, b"1"])),
@@ -284,7 +293,7 @@ pub fn receiver_finish(
     if msg.tau.len() != ELL {
         return Err(EcdsaError::blame(sender, "multiplication: message length"));
     }
-    let theta = theta(&state.sid, &msg.tau);
+    let theta = theta(&state.sid, &msg.tau_bytes);
     let prefix = pad_prefix(&state.sid);
     let g = gadget();
     let mut d = [Scalar::ZERO; L];
@@ -319,11 +328,7 @@ impl MulMsg {
     /// Writes the message.
     pub fn write(&self, w: &mut Writer) {
         w.u16(self.tau.len() as u16);
-        for t in &self.tau {
-            for s in t {
-                write_scalar(w, s);
-            }
-        }
+        w.bytes(&self.tau_bytes);
         w.bytes(&self.r_hash);
         write_scalar(w, &self.u);
     }
@@ -331,23 +336,30 @@ impl MulMsg {
     /// Reads the message (length-prefixed; the protocol checks the exact length).
     pub fn read(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
         let n = r.len_prefix(2 * ELL)?;
+        let tau_bytes = r.take(n * W * SCALAR_LEN)?;
         let mut tau = Vec::with_capacity(n);
-        for _ in 0..n {
+        for row in tau_bytes.chunks_exact(W * SCALAR_LEN) {
             let mut t = [Scalar::ZERO; W];
-            for s in t.iter_mut() {
-                *s = read_scalar(r, "multiplication tau")?;
+            for (s, b) in t.iter_mut().zip(row.chunks_exact(SCALAR_LEN)) {
+                *s = scalar_from_bytes("multiplication tau", b)?;
             }
             tau.push(t);
         }
         let r_hash = r.array()?;
         let u = read_scalar(r, "multiplication check u")?;
-        Ok(MulMsg { tau, r_hash, u })
+        Ok(MulMsg {
+            tau,
+            tau_bytes: tau_bytes.to_vec(),
+            r_hash,
+            u,
+        })
     }
 
     /// Test hook: drops the last row (a wrong-length vector).
     #[doc(hidden)]
     pub fn truncate_for_test(&mut self) {
         self.tau.pop();
+        self.tau_bytes.truncate(self.tau.len() * W * SCALAR_LEN);
     }
 }
 

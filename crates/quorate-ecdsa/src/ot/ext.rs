@@ -36,7 +36,6 @@ use crate::error::{EcdsaError, Result};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, PartyId};
 use rand_core::CryptoRngCore;
-use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -51,14 +50,29 @@ const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote/bootstrap-key/v1";
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct OteSenderSeeds {
     delta: [u8; KAPPA_BYTES],
-    seeds: Vec<Seed>,
+    /// PRG keys of `k_i^{Δ_i}` (see [`PrgKey`]).
+    seeds: Vec<PrgKey>,
 }
 
 /// Extension-receiver seeds: both base keys. Long-lived pairwise state.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct OteReceiverSeeds {
-    seeds0: Vec<Seed>,
-    seeds1: Vec<Seed>,
+    seeds0: Vec<PrgKey>,
+    seeds1: Vec<PrgKey>,
+}
+
+/// A column PRG key: the SHA-256 state after the first block `TAG_PRG ‖ seed` of every PRG
+/// call on `seed`, computed once when the pairwise seeds are set up.
+type PrgKey = [u32; 8];
+
+fn prg_key(seed: &Seed) -> PrgKey {
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(TAG_PRG);
+    block[32..].copy_from_slice(seed);
+    let mut state = crate::curve::SHA256_IV;
+    sha2::compress256(&mut state, &[block.into()]);
+    block.zeroize();
+    state
 }
 
 impl core::fmt::Debug for OteSenderSeeds {
@@ -76,7 +90,7 @@ impl From<BaseOtReceiverOutput> for OteSenderSeeds {
     fn from(b: BaseOtReceiverOutput) -> Self {
         OteSenderSeeds {
             delta: b.choices,
-            seeds: b.keys.clone(),
+            seeds: b.keys.iter().map(prg_key).collect(),
         }
     }
 }
@@ -84,8 +98,8 @@ impl From<BaseOtReceiverOutput> for OteSenderSeeds {
 impl From<BaseOtSenderOutput> for OteReceiverSeeds {
     fn from(b: BaseOtSenderOutput) -> Self {
         OteReceiverSeeds {
-            seeds0: b.keys0.clone(),
-            seeds1: b.keys1.clone(),
+            seeds0: b.keys0.iter().map(prg_key).collect(),
+            seeds1: b.keys1.iter().map(prg_key).collect(),
         }
     }
 }
@@ -106,19 +120,25 @@ pub struct OteMsg {
     t_check: Vec<u128>,
 }
 
-/// PRG `G(seed, sid)` expanded to `len` bytes: SHA-256 in counter mode over a one-block
-/// prefix `(seed ‖ sid)`.
-fn prg(seed: &Seed, sid: &[u8; 32], out: &mut [u8]) {
-    let mut pre = Sha256::new();
-    pre.update(TAG_PRG);
-    pre.update(seed);
-    pre.update(sid);
+/// PRG `G(seed, sid)` expanded to `len` bytes: SHA-256 in counter mode,
+/// `chunk_c = SHA-256(TAG_PRG ‖ seed ‖ sid ‖ c)` (100-byte messages). The first block is
+/// the precomputed [`PrgKey`]; the second (`sid ‖ c` and the padding, written out here and
+/// checked against `Sha256` in a unit test) is one compression per 32 output bytes.
+fn prg(key: &PrgKey, sid: &[u8; 32], out: &mut [u8]) {
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(sid);
+    block[36] = 0x80;
+    block[56..].copy_from_slice(&(100u64 * 8).to_be_bytes());
+    let mut state = *key;
     for (ctr, chunk) in out.chunks_mut(32).enumerate() {
-        let mut h = pre.clone();
-        h.update((ctr as u32).to_be_bytes());
-        let d = h.finalize();
-        chunk.copy_from_slice(&d[..chunk.len()]);
+        block[32..36].copy_from_slice(&(ctr as u32).to_be_bytes());
+        state = *key;
+        sha2::compress256(&mut state, &[block.into()]);
+        for (bytes, word) in chunk.chunks_mut(4).zip(&state) {
+            bytes.copy_from_slice(&word.to_be_bytes()[..bytes.len()]);
+        }
     }
+    state.zeroize();
 }
 
 /// GF(2^128) with the polynomial `X^128 + X^7 + X^2 + X + 1`; multiplication by a fixed
@@ -263,7 +283,7 @@ pub(crate) fn bootstrap_receiver(
         .0
         .iter()
         .enumerate()
-        .map(|(k, t)| bootstrap_key(sid, k, *t))
+        .map(|(k, t)| prg_key(&bootstrap_key(sid, k, *t)))
         .collect();
     let out = OteSenderSeeds { delta, seeds: keys };
     delta.zeroize();
@@ -284,13 +304,13 @@ pub(crate) fn bootstrap_sender(
         .0
         .iter()
         .enumerate()
-        .map(|(k, q)| bootstrap_key(sid, k, *q))
+        .map(|(k, q)| prg_key(&bootstrap_key(sid, k, *q)))
         .collect();
     let seeds1 = rows
         .0
         .iter()
         .enumerate()
-        .map(|(k, q)| bootstrap_key(sid, k, *q ^ delta))
+        .map(|(k, q)| prg_key(&bootstrap_key(sid, k, *q ^ delta)))
         .collect();
     Ok(OteReceiverSeeds { seeds0, seeds1 })
 }
@@ -509,6 +529,7 @@ mod tests {
     use crate::ot::base;
     use rand_chacha::ChaCha20Rng;
     use rand_core::{RngCore, SeedableRng};
+    use sha2::{Digest, Sha256};
 
     fn setup(rng: &mut ChaCha20Rng) -> (OteSenderSeeds, OteReceiverSeeds) {
         let p1 = PartyId::new(1).expect("nonzero");
@@ -517,6 +538,23 @@ mod tests {
         let (r_out, m2) = base::receiver_round(sid, p1, &m1, rng).expect("ok");
         let s_out = base::sender_finish(s, p1, &m2).expect("ok");
         (r_out.into(), s_out.into())
+    }
+
+    #[test]
+    fn prg_is_sha256_counter_mode() {
+        let seed = [0x11u8; 32];
+        let sid = [0x22u8; 32];
+        let mut out = [0u8; 68];
+        prg(&prg_key(&seed), &sid, &mut out);
+        for (ctr, chunk) in out.chunks(32).enumerate() {
+            let mut h = Sha256::new();
+            h.update(TAG_PRG);
+            h.update(seed);
+            h.update(sid);
+            h.update((ctr as u32).to_be_bytes());
+            let d = h.finalize();
+            assert_eq!(chunk, &d[..chunk.len()]);
+        }
     }
 
     #[test]
