@@ -6,7 +6,6 @@
 //! parties, in party order). Which parties are opened follows from the challenge.
 
 use ff::{Field, PrimeField};
-use group::GroupEncoding;
 use quorate_core::secret::{wipe_field, wipe_fields};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
