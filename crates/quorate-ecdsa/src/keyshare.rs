@@ -1,7 +1,7 @@
 //! The long-lived key share: a Shamir share of the signing key, every party's public share,
 //! the BIP32 chain code and the pairwise OT-extension seeds.
 
-use crate::curve::{lagrange_at_zero, tagged_hash};
+use crate::curve::tagged_hash;
 use crate::error::{EcdsaError, Result};
 use crate::ot::ext::{OteReceiverSeeds, OteSenderSeeds};
 use k256::{ProjectivePoint, Scalar};
@@ -129,9 +129,10 @@ impl KeyShare {
         }
     }
 
-    /// `sk_i = λ_i·p(i)` for the signing set: an additive share of the key.
-    pub(crate) fn additive_share(&self, signers: &[PartyId]) -> Result<Scalar> {
-        Ok(lagrange_at_zero(self.id, signers)? * self.secret)
+    /// `sk_i = λ_i·p(i)` for this party's Lagrange coefficient `λ_i` in the signing set: an
+    /// additive share of the key.
+    pub(crate) fn additive_share(&self, lambda: &Scalar) -> Scalar {
+        *lambda * self.secret
     }
 
     /// `λ_j·T_j`, the public counterpart of party `j`'s additive share, for its Lagrange

@@ -153,6 +153,8 @@ pub struct SignRound2 {
     #[zeroize(skip)]
     pk_i: ProjectivePoint,
     #[zeroize(skip)]
+    lambdas: BTreeMap<PartyId, Scalar>,
+    #[zeroize(skip)]
     commitments: BTreeMap<PartyId, [u8; 32]>,
     #[zeroize(skip)]
     c: BTreeMap<PartyId, [Scalar; 2]>,
@@ -365,7 +367,23 @@ fn sign_round2_inner(
         );
     }
     let map = collect(state.me, &state.signers, msgs)?;
-    let sk_i = share.additive_share(&state.signers)?;
+    // All Lagrange coefficients of the signing set at once (one batched inversion); round 3
+    // reuses them.
+    let xs: Vec<Scalar> = state
+        .signers
+        .iter()
+        .map(|p| Scalar::from(u64::from(p.get())))
+        .collect();
+    let lambdas: BTreeMap<PartyId, Scalar> = state
+        .signers
+        .iter()
+        .copied()
+        .zip(quorate_core::lagrange::coefficients_at_zero(&xs)?)
+        .collect();
+    let lambda_me = lambdas
+        .get(&state.me)
+        .ok_or(EcdsaError::MissingMessage { from: state.me })?;
+    let sk_i = share.additive_share(lambda_me);
     let pk_i = base_mul(&sk_i);
     let me = state.me;
     let sid = state.sid;
@@ -436,6 +454,7 @@ fn sign_round2_inner(
             r1: state,
             sk_i,
             pk_i,
+            lambdas,
             commitments,
             c,
         },
@@ -455,16 +474,7 @@ pub fn sign_round3(
     let signers = state.r1.signers.clone();
     let map = collect(me, &signers, msgs)?;
     let mut receivers = core::mem::take(&mut state.r1.receivers);
-    // All Lagrange coefficients of the signing set at once (one batched inversion).
-    let xs: Vec<Scalar> = signers
-        .iter()
-        .map(|p| Scalar::from(u64::from(p.get())))
-        .collect();
-    let lambdas: BTreeMap<PartyId, Scalar> = signers
-        .iter()
-        .copied()
-        .zip(quorate_core::lagrange::coefficients_at_zero(&xs)?)
-        .collect();
+    let lambdas = &state.lambdas;
     // DKLs23 Protocol 3.6 step 3 checks Σ_j pk_j = pk. Honest signers send pk_j = λ_j·T_j,
     // so the sum holds unless someone deviated; only then is every pk_j compared with
     // λ_j·T_j (a variable-base multiplication each) to name the culprit. Deviations that
@@ -575,7 +585,9 @@ pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Signat
     let (u, w) = map
         .values()
         .fold((state.own.u, state.own.w), |(u, w), m| (u + m.u, w + m.w));
-    let u_inv: Option<Scalar> = u.invert().into();
+    // u = Σ u_i is public (the sum of the broadcast shares), so a variable-time inversion
+    // is fine.
+    let u_inv: Option<Scalar> = k256::elliptic_curve::ops::Invert::invert_vartime(&u).into();
     let u_inv = u_inv.ok_or(EcdsaError::InvalidSignature)?;
     let mut s = w * u_inv;
     let aff = state.big_r.to_affine();
