@@ -34,9 +34,13 @@
 //!    elements both are batched with 128-bit weights (one MSM and one 2-pairing product).
 //!    Only group operations: the Paillier work happens once per input in preprocessing.
 //!
-//! Because the per-server checks pin down every aggregate, an aggregate failure with all
-//! per-server checks passing means the statement is false; it is reported as
-//! [`MixnetError::DpkFailed`] without blame.
+//! **Verification.** The querier checks every reverse shuffle, every blinding proof and every
+//! decryption share (all servers' proofs of a step in one multi-scalar multiplication; a
+//! failing batch is re-checked per server to name it), then the aggregate DPK_BB equations
+//! (batched). The aggregate is itself a complete proof of knowledge, so the per-server DPK
+//! share proofs and responses are checked only when it fails, to name the culprits; an
+//! aggregate failure with every per-server check passing means the statement is false and is
+//! reported as [`MixnetError::DpkFailed`] without blame.
 //!
 //! # Security notes
 //! * Commitments are published before the challenge is derived from all of them (no
@@ -871,34 +875,44 @@ fn verify_blinding(
         false,
         "blinding stages",
     )?;
-    let mut culprits = Vec::new();
-    for (k, st) in &stages {
-        let ok = st.contributions.len() == bases.len()
-            && st.proofs.len() == bases.len()
-            && (0..bases.len())
-                .into_par_iter()
-                .map(|t| {
-                    let mut b = BatchCheck::default();
-                    batch_blind_proof(
-                        public,
-                        *k,
-                        q.inputs[t],
-                        &bases[t],
-                        &st.contributions[t],
-                        &st.proofs[t],
-                        &mut b,
-                    );
-                    b
-                })
-                .reduce(BatchCheck::default, |mut a, b| {
-                    a.extend(b);
-                    a
-                })
-                .holds();
-        if !ok {
-            culprits.push(*k);
-        }
-    }
+    // All servers' proofs in one MSM; on failure, each server's batch alone to name it.
+    let batches: Vec<Option<BatchCheck>> = stages
+        .iter()
+        .map(|(k, st)| {
+            (st.contributions.len() == bases.len() && st.proofs.len() == bases.len()).then(|| {
+                (0..bases.len())
+                    .into_par_iter()
+                    .map(|t| {
+                        let mut b = BatchCheck::default();
+                        batch_blind_proof(
+                            public,
+                            *k,
+                            q.inputs[t],
+                            &bases[t],
+                            &st.contributions[t],
+                            &st.proofs[t],
+                            &mut b,
+                        );
+                        b
+                    })
+                    .reduce(BatchCheck::default, |mut a, b| {
+                        a.extend(b);
+                        a
+                    })
+            })
+        })
+        .collect();
+    let refs: Vec<&BatchCheck> = batches.iter().flatten().collect();
+    let culprits: Vec<PartyId> = if refs.len() == batches.len() && BatchCheck::all_hold(&refs) {
+        Vec::new()
+    } else {
+        stages
+            .iter()
+            .zip(&batches)
+            .filter(|(_, b)| !b.as_ref().is_some_and(|b| b.holds()))
+            .map(|((k, _), _)| *k)
+            .collect()
+    };
     blamed(culprits, "blinding proof")?;
     Ok((0..bases.len())
         .map(|t| {
@@ -1003,28 +1017,12 @@ pub fn verify_timed(
         false,
         "DPK commitment stages",
     )?;
-    let mut culprits = Vec::new();
     for (k, st) in &commits {
-        let ok = st.commits.len() == members.len()
-            && members
-                .par_iter()
-                .zip(st.commits.par_iter())
-                .map(|(&(idx, t), c)| {
-                    let mut b = BatchCheck::default();
-                    batch_share_proof(public, *k, idx, &s[t], &bases[t], c, &mut b);
-                    b
-                })
-                .reduce(BatchCheck::default, |mut a, b| {
-                    a.extend(b);
-                    a
-                })
-                .holds();
-        if !ok {
-            culprits.push(*k);
+        if st.commits.len() != members.len() {
+            return Err(blame(*k, "DPK commitment count"));
         }
     }
-    blamed(culprits, "DPK commitment share proof")?;
-    times.add("Q: verify DPK commitment shares", None, t_shares.elapsed());
+    times.add("Q: DPK shapes", None, t_shares.elapsed());
     let t_resp = Instant::now();
     let responses = check_order(
         public,
@@ -1077,59 +1075,18 @@ pub fn verify_timed(
             )
         })
         .collect();
-    // Per-server responses against V_k, A_k and D_{k,i}.
-    let mut culprits = Vec::new();
     let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
-    for (pos, ((k, st), (_, bst))) in responses.iter().zip(&blind_stages).enumerate() {
-        let cst = commits.iter().find(|(c, _)| c == k).map(|(_, c)| *c);
+    for (k, st) in &responses {
         let cnt = members.len();
-        let ok = st.z_v.len() == cnt
-            && st.z_r.len() == cnt
-            && st.z_b.len() == cnt
-            && st.z_tau.len() == cnt
-            && cst.is_some_and(|cst| {
-                // g^{z_v} h^{z_r} V_k^e = R_k and A_k = Enc(1; z_τ)·base^{z_b}·D_k^e, batched.
-                members
-                    .par_iter()
-                    .enumerate()
-                    .map(|(u, &(_, t))| {
-                        let (base, d, c) = (&bases[t], &bst.contributions[t], &cst.commits[u]);
-                        let (e, one) = (e_sc[u], -Scalar::ONE);
-                        let mut b = BatchCheck::default();
-                        b.add(&[
-                            &[
-                                (g, st.z_v[u]),
-                                (h, st.z_r[u]),
-                                (member_coms[u][pos], e),
-                                (c.r_k, one),
-                            ],
-                            &[
-                                (g, st.z_tau[u]),
-                                (base.a, st.z_b[u]),
-                                (d.a, e),
-                                (c.a_k.a, one),
-                            ],
-                            &[
-                                (epk, st.z_tau[u]),
-                                (base.b, st.z_b[u]),
-                                (d.b, e),
-                                (c.a_k.b, one),
-                            ],
-                        ]);
-                        b
-                    })
-                    .reduce(BatchCheck::default, |mut a, b| {
-                        a.extend(b);
-                        a
-                    })
-                    .holds()
-            });
-        if !ok {
-            culprits.push(*k);
+        if st.z_v.len() != cnt
+            || st.z_r.len() != cnt
+            || st.z_b.len() != cnt
+            || st.z_tau.len() != cnt
+        {
+            return Err(blame(*k, "DPK response count"));
         }
     }
-    blamed(culprits, "DPK response share")?;
-    times.add("Q: verify DPK response shares", None, t_resp.elapsed());
+    times.add("Q: DPK challenges", None, t_resp.elapsed());
     let t_agg = Instant::now();
     // Aggregate equations, batched over members with 128-bit weights.
     struct Agg {
@@ -1222,6 +1179,87 @@ pub fn verify_timed(
                 (ys.to_affine(), q.y.to_affine()),
             ]);
         if !ok {
+            // Optimistic verification failed: check every server's share proofs and
+            // responses (batched per server) to name the culprits.
+            let share_culprits = || -> Vec<PartyId> {
+                let mut culprits = Vec::new();
+                for (k, st) in &commits {
+                    let ok = st.commits.len() == members.len()
+                        && members
+                            .par_iter()
+                            .zip(st.commits.par_iter())
+                            .map(|(&(idx, t), c)| {
+                                let mut b = BatchCheck::default();
+                                batch_share_proof(public, *k, idx, &s[t], &bases[t], c, &mut b);
+                                b
+                            })
+                            .reduce(BatchCheck::default, |mut a, b| {
+                                a.extend(b);
+                                a
+                            })
+                            .holds();
+                    if !ok {
+                        culprits.push(*k);
+                    }
+                }
+                culprits
+            };
+            let response_culprits = || -> Vec<PartyId> {
+                // Per-server responses against V_k, A_k and D_{k,i}.
+                let mut culprits = Vec::new();
+                for (pos, ((k, st), (_, bst))) in responses.iter().zip(&blind_stages).enumerate() {
+                    let cst = commits.iter().find(|(c, _)| c == k).map(|(_, c)| *c);
+                    let cnt = members.len();
+                    let ok = st.z_v.len() == cnt
+                        && st.z_r.len() == cnt
+                        && st.z_b.len() == cnt
+                        && st.z_tau.len() == cnt
+                        && cst.is_some_and(|cst| {
+                            // g^{z_v} h^{z_r} V_k^e = R_k and A_k = Enc(1; z_τ)·base^{z_b}·D_k^e, batched.
+                            members
+                                .par_iter()
+                                .enumerate()
+                                .map(|(u, &(_, t))| {
+                                    let (base, d, c) =
+                                        (&bases[t], &bst.contributions[t], &cst.commits[u]);
+                                    let (e, one) = (e_sc[u], -Scalar::ONE);
+                                    let mut b = BatchCheck::default();
+                                    b.add(&[
+                                        &[
+                                            (g, st.z_v[u]),
+                                            (h, st.z_r[u]),
+                                            (member_coms[u][pos], e),
+                                            (c.r_k, one),
+                                        ],
+                                        &[
+                                            (g, st.z_tau[u]),
+                                            (base.a, st.z_b[u]),
+                                            (d.a, e),
+                                            (c.a_k.a, one),
+                                        ],
+                                        &[
+                                            (epk, st.z_tau[u]),
+                                            (base.b, st.z_b[u]),
+                                            (d.b, e),
+                                            (c.a_k.b, one),
+                                        ],
+                                    ]);
+                                    b
+                                })
+                                .reduce(BatchCheck::default, |mut a, b| {
+                                    a.extend(b);
+                                    a
+                                })
+                                .holds()
+                        });
+                    if !ok {
+                        culprits.push(*k);
+                    }
+                }
+                culprits
+            };
+            blamed(share_culprits(), "DPK commitment share proof")?;
+            blamed(response_culprits(), "DPK response share")?;
             // The batch fails only if some element fails: find it.
             let bad = (0..members.len()).find(|&u| !check_one(u)).unwrap_or(0);
             return Err(MixnetError::DpkFailed {

@@ -121,6 +121,13 @@ impl BatchCheck {
         self.sc.extend(other.sc);
     }
 
+    /// Whether every relation of every batch holds, with one MSM over all of them.
+    pub(crate) fn all_hold(batches: &[&BatchCheck]) -> bool {
+        let pts: Vec<G1Projective> = batches.iter().flat_map(|b| b.pts.iter().copied()).collect();
+        let sc: Vec<Scalar> = batches.iter().flat_map(|b| b.sc.iter().copied()).collect();
+        pts.is_empty() || bool::from(g1_msm_vartime(&pts, &sc).is_identity())
+    }
+
     /// Whether every relation holds (with overwhelming probability).
     pub(crate) fn holds(&self) -> bool {
         self.pts.is_empty() || bool::from(g1_msm_vartime(&self.pts, &self.sc).is_identity())
@@ -199,43 +206,54 @@ pub fn verify_dec_shares(
     list: &[ElGamalCiphertext],
     shares: &[ElGamalDecShare],
 ) -> Result<(), MixnetError> {
-    if shares.len() != list.len() {
-        return Err(blame(who, "wrong number of ElGamal decryption shares"));
-    }
-    let xk = *public
-        .verification_keys
-        .get(who.position())
-        .ok_or(ParamError::UnknownParty {
+    if !public.params.contains(who) {
+        return Err(ParamError::UnknownParty {
             id: who,
             n: public.params.n(),
-        })?;
-    // Checks g^z = R1·X^c and a^z = R2·d^c for every element, batched in one MSM.
-    let batch = list
-        .par_iter()
-        .zip(shares.par_iter())
-        .enumerate()
-        .map(|(i, (ct, s))| {
-            let mut b = BatchCheck::default();
-            if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
-                b.add(&[&[(gens.g, Scalar::ONE)]]); // never holds: g ≠ 1
-                return b;
-            }
-            let c = dleq_challenge(sid, who, i as u64, &gens.g, &xk, ct, &s.d, &s.r1, &s.r2);
-            b.add(&[
-                &[(gens.g, s.z), (xk, -c), (s.r1, -Scalar::ONE)],
-                &[(ct.a, s.z), (s.d, -c), (s.r2, -Scalar::ONE)],
-            ]);
-            b
-        })
-        .reduce(BatchCheck::default, |mut a, b| {
-            a.extend(b);
-            a
-        });
-    let ok = batch.holds();
-    if !ok {
-        return Err(blame(who, "ElGamal decryption share proof"));
+        }
+        .into());
     }
-    Ok(())
+    // g^z = R1·X^c and a^z = R2·d^c for every element, batched in one MSM.
+    match dec_batch(gens, public, sid, who, list, shares) {
+        Some(b) if b.holds() => Ok(()),
+        _ => Err(blame(who, "ElGamal decryption share proof")),
+    }
+}
+
+fn dec_batch(
+    gens: &Generators,
+    public: &ElGamalPublic,
+    sid: &SessionId,
+    who: PartyId,
+    list: &[ElGamalCiphertext],
+    shares: &[ElGamalDecShare],
+) -> Option<BatchCheck> {
+    if shares.len() != list.len() {
+        return None;
+    }
+    let xk = *public.verification_keys.get(who.position())?;
+    Some(
+        list.par_iter()
+            .zip(shares.par_iter())
+            .enumerate()
+            .map(|(i, (ct, s))| {
+                let mut b = BatchCheck::default();
+                if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
+                    b.add(&[&[(gens.g, Scalar::ONE)]]); // never holds: g ≠ 1
+                    return b;
+                }
+                let c = dleq_challenge(sid, who, i as u64, &gens.g, &xk, ct, &s.d, &s.r1, &s.r2);
+                b.add(&[
+                    &[(gens.g, s.z), (xk, -c), (s.r1, -Scalar::ONE)],
+                    &[(ct.a, s.z), (s.d, -c), (s.r2, -Scalar::ONE)],
+                ]);
+                b
+            })
+            .reduce(BatchCheck::default, |mut a, b| {
+                a.extend(b);
+                a
+            }),
+    )
 }
 
 /// Verifies every server's shares (all servers that published, at least `t`) and combines
@@ -250,11 +268,22 @@ pub fn verify_and_combine(
     let ids: Vec<PartyId> = stages.iter().map(|(k, _)| *k).collect();
     quorate_core::party::check_distinct(&ids)?;
     public.params.check_quorum(&ids)?;
-    let culprits: Vec<PartyId> = stages
+    // All servers' proofs in one MSM; on failure, each server's batch alone to name it.
+    let batches: Vec<Option<BatchCheck>> = stages
         .iter()
-        .filter(|(k, s)| verify_dec_shares(gens, public, sid, *k, list, s).is_err())
-        .map(|(k, _)| *k)
+        .map(|(k, s)| dec_batch(gens, public, sid, *k, list, s))
         .collect();
+    let refs: Vec<&BatchCheck> = batches.iter().flatten().collect();
+    let culprits: Vec<PartyId> = if refs.len() == batches.len() && BatchCheck::all_hold(&refs) {
+        Vec::new()
+    } else {
+        stages
+            .iter()
+            .zip(&batches)
+            .filter(|(_, b)| !b.as_ref().is_some_and(|b| b.holds()))
+            .map(|((k, _), _)| *k)
+            .collect()
+    };
     if !culprits.is_empty() {
         return Err(MixnetError::Misbehaviour(quorate_core::Blame::many(
             culprits,
