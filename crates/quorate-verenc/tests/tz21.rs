@@ -121,6 +121,18 @@ fn soundness_of_reference_sets() {
     assert!(small_dk().soundness_bits() < 20.0);
     assert_eq!(Tz21Params::default_dkgith().scheme(), Scheme::Dkgith);
     assert_eq!(Tz21Params::default_rdkgith().parties(), 132);
+    for p in Tz21Params::DKGITH_REFERENCE
+        .iter()
+        .chain(Tz21Params::RDKGITH_REFERENCE.iter())
+    {
+        assert_eq!(Tz21Params::from_bytes(&p.to_bytes()).unwrap(), *p);
+        assert_eq!(Tz21Params::default_for(p.scheme()).scheme(), p.scheme());
+        assert_eq!(Scheme::from_name(p.scheme().name()), Some(p.scheme()));
+    }
+    assert!(Tz21Params::from_bytes(&[1, 0, 6, 0, 5]).is_err());
+    assert!(Tz21Params::from_bytes(&[3, 0, 6, 0, 5, 0, 3]).is_err());
+    assert!(Tz21Params::from_bytes(&[1, 0, 6, 0, 5, 0, 9]).is_err());
+    assert_eq!(Scheme::from_name("CS03"), None);
 }
 
 #[test]

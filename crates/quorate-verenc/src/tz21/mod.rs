@@ -14,6 +14,33 @@
 //! escrow:   (dk, X, label, compressed) --recover--> x
 //! ```
 //!
+//! # Usage
+//!
+//! ```no_run
+//! use ff::Field;
+//! use group::Group;
+//! use quorate_verenc::group::{Curve, Secp256k1};
+//! use quorate_verenc::tz21::{self, CompressedCiphertext, Proof, Tz21Params};
+//! use rand_core::OsRng;
+//!
+//! let params = Tz21Params::default_rdkgith(); // (N, t, n) = (132, 64, 67)
+//! // The escrow, once.
+//! let (ek, dk) = tz21::keygen::<Secp256k1>(&mut OsRng);
+//! // The owner of a share x with public share X = x·G.
+//! let x = k256::Scalar::random(&mut OsRng);
+//! let big_x = k256::ProjectivePoint::generator() * x;
+//! let proof = tz21::prove(&mut OsRng, &params, &ek, &x, &big_x, b"backup #1")?;
+//! let wire = proof.to_bytes();
+//! // The verifier keeps a short ciphertext.
+//! let proof = Proof::<Secp256k1>::from_bytes(&wire)?;
+//! let kept = tz21::verify_and_compress(&mut OsRng, &params, &ek, &big_x, b"backup #1", &proof)?;
+//! let stored = kept.to_bytes();
+//! // The escrow, on recovery.
+//! let kept = CompressedCiphertext::<Secp256k1>::from_bytes(&stored)?;
+//! assert_eq!(tz21::recover(&params, &dk, &big_x, b"backup #1", &kept)?, x);
+//! # Ok::<(), tz21::Tz21Error>(())
+//! ```
+//!
 //! ## Hashed ElGamal (the PKE both protocols use)
 //! `ek = dk·G`; `Enc(m; r) = (c1, c2) = (r·G, H(r·ek) + m)`; `Dec(c1, c2) = c2 − H(dk·c1)`,
 //! with `H` = SHA-256 (domain-separated, curve-named) of the encoding of the point, expanded
@@ -150,6 +177,15 @@ impl Scheme {
         match self {
             Scheme::Dkgith => "dkgith",
             Scheme::Rdkgith => "rdkgith",
+        }
+    }
+
+    /// Parses `"dkgith"` / `"rdkgith"` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "dkgith" => Some(Scheme::Dkgith),
+            "rdkgith" => Some(Scheme::Rdkgith),
+            _ => None,
         }
     }
 
@@ -336,6 +372,30 @@ impl Tz21Params {
                 .fold(f64::NEG_INFINITY, f64::max),
         };
         -best
+    }
+
+    /// Length of [`Self::to_bytes`].
+    pub const ENCODED_LEN: usize = 7;
+
+    /// Encoding: scheme code (1 = DKGitH, 2 = RDKGitH), then `N`, `τ`/`t`, `n` as
+    /// big-endian `u16`.
+    pub fn to_bytes(&self) -> [u8; Self::ENCODED_LEN] {
+        let mut v = Vec::with_capacity(HEADER_LEN);
+        self.write_header(&mut v);
+        let mut out = [0u8; Self::ENCODED_LEN];
+        out.copy_from_slice(&v[1..]);
+        out
+    }
+
+    /// Checked decoding (validated like [`Self::dkgith`] / [`Self::rdkgith`]).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Tz21Error> {
+        let mut with_version = Vec::with_capacity(HEADER_LEN);
+        with_version.push(ENCODING_VERSION);
+        with_version.extend_from_slice(bytes);
+        let mut r = Reader::new(&with_version);
+        let p = Self::read_header(&mut r)?;
+        r.finish()?;
+        Ok(p)
     }
 
     fn write_header(&self, out: &mut Vec<u8>) {

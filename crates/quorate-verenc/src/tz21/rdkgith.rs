@@ -67,22 +67,28 @@ impl<C: Curve> RdkProof<C> {
         let (n, t) = (params.parties, params.rounds_or_threshold);
         let challenge = r.array::<CHALLENGE_LEN>("challenge")?;
         let salt = r.array::<SALT_LEN>("salt")?;
-        let mut coeffs = Vec::with_capacity(t);
-        let mut coeffs_enc = Vec::with_capacity(t * C::POINT_LEN);
-        for _ in 0..t {
-            let b = r.take("polynomial commitment", C::POINT_LEN)?;
-            coeffs.push(C::point_from_bytes("polynomial commitment", b)?);
-            coeffs_enc.extend_from_slice(b);
-        }
-        let mut hidden_cts = Vec::with_capacity(n - t);
+        // Points are decoded on all threads (a square root and a canonicity check each).
+        let coeffs_enc = r.take("polynomial commitments", t * C::POINT_LEN)?.to_vec();
+        let coeffs = coeffs_enc
+            .par_chunks_exact(C::POINT_LEN)
+            .map(|b| C::point_from_bytes("polynomial commitment", b))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut hidden_c1_enc = Vec::with_capacity((n - t) * C::POINT_LEN);
+        let mut hidden_c2 = Vec::with_capacity(n - t);
         for _ in 0..n - t {
-            let b = r.take("ciphertext c1", C::POINT_LEN)?;
-            let c1 = C::point_from_bytes("ciphertext c1", b)?;
-            hidden_c1_enc.extend_from_slice(b);
-            let c2 = r.scalar::<C>("ciphertext c2")?;
-            hidden_cts.push(Ciphertext { c1, c2 });
+            hidden_c1_enc.extend_from_slice(r.take("ciphertext c1", C::POINT_LEN)?);
+            hidden_c2.push(r.scalar::<C>("ciphertext c2")?);
         }
+        let hidden_cts = hidden_c1_enc
+            .par_chunks_exact(C::POINT_LEN)
+            .zip(hidden_c2.par_iter())
+            .map(|(b, c2)| {
+                Ok(Ciphertext {
+                    c1: C::point_from_bytes("ciphertext c1", b)?,
+                    c2: *c2,
+                })
+            })
+            .collect::<Result<Vec<_>, Tz21Error>>()?;
         let opened = (0..t)
             .map(|_| Ok((r.scalar::<C>("opened share")?, r.seed("opened seed")?)))
             .collect::<Result<Vec<_>, Tz21Error>>()?;
