@@ -925,7 +925,9 @@ fn verify_blinding(
 }
 
 /// The querier's verification of a whole DB-SM proof. `record` must already have been
-/// verified ([`crate::mix::verify_record`]); `submissions` are the published sender inputs.
+/// verified ([`crate::mix::verify_record`]) and `share_coms` must come from
+/// [`crate::sharing::verify_sharing`] on the same record; `submissions` are the published
+/// sender inputs.
 /// Returns, for every `i ∈ I` in order, whether the value committed in `γ_i` is one of
 /// `{v′_j : j ∈ J}`. Every failing server is named.
 pub fn verify(
