@@ -50,6 +50,7 @@ fn roundtrip<C: Tz21Curve>(params: Tz21Params, seed: u64) {
     assert_eq!(cb.len(), comp.size());
     let comp2 = CompressedCiphertext::<C>::from_bytes(&cb).unwrap();
     assert_eq!(comp2, comp);
+    tz21::check_compressed(&params, &proof2, &comp2).unwrap();
     let x = tz21::recover(&params, &s.dk, &s.big_x, label, &comp2).unwrap();
     assert_eq!(x, s.x);
 }
@@ -264,12 +265,14 @@ fn compressed_tampering<C: Tz21Curve>(params: Tz21Params, seed: u64) {
     let comp =
         tz21::compress(&mut rng, &f.params, &f.s.ek, &f.s.big_x, &f.label, &f.proof).unwrap();
     let bytes = comp.to_bytes();
+    tz21::check_compressed(&f.params, &f.proof, &comp).unwrap();
     // Any single flip: a typed error, or the true x (another entry still decrypts) — never
-    // a wrong x.
+    // a wrong x; and `check_compressed` notices it.
     for pos in 0..bytes.len() {
         let mut b = bytes.clone();
         b[pos] ^= 0x10;
         if let Ok(c) = CompressedCiphertext::<C>::from_bytes(&b) {
+            assert!(tz21::check_compressed(&f.params, &f.proof, &c).is_err());
             match tz21::recover(&f.params, &f.s.dk, &f.s.big_x, &f.label, &c) {
                 Ok(x) => assert_eq!(x, f.s.x),
                 Err(e) => assert!(matches!(
@@ -291,6 +294,21 @@ fn compressed_tampering<C: Tz21Curve>(params: Tz21Params, seed: u64) {
         tz21::recover(&f.params, &f.s.dk, &f.s.big_x, &f.label, &c).unwrap_err(),
         Tz21Error::RecoveryFailed
     );
+    // A repeated entry, or entries of another proof, are not vouched for.
+    if f.params.compressed() >= 2 {
+        let mut b = bytes.clone();
+        let (first, rest) = b[tz21::HEADER_LEN..].split_at_mut(entry);
+        rest[..entry].copy_from_slice(first);
+        let c = CompressedCiphertext::<C>::from_bytes(&b).unwrap();
+        assert_eq!(
+            tz21::check_compressed(&f.params, &f.proof, &c).unwrap_err(),
+            Tz21Error::Rejected("compressed entry repeated")
+        );
+    }
+    let g = fixture::<C>(f.params, seed + 7);
+    let other_comp =
+        tz21::compress(&mut rng, &g.params, &g.s.ek, &g.s.big_x, &g.label, &g.proof).unwrap();
+    assert!(tz21::check_compressed(&f.params, &f.proof, &other_comp).is_err());
     // The wrong decryption key finds nothing.
     let (_, dk2) = tz21::keygen::<C>(&mut rng);
     assert_eq!(

@@ -481,8 +481,20 @@ pub(crate) fn compress<C: Tz21Curve>(
     if proof.reps.len() != params.rounds_or_threshold {
         return Err(Tz21Error::Rejected("wrong number of repetitions"));
     }
-    let hidden = hidden_parties(params, &proof.challenge);
     let chosen = common::random_subset(rng, params.rounds_or_threshold, params.compressed);
+    compress_chosen(params, proof, &chosen)
+}
+
+/// Compression of the given repetitions.
+pub(crate) fn compress_chosen<C: Tz21Curve>(
+    params: &Tz21Params,
+    proof: &DkProof<C>,
+    chosen: &[usize],
+) -> Result<common::Entries<C>, Tz21Error> {
+    if proof.reps.len() != params.rounds_or_threshold {
+        return Err(Tz21Error::Rejected("wrong number of repetitions"));
+    }
+    let hidden = hidden_parties(params, &proof.challenge);
     chosen
         .par_iter()
         .map(|&j| {
@@ -499,4 +511,10 @@ pub(crate) fn compress<C: Tz21Curve>(
             ))
         })
         .collect()
+}
+
+/// Encodings of the unopened ciphertexts' `c1`, one per repetition, concatenated.
+pub(crate) fn hidden_c1_encodings<C: Tz21Curve>(proof: &DkProof<C>) -> Vec<u8> {
+    let pts: Vec<C::Point> = proof.reps.iter().map(|r| r.hidden_ct.c1).collect();
+    C::encode_points(&pts)
 }

@@ -874,6 +874,65 @@ pub fn verify_and_compress<C: Tz21Curve>(
     compress(rng, params, ek, public, label, proof)
 }
 
+/// Checks that a compressed ciphertext comes from `proof`: every kept entry is the
+/// compression of a distinct repetition (DKGitH) or unopened party (RDKGitH) of the proof,
+/// with the right `c2` (and `λ`). Use it, after [`verify`], when the compressed
+/// ciphertext was produced elsewhere; it cannot tell whether the entries were chosen at
+/// random, which is the compressing verifier's responsibility.
+pub fn check_compressed<C: Tz21Curve>(
+    params: &Tz21Params,
+    proof: &Proof<C>,
+    compressed: &CompressedCiphertext<C>,
+) -> Result<(), Tz21Error> {
+    params.validate()?;
+    params.expect(&proof.params)?;
+    params.expect(&compressed.params)?;
+    if compressed.entries.len() != params.compressed {
+        return Err(Tz21Error::Rejected("wrong number of compressed entries"));
+    }
+    let pl = C::POINT_LEN;
+    let dk_enc;
+    let candidates: &[u8] = match &proof.body {
+        ProofBody::Dk(p) => {
+            dk_enc = dkgith::hidden_c1_encodings(p);
+            &dk_enc
+        }
+        ProofBody::Rdk(p) => rdkgith::hidden_c1_encodings(p),
+    };
+    let index: std::collections::HashMap<&[u8], usize> = candidates
+        .chunks_exact(pl)
+        .enumerate()
+        .map(|(k, b)| (b, k))
+        .collect();
+    let entry_pts: Vec<C::Point> = compressed.entries.iter().map(|(ct, _)| ct.c1).collect();
+    let entry_enc = C::encode_points(&entry_pts);
+    let mut chosen = Vec::with_capacity(params.compressed);
+    let mut seen = std::collections::HashSet::new();
+    for b in entry_enc.chunks_exact(pl) {
+        let k = *index
+            .get(b)
+            .ok_or(Tz21Error::Rejected("compressed entry not from this proof"))?;
+        if !seen.insert(k) {
+            return Err(Tz21Error::Rejected("compressed entry repeated"));
+        }
+        chosen.push(k);
+    }
+    let expected = match &proof.body {
+        ProofBody::Dk(p) => dkgith::compress_chosen(params, p, &chosen)?,
+        ProofBody::Rdk(p) => rdkgith::compress_chosen(params, p, &chosen)?,
+    };
+    let same = expected
+        .iter()
+        .zip(compressed.entries.iter())
+        .all(|((a, la), (b, lb))| a.c2 == b.c2 && la == lb);
+    if !same {
+        return Err(Tz21Error::Rejected(
+            "compressed entry does not match the proof",
+        ));
+    }
+    Ok(())
+}
+
 /// The escrow's recovery: decrypts each kept ciphertext and returns the candidate `x` with
 /// `x·G = public`, or [`Tz21Error::RecoveryFailed`]. It never returns any other value.
 ///

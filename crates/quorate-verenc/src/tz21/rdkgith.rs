@@ -392,6 +392,20 @@ pub(crate) fn compress<C: Tz21Curve>(
     params: &Tz21Params,
     proof: &RdkProof<C>,
 ) -> Result<common::Entries<C>, Tz21Error> {
+    let chosen = common::random_subset(
+        rng,
+        params.parties - params.rounds_or_threshold,
+        params.compressed,
+    );
+    compress_chosen(params, proof, &chosen)
+}
+
+/// Compression of the given unopened parties (positions in the list of unopened parties).
+pub(crate) fn compress_chosen<C: Tz21Curve>(
+    params: &Tz21Params,
+    proof: &RdkProof<C>,
+    chosen: &[usize],
+) -> Result<common::Entries<C>, Tz21Error> {
     let (n, t) = (params.parties, params.rounds_or_threshold);
     if proof.hidden_cts.len() != n - t || proof.opened.len() != t {
         return Err(Tz21Error::Rejected("wrong number of proof elements"));
@@ -426,7 +440,6 @@ pub(crate) fn compress<C: Tz21Curve>(
             l * s
         })
         .collect();
-    let chosen = common::random_subset(rng, n - t, params.compressed);
     let out = chosen
         .par_iter()
         .map(|&k| {
@@ -443,4 +456,9 @@ pub(crate) fn compress<C: Tz21Curve>(
         })
         .collect();
     Ok(out)
+}
+
+/// Encodings of the unopened ciphertexts' `c1`, concatenated.
+pub(crate) fn hidden_c1_encodings<C: Curve>(proof: &RdkProof<C>) -> &[u8] {
+    &proof.hidden_c1_enc
 }
