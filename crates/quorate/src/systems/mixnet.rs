@@ -148,7 +148,7 @@ fn artifact_seconds(row: &str) -> Option<f64> {
         ("re-encrypt + shuffle + proof (per mixer)", 34.5),
         ("verify all shuffle proofs", 75.0),
         ("M_k: threshold decryption shares", 190.0),
-        ("verify all decryption shares", 24.0),
+
         ("Q: n BB signatures", 8.3),
         ("M: check BB signatures", 15.0),
         ("reverse shuffle + proof", 37.6),
@@ -157,6 +157,7 @@ fn artifact_seconds(row: &str) -> Option<f64> {
         ("M: verify all blinding proofs", 93.0),
         ("ElGamal decryption shares + proofs", 10.0),
         ("M: verify all decryption shares + combine", 12.0),
+        ("verify all decryption shares", 24.0),
         ("DPK_BB commitments + share proofs", 180.0),
         ("M_k total", 500.0),
         ("Q total", 210.0),
