@@ -44,7 +44,7 @@
 //! ## Hashed ElGamal (the PKE both protocols use)
 //! `ek = dk·G`; `Enc(m; r) = (c1, c2) = (r·G, H(r·ek) + m)`; `Dec(c1, c2) = c2 − H(dk·c1)`,
 //! with `H` = SHA-256 (domain-separated, curve-named) of the encoding of the point, expanded
-//! to a uniform scalar with ChaCha20 ([`common::kdf`]). See [`encrypt`] and [`decrypt`].
+//! to a uniform scalar with ChaCha20. See [`encrypt`] and [`decrypt`].
 //!
 //! ## DKGitH (Protocol 4) — code map ([`dkgith`])
 //! Parameters `(N, τ, n)`: `N` parties, `τ` parallel repetitions, `n` ciphertexts kept by
@@ -69,16 +69,16 @@
 //! ## RDKGitH (Protocol 5) — code map ([`rdkgith`])
 //! Parameters `(N, t, n)`: `N` parties holding Shamir shares of a degree-`t` polynomial,
 //! `t` of them opened, `n` of the `N − t` unopened ciphertexts kept by compression.
-//! 1. *Share.* `f(z) = x + a_1 z + … + a_t z^t`, shares `s_i = f(i)` for `i = 1..N`,
+//! 1. *Share.* `f(z) = x + a_1 z + … + a_t z^t`; party `i ∈ [0, N)` holds `s_i = f(i + 1)`;
 //!    commitments `A_j = a_j·G` (and `A_0 = X`).
 //! 2. *Commit.* `ct_i = Enc(ek, s_i; r_i)` with `r_i` from a 16-byte seed; the transcript
 //!    takes the salt, `A_1..A_t` and the digest of all `ct_i`.
 //! 3. *Challenge.* A uniformly random set `I` of `t` parties to open.
 //! 4. *Respond.* `(s_i, seed_i)` for `i ∈ I` and `ct_i` for `i ∉ I`.
 //! 5. *Verify.* Recompute `ct_i` for `i ∈ I`, recompute the challenge, and check
-//!    `s_i·G = Σ_j i^j A_j` for all `i ∈ I` at once with a random linear combination
-//!    (Bellare–Garay–Rabin small-exponent batching; the combination coefficients come from
-//!    the transcript after the challenge).
+//!    `s_i·G = Σ_j (i+1)^j A_j` for all `i ∈ I` at once with a random linear combination
+//!    (Bellare–Garay–Rabin batching; the coefficients come from the transcript after it has
+//!    absorbed the whole response).
 //! 6. *Compress.* For `n` random hidden `i*`: with the Lagrange coefficients `λ_k` of the
 //!    set `I ∪ {i*}` at 0, output `(c1, λ_{i*}·c2 + Σ_{k∈I} λ_k s_k)` together with
 //!    `λ_{i*}`; it decrypts to `λ_{i*}·H(dk·c1) + x`.
@@ -104,6 +104,9 @@
 //! | [`Tz21Params::RDKGITH_704_684_20`]| (704, 684, 20) | 127.7 |
 //!
 //! Compression must use randomness the prover cannot predict: [`compress`] takes an RNG.
+//! [`check_compressed`] lets a later party check that a stored compressed ciphertext is
+//! made of entries the (verified) proof vouches for; it cannot check that they were chosen
+//! at random.
 //!
 //! ## Performance notes
 //! Per call, DKGitH costs about `3·N·τ` fixed-base multiplications on each side and
@@ -113,9 +116,9 @@
 //! verifier, batched normalisation where the curve crate has it (secp256k1), and rayon over
 //! repetitions / parties. P-256 is the slowest group here: `p256` 0.13 has no batched
 //! normalisation (one ~6 µs inversion per encoded point) and ~0.34 µs additions.
-//! Compression is `O(N + n·t)` field operations (all inverses from one batch inversion),
-//! well under a millisecond at every reference set, against the reference's tens of
-//! milliseconds for RDKGitH.
+//! RDKGitH compression is `O(N + t·(N − t) + n·t)` field operations (inverses of small
+//! integers and factorials from batch inversions): about a millisecond at every reference
+//! set, against the reference's 34 ms to 1.5 s.
 //!
 //! ## Differences from the reference implementation (`akiratk0355/verenc-mpcith`, `dkgith/`)
 //! - **`A_0 = X` is enforced.** The reference sends `A_0` in the RDKGitH proof and never
@@ -131,6 +134,11 @@
 //! - **Encodings** carry an 8-byte header (version, scheme, `N`, `τ/t`, `n`), included in
 //!   the sizes reported by [`Proof::size`] and [`CompressedCiphertext::size`].
 //! - **Recovery** returns a typed error instead of zero when no candidate matches.
+//! - **PRG.** Shares and randomness are drawn with `ff::Field::random` from ChaCha20 keyed by
+//!   SHA-256 of (domain, scheme, curve, salt, repetition, party, seed); the reference reduces
+//!   SHA-512 outputs.
+//! - **API.** [`compress`] takes the verifier's RNG explicitly (the reference uses `OsRng`
+//!   inside).
 
 pub mod common;
 pub mod dkgith;
