@@ -203,9 +203,9 @@ impl RoundParty for DkgParty {
 
 enum SignStage {
     Start,
-    R1(SignRound1),
-    R2(SignRound2),
-    R3(SignRound3),
+    R1(Box<SignRound1>),
+    R2(Box<SignRound2>),
+    R3(Box<SignRound3>),
 }
 
 /// One signer as a [`RoundParty`]: rounds 0–2 send, round 3 outputs the verified
@@ -266,20 +266,20 @@ impl RoundParty for SignParty {
                     sign::sign_round1(&self.share, &self.sign_id, &self.signers, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.signers, out)?;
-                self.stage = SignStage::R1(st);
+                self.stage = SignStage::R1(Box::new(st));
                 Ok(Step::Next(self, out))
             }
             (1, SignStage::R1(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg1::from_bytes)?;
-                let (st, msgs) = sign::sign_round2(st, &mut self.share, &msgs, &mut self.rng)?;
+                let (st, msgs) = sign::sign_round2(*st, &mut self.share, &msgs, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.signers, out)?;
-                self.stage = SignStage::R2(st);
+                self.stage = SignStage::R2(Box::new(st));
                 Ok(Step::Next(self, out))
             }
             (2, SignStage::R2(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg2::from_bytes)?;
-                let (st, m) = sign::sign_round3(st, &mut self.share, &self.digest, &msgs)?;
+                let (st, m) = sign::sign_round3(*st, &mut self.share, &self.digest, &msgs)?;
                 let me = self.share.id;
                 let to = self
                     .signers
@@ -287,7 +287,7 @@ impl RoundParty for SignParty {
                     .filter(|j| **j != me)
                     .map(|j| node_of(&self.signers, *j))
                     .collect::<Result<Vec<_>>>()?;
-                self.stage = SignStage::R3(st);
+                self.stage = SignStage::R3(Box::new(st));
                 Ok(Step::Next(
                     self,
                     vec![Outgoing::Multicast(to, m.to_bytes())],
@@ -295,7 +295,7 @@ impl RoundParty for SignParty {
             }
             (3, SignStage::R3(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg3::from_bytes)?;
-                Ok(Step::Done(sign::combine(st, &msgs)?, Vec::new()))
+                Ok(Step::Done(sign::combine(*st, &msgs)?, Vec::new()))
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
                 "signing round out of order",

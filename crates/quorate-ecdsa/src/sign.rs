@@ -24,19 +24,20 @@
 //! between rounds is consumed by value, so it cannot be used twice.
 
 use crate::curve::{
-    base_mul, malformed, point_bytes, read_point, read_scalar, scalar_reduce, tagged_hash,
-    write_point, write_scalar,
+    base_mul, malformed, point_bytes, point_from_bytes, read_point, read_scalar, scalar_reduce,
+    tagged_hash, write_scalar, POINT_LEN,
 };
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::{pair_sid, KeyShare};
 use crate::mul::{self, MulMsg, MulReceiver};
 use crate::ot::ext::OteMsg;
 use k256::ecdsa::{signature::hazmat::PrehashVerifier, VerifyingKey};
-use k256::elliptic_curve::group::Group;
+use k256::elliptic_curve::group::{Group, GroupEncoding};
 use k256::elliptic_curve::point::AffineCoordinates;
 use k256::elliptic_curve::scalar::IsHigh;
+use k256::elliptic_curve::BatchNormalize;
 use k256::elliptic_curve::{Field, PrimeField};
-use k256::{ProjectivePoint, Scalar};
+use k256::{AffinePoint, ProjectivePoint, Scalar};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::party::check_distinct;
 use quorate_core::{ParamError, PartyId};
@@ -112,6 +113,8 @@ pub struct SignMsg1 {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignMsg2 {
     big_r: ProjectivePoint,
+    /// The compressed encoding of `R_i` (as committed in round 1 and sent).
+    big_r_bytes: [u8; POINT_LEN],
     salt: [u8; 32],
     pk_i: ProjectivePoint,
     gamma_u: ProjectivePoint,
@@ -139,6 +142,7 @@ pub struct SignRound1 {
     phi_i: Scalar,
     #[zeroize(skip)]
     big_r: ProjectivePoint,
+    big_r_bytes: [u8; POINT_LEN],
     salt: [u8; 32],
     #[zeroize(skip)]
     receivers: BTreeMap<PartyId, MulReceiver>,
@@ -167,7 +171,7 @@ pub struct SignRound3 {
     signers: Vec<PartyId>,
     public_key: ProjectivePoint,
     digest: [u8; 32],
-    big_r: ProjectivePoint,
+    big_r: AffinePoint,
     own: SignMsg3,
 }
 
@@ -186,8 +190,8 @@ impl core::fmt::Debug for SignRound2 {
     }
 }
 
-fn commit_r(sid: &[u8; 32], i: PartyId, big_r: &ProjectivePoint, salt: &[u8; 32]) -> [u8; 32] {
-    tagged_hash(TAG_COMMIT, &[sid, &i.to_bytes(), &point_bytes(big_r), salt])
+fn commit_r(sid: &[u8; 32], i: PartyId, big_r: &[u8; POINT_LEN], salt: &[u8; 32]) -> [u8; 32] {
+    tagged_hash(TAG_COMMIT, &[sid, &i.to_bytes(), big_r, salt])
 }
 
 fn collect<'a, M>(
@@ -282,7 +286,8 @@ fn sign_round1_inner(
     let big_r = base_mul(&r_i);
     let mut salt = [0u8; 32];
     rng.fill_bytes(&mut salt);
-    let commitment = commit_r(&sid, me, &big_r, &salt);
+    let big_r_bytes = point_bytes(&big_r);
+    let commitment = commit_r(&sid, me, &big_r_bytes, &salt);
     let rngs = child_rngs(rng, others.len());
     let results: Vec<Result<(PartyId, MulReceiver, OteMsg)>> = others
         .par_iter()
@@ -324,6 +329,7 @@ fn sign_round1_inner(
             r_i,
             phi_i,
             big_r,
+            big_r_bytes,
             salt,
             receivers,
         },
@@ -438,6 +444,7 @@ fn sign_round2_inner(
             j,
             SignMsg2 {
                 big_r: state.big_r,
+                big_r_bytes: state.big_r_bytes,
                 salt: state.salt,
                 pk_i,
                 gamma_u: base_mul(&cj[0]),
@@ -501,7 +508,7 @@ pub fn sign_round3(
             .commitments
             .get(j)
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        if !bool::from(commit_r(&state.r1.sid, *j, &m.big_r, &m.salt).ct_eq(com)) {
+        if !bool::from(commit_r(&state.r1.sid, *j, &m.big_r_bytes, &m.salt).ct_eq(com)) {
             return Err(EcdsaError::blame(*j, "signing: opening of R_j"));
         }
         let recv = receivers
@@ -546,7 +553,8 @@ pub fn sign_round3(
     if bool::from(big_r.is_identity()) {
         return Err(EcdsaError::InvalidSignature);
     }
-    let r_x = scalar_reduce(&big_r.to_affine().x().into());
+    let big_r = big_r.to_affine();
+    let r_x = scalar_reduce(&big_r.x().into());
     let mut psi_sum = state.r1.phi_i;
     let mut u = Scalar::ZERO;
     let mut v = Scalar::ZERO;
@@ -590,7 +598,7 @@ pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Signat
     let u_inv: Option<Scalar> = k256::elliptic_curve::ops::Invert::invert_vartime(&u).into();
     let u_inv = u_inv.ok_or(EcdsaError::InvalidSignature)?;
     let mut s = w * u_inv;
-    let aff = state.big_r.to_affine();
+    let aff = state.big_r;
     let x_bytes = aff.x();
     let r = scalar_reduce(&x_bytes.into());
     let x_reduced = Scalar::from_repr(x_bytes).is_none();
@@ -634,11 +642,12 @@ impl SignMsg2 {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(MSG2_TAG, VERSION);
-        write_point(&mut w, &self.big_r);
+        w.bytes(&self.big_r_bytes);
         w.bytes(&self.salt);
-        write_point(&mut w, &self.pk_i);
-        write_point(&mut w, &self.gamma_u);
-        write_point(&mut w, &self.gamma_v);
+        // One field inversion for the three points.
+        for p in ProjectivePoint::batch_normalize(&[self.pk_i, self.gamma_u, self.gamma_v]) {
+            w.bytes(&p.to_bytes());
+        }
         write_scalar(&mut w, &self.psi);
         self.mul.write(&mut w);
         w.into_bytes()
@@ -649,7 +658,8 @@ impl SignMsg2 {
         let f = malformed(from);
         let mut r = Reader::new("signing round 2", bytes);
         r.header(MSG2_TAG, VERSION).map_err(&f)?;
-        let big_r = read_point(&mut r, "R_i").map_err(&f)?;
+        let big_r_bytes: [u8; POINT_LEN] = r.array().map_err(&f)?;
+        let big_r = point_from_bytes("R_i", &big_r_bytes).map_err(&f)?;
         let salt = r.array().map_err(&f)?;
         let pk_i = read_point(&mut r, "pk_i").map_err(&f)?;
         let gamma_u = read_point(&mut r, "Gamma_u").map_err(&f)?;
@@ -659,6 +669,7 @@ impl SignMsg2 {
         r.finish().map_err(&f)?;
         Ok(SignMsg2 {
             big_r,
+            big_r_bytes,
             salt,
             pk_i,
             gamma_u,
