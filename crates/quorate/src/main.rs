@@ -9,6 +9,9 @@ use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
 use quorate::systems::cosi::{self, CosiDemoArgs, CosiVerifyArgs};
 use quorate::systems::ecdsa::{self, EcdsaDemoArgs, EcdsaVerifyArgs};
 use quorate::systems::mixnet::{self, MixnetDemoArgs};
+use quorate::systems::verenc::{
+    self, VerencBackupArgs, VerencDemoArgs, VerencKeygenArgs, VerencRecoverArgs, VerencVerifyArgs,
+};
 use quorate::systems::{BenchOptions, System};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +42,11 @@ enum Command {
         #[command(subcommand)]
         command: CosiCommand,
     },
+    /// Verifiable encryption of discrete logs: verifiable key-share backup to an escrow.
+    Verenc {
+        #[command(subcommand)]
+        command: VerencCommand,
+    },
     /// Traceable mixnet: keygen, mixing with shuffle proofs, DB-SM and tracing queries.
     Mixnet {
         #[command(subcommand)]
@@ -46,6 +54,20 @@ enum Command {
     },
     /// Benchmark one system and print a table (optionally also JSON).
     Bench(BenchArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum VerencCommand {
+    /// Escrow keygen, backup, verify and recover in one process; `--json` prints the backup.
+    Demo(VerencDemoArgs),
+    /// Generate an escrow key pair (public and secret key files).
+    Keygen(VerencKeygenArgs),
+    /// Encrypt a secret scalar to an escrow with a proof that it is log_G of its public share.
+    Backup(VerencBackupArgs),
+    /// Verify a backup: exit 0 if valid, 1 if invalid, 2 for malformed input.
+    Verify(VerencVerifyArgs),
+    /// The escrow recovers the scalar (checking x·G = X): exit 0, 1 if it fails, 2 if malformed.
+    Recover(VerencRecoverArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +147,13 @@ fn main() -> ExitCode {
             CosiCommand::Timestamp { command } => return quorate::node::cli::run(&command),
             CosiCommand::Demo(args) => cosi::demo(&args),
             CosiCommand::Verify(args) => return cosi::verify(&args),
+        },
+        Command::Verenc { command } => match command {
+            VerencCommand::Demo(args) => verenc::demo(&args),
+            VerencCommand::Keygen(args) => verenc::keygen(&args),
+            VerencCommand::Backup(args) => verenc::backup_cmd(&args),
+            VerencCommand::Verify(args) => return verenc::verify(&args),
+            VerencCommand::Recover(args) => return verenc::recover(&args),
         },
         Command::Mixnet { command } => match command {
             MixnetCommand::Demo(args) => mixnet::demo(&args),

@@ -11,6 +11,7 @@ pub mod bls;
 pub mod cosi;
 pub mod ecdsa;
 pub mod mixnet;
+pub mod verenc;
 
 /// The systems `quorate demo` and `quorate bench` know about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,6 +22,8 @@ pub enum System {
     Ecdsa,
     /// CoSi witness cosigning (Ed25519-compatible collective signatures).
     Cosi,
+    /// Verifiable encryption of discrete logs (CS03, TZ21) and key-share backup.
+    Verenc,
     /// Traceable mixnet (threshold Paillier mixing, DB-SM tracing proofs).
     Mixnet,
 }
@@ -40,7 +43,13 @@ pub struct BenchOptions {
 
 impl System {
     /// Every implemented system, in demo order.
-    pub const ALL: &'static [System] = &[System::Bls, System::Ecdsa, System::Cosi, System::Mixnet];
+    pub const ALL: &'static [System] = &[
+        System::Bls,
+        System::Ecdsa,
+        System::Cosi,
+        System::Verenc,
+        System::Mixnet,
+    ];
 
     /// The system's short name (as typed on the command line).
     pub fn name(self) -> &'static str {
@@ -48,6 +57,7 @@ impl System {
             System::Bls => "bls",
             System::Ecdsa => "ecdsa",
             System::Cosi => "cosi",
+            System::Verenc => "verenc",
             System::Mixnet => "mixnet",
         }
     }
@@ -58,6 +68,7 @@ impl System {
             System::Bls => bls::run_default_demo(),
             System::Ecdsa => ecdsa::run_default_demo(),
             System::Cosi => cosi::run_default_demo(),
+            System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
         }
     }
@@ -68,6 +79,7 @@ impl System {
             System::Bls => bls::bench(suite, opts.large),
             System::Ecdsa => ecdsa::bench(suite, opts.large),
             System::Cosi => cosi::bench(suite, opts.large),
+            System::Verenc => verenc::bench(suite, opts.large),
             System::Mixnet => mixnet::bench(
                 suite,
                 opts.n.unwrap_or(100),

@@ -1,0 +1,629 @@
+//! Verifiable key-share backup: one interface over the three schemes and four curves.
+//!
+//! A key holder encrypts a secret scalar `x` (a threshold key share, say) to an escrow, with
+//! a proof that the plaintext is the discrete log of its public share `X = x·G`. Anyone can
+//! check the proof against `X`, the escrow's public key and the label; only the escrow can
+//! recover `x`, and recovery checks `x·G = X` before returning anything.
+//!
+//! ```text
+//! escrow:     escrow_keygen(scheme, curve)            -> (EscrowPublicKey, EscrowSecretKey)
+//! key holder: backup(escrow_pk, x, label)             -> Backup { X, ciphertext, proof, … }
+//! verifier:   verify(&backup, rng)                    -> Verified { escrow_ciphertext }
+//! escrow:     recover(&escrow_sk, &backup)            -> x   (with x·G = X checked)
+//! ```
+//!
+//! | scheme | ciphertext in the [`Backup`] | what the verifier keeps |
+//! |---|---|---|
+//! | [`Scheme::Cs03`] | the CS03 ciphertext `(u, e, v)` | the same ciphertext |
+//! | [`Scheme::Dkgith`], [`Scheme::Rdkgith`] | empty until a verifier compresses the proof | the compressed ciphertext, chosen with the *verifier's* randomness (TZ21 soundness rests on the prover not predicting it) |
+//!
+//! [`verify`] checks the proof and, for a TZ21 backup whose `ciphertext` is already filled,
+//! that every kept ciphertext is one the proof vouches for
+//! ([`crate::tz21::check_compressed`]); it returns the ciphertext the escrow should store.
+//!
+//! **Labels.** Every scheme binds the label: CS03 through its native label (a changed label
+//! fails both verification and decryption), TZ21 through the Fiat–Shamir transcript.
+//!
+//! **CS03 escrow keys** carry the auxiliary parameters `(N, g̃, h̃)` of the range proof. The
+//! escrow generates them and discards their factorisation; they come with the setup proofs
+//! of [`crate::cs03::AuxParams::check`], so a verifier can check their form (not that the
+//! factorisation was erased: see the CS03 module notes). A verifier that does not trust the
+//! escrow for this can replace them with its own before the key holder proves.
+
+use crate::cs03::{self, AuxParams, Cs03Error, Cs03Params};
+use crate::group::{Bls12381G1, Curve, Ed25519, GroupDecodeError, Secp256k1, P256};
+use crate::tz21::{self, Tz21Error, Tz21Params};
+use group::Group;
+use quorate_core::secret::wipe_field;
+use rand_core::{CryptoRng, RngCore};
+use std::fmt;
+use std::str::FromStr;
+use zeroize::Zeroizing;
+
+/// The verifiable-encryption scheme of a backup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Camenisch–Shoup (ePrint 2002/161) with the auxiliary-modulus range proof.
+    Cs03,
+    /// TZ21 Protocol 4 (DKGitH), default set `(N, τ, n) = (85, 20, 20)`.
+    Dkgith,
+    /// TZ21 Protocol 5 (RDKGitH), default set `(N, t, n) = (132, 64, 67)`.
+    Rdkgith,
+}
+
+impl Scheme {
+    /// Every scheme, in the CLI's order.
+    pub const ALL: [Scheme; 3] = [Scheme::Cs03, Scheme::Dkgith, Scheme::Rdkgith];
+
+    /// The scheme's name (`cs03`, `dkgith`, `rdkgith`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Cs03 => "cs03",
+            Scheme::Dkgith => "dkgith",
+            Scheme::Rdkgith => "rdkgith",
+        }
+    }
+
+    fn tz21_params(self) -> Option<Tz21Params> {
+        match self {
+            Scheme::Cs03 => None,
+            Scheme::Dkgith => Some(Tz21Params::default_dkgith()),
+            Scheme::Rdkgith => Some(Tz21Params::default_rdkgith()),
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scheme {
+    type Err = BackupError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Scheme::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or(BackupError::UnknownScheme)
+    }
+}
+
+/// The group of the public share `X = x·G`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CurveId {
+    /// NIST P-256.
+    P256,
+    /// secp256k1 (threshold ECDSA shares).
+    Secp256k1,
+    /// BLS12-381 G1.
+    Bls12381G1,
+    /// The prime-order subgroup of edwards25519.
+    Ed25519,
+}
+
+impl CurveId {
+    /// Every curve, in the CLI's order.
+    pub const ALL: [CurveId; 4] = [
+        CurveId::Secp256k1,
+        CurveId::P256,
+        CurveId::Bls12381G1,
+        CurveId::Ed25519,
+    ];
+
+    /// The curve's name, as [`Curve::NAME`].
+    pub fn name(self) -> &'static str {
+        match self {
+            CurveId::P256 => P256::NAME,
+            CurveId::Secp256k1 => Secp256k1::NAME,
+            CurveId::Bls12381G1 => Bls12381G1::NAME,
+            CurveId::Ed25519 => Ed25519::NAME,
+        }
+    }
+}
+
+impl fmt::Display for CurveId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CurveId {
+    type Err = BackupError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CurveId::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or(BackupError::UnknownCurve)
+    }
+}
+
+/// Runs `$body` with the type alias `$c` bound to the curve marker of `$curve`.
+macro_rules! with_curve {
+    ($curve:expr, $c:ident => $body:expr) => {
+        match $curve {
+            CurveId::P256 => {
+                type $c = P256;
+                $body
+            }
+            CurveId::Secp256k1 => {
+                type $c = Secp256k1;
+                $body
+            }
+            CurveId::Bls12381G1 => {
+                type $c = Bls12381G1;
+                $body
+            }
+            CurveId::Ed25519 => {
+                type $c = Ed25519;
+                $body
+            }
+        }
+    };
+}
+
+/// Everything that can go wrong in a backup, a verification or a recovery.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BackupError {
+    /// Not one of `cs03`, `dkgith`, `rdkgith`.
+    #[error("unknown scheme (expected cs03, dkgith or rdkgith)")]
+    UnknownScheme,
+    /// Not one of the supported curves.
+    #[error("unknown curve (expected secp256k1, p256, bls12-381-g1 or ed25519)")]
+    UnknownCurve,
+    /// The key belongs to another scheme or curve than the backup.
+    #[error("the key is for {key_scheme}/{key_curve}, the backup for {scheme}/{curve}")]
+    KeyMismatch {
+        /// The key's scheme.
+        key_scheme: Scheme,
+        /// The key's curve.
+        key_curve: CurveId,
+        /// The backup's scheme.
+        scheme: Scheme,
+        /// The backup's curve.
+        curve: CurveId,
+    },
+    /// A malformed encoding (of a key, a point, a scalar, a ciphertext or a proof).
+    #[error("malformed {what}: {reason}")]
+    Malformed {
+        /// What was being decoded.
+        what: &'static str,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The secret scalar is zero (its public share would be the identity).
+    #[error("the secret scalar is zero")]
+    ZeroSecret,
+    /// A TZ21 backup that no verifier has compressed yet cannot be recovered.
+    #[error(
+        "the backup has no escrow ciphertext yet: a verifier must verify (and compress) it first"
+    )]
+    NotCompressed,
+    /// The proof (or the ciphertext it covers) is invalid.
+    #[error("invalid backup: {0}")]
+    Invalid(String),
+    /// Recovery failed: decryption rejected the ciphertext or no candidate matched `X`.
+    #[error("recovery failed: {0}")]
+    Recovery(String),
+}
+
+fn malformed(what: &'static str, e: impl fmt::Display) -> BackupError {
+    BackupError::Malformed {
+        what,
+        reason: e.to_string(),
+    }
+}
+
+/// An escrow's public key for one scheme and curve.
+///
+/// Encoding: CS03 — `len(pk) (4 bytes, big-endian) ‖ pk ‖ aux`; TZ21 — the point `ek`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EscrowPublicKey {
+    scheme: Scheme,
+    curve: CurveId,
+    bytes: Vec<u8>,
+}
+
+impl fmt::Debug for EscrowPublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EscrowPublicKey")
+            .field("scheme", &self.scheme)
+            .field("curve", &self.curve)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl EscrowPublicKey {
+    /// Parses and checks a key (CS03: the public key and the auxiliary parameters with their
+    /// setup proofs; TZ21: a non-identity point of the curve).
+    pub fn from_bytes(scheme: Scheme, curve: CurveId, bytes: &[u8]) -> Result<Self, BackupError> {
+        let key = EscrowPublicKey {
+            scheme,
+            curve,
+            bytes: bytes.to_vec(),
+        };
+        match scheme {
+            Scheme::Cs03 => {
+                key.cs03_parts()?;
+            }
+            Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
+                tz21::EncryptionKey::<C>::from_bytes(bytes)
+                    .map_err(|e| malformed("escrow public key", e))?;
+            }),
+        }
+        Ok(key)
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The curve.
+    pub fn curve(&self) -> CurveId {
+        self.curve
+    }
+
+    /// The encoding.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    fn cs03_parts(&self) -> Result<(cs03::PublicKey, AuxParams), BackupError> {
+        let b = &self.bytes;
+        let len_bytes: [u8; 4] = b
+            .get(..4)
+            .and_then(|s| s.try_into().ok())
+            .ok_or_else(|| malformed("escrow public key", "truncated length prefix"))?;
+        let len = u32::from_be_bytes(len_bytes) as usize;
+        let pk_end = 4usize
+            .checked_add(len)
+            .filter(|&e| e <= b.len())
+            .ok_or_else(|| malformed("escrow public key", "length prefix beyond the input"))?;
+        let pk = cs03::PublicKey::from_bytes(&b[4..pk_end])
+            .map_err(|e| malformed("escrow public key", e))?;
+        let aux = AuxParams::from_bytes(&b[pk_end..])
+            .map_err(|e| malformed("auxiliary parameters", e))?;
+        Ok((pk, aux))
+    }
+}
+
+/// An escrow's secret key (wiped on drop, redacted in `Debug`).
+pub struct EscrowSecretKey {
+    scheme: Scheme,
+    curve: CurveId,
+    bytes: Zeroizing<Vec<u8>>,
+}
+
+impl fmt::Debug for EscrowSecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EscrowSecretKey")
+            .field("scheme", &self.scheme)
+            .field("curve", &self.curve)
+            .field("bytes", &quorate_core::secret::REDACTED)
+            .finish()
+    }
+}
+
+impl EscrowSecretKey {
+    /// Parses a secret key.
+    pub fn from_bytes(scheme: Scheme, curve: CurveId, bytes: &[u8]) -> Result<Self, BackupError> {
+        match scheme {
+            Scheme::Cs03 => {
+                cs03::SecretKey::from_bytes(bytes)
+                    .map_err(|e| malformed("escrow secret key", e))?;
+            }
+            Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
+                tz21::DecryptionKey::<C>::from_bytes(bytes)
+                    .map_err(|e| malformed("escrow secret key", e))?;
+            }),
+        }
+        Ok(EscrowSecretKey {
+            scheme,
+            curve,
+            bytes: Zeroizing::new(bytes.to_vec()),
+        })
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The curve.
+    pub fn curve(&self) -> CurveId {
+        self.curve
+    }
+
+    /// The encoding (handle with care).
+    pub fn expose_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Generates an escrow key pair. CS03 uses `cs03_params` (default: |n| = 3072, k = 256,
+/// k' = 128) and generates the auxiliary parameters at the same size; this takes two safe
+/// primes for `n` and two for `N` (seconds to a minute at 3072 bits).
+pub fn escrow_keygen<R: RngCore + CryptoRng>(
+    rng: &mut R,
+    scheme: Scheme,
+    curve: CurveId,
+    cs03_params: Option<Cs03Params>,
+) -> Result<(EscrowPublicKey, EscrowSecretKey), BackupError> {
+    match scheme {
+        Scheme::Cs03 => {
+            let params = cs03_params.unwrap_or_else(Cs03Params::aggressive);
+            let (pk, sk) = cs03::keygen(rng, &params).map_err(|e| malformed("cs03 keygen", e))?;
+            let aux = AuxParams::generate(rng, params.modulus_bits)
+                .map_err(|e| malformed("cs03 auxiliary parameters", e))?;
+            let pk_bytes = pk.to_bytes();
+            let len = u32::try_from(pk_bytes.len())
+                .map_err(|_| malformed("cs03 public key", "too long"))?;
+            let mut bytes = len.to_be_bytes().to_vec();
+            bytes.extend_from_slice(&pk_bytes);
+            bytes.extend_from_slice(&aux.to_bytes());
+            Ok((
+                EscrowPublicKey {
+                    scheme,
+                    curve,
+                    bytes,
+                },
+                EscrowSecretKey {
+                    scheme,
+                    curve,
+                    bytes: sk.to_bytes(),
+                },
+            ))
+        }
+        Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
+            let (ek, dk) = tz21::keygen::<C>(rng);
+            Ok((
+                EscrowPublicKey { scheme, curve, bytes: ek.to_bytes() },
+                EscrowSecretKey { scheme, curve, bytes: dk.to_bytes() },
+            ))
+        }),
+    }
+}
+
+/// A verifiable backup of one secret scalar: everything a verifier needs, and (once the
+/// ciphertext is filled) everything the escrow needs besides its secret key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backup {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// The curve of the public share.
+    pub curve: CurveId,
+    /// Human-readable scheme parameters (e.g. `|n|=3072 k=256 k'=128`, `N=132 t=64 n=67`).
+    pub params: String,
+    /// `X = x·G`, in the curve's canonical compressed encoding.
+    pub public_share: Vec<u8>,
+    /// The escrow's public key encoding ([`EscrowPublicKey::as_bytes`]).
+    pub escrow_public_key: Vec<u8>,
+    /// CS03: the ciphertext. TZ21: the compressed ciphertext once a verifier made it, else
+    /// empty.
+    pub ciphertext: Vec<u8>,
+    /// The proof.
+    pub proof: Vec<u8>,
+    /// The label (context bytes) bound into the ciphertext or proof.
+    pub label: Vec<u8>,
+}
+
+/// What a successful [`verify`] returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The ciphertext the escrow should store: CS03's ciphertext, or the TZ21 compressed
+    /// ciphertext (the backup's own if it had one, else one made now with the verifier's
+    /// randomness).
+    pub escrow_ciphertext: Vec<u8>,
+}
+
+fn params_label(scheme: Scheme, pk: Option<&cs03::PublicKey>) -> String {
+    match (scheme, pk) {
+        (Scheme::Cs03, Some(pk)) => {
+            let p = pk.params();
+            format!(
+                "|n|={} k={} k'={}",
+                p.modulus_bits, p.challenge_bits, p.slack_bits
+            )
+        }
+        _ => scheme
+            .tz21_params()
+            .map(|p| match p.scheme() {
+                tz21::Scheme::Dkgith => format!(
+                    "N={} tau={} n={}",
+                    p.parties(),
+                    p.rounds_or_threshold(),
+                    p.compressed()
+                ),
+                tz21::Scheme::Rdkgith => format!(
+                    "N={} t={} n={}",
+                    p.parties(),
+                    p.rounds_or_threshold(),
+                    p.compressed()
+                ),
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The key holder's step: encrypts the secret scalar `secret_be` (32 big-endian bytes,
+/// below the group order, not zero) to `escrow` under `label`, with the proof that it is
+/// the discrete log of the returned public share.
+pub fn backup<R: RngCore + CryptoRng>(
+    rng: &mut R,
+    escrow: &EscrowPublicKey,
+    secret_be: &[u8; 32],
+    label: &[u8],
+) -> Result<Backup, BackupError> {
+    let scheme = escrow.scheme;
+    let curve = escrow.curve;
+    with_curve!(curve, C => {
+        let mut x = C::scalar_from_be_bytes(secret_be)
+            .ok_or_else(|| malformed("secret", GroupDecodeError::Scalar { what: "secret" }))?;
+        if bool::from(ff::Field::is_zero(&x)) {
+            return Err(BackupError::ZeroSecret);
+        }
+        let public = <<C as Curve>::Point as Group>::generator() * x;
+        let result = backup_with::<C, R>(rng, escrow, &x, &public, label);
+        wipe_field(&mut x);
+        let (params, ciphertext, proof) = result?;
+        Ok(Backup {
+            scheme,
+            curve,
+            params,
+            public_share: C::point_to_bytes(&public),
+            escrow_public_key: escrow.bytes.clone(),
+            ciphertext,
+            proof,
+            label: label.to_vec(),
+        })
+    })
+}
+
+type Parts = (String, Vec<u8>, Vec<u8>);
+
+fn backup_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
+    rng: &mut R,
+    escrow: &EscrowPublicKey,
+    x: &C::Scalar,
+    public: &C::Point,
+    label: &[u8],
+) -> Result<Parts, BackupError> {
+    match escrow.scheme {
+        Scheme::Cs03 => {
+            let (pk, aux) = escrow.cs03_parts()?;
+            let (ct, proof) = cs03::encrypt_and_prove::<C>(rng, &pk, &aux, x, public, label)
+                .map_err(cs03_invalid)?;
+            Ok((
+                params_label(Scheme::Cs03, Some(&pk)),
+                ct.to_bytes(),
+                proof.to_bytes(),
+            ))
+        }
+        scheme @ (Scheme::Dkgith | Scheme::Rdkgith) => {
+            let params = scheme.tz21_params().ok_or(BackupError::UnknownScheme)?;
+            let ek = tz21::EncryptionKey::<C>::from_bytes(&escrow.bytes)
+                .map_err(|e| malformed("escrow public key", e))?;
+            let proof =
+                tz21::prove::<C>(rng, &params, &ek, x, public, label).map_err(tz21_invalid)?;
+            Ok((params_label(scheme, None), Vec::new(), proof.to_bytes()))
+        }
+    }
+}
+
+fn cs03_invalid(e: Cs03Error) -> BackupError {
+    BackupError::Invalid(e.to_string())
+}
+
+fn tz21_invalid(e: Tz21Error) -> BackupError {
+    BackupError::Invalid(e.to_string())
+}
+
+/// The verifier's step: checks the proof against the public share, the escrow key and the
+/// label, and returns the ciphertext the escrow should store (see the module docs).
+///
+/// Malformed input gives [`BackupError::Malformed`] (or a scheme/curve error); a well-formed
+/// backup that does not verify gives [`BackupError::Invalid`].
+pub fn verify<R: RngCore + CryptoRng>(
+    backup: &Backup,
+    rng: &mut R,
+) -> Result<Verified, BackupError> {
+    let escrow =
+        EscrowPublicKey::from_bytes(backup.scheme, backup.curve, &backup.escrow_public_key)?;
+    with_curve!(backup.curve, C => verify_with::<C, R>(backup, &escrow, rng))
+}
+
+fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
+    backup: &Backup,
+    escrow: &EscrowPublicKey,
+    rng: &mut R,
+) -> Result<Verified, BackupError> {
+    let public = C::point_from_bytes("public share", &backup.public_share)
+        .map_err(|e| malformed("public share", e))?;
+    match backup.scheme {
+        Scheme::Cs03 => {
+            let (pk, aux) = escrow.cs03_parts()?;
+            let ct = cs03::Ciphertext::from_bytes(&pk, &backup.ciphertext)
+                .map_err(|e| malformed("ciphertext", e))?;
+            let proof = cs03::Proof::from_bytes::<C>(&pk, &aux, &backup.proof)
+                .map_err(|e| malformed("proof", e))?;
+            cs03::verify::<C>(&pk, &aux, &public, &backup.label, &ct, &proof)
+                .map_err(cs03_invalid)?;
+            Ok(Verified {
+                escrow_ciphertext: backup.ciphertext.clone(),
+            })
+        }
+        scheme @ (Scheme::Dkgith | Scheme::Rdkgith) => {
+            let params = scheme.tz21_params().ok_or(BackupError::UnknownScheme)?;
+            let ek = tz21::EncryptionKey::<C>::from_bytes(&escrow.bytes)
+                .map_err(|e| malformed("escrow public key", e))?;
+            let proof =
+                tz21::Proof::<C>::from_bytes(&backup.proof).map_err(|e| malformed("proof", e))?;
+            tz21::verify::<C>(&params, &ek, &public, &backup.label, &proof)
+                .map_err(tz21_invalid)?;
+            if backup.ciphertext.is_empty() {
+                let compressed =
+                    tz21::compress::<C>(rng, &params, &ek, &public, &backup.label, &proof)
+                        .map_err(tz21_invalid)?;
+                Ok(Verified {
+                    escrow_ciphertext: compressed.to_bytes(),
+                })
+            } else {
+                let compressed = tz21::CompressedCiphertext::<C>::from_bytes(&backup.ciphertext)
+                    .map_err(|e| malformed("compressed ciphertext", e))?;
+                tz21::check_compressed::<C>(&params, &proof, &compressed).map_err(tz21_invalid)?;
+                Ok(Verified {
+                    escrow_ciphertext: backup.ciphertext.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// The escrow's step: decrypts the backup's ciphertext and returns `x` (32 big-endian
+/// bytes) after checking `x·G = X`. It does not re-verify the proof (the verifier did); a
+/// ciphertext that does not decrypt to `log_G X` gives [`BackupError::Recovery`], never a
+/// wrong scalar.
+pub fn recover(
+    escrow: &EscrowSecretKey,
+    backup: &Backup,
+) -> Result<Zeroizing<[u8; 32]>, BackupError> {
+    if escrow.scheme != backup.scheme || escrow.curve != backup.curve {
+        return Err(BackupError::KeyMismatch {
+            key_scheme: escrow.scheme,
+            key_curve: escrow.curve,
+            scheme: backup.scheme,
+            curve: backup.curve,
+        });
+    }
+    if backup.ciphertext.is_empty() {
+        return Err(BackupError::NotCompressed);
+    }
+    with_curve!(backup.curve, C => {
+        let public = C::point_from_bytes("public share", &backup.public_share)
+            .map_err(|e| malformed("public share", e))?;
+        let mut x = match backup.scheme {
+            Scheme::Cs03 => {
+                let sk = cs03::SecretKey::from_bytes(&escrow.bytes)
+                    .map_err(|e| malformed("escrow secret key", e))?;
+                let ct = cs03::Ciphertext::from_bytes(sk.public_key(), &backup.ciphertext)
+                    .map_err(|e| malformed("ciphertext", e))?;
+                cs03::recover::<C>(&sk, &backup.label, &ct, &public)
+                    .map_err(|e| BackupError::Recovery(e.to_string()))?
+            }
+            scheme @ (Scheme::Dkgith | Scheme::Rdkgith) => {
+                let params = scheme.tz21_params().ok_or(BackupError::UnknownScheme)?;
+                let dk = tz21::DecryptionKey::<C>::from_bytes(&escrow.bytes)
+                    .map_err(|e| malformed("escrow secret key", e))?;
+                let compressed = tz21::CompressedCiphertext::<C>::from_bytes(&backup.ciphertext)
+                    .map_err(|e| malformed("compressed ciphertext", e))?;
+                tz21::recover::<C>(&params, &dk, &public, &backup.label, &compressed)
+                    .map_err(|e| BackupError::Recovery(e.to_string()))?
+            }
+        };
+        let out = Zeroizing::new(C::scalar_to_be_bytes(&x));
+        wipe_field(&mut x);
+        Ok(out)
+    })
+}
