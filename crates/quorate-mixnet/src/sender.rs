@@ -95,6 +95,13 @@ pub struct SenderOpening {
     pub r: Scalar,
 }
 
+impl Drop for SenderOpening {
+    fn drop(&mut self) {
+        self.v = Scalar::ZERO;
+        self.r = Scalar::ZERO;
+    }
+}
+
 impl core::fmt::Debug for SenderOpening {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("SenderOpening(<redacted>)")
@@ -203,6 +210,25 @@ pub fn encrypt<R: RngCore + CryptoRng>(
     let z_r = Integer::from(&e * &ri) + &alpha_r;
     let w1 = mul_mod(&mu1, &pow_mod_secret(&rho1, &e, pk.n())?, pk.n());
     let w2 = mul_mod(&mu2, &pow_mod_secret(&rho2, &e, pk.n())?, pk.n());
+    let (mut vi, mut ri, mut rho1, mut rho2) = (vi, ri, rho1, rho2);
+    let (mut alpha_v, mut alpha_r, mut mu1, mut mu2) = (alpha_v, alpha_r, mu1, mu2);
+    let (mut mu_v, mut mu_r, mut beta_v, mut beta_r) = (mu_v, mu_r, beta_v, beta_r);
+    for x in [
+        &mut vi,
+        &mut ri,
+        &mut rho1,
+        &mut rho2,
+        &mut alpha_v,
+        &mut alpha_r,
+        &mut mu1,
+        &mut mu2,
+        &mut mu_v,
+        &mut mu_r,
+        &mut beta_v,
+        &mut beta_r,
+    ] {
+        quorate_paillier::bigint::wipe_integer(x);
+    }
     Ok((
         SenderInput {
             c,
