@@ -451,6 +451,10 @@ fn known_answers() {
             kat::<Ed25519>(Tz21Params::rdkgith(10, 4, 3).unwrap()),
             KAT_ED_RDK,
         ),
+        (
+            kat::<Bls12381G1>(Tz21Params::dkgith(5, 3, 2).unwrap()),
+            KAT_BLS_DK,
+        ),
     ];
     for (i, (got, want)) in cases.iter().enumerate() {
         assert_eq!((got.0.as_str(), got.1.as_str()), *want, "KAT case {i}");
@@ -472,4 +476,8 @@ const KAT_K256_DK: (&str, &str) = (
 const KAT_ED_RDK: (&str, &str) = (
     "8a392fe1b5ee13dfb3fe9bb9d9bca5c5b763305afafedc3fc78d0e8c4e070820",
     "7727fdbd6d419172ddc5af3de8356a6fcd202d78df133f71dc46a6cdc15f05d7",
+);
+const KAT_BLS_DK: (&str, &str) = (
+    "3661859d1beb61b38855f8c7c7d53b8e35176fb76cbae51b96813499512146b9",
+    "bbe024ea573ad0c07da52597110151ca518c4a6e397e7797b3453f13570691cd",
 );
