@@ -1,5 +1,6 @@
 //! In-process runs of the protocols for demos and benchmarks: every message goes through
-//! its canonical byte encoding and is counted. No network is modelled here.
+//! its canonical byte encoding and is counted. No network is modelled here; [`crate::netsim`]
+//! runs the same rounds over a simulated LAN or WAN.
 
 use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3};
 use crate::error::{EcdsaError, Result};
