@@ -16,6 +16,7 @@
 //! | [`sharing`] | preprocessing: each input's Paillier ciphertexts → verifiable additive shares held by the servers |
 //! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof (Paillier and ElGamal lists) |
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
+//! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
 //! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
 //! | [`trace`] | BTraceIn / BTraceOut (Fig. 6) answered with DB-SM evidence |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
@@ -53,6 +54,7 @@ pub mod elgamal;
 pub mod error;
 pub mod mix;
 pub mod notes;
+pub mod packing;
 pub mod params;
 pub mod ring_pedersen;
 pub mod sender;

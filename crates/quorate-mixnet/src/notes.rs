@@ -28,7 +28,7 @@
 //! | 4 | no DKG, m-of-m only | ElGamal: fixed (t-of-m joint-Feldman DKG); Paillier: dealer kept as a documented setup assumption |
 //! | 5 | single process, no commit-then-reveal | partly: stages are separate messages, but the driver is in process and there is no network layer |
 //! | 6 | incomplete Fiat–Shamir | fixed: every transcript absorbs session id, protocol, version, generators, all lists and commitments |
-//! | 7 | element 0 of decryption proofs skipped | fixed: a proof per element, element 0 included (Paillier and ElGamal) |
+//! | 7 | element 0 of decryption proofs skipped | fixed: every element, element 0 included, is covered by a verified share (one per packed group of outputs for Paillier, [`crate::packing`]; one per element for ElGamal) |
 //! | 8 | Paillier decryption-share proof not ZK | fixed in `quorate-paillier` (mask sized from `|n²| + |Δ|` + challenge + slack) |
 //! | 9 | 20-bit statistical slack | fixed: 40 bits ([`crate::params::SLACK_BITS`]) |
 //! | 10 | 80-bit challenges, 2050-bit N, BN254 | fixed: 128-bit challenges and weights, BLS12-381, production N ≥ 3072 bits |

@@ -83,11 +83,18 @@ fn cheating_mixer_is_named() {
 fn bad_decryption_share_is_named() {
     let (public, servers, inputs, _, mut rng) = setup(10, 2, 2, 3);
     let mut rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-    // Mixer 1 publishes mixer 1's share of element 0 for element 5 (element 0 is proven too).
-    let s0 = rec.decryptions[0].shares[0].clone();
-    rec.decryptions[0].shares[5] = s0;
-    let err = mix::verify_record(&public, &inputs, &rec).unwrap_err();
+    // Ten outputs in packed groups of three (1024-bit test modulus): four shares each.
+    assert_eq!(rec.decryptions[0].shares.len(), 4);
+    // Mixer 1 replays its share of group 0 (elements 0–2) for group 2.
+    let mut bad = rec.clone();
+    bad.decryptions[0].shares[2] = bad.decryptions[0].shares[0].clone();
+    let err = mix::verify_record(&public, &inputs, &bad).unwrap_err();
     assert_eq!(err.culprits(), &[PartyId::new(1).unwrap()]);
+    // Mixer 2 replays group 1's share for group 0, which holds element 0.
+    let s1 = rec.decryptions[1].shares[1].clone();
+    rec.decryptions[1].shares[0] = s1;
+    let err = mix::verify_record(&public, &inputs, &rec).unwrap_err();
+    assert_eq!(err.culprits(), &[PartyId::new(2).unwrap()]);
 }
 
 #[test]
