@@ -35,7 +35,16 @@
 //!   receiver checks DKLs23's `Σ pk_j = pk` and, when it fails, compares each `pk_j` with
 //!   `λ_j T_j` from the DKG's public shares, so a wrong `pk_j` names `j` (identifiable
 //!   abort) without a variable-base multiplication per counterparty on the honest path.
-//!   The security argument of DKLs23 without the zero-sharing has not been re-verified.
+//!   Why we think dropping `ζ` is sound here (our argument, not the paper's; it has not
+//!   been checked by the paper's authors): `ζ` makes each signer's `pk_i` a fresh random
+//!   sharing of `pk`, so a simulator that knows only `pk` can produce the honest parties'
+//!   `pk_i`. Our DKG is Feldman-committed and publishes every party's public share `T_j`,
+//!   so `λ_j T_j` is already public information and the simulator can output it as is;
+//!   `sk_i` enters the protocol only as an input to the UC-secure RVOLE, whose messages
+//!   hide it. The per-party check `pk_j = λ_j T_j` is stronger than `Σ pk_j = pk`, and it
+//!   is what lets a wrong `pk_j` be *named*, which the zero-sharing would make impossible
+//!   without an extra blame round. If a future change stops publishing `T_j`, the
+//!   zero-sharing must come back.
 //! * **DKLs19's check inside the multiplication** is kept (DKLs19 Protocol 1 steps 5–7;
 //!   the DKLs23 RVOLE is built from that protocol with its check). Its check vector `r` is
 //!   sent as a 32-byte hash instead of `ℓ = 416` scalars: the receiver recomputes the only
