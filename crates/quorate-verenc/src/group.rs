@@ -89,6 +89,12 @@ pub trait Curve: Copy + Send + Sync + 'static {
     /// Whether `PrimeField::to_repr` is big-endian for this scalar field.
     const REPR_IS_BIG_ENDIAN: bool;
 
+    /// Whether the curve crate's decoder accepts non-canonical encodings (then
+    /// [`Curve::point_from_bytes`] re-encodes to reject them). The SEC1 decoders of `p256` and
+    /// `k256` and blst's compressed G1 decoder reject a coordinate `≥ p` themselves;
+    /// curve25519-dalek reduces a `y ≥ p` silently.
+    const DECODER_ACCEPTS_NON_CANONICAL: bool;
+
     /// Canonical encoding of a point.
     fn point_to_bytes(p: &Self::Point) -> Vec<u8> {
         p.to_bytes().as_ref().to_vec()
@@ -109,7 +115,8 @@ pub trait Curve: Copy + Send + Sync + 'static {
         let p: Self::Point =
             Option::from(Self::Point::from_bytes(&repr)).ok_or(GroupDecodeError::Point { what })?;
         // Reject encodings that decode but do not re-encode identically (non-canonical forms).
-        if p.to_bytes().as_ref() != bytes {
+        // Costs an inversion, so only for curves whose decoder accepts non-canonical input.
+        if Self::DECODER_ACCEPTS_NON_CANONICAL && p.to_bytes().as_ref() != bytes {
             return Err(GroupDecodeError::Point { what });
         }
         if bool::from(group::Group::is_identity(&p)) {
@@ -130,6 +137,7 @@ impl Curve for P256 {
     const ORDER_BE: [u8; 32] =
         hex_literal("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551");
     const REPR_IS_BIG_ENDIAN: bool = true;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
 }
 
 /// secp256k1.
@@ -143,6 +151,7 @@ impl Curve for Secp256k1 {
     const ORDER_BE: [u8; 32] =
         hex_literal("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
     const REPR_IS_BIG_ENDIAN: bool = true;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
 }
 
 /// BLS12-381 G1.
@@ -152,6 +161,7 @@ impl Curve for Bls12381G1 {
     type Point = blstrs::G1Projective;
     type Scalar = blstrs::Scalar;
     const NAME: &'static str = "bls12-381-g1";
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
     const POINT_LEN: usize = 48;
     const ORDER_BE: [u8; 32] =
         hex_literal("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
@@ -165,6 +175,7 @@ impl Curve for Ed25519 {
     type Point = curve25519_dalek::edwards::SubgroupPoint;
     type Scalar = curve25519_dalek::Scalar;
     const NAME: &'static str = "ed25519";
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = true;
     const POINT_LEN: usize = 32;
     const ORDER_BE: [u8; 32] =
         hex_literal("1000000000000000000000000000000014def9dea2f79cd65812631a5cf5d3ed");
@@ -232,6 +243,33 @@ mod tests {
         roundtrip::<Secp256k1>();
         roundtrip::<Bls12381G1>();
         roundtrip::<Ed25519>();
+    }
+
+    /// `prefix ‖ p` where `p` is the field modulus: the x-coordinate `p ≡ 0` is not canonical.
+    fn sec1_with_x(prefix: u8, x_be: &str) -> Vec<u8> {
+        let mut v = vec![prefix];
+        v.extend_from_slice(&hex_literal(x_be));
+        v
+    }
+
+    #[test]
+    fn non_canonical_coordinates_are_rejected_on_every_curve() {
+        // secp256k1 and P-256: an x-coordinate equal to the field modulus p.
+        let k1_p = "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f";
+        let p256_p = "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff";
+        for prefix in [2u8, 3] {
+            assert!(Secp256k1::point_from_bytes("p", &sec1_with_x(prefix, k1_p)).is_err());
+            assert!(P256::point_from_bytes("p", &sec1_with_x(prefix, p256_p)).is_err());
+        }
+        // BLS12-381 G1: a compressed x ≥ p (all ones after the flag bits) is rejected.
+        let mut bls = [0xffu8; 48];
+        bls[0] = 0x9f; // compression flag set, infinity and sign flags clear
+        assert!(Bls12381G1::point_from_bytes("p", &bls).is_err());
+        // Ed25519: y = p + 1, a non-canonical form of y = 1.
+        let mut ed = [0xffu8; 32];
+        ed[0] = 0xee;
+        ed[31] = 0x7f;
+        assert!(Ed25519::point_from_bytes("p", &ed).is_err());
     }
 
     #[test]
