@@ -22,6 +22,7 @@
 
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
+use crate::packing;
 use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS};
 use crate::sender::{enc_raw, SenderInput};
 use crate::setup::{MixServer, MixnetPublic};
@@ -49,6 +50,8 @@ pub const PROOF_MASK_BITS: u32 = A_BITS + CHALLENGE_BITS + SLACK_BITS;
 /// Slot width of the packed plaintexts (room for `m < 2^16` masks of the largest size a
 /// proof admits, plus `v`).
 pub const SLOT_BITS: u32 = PROOF_MASK_BITS + 1 + 18;
+/// Bits per input in the packed decryption (two slots: `v + Σa`, `r + Σa′`).
+pub const INPUT_BITS: u32 = 2 * SLOT_BITS;
 
 /// Proof that `E_k` and `A_k` hold the same `(a, a′)`, in `(c, s)` form.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -428,30 +431,37 @@ fn verify_inner(
         )));
     }
     let cts = packed_cts(public, &inputs, &sharing.commits)?;
+    let pk = public.paillier.encryption_key();
+    let slots = packing::slots_per_ciphertext(pk, INPUT_BITS);
+    let groups = packing::pack(pk, &cts, INPUT_BITS, slots)?;
     for (k, st) in public.params.parties().zip(&sharing.decryptions) {
-        if st.mixer != k || st.shares.len() != n || st.shares.iter().any(|s| s.id() != k) {
+        if st.mixer != k || st.shares.len() != groups.len() || st.shares.iter().any(|s| s.id() != k)
+        {
             return Err(blame(st.mixer, "Enc-to-shares decryption stage malformed"));
         }
     }
-    let results: Vec<Result<Integer, MixnetError>> = cts
+    let results: Vec<Result<Vec<Integer>, MixnetError>> = groups
         .par_iter()
         .enumerate()
-        .map(|(i, ct)| {
+        .map(|(g, ct)| {
             let shares: Vec<DecryptionShare> = sharing
                 .decryptions
                 .iter()
-                .filter_map(|d| d.shares.get(i).cloned())
+                .filter_map(|d| d.shares.get(g).cloned())
                 .collect();
-            Ok(public
+            let m = public
                 .paillier
-                .verify_and_combine(&public.sid, ct, &shares)?)
+                .verify_and_combine(&public.sid, ct, &shares)?;
+            let count = (n - g * slots).min(slots);
+            packing::unpack(&m, INPUT_BITS, count)
+                .ok_or_else(|| ParamError::Invalid("Enc-to-shares plaintext out of range").into())
         })
         .collect();
     let mut culprits = Vec::new();
     let mut ds = Vec::with_capacity(n);
     for r in results {
         match r {
-            Ok(d) => ds.push(d),
+            Ok(d) => ds.extend(d),
             Err(MixnetError::Paillier(PaillierError::InvalidDecryptionShare(b))) => {
                 culprits.extend_from_slice(b.culprits())
             }
@@ -518,6 +528,13 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
         masks.push(mk);
     }
     let cts = packed_cts(public, &inputs, &commits)?;
+    let pk = public.paillier.encryption_key();
+    let cts = packing::pack(
+        pk,
+        &cts,
+        INPUT_BITS,
+        packing::slots_per_ciphertext(pk, INPUT_BITS),
+    )?;
     let decryptions: Vec<ShareDecStage> = servers
         .iter()
         .map(|s| {
