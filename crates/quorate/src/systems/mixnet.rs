@@ -148,7 +148,6 @@ fn artifact_seconds(row: &str) -> Option<f64> {
         ("re-encrypt + shuffle + proof (per mixer)", 34.5),
         ("verify all shuffle proofs", 75.0),
         ("M_k: threshold decryption shares", 190.0),
-
         ("Q: n BB signatures", 8.3),
         ("M: check BB signatures", 15.0),
         ("reverse shuffle + proof", 37.6),
