@@ -24,6 +24,10 @@
 //!   and Bob accepts iff `H(sid, r'_1, …, r'_ℓ) = ρ`. Equal hashes mean `r = r'` unless
 //!   Alice found a SHA-256 collision, so this is the same check with the same attribution
 //!   (the DKLs23 implementations compress it the same way); only the bytes change.
+//! * **Fresh pads.** The pads above use `sid' = H(sid, salt)` with a fresh salt of
+//!   Alice's, sent with `τ` (and the extension uses a fresh nonce of Bob's), so a reused
+//!   session id never reuses pads; see `salted_sid` for the key-extraction attack this
+//!   prevents.
 //! * Outputs: Alice `c_l = Σ_j g_j z^A_{j,l}`, Bob `d_l = Σ_j g_j z^B_{j,l}`, with
 //!   `c_l + d_l = a_l·χ`.
 
@@ -53,6 +57,24 @@ const TAG_PAD: &[u8; 32] = b"quorate/ecdsa/mul/pad/v1________";
 const TAG_THETA: &[u8] = b"quorate/ecdsa/mul/theta/v1";
 const TAG_CHECK: &[u8] = b"quorate/ecdsa/mul/check-vector/v1";
 const TAG_GADGET: &[u8] = b"quorate/ecdsa/mul/gadget/v1";
+const TAG_SALT: &[u8] = b"quorate/ecdsa/mul/salted-sid/v1";
+
+/// The multiplication's own session id `H(sid, salt)` with a fresh 32-byte salt chosen by
+/// the sender (Alice) and sent with `τ`. Pads, `θ` and the check vector are derived from
+/// it.
+///
+/// *Why.* The random-OT pads must never be reused. The pads were `H(sid, j, q_j)` and
+/// `H(sid, j, q_j ⊕ Δ)`, and `q_j` is determined by the long-lived seeds, the session id and
+/// the receiver's message. If the same `sid` is used twice (the signing session id is
+/// chosen outside the protocol, possibly by a malicious co-signer), a receiver that flips
+/// its choice bit `γ_j` between the two runs swaps Alice's two pads: the second run's pads
+/// are the first run's in the other order, so `τ_j + τ'_j = a + a'`. With `a_2 = sk_i`
+/// (the same in every signing with the same signer set) that reveals `2·sk_i`, i.e. the key
+/// share, after two signings. Salting the pads with Alice's fresh randomness makes every
+/// run's pads independent of every other run's, whatever `sid` the caller supplies.
+fn salted_sid(sid: &[u8; 32], salt: &[u8; 32]) -> [u8; 32] {
+    tagged_hash(TAG_SALT, &[sid, salt])
+}
 
 /// The public gadget vector `g` (random, derived from a fixed tag).
 fn gadget() -> &'static [Scalar] {
@@ -134,6 +156,8 @@ impl MulReceiver {
 /// Alice → Bob: the corrections `τ` and the check values `ρ = H(sid, r)`, `u`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulMsg {
+    /// Alice's fresh salt (see `salted_sid`).
+    salt: [u8; 32],
     tau: Vec<[Scalar; W]>,
     /// The canonical encoding of `tau` (kept so that it is hashed and sent without
     /// re-encoding).
@@ -221,6 +245,10 @@ fn sender_round2_inner(
     let delta = seeds.delta_row();
     let check_input = Scalar::random(&mut *rng);
     let a = [inputs[0], inputs[1], check_input];
+    let mut salt = [0u8; 32];
+    rng.fill_bytes(&mut salt);
+    let msid = salted_sid(sid, &salt);
+    let sid = &msid;
     let prefix = pad_prefix(sid);
     let mut z_a: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
     let mut tau: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
@@ -262,6 +290,7 @@ fn sender_round2_inner(
     Ok((
         c,
         MulMsg {
+            salt,
             tau,
             tau_bytes,
             r_hash,
@@ -293,8 +322,9 @@ pub fn receiver_finish(
     if msg.tau.len() != ELL {
         return Err(EcdsaError::blame(sender, "multiplication: message length"));
     }
-    let theta = theta(&state.sid, &msg.tau_bytes);
-    let prefix = pad_prefix(&state.sid);
+    let msid = salted_sid(&state.sid, &msg.salt);
+    let theta = theta(&msid, &msg.tau_bytes);
+    let prefix = pad_prefix(&msid);
     let g = gadget();
     let mut d = [Scalar::ZERO; L];
     // r'_j = γ_j·u − θ·z^B_j: the only value of r_j that passes DKLs19's check in row j.
@@ -313,7 +343,7 @@ pub fn receiver_finish(
         }
         z.zeroize();
     }
-    let ok = check_vector_hash(&state.sid, expected_r.iter().copied()).ct_eq(&msg.r_hash);
+    let ok = check_vector_hash(&msid, expected_r.iter().copied()).ct_eq(&msg.r_hash);
     expected_r.zeroize();
     if !bool::from(ok) {
         return Err(EcdsaError::blame(
@@ -327,6 +357,7 @@ pub fn receiver_finish(
 impl MulMsg {
     /// Writes the message.
     pub fn write(&self, w: &mut Writer) {
+        w.bytes(&self.salt);
         w.u16(self.tau.len() as u16);
         w.bytes(&self.tau_bytes);
         w.bytes(&self.r_hash);
@@ -335,6 +366,7 @@ impl MulMsg {
 
     /// Reads the message (length-prefixed; the protocol checks the exact length).
     pub fn read(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
+        let salt = r.array()?;
         let n = r.len_prefix(2 * ELL)?;
         let tau_bytes = r.take(n * W * SCALAR_LEN)?;
         let mut tau = Vec::with_capacity(n);
@@ -348,6 +380,7 @@ impl MulMsg {
         let r_hash = r.array()?;
         let u = read_scalar(r, "multiplication check u")?;
         Ok(MulMsg {
+            salt,
             tau,
             tau_bytes: tau_bytes.to_vec(),
             r_hash,
@@ -418,6 +451,44 @@ mod tests {
             assert_eq!(c[0] + d[0], a[0] * chi);
             assert_eq!(c[1] + d[1], a[1] * chi);
         }
+    }
+
+    /// A reused session id must not reuse pads. The attack: a receiver that replays its
+    /// extension nonce under the same `sid` and flips every choice bit between two runs
+    /// swaps Alice's two pads, so without fresh pads `τ_j + τ'_j = a + a'` reveals
+    /// `2·sk` when the second input is the same in both runs (it was, before the salt).
+    #[test]
+    fn reused_session_id_does_not_reveal_the_sender_input() {
+        let mut rng = ChaCha20Rng::seed_from_u64(21);
+        let (alice, bob) = setup(&mut rng);
+        let sid = [9u8; 32];
+        let sk = Scalar::random(&mut rng);
+        let bob_rng = ChaCha20Rng::seed_from_u64(22);
+        let mut taus = Vec::new();
+        for flip in [0x00u8, 0xFF] {
+            let gamma = vec![flip; ELL / 8];
+            // The same Bob randomness both times: the same extension nonce (a replay).
+            let (rows, m1) = ext::receiver_extend(&bob, &sid, ELL, &gamma, &mut bob_rng.clone());
+            let chi = gadget()
+                .iter()
+                .enumerate()
+                .fold(Scalar::ZERO, |acc, (j, g)| {
+                    Scalar::conditional_select(&acc, &(acc + g), bit(&gamma, j))
+                });
+            let st = MulReceiver {
+                sid,
+                rows,
+                gamma,
+                chi,
+            };
+            let a = [Scalar::random(&mut rng), sk];
+            let (c, m2) = sender_round2(&alice, &sid, pid(2), &a, &m1, &mut rng).expect("ok");
+            // Both runs pass every check: the replay itself is not detectable.
+            let (chi, d) = receiver_finish(st, pid(1), &m2).expect("consistent");
+            assert_eq!(c[1] + d[1], sk * chi);
+            taus.push(m2.tau[0][1]);
+        }
+        assert_ne!(taus[0] + taus[1], sk + sk, "pads were reused across runs");
     }
 
     #[test]

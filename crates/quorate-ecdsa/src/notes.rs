@@ -49,7 +49,8 @@
 //!   the DKLs23 RVOLE is built from that protocol with its check). Its check vector `r` is
 //!   sent as a 32-byte hash instead of `ℓ = 416` scalars: the receiver recomputes the only
 //!   acceptable `r` and compares hashes ([`crate::mul`]). Nothing is dropped; this saves
-//!   13,280 bytes per multiplication (64,350 → 51,070 bytes per signer per counterparty).
+//!   13,280 bytes per multiplication (64,350 → 51,070 bytes per signer per counterparty;
+//!   51,134 since the 32-byte extension nonce and pad salt below were added).
 //! * **Base OT** is Simplest OT with a Schnorr proof of knowledge of `b` and transcript-bound
 //!   key derivation, not the full VSOT verification round or endemic OT. Points are
 //!   validated (canonical compressed encoding, on curve, not the identity); `k256`'s own
@@ -105,7 +106,21 @@
 //! * *Selective abort / OT reuse*: any failed check (KOS, DKLs19, `Γ`) bans the counterparty
 //!   and wipes the OT seeds shared with it ([`crate::KeyShare::ban`]); signing with it
 //!   returns [`crate::EcdsaError::Banned`] until a refresh.
-//! * *Session-id reuse*: every sub-protocol's session id hashes the protocol tag, the key id,
+//! * *Session-id reuse* (freshness): the signing session id `sign_id` is chosen outside the
+//!   protocol and nothing stops a caller, or a malicious co-signer proposing it, from
+//!   reusing one. The OT-extension rows and the random-OT pads were functions of the long-
+//!   lived seeds and the session id only, so two signings under one `sign_id` reused Alice's
+//!   pads: a receiver that flipped its choice bits in the second run swapped her two pads
+//!   and read `τ_j + τ'_j = (r_i + r'_i, 2·sk_i, …)`, i.e. the key share `sk_i = λ_i p(i)`
+//!   (fixed for a signer set), from two honest-looking runs that pass every check (test
+//!   `mul::tests::reused_session_id_does_not_reveal_the_sender_input`, which fails without
+//!   the fix). Now the extension receiver mixes a fresh 32-byte nonce into the extension's
+//!   session id and the multiplication sender a fresh 32-byte salt into the pads, `θ` and
+//!   the check vector, both sent in the clear ([`crate::ot::ext`], [`crate::mul`]). Each
+//!   honest party's secret-dependent values are therefore fresh whatever `sign_id` is,
+//!   and `sign_id` uniqueness is no longer a security requirement (it still separates
+//!   sessions for the commitments).
+//! * *Session-id binding*: every sub-protocol's session id hashes the protocol tag, the key id,
 //!   the epoch, the signing session id and signing set (or the setup session), and both
 //!   parties' indices in role order.
 //! * *Input validation*: vector lengths, sender sets, indices, non-canonical scalars and

@@ -225,8 +225,11 @@ fn child_rngs(rng: &mut impl CryptoRngCore, n: usize) -> Vec<ChaCha20Rng> {
         .collect()
 }
 
-/// Round 1. `sign_id` must be unique per signing session and agreed by the signers;
-/// `signers` is the signing set (at least `t` distinct parties including this one).
+/// Round 1. `sign_id` must be agreed by the signers and should be unique per signing
+/// session (it separates sessions); secrecy does not depend on its uniqueness, because every
+/// OT extension and multiplication mixes in fresh randomness of the honest party (see the
+/// crate notes, "Session-id reuse"). `signers` is the signing set (at least `t` distinct
+/// parties including this one).
 pub fn sign_round1(
     share: &KeyShare,
     sign_id: &[u8],

@@ -578,10 +578,14 @@ fn round_messages_have_the_documented_sizes() {
     let (_s, _out2) =
         sign::sign_round2(st2, &mut shares[1], &[(pid(1), m1[0].1.clone())], &mut rng).unwrap();
     let b2 = out1[0].1.to_bytes().len();
-    // Round 1: 128 columns of (416+128)/8 bytes plus the KOS check; round 2: 3·416 scalars
-    // of corrections, the 32-byte hash of the check vector and u.
-    assert_eq!(b1, 2 + 32 + 2 + 128 * 68 + 16 + 128 * 16);
-    assert_eq!(b2, 2 + 33 + 32 + 3 * 33 + 32 + 2 + 3 * 416 * 32 + 32 + 32);
+    // Round 1: the commitment, the receiver's 32-byte extension nonce, 128 columns of
+    // (416+128)/8 bytes plus the KOS check; round 2: the sender's 32-byte pad salt, 3·416
+    // scalars of corrections, the 32-byte hash of the check vector and u.
+    assert_eq!(b1, 2 + 32 + 32 + 2 + 128 * 68 + 16 + 128 * 16);
+    assert_eq!(
+        b2,
+        2 + 33 + 32 + 3 * 33 + 32 + 32 + 2 + 3 * 416 * 32 + 32 + 32
+    );
 }
 
 /// Single-party BIP32 reference (CKDpriv, non-hardened) with k256 + HMAC-SHA512.

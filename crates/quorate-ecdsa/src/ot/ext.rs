@@ -5,8 +5,9 @@
 //! Roles (IKNP reversal): the extension **sender** holds `Δ ∈ {0,1}^κ` (its base-OT choice
 //! bits) and `k_i^{Δ_i}`; the extension **receiver** holds both base keys `k_i^0, k_i^1`.
 //!
-//! For `m = ℓ + σ` rows (σ = 128 padding rows that are sacrificed to the check) and a fresh
-//! session id `sid`:
+//! For `m = ℓ + σ` rows (σ = 128 padding rows that are sacrificed to the check) and the
+//! session id `sid = H(sid_caller, nonce)` with the receiver's fresh nonce (sent first in its
+//! message, see `fresh_sid`):
 //!
 //! 1. The receiver picks choice bits `x ∈ {0,1}^ℓ` and random padding bits, and for each
 //!    column `i < κ` sets `t_i = G(k_i^0, sid)`, sends `u_i = t_i ⊕ G(k_i^1, sid) ⊕ x`.
@@ -45,6 +46,17 @@ pub const PAD_ROWS: usize = 128;
 const TAG_PRG: &[u8; 32] = b"quorate/ecdsa/ote/prg/v1________";
 const TAG_CHI: &[u8] = b"quorate/ecdsa/ote/kos-chi/v1";
 const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote/bootstrap-key/v1";
+const TAG_NONCE: &[u8] = b"quorate/ecdsa/ote/fresh-sid/v1";
+
+/// The extension's own session id `H(sid, nonce)`: the caller's session id (protocol, key,
+/// parties, signing session) together with a fresh 32-byte nonce chosen by the receiver and
+/// sent in its message. The PRG expansion and the check's challenges use it, so an honest
+/// receiver's rows are fresh even if a caller (or a malicious counterparty proposing the
+/// session id) reuses `sid`; without it, two extensions under one `sid` would expose the XOR
+/// of the receiver's two choice vectors.
+fn fresh_sid(sid: &[u8; 32], nonce: &[u8; 32]) -> [u8; 32] {
+    crate::curve::tagged_hash(TAG_NONCE, &[sid, nonce])
+}
 
 /// Extension-sender seeds: `Δ` and `k_i^{Δ_i}`. Long-lived pairwise state.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -114,6 +126,7 @@ impl OteSenderSeeds {
 /// The receiver's extension message: the column corrections and the check values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OteMsg {
+    nonce: [u8; 32],
     col_bytes: usize,
     u: Vec<u8>,
     x_check: u128,
@@ -384,6 +397,10 @@ fn receiver_extend_inner(
     let mut x = vec![0u8; col_bytes];
     x[..data_bytes].copy_from_slice(&choices[..data_bytes]);
     rng.fill_bytes(&mut x[data_bytes..]);
+    let mut nonce = [0u8; 32];
+    rng.fill_bytes(&mut nonce);
+    let xsid = fresh_sid(sid, &nonce);
+    let sid = &xsid;
     let mut t = vec![0u8; KAPPA * col_bytes];
     let mut u = vec![0u8; KAPPA * col_bytes];
     let mut g1 = vec![0u8; col_bytes];
@@ -416,6 +433,7 @@ fn receiver_extend_inner(
     (
         ReceiverRows(rows),
         OteMsg {
+            nonce,
             col_bytes,
             u,
             x_check,
@@ -439,6 +457,8 @@ pub fn sender_extend(
     {
         return Err(EcdsaError::blame(receiver, "OT extension: message length"));
     }
+    let xsid = fresh_sid(sid, &msg.nonce);
+    let sid = &xsid;
     let check = Check::new(sid, &msg.u, data_bytes);
     let delta = seeds.delta_row();
     let mut q = vec![0u8; KAPPA * col_bytes];
@@ -479,6 +499,7 @@ pub fn sender_extend(
 impl OteMsg {
     /// Writes the message.
     pub fn write(&self, w: &mut Writer) {
+        w.bytes(&self.nonce);
         w.u16(self.col_bytes as u16);
         w.bytes(&self.u);
         w.bytes(&self.x_check.to_le_bytes());
@@ -487,12 +508,13 @@ impl OteMsg {
         }
     }
 
-    /// Reads the message: a column length (at most `max_col_bytes`), `κ` columns, `x̃` and
+    /// Reads the message: the receiver's nonce, a column length (at most `max_col_bytes`), `κ` columns, `x̃` and
     /// `κ` values `t̃_i`.
     pub fn read(
         r: &mut Reader<'_>,
         max_col_bytes: usize,
     ) -> core::result::Result<Self, DecodeError> {
+        let nonce = r.array()?;
         let col_bytes = r.len_prefix(max_col_bytes)?;
         let u = r.take(KAPPA * col_bytes)?.to_vec();
         let x_check = u128::from_le_bytes(r.array()?);
@@ -501,6 +523,7 @@ impl OteMsg {
             t_check.push(u128::from_le_bytes(r.array()?));
         }
         Ok(OteMsg {
+            nonce,
             col_bytes,
             u,
             x_check,
