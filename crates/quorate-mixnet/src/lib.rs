@@ -37,7 +37,8 @@
 //! (one DB-SM run per query; see [`trace`]). Ring-Pedersen integer commitments
 //! ([`ring_pedersen`]) make the Paillier parts of the sender's linking proof and of the
 //! Enc-to-shares mask proofs sound over the integers. Batch verification (one MSM per step,
-//! 128-bit weights) with per-server fallback for blame.
+//! 128-bit weights) with per-server fallback for blame; packed threshold-Paillier decryption
+//! ([`packing`]) of the Mix outputs and of the input sharing.
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
 //! shuffle proof (see the soundness note in [`shuffle`]); DB-RSM (Fig. 9) and the
