@@ -45,6 +45,37 @@
 //!   is what lets a wrong `pk_j` be *named*, which the zero-sharing would make impossible
 //!   without an extra blame round. If a future change stops publishing `T_j`, the
 //!   zero-sharing must come back.
+//!
+//!   *Second review (audit of issue 4).* The simulation argument holds, and can be put
+//!   more strongly: against a coalition of at most `t − 1` parties the honest `T_j` leak
+//!   nothing beyond `pk`, since with `t − 1` corrupted shares and `pk` the Feldman
+//!   polynomial `p(x)·G` is determined (with fewer, the simulator completes it at random),
+//!   so `λ_j T_j` is simulatable from `pk` alone. The security claim is then relative to
+//!   this Feldman DKG (whose public output includes every `T_j`), not to an ideal key
+//!   generation that outputs `pk` only. Three conditions the argument relies on, and how
+//!   they are met:
+//!   1. *Fresh multiplication per signing.* Without `ζ`, `sk_i = λ_i p(i)` is the **same**
+//!      RVOLE input in every signing by the same signer set, so its secrecy rests entirely
+//!      on each multiplication being fresh. Before the audit it was not when a signing
+//!      session id was reused (see "Session-id reuse" below: two runs revealed `2·sk_i`).
+//!      DKLs23's `ζ_i` would not have prevented it: the attack needs a repeated session
+//!      id, so `ζ_i` (derived from it) repeats as well and the swap reveals the session's
+//!      share `sk_i + ζ_i` of every honest signer the attacker is paired with, which sum
+//!      with the attacker's own to `sk`. The fix is the fresh salt/nonce, which makes
+//!      every run's pads independent whatever the session id.
+//!   2. *Agreed public shares.* All honest parties must hold the same `T_j`, i.e. the DKG
+//!      openings went over a reliable broadcast (compare
+//!      [`crate::KeyShare::setup_transcript`]); refresh and BIP32 derivation update every
+//!      `T_j` consistently (`T_j + Σ` refresh commitments, `T_j + I_L·G`).
+//!   3. *What is checked.* The code runs DKLs23's `Σ pk_j = pk` and compares `pk_j` with
+//!      `λ_j T_j` only when the sum fails, to name the culprit. Colluders who shift their
+//!      `pk_j` by opposite amounts pass, exactly as in DKLs23 (where every `pk_j` is
+//!      random); the `Γ_v` check then binds their multiplication inputs to the shifted
+//!      `pk_j`, their inputs still sum to their part of `sk`, and nothing about honest
+//!      inputs is revealed.
+//!
+//!   Verdict: dropping `ζ` is sound under these conditions; re-introducing F_Zero would
+//!   cost a pairwise seed setup in the DKG and lose the per-party blame for `pk_j`.
 //! * **DKLs19's check inside the multiplication** is kept (DKLs19 Protocol 1 steps 5–7;
 //!   the DKLs23 RVOLE is built from that protocol with its check). Its check vector `r` is
 //!   sent as a 32-byte hash instead of `ℓ = 416` scalars: the receiver recomputes the only
@@ -60,7 +91,11 @@
 //!   not verify; this is detected (the signature is always verified) but not attributed:
 //!   [`crate::EcdsaError::InvalidSignature`] has no culprit.
 //! * **Broadcast.** Messages are addressed per recipient; the DKG commitments/openings and
-//!   the round-3 shares must go over a reliable broadcast (or an echo round). The DKG outputs
+//!   the round-3 shares must go over a reliable broadcast (or an echo round). So should the
+//!   round-1 commitment to `R_i`: a signer that commits to and opens different `R_i` towards
+//!   different co-signers passes every pairwise check, and the parties then combine shares
+//!   for different `R`, so the abort is [`crate::EcdsaError::InvalidSignature`] without a
+//!   culprit (audit finding; not exploitable for secrecy, but not attributable). The DKG outputs
 //!   [`crate::KeyShare::setup_transcript`] for a cheap out-of-band comparison.
 //! * **Re-establishing a banned pair** is done by a full refresh (fresh base OTs for every
 //!   pair), not by a dedicated two-party setup.

@@ -148,6 +148,25 @@ pub struct SignRound1 {
     receivers: BTreeMap<PartyId, MulReceiver>,
 }
 
+/// This party's multiplication outputs per counterparty (`c_u, c_v` as sender, or
+/// `d_u, d_v` as receiver): additive shares of `χ·r` and `χ·sk`, wiped on drop.
+#[derive(Default)]
+struct PairOutputs(BTreeMap<PartyId, [Scalar; 2]>);
+
+impl Zeroize for PairOutputs {
+    fn zeroize(&mut self) {
+        for v in self.0.values_mut() {
+            v.zeroize();
+        }
+    }
+}
+
+impl Drop for PairOutputs {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
 /// State after round 2 (consumed by [`sign_round3`]).
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct SignRound2 {
@@ -160,8 +179,7 @@ pub struct SignRound2 {
     lambdas: BTreeMap<PartyId, Scalar>,
     #[zeroize(skip)]
     commitments: BTreeMap<PartyId, [u8; 32]>,
-    #[zeroize(skip)]
-    c: BTreeMap<PartyId, [Scalar; 2]>,
+    c: PairOutputs,
 }
 
 /// State after round 3 (consumed by [`combine`]).
@@ -426,7 +444,7 @@ fn sign_round2_inner(
             (j, res)
         })
         .collect();
-    let mut c = BTreeMap::new();
+    let mut c = PairOutputs::default();
     let mut out = Vec::with_capacity(results.len());
     for (j, res) in results {
         let (cj, mul_msg) = match res {
@@ -456,7 +474,7 @@ fn sign_round2_inner(
                 mul: mul_msg,
             },
         ));
-        c.insert(j, cj);
+        c.0.insert(j, cj);
     }
     let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();
     Ok((
@@ -538,11 +556,11 @@ pub fn sign_round3(
             (j, res)
         })
         .collect();
-    let mut d = BTreeMap::new();
+    let mut d = PairOutputs::default();
     for (j, res) in results {
         match res {
             Ok(v) => {
-                d.insert(j, v);
+                d.0.insert(j, v);
             }
             Err(e) => {
                 if matches!(e, EcdsaError::Aborted(_)) {
@@ -565,9 +583,10 @@ pub fn sign_round3(
         psi_sum += m.psi;
         let cj = state
             .c
+            .0
             .get(j)
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        let dj = d.get(j).ok_or(EcdsaError::MissingMessage { from: *j })?;
+        let dj = d.0.get(j).ok_or(EcdsaError::MissingMessage { from: *j })?;
         u += cj[0] + dj[0];
         v += cj[1] + dj[1];
     }
