@@ -231,6 +231,42 @@ fn collect<'a, M>(
     Ok(map)
 }
 
+/// Collects the per-counterparty results of a round. Every counterparty whose check failed
+/// (an [`EcdsaError::Aborted`]) is banned, not only the first: each failed check may have
+/// leaked about a bit of the correlation with it. The error names every such culprit (with
+/// the check of the lowest-indexed one); other errors are returned as they are.
+fn settle<T>(
+    share: &mut KeyShare,
+    results: Vec<(PartyId, Result<T>)>,
+) -> Result<Vec<(PartyId, T)>> {
+    let mut ok = Vec::with_capacity(results.len());
+    let mut aborted: Option<EcdsaError> = None;
+    let mut other: Option<EcdsaError> = None;
+    let mut culprits = Vec::new();
+    for (j, res) in results {
+        match res {
+            Ok(v) => ok.push((j, v)),
+            Err(e @ EcdsaError::Aborted(_)) => {
+                share.ban(j);
+                culprits.push(j);
+                aborted.get_or_insert(e);
+            }
+            Err(e) => {
+                other.get_or_insert(e);
+            }
+        }
+    }
+    match (aborted, other) {
+        (Some(e), _) if culprits.len() == 1 => Err(e),
+        (Some(e), _) => Err(EcdsaError::Aborted(quorate_core::Blame::many(
+            culprits,
+            e.check().unwrap_or("signing: multiplication checks"),
+        ))),
+        (None, Some(e)) => Err(e),
+        (None, None) => Ok(ok),
+    }
+}
+
 fn child_rngs(rng: &mut impl CryptoRngCore, n: usize) -> Vec<ChaCha20Rng> {
     (0..n)
         .map(|_| {
@@ -444,18 +480,10 @@ fn sign_round2_inner(
             (j, res)
         })
         .collect();
+    let results = settle(share, results)?;
     let mut c = PairOutputs::default();
     let mut out = Vec::with_capacity(results.len());
-    for (j, res) in results {
-        let (cj, mul_msg) = match res {
-            Ok(v) => v,
-            Err(e) => {
-                if matches!(e, EcdsaError::Aborted(_)) {
-                    share.ban(j);
-                }
-                return Err(e);
-            }
-        };
+    for (j, (cj, mul_msg)) in results {
         let chi = state
             .receivers
             .get(&j)
@@ -557,18 +585,8 @@ pub fn sign_round3(
         })
         .collect();
     let mut d = PairOutputs::default();
-    for (j, res) in results {
-        match res {
-            Ok(v) => {
-                d.0.insert(j, v);
-            }
-            Err(e) => {
-                if matches!(e, EcdsaError::Aborted(_)) {
-                    share.ban(j);
-                }
-                return Err(e);
-            }
-        }
+    for (j, v) in settle(share, results)? {
+        d.0.insert(j, v);
     }
     let big_r = map.values().fold(state.r1.big_r, |acc, m| acc + m.big_r);
     if bool::from(big_r.is_identity()) {

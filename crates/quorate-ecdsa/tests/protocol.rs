@@ -136,6 +136,8 @@ enum SignFault {
     None,
     /// The party sends inconsistent OT-extension messages in round 1.
     Ote(u16),
+    /// Both parties send inconsistent OT-extension messages in round 1.
+    Ote2(u16, u16),
     /// The party probes multiplication row 0 in round 2 (caught iff γ_0 = 1).
     MulRow(u16),
     /// The party sends a Γ_u inconsistent with its R_i.
@@ -162,7 +164,9 @@ fn run_sign(
     let mut outs = Vec::new();
     for i in &ids {
         let share = &shares[i.position()];
-        let (st, msgs) = if fault == SignFault::Ote(i.get()) {
+        let bad_ote = fault == SignFault::Ote(i.get())
+            || matches!(fault, SignFault::Ote2(a, b) if a == i.get() || b == i.get());
+        let (st, msgs) = if bad_ote {
             sign::sign_round1_malicious_ote(share, &sign_id, &ids, &mut rng)?
         } else {
             sign::sign_round1(share, &sign_id, &ids, &mut rng)?
@@ -488,6 +492,31 @@ fn inconsistent_ot_extension_bans_the_sender_until_refresh() {
     assert!(!fresh[0].is_banned(pid(2)));
     let sig = run_sign(&mut fresh, &[1, 2, 3], &d, 4, SignFault::None).unwrap();
     check_external(&pk, &d, &sig);
+}
+
+#[test]
+fn two_cheaters_in_one_round_are_both_named_and_banned() {
+    let mut shares = keygen(3, 4, 16);
+    let d = digest("two cheaters");
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::Ote2(2, 3)).unwrap_err();
+    // P1 is the first to report: it names and bans both, not only the first failure.
+    assert_eq!(err.culprits(), &[pid(2), pid(3)]);
+    assert_eq!(err.check(), Some("OT extension: KOS consistency check"));
+    assert!(shares[0].is_banned(pid(2)) && shares[0].is_banned(pid(3)));
+}
+
+/// A repeated signing session id (same signers, same `sign_id`) still signs correctly: the
+/// fresh nonce and salt of every multiplication keep the runs independent (the unit test
+/// `mul::tests::reused_session_id_does_not_reveal_the_sender_input` checks the secrecy).
+#[test]
+fn a_repeated_session_id_still_signs() {
+    let mut shares = keygen(2, 3, 17);
+    let pk = shares[0].public_key();
+    for text in ["first", "second"] {
+        let d = digest(text);
+        let sig = run_sign(&mut shares, &[1, 3], &d, 5, SignFault::None).unwrap();
+        check_external(&pk, &d, &sig);
+    }
 }
 
 #[test]
