@@ -34,7 +34,7 @@ pub enum MixnetError {
     /// the membership statement for this input is false.
     #[error("DPK for input {input} does not verify")]
     DpkFailed {
-        /// The input position.
+        /// The input position (DB-SM) or the output position (DB-RSM's DPK_BBS+).
         input: usize,
     },
     /// A BTraceIn claim `J*` was refuted: input `input` is not proven to map into it.

@@ -17,7 +17,7 @@
 //! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof (Paillier and ElGamal lists) |
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
-//! | [`dbrsm`] | DB-RSM (Fig. 9) building blocks: BBS+ quasi-signatures (batched check), Beaver multiplication with verified triples |
+//! | [`dbrsm`] | DB-RSM (Fig. 9) building blocks: BBS+ quasi-signatures (batched check), Beaver multiplication with verified triples, distributed DPK_BBS+ with blame |
 //! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
 //! | [`trace`] | BTraceIn / BTraceOut (Fig. 6) answered with DB-SM evidence |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
@@ -41,17 +41,18 @@
 //! 128-bit weights) with per-server fallback for blame; packed threshold-Paillier decryption
 //! ([`packing`]) of the Mix outputs and of the input sharing.
 //!
-//! DB-RSM (Fig. 9), partly: the querier's BBS+ quasi-signatures with the servers' batched
-//! check (`S_i ≠ 1` and every degenerate element rejected) and Beaver multiplication on
-//! Feldman-committed shares with publicly verified dealer triples and a wrong opening named
-//! ([`dbrsm`]).
+//! DB-RSM (Fig. 9), partly ([`dbrsm`]): the querier's BBS+ quasi-signatures with the
+//! servers' batched check (`S_i ≠ 1` and every degenerate element rejected); Beaver
+//! multiplication on Feldman-committed shares with publicly verified dealer triples and a
+//! wrong opening named; the distributed DPK_BBS+ over given witness shares, verified by the
+//! querier (batched) with a server whose share fails named.
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
 //! shuffle proof (see the soundness note in [`shuffle`]); the rest of DB-RSM (forward
-//! shuffle of the signature triples, blinding, their decryption, the aggregated DPK_BBS+ and
-//! its querier verification) and so the DB-RSM-based BTraceOut of the paper, and DB-RSM in
-//! [`demo`] and the benchmark; wire encodings of the messages (everything runs in
-//! one process); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for
+//! shuffle of the signatures and their randomness, blinding and its decryption, which would
+//! feed per-output witness shares to DPK_BBS+), hence the DB-RSM-based BTraceOut of the
+//! paper (BTraceOut still runs on DB-SM) and DB-RSM in [`demo`] and the benchmark; wire
+//! encodings of the messages (everything runs in one process); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for
 //! the querier) are measured by [`demo`] and not met yet.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -1,6 +1,8 @@
-//! DB-RSM building blocks (Fig. 9): BBS+ quasi-signatures with their batched check, and
-//! Beaver multiplication with publicly verified triples and named cheaters.
+//! DB-RSM building blocks (Fig. 9): BBS+ quasi-signatures with their batched check, Beaver
+//! multiplication with publicly verified triples, and the distributed DPK_BBS+, with named
+//! cheaters and a Fiat–Shamir binding test.
 #![allow(clippy::unwrap_used)]
+#![allow(clippy::cloned_ref_to_slice_refs)]
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
@@ -194,4 +196,192 @@ fn wrong_triples_are_rejected() {
     bad[3].c.pop();
     assert!(dbrsm::verify_triples(&g, 2, &bad).is_err());
     assert!(dbrsm::verify_triples(&g, 3, &triples).is_err());
+}
+
+struct DpkCase {
+    public: MixnetPublic,
+    y: G2Projective,
+    st: dbrsm::BbsDpkStatement,
+    shares: Vec<dbrsm::WitnessShares>,
+    rng: ChaCha20Rng,
+}
+
+/// A quasi-signed input, blinded `S̃ = S^b` with `b = Σ b_k`, and witness shares
+/// `(c_k, b_k, r′_k)` where `r′ = (r + r̂)·b` comes from Beaver multiplication.
+fn dpk_case(m: u16, seed: u64) -> DpkCase {
+    let (public, gammas, openings, mut rng) = world(4, m, seed);
+    let g = public.gens.g;
+    let h = public.gens.h;
+    let (_key, q) = dbrsm::querier_quasi_sign(&public, &gammas, &[1], &mut rng).unwrap();
+    let sig = q.sigs[0];
+    let op = &openings[1];
+    let mk = m as usize;
+    let split = |x: Scalar, rng: &mut ChaCha20Rng| -> Vec<Scalar> {
+        let mut v: Vec<Scalar> = (1..mk).map(|_| Scalar::random(&mut *rng)).collect();
+        let rest: Scalar = v.iter().sum();
+        v.push(x - rest);
+        v
+    };
+    let c = split(sig.c, &mut rng);
+    let rho = split(op.r + sig.r_hat, &mut rng);
+    let b: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
+    let bsum: Scalar = b.iter().sum();
+    let ps = parties(m);
+    let (triples, tshares) = dbrsm::deal_triples(&g, &ps, 1, &mut rng);
+    dbrsm::verify_triples(&g, mk, &triples).unwrap();
+    let openings_b: Vec<_> = tshares
+        .iter()
+        .enumerate()
+        .map(|(k, sh)| dbrsm::beaver_open(sh, &[rho[k]], &[b[k]]).unwrap())
+        .collect();
+    let xc: Vec<Vec<G1Projective>> = rho.iter().map(|x| vec![g * x]).collect();
+    let wc: Vec<Vec<G1Projective>> = b.iter().map(|x| vec![g * x]).collect();
+    let opened = dbrsm::beaver_check_openings(&g, &triples, &xc, &wc, &openings_b).unwrap();
+    let zc = dbrsm::beaver_product_commitments(&g, &triples, &opened).unwrap();
+    let mut shares = Vec::new();
+    let mut coms = Vec::new();
+    for (k, sh) in tshares.iter().enumerate() {
+        let rp = dbrsm::beaver_product_shares(sh, k == 0, &opened).unwrap()[0];
+        let (sc, sb) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+        coms.push(dbrsm::WitnessCommitments {
+            c: g * c[k] + h * sc,
+            b: g * b[k] + h * sb,
+            r: zc[k][0],
+        });
+        shares.push(dbrsm::WitnessShares {
+            w: [c[k], b[k], rp],
+            s: [sc, sb, Scalar::ZERO],
+        });
+    }
+    let st = dbrsm::BbsDpkStatement {
+        index: 3,
+        s_tilde: sig.s * bsum,
+        v_out: op.v,
+        coms,
+    };
+    DpkCase {
+        public,
+        y: q.y,
+        st,
+        shares,
+        rng,
+    }
+}
+
+#[test]
+fn dpk_bbs_plus_verifies_and_names_a_server_with_a_wrong_share() {
+    let mut k = dpk_case(3, 21);
+    let pf = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares, &mut k.rng).unwrap();
+    dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[pf.clone()]).unwrap();
+    // Batched over several outputs.
+    let pf2 = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares, &mut k.rng).unwrap();
+    dbrsm::bbs_dpk_verify(
+        &k.public,
+        &k.y,
+        &[k.st.clone(), k.st.clone()],
+        &[pf.clone(), pf2],
+    )
+    .unwrap();
+    // Server 2 proves with a b share that is not the committed one: named.
+    let ps = parties(3);
+    let mut bad = k.shares.clone();
+    bad[1].w[1] += Scalar::ONE;
+    let pf_bad = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &bad, &mut k.rng).unwrap();
+    let err = dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[pf_bad]).unwrap_err();
+    assert_eq!(err.culprits(), &[ps[1]]);
+    // Server 3 sends a response off by one: named.
+    let mut pf_bad = pf.clone();
+    pf_bad.responses[2].z_w[0] += Scalar::ONE;
+    let err = dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[pf_bad]).unwrap_err();
+    assert_eq!(err.culprits(), &[ps[2]]);
+}
+
+#[test]
+fn dpk_bbs_plus_rejects_a_false_statement_and_degenerate_input() {
+    let mut k = dpk_case(2, 22);
+    // A value that was never signed: every share is honest, the statement is false.
+    let mut st = k.st.clone();
+    st.v_out += Scalar::ONE;
+    let pf = dbrsm::bbs_dpk_prove(&k.public, &k.y, &st, &k.shares, &mut k.rng).unwrap();
+    assert!(matches!(
+        dbrsm::bbs_dpk_verify(&k.public, &k.y, &[st], &[pf]),
+        Err(MixnetError::DpkFailed { input: 3 })
+    ));
+    // A different querier key.
+    let pf = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares, &mut k.rng).unwrap();
+    let y2 = k.y + G2Projective::generator();
+    assert!(dbrsm::bbs_dpk_verify(&k.public, &y2, &[k.st.clone()], &[pf.clone()]).is_err());
+    // S̃ = 1, y = 1, wrong shapes: typed errors.
+    let mut st = k.st.clone();
+    st.s_tilde = G1Projective::identity();
+    assert!(matches!(
+        dbrsm::bbs_dpk_prove(&k.public, &k.y, &st, &k.shares, &mut k.rng),
+        Err(MixnetError::InvalidQuery(_))
+    ));
+    assert!(dbrsm::bbs_dpk_verify(&k.public, &k.y, &[st], &[pf.clone()]).is_err());
+    assert!(dbrsm::bbs_dpk_verify(
+        &k.public,
+        &G2Projective::identity(),
+        &[k.st.clone()],
+        &[pf.clone()]
+    )
+    .is_err());
+    let mut short = pf.clone();
+    short.responses.pop();
+    assert!(dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[short]).is_err());
+    let mut st = k.st.clone();
+    st.coms.pop();
+    assert!(dbrsm::bbs_dpk_verify(&k.public, &k.y, &[st], &[pf.clone()]).is_err());
+    assert!(dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[]).is_err());
+    assert!(dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares[..1], &mut k.rng).is_err());
+}
+
+/// Fiat–Shamir binding: changing any one statement element or any server's commitment
+/// changes the DPK_BBS+ challenge.
+#[test]
+fn dpk_bbs_plus_challenge_binds_every_statement_element() {
+    let mut k = dpk_case(2, 23);
+    let pf = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares, &mut k.rng).unwrap();
+    let e0 = dbrsm::bbs_dpk_challenge(&k.public, &k.y, &k.st, &pf.commits);
+    let g = k.public.gens.g;
+    let gt1 = blstrs::pairing(&g.to_affine(), &G2Projective::generator().to_affine());
+    type Edit = Box<dyn Fn(&mut dbrsm::BbsDpkStatement)>;
+    let st_variants: Vec<Edit> = vec![
+        Box::new(|s| s.index += 1),
+        Box::new(move |s| s.s_tilde += g),
+        Box::new(|s| s.v_out += Scalar::ONE),
+        Box::new(move |s| s.coms[0].c += g),
+        Box::new(move |s| s.coms[1].b += g),
+        Box::new(move |s| s.coms[1].r += g),
+    ];
+    for f in &st_variants {
+        let mut st = k.st.clone();
+        f(&mut st);
+        assert_ne!(
+            dbrsm::bbs_dpk_challenge(&k.public, &k.y, &st, &pf.commits),
+            e0
+        );
+    }
+    let y2 = k.y + G2Projective::generator();
+    assert_ne!(
+        dbrsm::bbs_dpk_challenge(&k.public, &y2, &k.st, &pf.commits),
+        e0
+    );
+    for i in 0..2 {
+        for field in 0..5 {
+            let mut cs = pf.commits.clone();
+            match field {
+                0 => cs[i].y_k += gt1,
+                1 => cs[i].t_k += gt1,
+                u => cs[i].u[u - 2] += g,
+            }
+            assert_ne!(dbrsm::bbs_dpk_challenge(&k.public, &k.y, &k.st, &cs), e0);
+        }
+    }
+    let mut other = k.public.clone();
+    other.sid = SessionId::new(b"another session".to_vec());
+    assert_ne!(
+        dbrsm::bbs_dpk_challenge(&other, &k.y, &k.st, &pf.commits),
+        e0
+    );
 }
