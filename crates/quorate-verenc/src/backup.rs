@@ -20,6 +20,12 @@
 //! [`verify`] checks the proof and, for a TZ21 backup whose `ciphertext` is already filled,
 //! that every kept ciphertext is one the proof vouches for
 //! ([`crate::tz21::check_compressed`]); it returns the ciphertext the escrow should store.
+//! For TZ21 that is always a compression made with the verifier's own randomness: a
+//! ciphertext found in the backup may have been chosen by the prover, and a prover that
+//! picks which entries are kept needs only `n` bad entries instead of hoping that the
+//! verifier picks them (the soundness error of RDKGitH (132, 64, 67) would rise from about
+//! `2^{−128}` to `2^{−122}`, that of DKGitH (64, 48, 15) from `2^{−130}` to `2^{−90}`).
+//! Recovery from any ciphertext still never returns a wrong scalar (it checks `x·G = X`).
 //!
 //! **Labels.** Every scheme binds the label: CS03 through its native label (a changed label
 //! fails both verification and decryption), TZ21 through the Fiat–Shamir transcript.
@@ -38,6 +44,7 @@ use quorate_core::secret::wipe_field;
 use rand_core::{CryptoRng, RngCore};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use zeroize::Zeroizing;
 
 /// The verifiable-encryption scheme of a backup.
@@ -217,12 +224,24 @@ fn malformed(what: &'static str, e: impl fmt::Display) -> BackupError {
 /// An escrow's public key for one scheme and curve.
 ///
 /// Encoding: CS03 — `len(pk) (4 bytes, big-endian) ‖ pk ‖ aux`; TZ21 — the point `ek`.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// A CS03 key keeps its parsed public key and auxiliary parameters (checked once, when the
+/// key is decoded: the setup proofs take about half a second at 3072 bits) together with
+/// their lazily built fixed-base tables, shared by clones.
+#[derive(Clone)]
 pub struct EscrowPublicKey {
     scheme: Scheme,
     curve: CurveId,
     bytes: Vec<u8>,
+    cs03: Option<Arc<(cs03::PublicKey, AuxParams)>>,
 }
+
+impl PartialEq for EscrowPublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        (self.scheme, self.curve) == (other.scheme, other.curve) && self.bytes == other.bytes
+    }
+}
+impl Eq for EscrowPublicKey {}
 
 impl fmt::Debug for EscrowPublicKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -238,14 +257,15 @@ impl EscrowPublicKey {
     /// Parses and checks a key (CS03: the public key and the auxiliary parameters with their
     /// setup proofs; TZ21: a non-identity point of the curve).
     pub fn from_bytes(scheme: Scheme, curve: CurveId, bytes: &[u8]) -> Result<Self, BackupError> {
-        let key = EscrowPublicKey {
+        let mut key = EscrowPublicKey {
             scheme,
             curve,
             bytes: bytes.to_vec(),
+            cs03: None,
         };
         match scheme {
             Scheme::Cs03 => {
-                key.cs03_parts()?;
+                key.cs03 = Some(key.cs03_parts()?);
             }
             Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
                 tz21::EncryptionKey::<C>::from_bytes(bytes)
@@ -270,7 +290,12 @@ impl EscrowPublicKey {
         &self.bytes
     }
 
-    fn cs03_parts(&self) -> Result<(cs03::PublicKey, AuxParams), BackupError> {
+    /// The parsed CS03 public key and auxiliary parameters (parsed and checked now unless the
+    /// key already holds them).
+    fn cs03_parts(&self) -> Result<Arc<(cs03::PublicKey, AuxParams)>, BackupError> {
+        if let Some(parts) = &self.cs03 {
+            return Ok(Arc::clone(parts));
+        }
         let b = &self.bytes;
         let len_bytes: [u8; 4] = b
             .get(..4)
@@ -285,7 +310,7 @@ impl EscrowPublicKey {
             .map_err(|e| malformed("escrow public key", e))?;
         let aux = AuxParams::from_bytes(&b[pk_end..])
             .map_err(|e| malformed("auxiliary parameters", e))?;
-        Ok((pk, aux))
+        Ok(Arc::new((pk, aux)))
     }
 }
 
@@ -368,6 +393,7 @@ pub fn escrow_keygen<R: RngCore + CryptoRng>(
                     scheme,
                     curve,
                     bytes,
+                    cs03: Some(Arc::new((pk, aux))),
                 },
                 EscrowSecretKey {
                     scheme,
@@ -379,7 +405,7 @@ pub fn escrow_keygen<R: RngCore + CryptoRng>(
         Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
             let (ek, dk) = tz21::keygen::<C>(rng);
             Ok((
-                EscrowPublicKey { scheme, curve, bytes: ek.to_bytes() },
+                EscrowPublicKey { scheme, curve, bytes: ek.to_bytes(), cs03: None },
                 EscrowSecretKey { scheme, curve, bytes: dk.to_bytes() },
             ))
         }),
@@ -412,9 +438,9 @@ pub struct Backup {
 /// What a successful [`verify`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
-    /// The ciphertext the escrow should store: CS03's ciphertext, or the TZ21 compressed
-    /// ciphertext (the backup's own if it had one, else one made now with the verifier's
-    /// randomness).
+    /// The ciphertext the escrow should store: CS03's ciphertext, or a TZ21 compressed
+    /// ciphertext made now with the verifier's randomness (always fresh, even when the
+    /// backup already carries one: see the module docs).
     pub escrow_ciphertext: Vec<u8>,
 }
 
@@ -492,11 +518,12 @@ fn backup_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
 ) -> Result<Parts, BackupError> {
     match escrow.scheme {
         Scheme::Cs03 => {
-            let (pk, aux) = escrow.cs03_parts()?;
-            let (ct, proof) = cs03::encrypt_and_prove::<C>(rng, &pk, &aux, x, public, label)
+            let parts = escrow.cs03_parts()?;
+            let (pk, aux) = (&parts.0, &parts.1);
+            let (ct, proof) = cs03::encrypt_and_prove::<C>(rng, pk, aux, x, public, label)
                 .map_err(cs03_invalid)?;
             Ok((
-                params_label(Scheme::Cs03, Some(&pk)),
+                params_label(Scheme::Cs03, Some(pk)),
                 ct.to_bytes(),
                 proof.to_bytes(),
             ))
@@ -543,12 +570,13 @@ fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
         .map_err(|e| malformed("public share", e))?;
     match backup.scheme {
         Scheme::Cs03 => {
-            let (pk, aux) = escrow.cs03_parts()?;
-            let ct = cs03::Ciphertext::from_bytes(&pk, &backup.ciphertext)
+            let parts = escrow.cs03_parts()?;
+            let (pk, aux) = (&parts.0, &parts.1);
+            let ct = cs03::Ciphertext::from_bytes(pk, &backup.ciphertext)
                 .map_err(|e| malformed("ciphertext", e))?;
-            let proof = cs03::Proof::from_bytes::<C>(&pk, &aux, &backup.proof)
+            let proof = cs03::Proof::from_bytes::<C>(pk, aux, &backup.proof)
                 .map_err(|e| malformed("proof", e))?;
-            cs03::verify::<C>(&pk, &aux, &public, &backup.label, &ct, &proof)
+            cs03::verify::<C>(pk, aux, &public, &backup.label, &ct, &proof)
                 .map_err(cs03_invalid)?;
             Ok(Verified {
                 escrow_ciphertext: backup.ciphertext.clone(),
@@ -562,21 +590,21 @@ fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
                 tz21::Proof::<C>::from_bytes(&backup.proof).map_err(|e| malformed("proof", e))?;
             tz21::verify::<C>(&params, &ek, &public, &backup.label, &proof)
                 .map_err(tz21_invalid)?;
-            if backup.ciphertext.is_empty() {
-                let compressed =
-                    tz21::compress::<C>(rng, &params, &ek, &public, &backup.label, &proof)
-                        .map_err(tz21_invalid)?;
-                Ok(Verified {
-                    escrow_ciphertext: compressed.to_bytes(),
-                })
-            } else {
-                let compressed = tz21::CompressedCiphertext::<C>::from_bytes(&backup.ciphertext)
+            if !backup.ciphertext.is_empty() {
+                // A ciphertext already in the backup must be made of entries the proof
+                // vouches for; whether it was chosen at random cannot be checked, so it is
+                // not what this verifier hands to the escrow.
+                let given = tz21::CompressedCiphertext::<C>::from_bytes(&backup.ciphertext)
                     .map_err(|e| malformed("compressed ciphertext", e))?;
-                tz21::check_compressed::<C>(&params, &proof, &compressed).map_err(tz21_invalid)?;
-                Ok(Verified {
-                    escrow_ciphertext: backup.ciphertext.clone(),
-                })
+                tz21::check_compressed::<C>(&params, &proof, &given).map_err(tz21_invalid)?;
             }
+            // Compression with this verifier's randomness (TZ21 soundness needs the kept
+            // entries to be unpredictable to the prover).
+            let compressed = tz21::compress::<C>(rng, &params, &ek, &public, &backup.label, &proof)
+                .map_err(tz21_invalid)?;
+            Ok(Verified {
+                escrow_ciphertext: compressed.to_bytes(),
+            })
         }
     }
 }

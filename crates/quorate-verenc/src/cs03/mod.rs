@@ -105,6 +105,14 @@
 //! whose representative in `(−n/2, n/2)` is `m` itself, with `γ^m = δ`. This is why the
 //! decrypted integer is read in `(−n/2, n/2)` before reducing modulo `ρ`.
 //!
+//! **Challenge length against `ρ`.** The paper asks for `2^k` below the smallest prime
+//! factor of the group orders. Modulo `n²` and `N` the factors are `|n|/2`-bit primes, far
+//! above `2^256`. On the curve, `k = 256` slightly exceeds it (`ρ ≈ 2^252` for Ed25519,
+//! just below `2^255` for BLS12-381 and just below `2^256` for P-256 and secp256k1): the
+//! extraction above also needs `c1 ≢ c2 (mod ρ)`, so with `k = 256` the soundness error is
+//! about `2^{−⌊log₂ ρ⌋}` (at worst `2^{−252}`) instead of `2^{−256}`. `k = 128` meets the
+//! condition exactly. Nothing else changes.
+//!
 //! **Encoding bounds.** Responses are encoded in fixed-length fields sized for the honest
 //! ranges `|r̃| < n·2^{k+k'−1}`, `|s̃| < N·2^{k+k'−1}`, `|m̃| < ρ·2^{k+k'+1}` (each stored as
 //! `x + B` in `[0, 2B)`), and the decoder rejects anything outside them. The `m̃` bound is
