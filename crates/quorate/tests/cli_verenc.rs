@@ -208,3 +208,65 @@ fn keygen_backup_verify_recover_with_files() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), x);
 }
+
+/// CS03 through the CLI (one 3072-bit escrow key, ~10 s): the contract fields, exit 0 for
+/// the demo's bundle, 1 for a changed label, ciphertext or proof, 2 for a truncated proof.
+#[test]
+fn cs03_demo_verifies_and_tampering_is_rejected() {
+    let v = demo_json("cs03", "p256");
+    assert_eq!(v["scheme"], "cs03");
+    assert_eq!(v["recovered"], true);
+    let ct = hex::decode(v["ciphertext"].as_str().unwrap()).unwrap();
+    assert_eq!(ct.len(), 3 * 3072 / 4, "|C| = 3 elements of Z_{{n²}}");
+    let proof = hex::decode(v["proof"].as_str().unwrap()).unwrap();
+    let out = verify_file(&write_json("cs03-demo.json", &v));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+
+    let flip = |field: &str, pos: usize| -> Value {
+        let mut b = hex::decode(v[field].as_str().unwrap()).unwrap();
+        b[pos] ^= 0x04;
+        let mut t = v.clone();
+        t[field] = Value::String(hex::encode(b));
+        t
+    };
+    let mut label = v.clone();
+    label["label"] = Value::String(hex::encode(b"another context"));
+    for (i, (case, want)) in [
+        (label, 1),
+        (flip("ciphertext", 0), 1),
+        (flip("ciphertext", ct.len() / 2), 1),
+        (flip("ciphertext", ct.len() - 1), 1),
+        (flip("proof", proof.len() - 1), 1),
+        (
+            {
+                let mut t = v.clone();
+                let p = v["proof"].as_str().unwrap();
+                t["proof"] = Value::String(p[..p.len() - 2].into());
+                t
+            },
+            2,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = verify_file(&write_json(&format!("cs03-bad-{i}.json"), &case));
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "case {i}: {}",
+            text(&out.stdout)
+        );
+        let msg = if want == 1 {
+            text(&out.stdout)
+        } else {
+            text(&out.stderr)
+        };
+        assert_eq!(
+            msg.trim_end().lines().count(),
+            1,
+            "case {i}: one-line reason: {msg}"
+        );
+        assert!(!text(&out.stderr).contains("panicked"));
+    }
+}
