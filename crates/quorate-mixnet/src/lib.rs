@@ -45,13 +45,15 @@
 //! servers' batched check (`S_i ≠ 1` and every degenerate element rejected); Beaver
 //! multiplication on Feldman-committed shares with publicly verified dealer triples and a
 //! wrong opening named; the distributed DPK_BBS+ over given witness shares, verified by the
-//! querier (batched) with a server whose share fails named.
+//! querier (batched) with a server whose share fails named. [`demo`] runs these pieces and
+//! reports their times and sizes, with the DPK_BBS+ witness shares dealt from the ground
+//! truth in place of the missing steps 4–7.
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
 //! shuffle proof (see the soundness note in [`shuffle`]); the rest of DB-RSM (forward
 //! shuffle of the signatures and their randomness, blinding and its decryption, which would
 //! feed per-output witness shares to DPK_BBS+), hence the DB-RSM-based BTraceOut of the
-//! paper (BTraceOut still runs on DB-SM) and DB-RSM in [`demo`] and the benchmark; wire
+//! paper (BTraceOut still runs on DB-SM) and a whole DB-RSM run in [`demo`]; wire
 //! encodings of the messages (everything runs in one process); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for
 //! the querier) are measured by [`demo`] and not met yet.
 #![forbid(unsafe_code)]
