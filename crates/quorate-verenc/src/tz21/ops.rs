@@ -7,7 +7,8 @@
 //!
 //! | curve | fixed-base multiplication | MSM (vartime, public data) | many encodings |
 //! |---|---|---|---|
-//! | P-256, secp256k1 | [`WindowTable`]: 65 rows of signed radix-16 affine multiples, constant-time row scans | Straus with width-5 wNAF | one batched inversion (`BatchNormalize`) |
+//! | secp256k1 | [`WindowTable`]: 65 rows of signed radix-16 affine multiples, constant-time row scans | Straus with width-5 wNAF | one batched inversion (`k256`'s `batch_normalize`) |
+//! | P-256 | [`WindowTable`], as above | Straus with width-5 wNAF | per point, across threads (`p256` 0.13's field element has no `Invert`, so `primeorder`'s `BatchNormalize` is not available for it, and the projective coordinates are private) |
 //! | BLS12-381 G1 | [`WindowTable`] | `blstrs` Pippenger (`multi_exp`) | per point (inversions are cheap there) |
 //! | Ed25519 | `curve25519-dalek`'s `EdwardsBasepointTable` | dalek's vartime Straus/Pippenger | per point |
 //!
