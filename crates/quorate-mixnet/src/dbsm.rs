@@ -281,8 +281,8 @@ pub struct DbSmProof {
 }
 
 /// A server's secrets between the blinding and DPK rounds (wiped on drop).
-struct BlindSecrets {
-    b: Vec<Scalar>,
+pub(crate) struct BlindSecrets {
+    pub(crate) b: Vec<Scalar>,
     rho: Vec<Scalar>,
 }
 
@@ -587,10 +587,12 @@ impl MixServer {
         })
     }
 
-    fn blind<R: RngCore + CryptoRng>(
+    /// Step 3 (also DB-RSM's blinding): `D_t = Enc(1; ρ_t)·bases[t]^{b_t}` with proofs;
+    /// `indices[t]` labels element `t` in the proofs' transcripts.
+    pub(crate) fn blind<R: RngCore + CryptoRng>(
         &self,
         public: &MixnetPublic,
-        q: &BbQuery,
+        indices: &[usize],
         bases: &[ElGamalCiphertext],
         rng: &mut R,
     ) -> (BlindingStage, BlindSecrets) {
@@ -609,7 +611,7 @@ impl MixServer {
                 let (base, b, rho, (al, be)) = (&bases[t], secrets.b[t], secrets.rho[t], masks[t]);
                 let d = base.pow(&b).rerandomize(&g, &pk, &rho);
                 let tt = base.pow(&be).rerandomize(&g, &pk, &al);
-                let c = blind_challenge(&public.sid, self.id, q.inputs[t], &g, &pk, base, &d, &tt);
+                let c = blind_challenge(&public.sid, self.id, indices[t], &g, &pk, base, &d, &tt);
                 (
                     d,
                     BlindProof {
@@ -777,7 +779,7 @@ fn batch_blind_proof(
     ]);
 }
 
-fn check_order<'a, T>(
+pub(crate) fn check_order<'a, T>(
     public: &MixnetPublic,
     stages: &'a [T],
     id: impl Fn(&T) -> PartyId,
@@ -862,19 +864,16 @@ fn verify_reverse(
 }
 
 /// Verifies blinding; returns the products `D_i = Π_k D_{k,i}`.
-fn verify_blinding(
+pub(crate) fn verify_blinding(
     public: &MixnetPublic,
-    q: &BbQuery,
+    indices: &[usize],
     bases: &[ElGamalCiphertext],
-    proof: &DbSmProof,
+    blinding: &[BlindingStage],
 ) -> Result<Vec<ElGamalCiphertext>, MixnetError> {
-    let stages = check_order(
-        public,
-        &proof.blinding,
-        |s| s.mixer,
-        false,
-        "blinding stages",
-    )?;
+    if indices.len() != bases.len() {
+        return Err(ParamError::Invalid("one index per blinded element").into());
+    }
+    let stages = check_order(public, blinding, |s| s.mixer, false, "blinding stages")?;
     // All servers' proofs in one MSM; on failure, each server's batch alone to name it.
     let batches: Vec<Option<BatchCheck>> = stages
         .iter()
@@ -887,7 +886,7 @@ fn verify_blinding(
                         batch_blind_proof(
                             public,
                             *k,
-                            q.inputs[t],
+                            indices[t],
                             &bases[t],
                             &st.contributions[t],
                             &st.proofs[t],
@@ -981,7 +980,7 @@ pub fn verify_timed(
         verify_reverse(public, q, proof)
     })?;
     let blinded = times.time("Q: verify blinding", None, || {
-        verify_blinding(public, q, &bases, proof)
+        verify_blinding(public, &q.inputs, &bases, &proof.blinding)
     })?;
     let t_dec = Instant::now();
     let dec = check_order(
@@ -1351,13 +1350,13 @@ pub fn run_timed<R: RngCore + CryptoRng>(
     let mut blind_secrets = Vec::with_capacity(servers.len());
     for srv in servers {
         let (st, sec) = times.time("M: homomorphic blinding + proofs", Some(srv.id), || {
-            srv.blind(public, q, &bases, rng)
+            srv.blind(public, &q.inputs, &bases, rng)
         });
         proof.blinding.push(st);
         blind_secrets.push(sec);
     }
     let blinded = times.time("M: verify all blinding proofs", None, || {
-        verify_blinding(public, q, &bases, &proof)
+        verify_blinding(public, &q.inputs, &bases, &proof.blinding)
     })?;
     // Step 4: threshold ElGamal decryption.
     for srv in servers {

@@ -10,7 +10,8 @@
 //! wire codec yet, so these are the sizes such a codec would produce.
 
 use crate::dbrsm::{
-    self, BbsDpkStatement, BbsQuery, TriplePublic, TripleShares, WitnessCommitments, WitnessShares,
+    self, BbsDpkStatement, BbsQuery, BlindingShares, TriplePublic, TripleShares,
+    WitnessCommitments, WitnessShares,
 };
 use crate::dbsm::{self, DbSmProof, StepTimes};
 use crate::error::MixnetError;
@@ -345,11 +346,11 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     statuses.push(("dbsm_all_members", members.iter().all(|m| *m)));
 
     // Reverse set membership (DB-RSM), the implemented steps: quasi-signatures (Fig. 9
-    // steps 2–3), Beaver multiplication and DPK_BBS+ (step 8). Steps 4–7 (forward shuffle of
-    // the signatures and their randomness, blinding, decryption) are not implemented, so the
-    // per-output witness shares for step 8 are dealt here from the ground truth; the DPK
-    // proofs and their verification are real, the dealing is not part of the protocol.
-    let rsm = "reverse set membership (DB-RSM, steps 2-3 and 8; witness shares dealt)";
+    // steps 2–3), the signature track (steps 5–7), Beaver multiplication and DPK_BBS+
+    // (step 8). The Paillier part of steps 4–7 (which would give the servers per-output
+    // shares of c and r) is not implemented, so those witness shares are dealt here from
+    // the ground truth; b, S̃ and every proof and check are real.
+    let rsm = "reverse set membership (DB-RSM; c, r' witness shares dealt)";
     let gammas: Vec<G1Projective> = record
         .accepted
         .iter()
@@ -362,8 +363,27 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     dbrsm::check_quasi_signatures(&public, &gammas, &bq)?;
     timings.push((rsm, "M: check BBS+ quasi-signatures".into(), t0.elapsed()));
     statuses.push(("dbrsm_quasi_signatures", true));
-    let (rsm_statements, rsm_shares, rsm_triples) =
-        deal_rsm_witnesses(&public, &servers, &shares, &record, &bq, rng)?;
+    let t0 = Instant::now();
+    let (track, bshares) = dbrsm::run_signature_track(&public, &servers, &bq, rng)?;
+    timings.push((
+        rsm,
+        "forward shuffle + blinding + decryption of the signatures, with checks (per mixer)".into(),
+        per(t0.elapsed()),
+    ));
+    let t0 = Instant::now();
+    let s_tilde = dbrsm::verify_signature_track(&public, &bq, &track)?;
+    timings.push((
+        rsm,
+        "Q: verify all forward shuffles, blinding proofs, decryption shares".into(),
+        t0.elapsed(),
+    ));
+    statuses.push((
+        "dbrsm_signature_track",
+        s_tilde.iter().all(|x| !bool::from(x.is_identity())),
+    ));
+    let (rsm_statements, rsm_shares, rsm_triples) = deal_rsm_witnesses(
+        &public, &servers, &shares, &record, &bq, &bshares, &s_tilde, rng,
+    )?;
     let (triples, triple_shares, x_coms, w_coms, xs, ws) = rsm_triples;
     let t0 = Instant::now();
     dbrsm::verify_triples(&public.gens.g, servers.len(), &triples)?;
@@ -567,19 +587,21 @@ type DealtTriples = (
     Vec<Vec<Scalar>>,
 );
 
-/// Demo-only stand-in for Fig. 9 steps 4–7 (not implemented): for every output `j` with
-/// preimage `i`, deals additive shares of the BBS+ exponent `c_i`, fresh blinding shares
-/// `b_k` (so `S̃_j = S_i^{Σb_k}`) with Pedersen commitments, and Beaver triples with the
-/// inputs `ρ_k` (shares of `r_i + r̂_i`, from the input sharing) and `b_k` for the product
-/// `r′ = (r_i + r̂_i)·b`. The third witness and its commitment are filled in from the
-/// Beaver run by the caller.
-#[allow(clippy::type_complexity)]
+/// Demo-only stand-in for the Paillier part of Fig. 9 steps 4–7 (not implemented): for
+/// every output `j` with preimage `i`, deals additive shares of the BBS+ exponent `c_i`,
+/// Pedersen commitments to them and to the servers' real blinding shares `b_k`
+/// (`S̃_j = S_i^{Σb_k}` from the signature track), and Beaver inputs `ρ_k` (shares of
+/// `r_i + r̂_i`, from the input sharing) and `b_k` for the product `r′ = (r_i + r̂_i)·b`. The
+/// third witness and its commitment are filled in from the Beaver run by the caller.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn deal_rsm_witnesses<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     servers: &[MixServer],
     shares: &[MixerShares],
     record: &MixRecord,
     bq: &BbsQuery,
+    bshares: &[BlindingShares],
+    s_tilde: &[G1Projective],
     rng: &mut R,
 ) -> Result<(Vec<BbsDpkStatement>, Vec<Vec<WitnessShares>>, DealtTriples), MixnetError> {
     let (g, h) = (public.gens.g, public.gens.h);
@@ -603,7 +625,14 @@ fn deal_rsm_witnesses<R: RngCore + CryptoRng>(
         let mut c: Vec<Scalar> = (1..m).map(|_| Scalar::random(&mut *rng)).collect();
         let rest: Scalar = c.iter().sum();
         c.push(sig.c - rest);
-        let b: Vec<Scalar> = (0..m).map(|_| Scalar::random(&mut *rng)).collect();
+        let b: Vec<Scalar> = bshares
+            .iter()
+            .map(|bs| bs.b(j))
+            .collect::<Option<_>>()
+            .ok_or(MixnetError::InvalidQuery("missing blinding share"))?;
+        if b.len() != m {
+            return Err(MixnetError::InvalidQuery("one blinding share per server"));
+        }
         let mut coms = Vec::with_capacity(m);
         let mut row = Vec::with_capacity(m);
         for k in 0..m {
@@ -625,14 +654,15 @@ fn deal_rsm_witnesses<R: RngCore + CryptoRng>(
                 s: [sc, sb, Scalar::ZERO],
             });
         }
-        let bsum: Scalar = b.iter().sum();
         let v_out = *record
             .outputs
             .get(j)
             .ok_or(MixnetError::InvalidQuery("missing output"))?;
         stmts.push(BbsDpkStatement {
             index: j,
-            s_tilde: sig.s * bsum,
+            s_tilde: *s_tilde
+                .get(j)
+                .ok_or(MixnetError::InvalidQuery("missing S̃"))?,
             v_out,
             coms,
         });

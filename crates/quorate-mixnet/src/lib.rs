@@ -42,20 +42,24 @@
 //! ([`packing`]) of the Mix outputs and of the input sharing.
 //!
 //! DB-RSM (Fig. 9), partly ([`dbrsm`]): the querier's BBS+ quasi-signatures with the
-//! servers' batched check (`S_i ≠ 1` and every degenerate element rejected); Beaver
+//! servers' batched check (`S_i ≠ 1` and every degenerate element rejected); the signature
+//! track (forward shuffle with TW proofs against the Mix permutation commitments, blinding,
+//! threshold decryption to `S̃_j`, `S̃_j = 1` iff output `j` did not come from `I`), every
+//! proof re-verified by the querier with a failing server named; Beaver
 //! multiplication on Feldman-committed shares with publicly verified dealer triples and a
 //! wrong opening named; the distributed DPK_BBS+ over given witness shares, verified by the
 //! querier (batched) with a server whose share fails named. [`demo`] runs these pieces and
-//! reports their times and sizes, with the DPK_BBS+ witness shares dealt from the ground
-//! truth in place of the missing steps 4–7.
+//! reports their times and sizes, with the DPK_BBS+ witness shares of `c` and `r` dealt
+//! from the ground truth in place of the missing Paillier part.
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
-//! shuffle proof (see the soundness note in [`shuffle`]); the rest of DB-RSM (forward
-//! shuffle of the signatures and their randomness, blinding and its decryption, which would
-//! feed per-output witness shares to DPK_BBS+), hence the DB-RSM-based BTraceOut of the
-//! paper (BTraceOut still runs on DB-SM) and a whole DB-RSM run in [`demo`]; wire
-//! encodings of the messages (everything runs in one process); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for
-//! the querier) are measured by [`demo`] and not met yet.
+//! shuffle proof (see the soundness note in [`shuffle`]); the Paillier part of DB-RSM
+//! steps 4–7 (forward shuffle of `Enc(c_i)`, `Enc(r_i + r̂_i)` and their conversion to the
+//! per-output witness shares of `c`, `r′ = r·b` for DPK_BBS+), hence a whole DB-RSM run
+//! and the DB-RSM-based BTraceOut of the paper (BTraceOut still runs on DB-SM); wire
+//! encodings of the messages (everything runs in one process); the per-element
+//! performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for the querier) are measured by
+//! [`demo`] and not met yet.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 /// What the crate does not implement yet (printed with every demo and benchmark).
 pub const NOT_IMPLEMENTED: &[&str] = &[
-    "DB-RSM (Fig. 9) steps 4-7: forward shuffle of the quasi-signatures and their randomness, blinding, decryption (the demo deals DPK_BBS+ witness shares from the ground truth instead)",
+    "DB-RSM (Fig. 9) steps 4-7, Paillier part: forward shuffle of Enc(c), Enc(r) and their conversion to per-output shares (the demo deals the c, r' witness shares of DPK_BBS+ from the ground truth instead)",
     "BTraceOut through DB-RSM (BTraceOut runs on DB-SM)",
     "ring-Pedersen integer commitment to e′ in the Paillier part of the shuffle proof",
     "wire encodings of the protocol messages (all servers run in one process)",
@@ -212,7 +212,7 @@ pub fn bench(
         suite.note(format!("status_{k}: {v}"));
     }
     suite.note("comparators (paper figures, not measured here): Groth16+Poseidon zkSNARK 2.17 s per proof; cpSNARK-Set 220 ms prove / 31 ms verify / 783 ms witness");
-    suite.note("targets per element on one core: DB-SM per mixer ≤ 2.5 ms, querier ≤ 1 ms; DB-RSM per mixer ≤ 25 ms, querier ≤ 7 ms (not assessed: DB-RSM steps 4-7 are not implemented, so the DB-RSM rows cover steps 2-3 and 8 only and are lower bounds)");
+    suite.note("targets per element on one core: DB-SM per mixer ≤ 2.5 ms, querier ≤ 1 ms; DB-RSM per mixer ≤ 25 ms, querier ≤ 7 ms (not assessed: the Paillier part of DB-RSM steps 4-7 is not implemented, so the DB-RSM rows are lower bounds)");
     suite.note(format!("not implemented: {}", NOT_IMPLEMENTED.join("; ")));
     suite.note("'M: verify all …' rows are one full check of the published stages; in a deployment every mixer runs it once");
     Ok(())
