@@ -35,6 +35,17 @@ fn verify_file(path: &Path) -> Output {
     quorate(&["verenc", "verify", "--input", path.to_str().unwrap()])
 }
 
+fn recover(secret: &Path, input: &Path) -> Output {
+    quorate(&[
+        "verenc",
+        "recover",
+        "--escrow-secret",
+        secret.to_str().unwrap(),
+        "--input",
+        input.to_str().unwrap(),
+    ])
+}
+
 fn write_json(name: &str, v: &Value) -> PathBuf {
     let p = scratch(name);
     std::fs::write(&p, v.to_string()).unwrap();
@@ -175,14 +186,7 @@ fn keygen_backup_verify_recover_with_files() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
     // Not verified yet: the escrow has no compressed ciphertext to decrypt.
-    let out = quorate(&[
-        "verenc",
-        "recover",
-        "--escrow-secret",
-        secret.to_str().unwrap(),
-        "--input",
-        bundle.to_str().unwrap(),
-    ]);
+    let out = recover(&secret, &bundle);
     assert_eq!(out.status.code(), Some(2));
 
     let stored = scratch("stored.json");
@@ -197,14 +201,7 @@ fn keygen_backup_verify_recover_with_files() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert_eq!(verify_file(&stored).status.code(), Some(0));
 
-    let out = quorate(&[
-        "verenc",
-        "recover",
-        "--escrow-secret",
-        secret.to_str().unwrap(),
-        "--input",
-        stored.to_str().unwrap(),
-    ]);
+    let out = recover(&secret, &stored);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), x);
 }
