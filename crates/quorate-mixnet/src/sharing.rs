@@ -357,7 +357,7 @@ fn packed_cts(
         .collect()
 }
 
-fn accepted_inputs<'a>(
+pub(crate) fn accepted_inputs<'a>(
     submissions: &'a [SenderInput],
     record: &MixRecord,
 ) -> Result<Vec<&'a SenderInput>, MixnetError> {
