@@ -6,9 +6,9 @@
 //! the querier with blame: [`run_signature_track`], [`verify_signature_track`]); the
 //! verifiable Beaver multiplication that gives the servers shares of a product of two
 //! shared values; and the distributed DPK_BBS+ (step 8) with querier verification and
-//! blame. The forward shuffle of `Enc(c_i)`, `Enc(r_i + r̂_i)` (Paillier part of steps
-//! 4–5) is in [`crate::witness`]. **Not implemented**: its conversion to per-output shares
-//! of `c`, `r` (steps 6–7), so
+//! blame. The Paillier part of steps 4–7 (forward shuffle of `Enc(c_i)`, `Enc(r_i + r̂_i)`
+//! and its conversion to per-output shares of `c`, `r`) is in [`crate::witness`].
+//! **Not yet connected**: those shares are not fed to the Beaver product and DPK_BBS+, so
 //! the DPK_BBS+ witness shares `c_k`, `r′_k` of an output are inputs to [`bbs_dpk_prove`]
 //! rather than produced by the protocol (see the crate docs' "Status").
 //!
@@ -921,7 +921,7 @@ pub fn bbs_dpk_verify(
 // with a DLEQ proof per share: `S̃_j = S_{π(j)}^{Σ b_k}`. `S̃_j = 1` means the output's
 // preimage is not in `I` (publicly checkable from the verified decryption); otherwise
 // DPK_BBS+ proves membership with witness `b = Σ b_k` (the blinding shares) and the shares
-// of `c`, `r′` of the output (which the conversion of the [`crate::witness`] list, not implemented yet,
+// of `c`, `r′` of the output (from the [`crate::witness`] conversion, not yet connected,
 // would provide). The querier re-verifies every shuffle, blinding proof and decryption
 // share ([`verify_signature_track`]); a failing server is named.
 

@@ -19,7 +19,7 @@
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
 //! | [`dbrsm`] | DB-RSM (Fig. 9) building blocks: BBS+ quasi-signatures (batched check), Beaver multiplication with verified triples, distributed DPK_BBS+ with blame |
 //! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
-//! | [`witness`] | DB-RSM (Fig. 9) steps 4–5 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments |
+//! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
 //! | [`trace`] | BTraceIn / BTraceOut (Fig. 6) answered with DB-SM evidence |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
@@ -51,16 +51,18 @@
 //! wrong opening named; the distributed DPK_BBS+ over given witness shares, verified by the
 //! querier (batched) with a server whose share fails named. [`demo`] runs these pieces and
 //! reports their times and sizes, with the DPK_BBS+ witness shares of `c` and `r` dealt
-//! from the ground truth in place of the missing Paillier conversion. The Paillier part of
-//! steps 4–5 ([`witness`]): the packed list `Enc(c_i + 2^K (r_i + r̂_i))` derived publicly
-//! from the senders' `c′_i` and the query, shuffled forward by every server with TW proofs
-//! against its Mix permutation commitment, re-verified by the querier with a failing server
-//! named (not yet used by [`demo`]).
+//! from the ground truth. The Paillier part of steps 4–7 ([`witness`]): the packed list
+//! `Enc(c_i + 2^K (r_i + r̂_i))` derived publicly from the senders' `c′_i` and the query,
+//! shuffled forward by every server with TW proofs against its Mix permutation commitment,
+//! then converted by the per-value layout of [`sharing`] into per-output additive shares of
+//! `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}` with hiding per-server Pedersen commitments; the
+//! querier re-verifies every shuffle, mask proof and decryption share with a failing
+//! server named (tested against the ground truth; not yet fed to Beaver / DPK_BBS+ nor
+//! used by [`demo`]).
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
-//! shuffle proof (see the soundness note in [`shuffle`]); the Paillier part of DB-RSM
-//! steps 6–7 (conversion of the shuffled [`witness`] list to the per-output witness shares
-//! of `c`, `r′ = r·b` for DPK_BBS+), hence a whole DB-RSM run
+//! shuffle proof (see the soundness note in [`shuffle`]); feeding the [`witness`] shares
+//! into the Beaver multiplication `r′ = r·b` and DPK_BBS+, hence a whole DB-RSM run
 //! and the DB-RSM-based BTraceOut of the paper (BTraceOut still runs on DB-SM); wire
 //! encodings of the messages (everything runs in one process); the per-element
 //! performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for the querier) are measured by

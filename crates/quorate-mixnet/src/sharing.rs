@@ -19,6 +19,17 @@
 //! 3. Shares: `v_1 = d_v − a_1`, `v_k = −a_k` (k > 1), likewise for `r`; commitments
 //!    `V_1 = g^{d_v} h^{d_r} A_1^{−1}`, `V_k = A_k^{−1}`, computable by anyone. `d_v, d_r`
 //!    hide `v, r` statistically (40 bits) as long as one server is honest.
+//!
+//! # Per-value layout (DB-RSM steps 6–7)
+//! [`Layout::PerValue`] converts any list of packed ciphertexts `Enc(v + 2^K r)` (the
+//! shuffled DB-RSM witness list, [`crate::witness`]) the same way, but commits to each
+//! value separately and hidingly: `A_k = g^{a_k} h^{σ_k}`, `A′_k = g^{a′_k} h^{σ′_k}` with
+//! fresh `σ, σ′`; the link proof gains Schnorr responses `z_σ = ζ + cσ`, `z_σ′` (checked as
+//! `g^{s_a} h^{z_σ} = A″ · A_k^{c}`, likewise for `A′_k`) and its own protocol name. Shares
+//! `v_k, r_k` as above, Pedersen randomness `−σ_k`, `−σ′_k`, commitments `C_k = A_k^{−1}`,
+//! `R_k = A′_k^{−1}` (times `g^{d_v}`, `g^{d_r}` for the first server) — see
+//! [`verify_value_sharing`]. There is no `γ` to check the product against; correctness
+//! comes from the verified decryption of `D_j` and the mask proofs.
 
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
@@ -28,6 +39,7 @@ use crate::sender::{enc_raw, SenderInput};
 use crate::setup::{MixServer, MixnetPublic};
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
+use group::Group;
 use merlin::Transcript;
 use quorate_bls::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
@@ -72,6 +84,20 @@ pub struct ShareLinkProof {
     pub z_mu_a: Integer,
     /// `z_{μa′}`.
     pub z_mu_b: Integer,
+    /// [`Layout::PerValue`] only: `z_σ = ζ + cσ`, `z_σ′ = ζ′ + cσ′ (mod q)`, the responses for
+    /// the Pedersen randomness of `A_k`, `A′_k`.
+    pub z_sigma: Option<[Scalar; 2]>,
+}
+
+/// How the servers' shares are committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One joint commitment `V_k = g^{v_k} h^{r_k}` per server and input, checked against
+    /// the sender's `γ` (the Enc-to-shares preprocessing of DB-SM).
+    Joint,
+    /// A hiding Pedersen commitment per value: `C_k = g^{v_k} h^{s_k}`, `R_k = g^{r_k}
+    /// h^{s′_k}` (DB-RSM steps 6–7, where `Σ_k C_k` must not reveal the public `c_{π(j)}`).
+    PerValue,
 }
 
 /// One server's mask commitment for one input.
@@ -79,8 +105,10 @@ pub struct ShareLinkProof {
 pub struct ShareCommit {
     /// `E_k = Enc_N(a + 2^K a′)`.
     pub e_k: Ciphertext,
-    /// `A_k = g^a h^{a′}`.
+    /// `A_k = g^a h^{a′}` ([`Layout::Joint`]) or `A_k = g^a h^{σ}` ([`Layout::PerValue`]).
     pub a_k: G1Projective,
+    /// [`Layout::PerValue`] only: `A′_k = g^{a′} h^{σ′}`.
+    pub a2_k: Option<G1Projective>,
     /// The link proof.
     pub proof: ShareLinkProof,
 }
@@ -118,6 +146,16 @@ pub struct MixerShares {
     pub mixer: PartyId,
     pub(crate) v: Vec<Scalar>,
     pub(crate) r: Vec<Scalar>,
+    /// [`Layout::PerValue`] only: the Pedersen randomness `s_k`, `s′_k` (empty otherwise).
+    pub(crate) s: Vec<[Scalar; 2]>,
+}
+
+impl MixerShares {
+    /// [`Layout::PerValue`]: the shares `(v_k, r_k)` of element `j` and their Pedersen
+    /// randomness `(s_k, s′_k)`, opening this server's [`ValueCommitments`].
+    pub fn value_shares(&self, j: usize) -> Option<([Scalar; 2], [Scalar; 2])> {
+        Some(([*self.v.get(j)?, *self.r.get(j)?], *self.s.get(j)?))
+    }
 }
 
 impl Drop for MixerShares {
@@ -125,8 +163,18 @@ impl Drop for MixerShares {
         self.v
             .iter_mut()
             .chain(self.r.iter_mut())
+            .chain(self.s.iter_mut().flatten())
             .for_each(|x| *x = Scalar::ZERO);
     }
+}
+
+/// One server's per-value commitments for one element ([`Layout::PerValue`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueCommitments {
+    /// `C_k = g^{v_k} h^{s_k}`.
+    pub v: G1Projective,
+    /// `R_k = g^{r_k} h^{s′_k}`.
+    pub r: G1Projective,
 }
 
 impl core::fmt::Debug for MixerShares {
@@ -143,16 +191,21 @@ fn ct_bytes(pk: &PublicKey, c: &Integer) -> Vec<u8> {
 fn link_challenge(
     public: &MixnetPublic,
     sid: &SessionId,
+    layout: Layout,
     who: PartyId,
     index: usize,
     e_k: &Ciphertext,
-    a_k: &G1Projective,
+    a_k: &[G1Projective],
     e1: &Integer,
-    a1: &G1Projective,
+    a1: &[G1Projective],
     rp: [&Integer; 4],
 ) -> Integer {
     let pk = public.paillier.encryption_key();
-    let mut t = Transcript::for_protocol(b"quorate/mixnet/enc-to-shares", 1, sid);
+    let proto: &'static [u8] = match layout {
+        Layout::Joint => b"quorate/mixnet/enc-to-shares",
+        Layout::PerValue => b"quorate/mixnet/enc-to-shares-per-value",
+    };
+    let mut t = Transcript::for_protocol(proto, 1, sid);
     t.append_party(b"server", who);
     t.append_u64_be(b"input", index as u64);
     t.append_message(b"N", &pk.to_bytes());
@@ -160,9 +213,9 @@ fn link_challenge(
     t.append_point(b"h", &public.gens.h);
     public.ring_pedersen.append_to(&mut t);
     t.append_message(b"E_k", &ct_bytes(pk, e_k.as_integer()));
-    t.append_point(b"A_k", a_k);
+    t.append_points(b"A_k", a_k);
     t.append_message(b"E'", &ct_bytes(pk, e1));
-    t.append_point(b"A'", a1);
+    t.append_points(b"A'", a1);
     for x in rp {
         t.append_message(b"rp", &public.ring_pedersen.element_bytes(x));
     }
@@ -171,7 +224,13 @@ fn link_challenge(
     Integer::from_digits(&c, Order::Msf)
 }
 
-fn verify_link(public: &MixnetPublic, who: PartyId, index: usize, com: &ShareCommit) -> bool {
+fn verify_link(
+    public: &MixnetPublic,
+    layout: Layout,
+    who: PartyId,
+    index: usize,
+    com: &ShareCommit,
+) -> bool {
     let pk = public.paillier.encryption_key();
     let rp = &public.ring_pedersen;
     let p = &com.proof;
@@ -206,21 +265,34 @@ fn verify_link(public: &MixnetPublic, who: PartyId, index: usize, com: &ShareCom
         return false;
     };
     let qm = scalar_modulus();
-    let a1 = g1_msm_vartime(
-        &[public.gens.g, public.gens.h, com.a_k],
-        &[
-            int_to_scalar(&p.s_a, &qm),
-            int_to_scalar(&p.s_b, &qm),
-            -int_to_scalar(&p.c, &qm),
-        ],
+    let (g, h) = (public.gens.g, public.gens.h);
+    let (s_a, s_b, c) = (
+        int_to_scalar(&p.s_a, &qm),
+        int_to_scalar(&p.s_b, &qm),
+        int_to_scalar(&p.c, &qm),
     );
+    let (a_k, a1) = match (layout, com.a2_k, p.z_sigma) {
+        (Layout::Joint, None, None) => (
+            vec![com.a_k],
+            vec![g1_msm_vartime(&[g, h, com.a_k], &[s_a, s_b, -c])],
+        ),
+        (Layout::PerValue, Some(a2), Some(z)) => (
+            vec![com.a_k, a2],
+            vec![
+                g1_msm_vartime(&[g, h, com.a_k], &[s_a, z[0], -c]),
+                g1_msm_vartime(&[g, h, a2], &[s_b, z[1], -c]),
+            ],
+        ),
+        _ => return false,
+    };
     link_challenge(
         public,
         &public.sid,
+        layout,
         who,
         index,
         &com.e_k,
-        &com.a_k,
+        &a_k,
         &e1,
         &a1,
         [&p.rp_a, &p.rp_b, &d_a, &d_b],
@@ -228,13 +300,15 @@ fn verify_link(public: &MixnetPublic, who: PartyId, index: usize, com: &ShareCom
 }
 
 impl MixServer {
-    /// Round 1 for `count` inputs: mask commitments with their proofs, and the masks.
+    /// Round 1 for `count` inputs: mask commitments with their proofs, and the masks (with
+    /// the Pedersen randomness `σ, σ′` of [`Layout::PerValue`], zero for [`Layout::Joint`]).
     fn share_commit<R: RngCore + CryptoRng>(
         &self,
         public: &MixnetPublic,
+        layout: Layout,
         count: usize,
         rng: &mut R,
-    ) -> Result<(ShareCommitStage, Vec<(Integer, Integer)>), MixnetError> {
+    ) -> Result<(ShareCommitStage, Vec<Mask>), MixnetError> {
         let pk = public.paillier.encryption_key();
         let rp = &public.ring_pedersen;
         let qm = scalar_modulus();
@@ -249,6 +323,8 @@ impl MixServer {
             m_b: Integer,
             g_a: Integer,
             g_b: Integer,
+            sigma: [Scalar; 2],
+            zeta: [Scalar; 2],
         }
         let mut draws = Vec::with_capacity(count);
         for _ in 0..count {
@@ -263,6 +339,8 @@ impl MixServer {
                 m_b: rp.random_mu(rng),
                 g_a: rp.random_mu_mask(rng),
                 g_b: rp.random_mu_mask(rng),
+                sigma: [(); 2].map(|_| Scalar::random(&mut *rng)),
+                zeta: [(); 2].map(|_| Scalar::random(&mut *rng)),
             });
         }
         let commits = draws
@@ -274,11 +352,17 @@ impl MixServer {
                     &(&d.a + Integer::from(&d.b << SLOT_BITS)),
                     &d.mu,
                 )?)?;
-                let a_k = public.gens.g * int_to_scalar(&d.a, &qm)
-                    + public.gens.h * int_to_scalar(&d.b, &qm);
+                let (g, h) = (public.gens.g, public.gens.h);
+                let (sa, sb) = (int_to_scalar(&d.a, &qm), int_to_scalar(&d.b, &qm));
+                let (sal, sbe) = (int_to_scalar(&d.al, &qm), int_to_scalar(&d.be, &qm));
                 let e1 = enc_raw(pk, &(&d.al + Integer::from(&d.be << SLOT_BITS)), &d.nu)?;
-                let a1 = public.gens.g * int_to_scalar(&d.al, &qm)
-                    + public.gens.h * int_to_scalar(&d.be, &qm);
+                let (a_k, a1) = match layout {
+                    Layout::Joint => (vec![g * sa + h * sb], vec![g * sal + h * sbe]),
+                    Layout::PerValue => (
+                        vec![g * sa + h * d.sigma[0], g * sb + h * d.sigma[1]],
+                        vec![g * sal + h * d.zeta[0], g * sbe + h * d.zeta[1]],
+                    ),
+                };
                 let rp_a = rp.commit(&d.a, &d.m_a)?;
                 let rp_b = rp.commit(&d.b, &d.m_b)?;
                 let d_a = rp.commit(&d.al, &d.g_a)?;
@@ -286,6 +370,7 @@ impl MixServer {
                 let c = link_challenge(
                     public,
                     &public.sid,
+                    layout,
                     self.id,
                     i,
                     &e_k,
@@ -294,6 +379,12 @@ impl MixServer {
                     &a1,
                     [&rp_a, &rp_b, &d_a, &d_b],
                 );
+                let cs = int_to_scalar(&c, &qm);
+                let z_sigma = match layout {
+                    Layout::Joint => None,
+                    Layout::PerValue => Some([0, 1].map(|t| d.zeta[t] + cs * d.sigma[t])),
+                };
+                d.zeta = [Scalar::ZERO; 2];
                 let proof = ShareLinkProof {
                     s_a: Integer::from(&c * &d.a) + &d.al,
                     s_b: Integer::from(&c * &d.b) + &d.be,
@@ -303,6 +394,7 @@ impl MixServer {
                     rp_a,
                     rp_b,
                     c,
+                    z_sigma,
                 };
                 for x in [
                     &mut d.mu, &mut d.al, &mut d.be, &mut d.nu, &mut d.m_a, &mut d.m_b, &mut d.g_a,
@@ -310,12 +402,28 @@ impl MixServer {
                 ] {
                     wipe_integer(x);
                 }
-                Ok(ShareCommit { e_k, a_k, proof })
+                Ok(ShareCommit {
+                    e_k,
+                    a_k: a_k[0],
+                    a2_k: a_k.get(1).copied(),
+                    proof,
+                })
             })
             .collect::<Result<Vec<_>, MixnetError>>()?;
         let masks = draws
             .iter_mut()
-            .map(|d| (core::mem::take(&mut d.a), core::mem::take(&mut d.b)))
+            .map(|d| {
+                let sigma = match layout {
+                    Layout::Joint => [Scalar::ZERO; 2],
+                    Layout::PerValue => d.sigma,
+                };
+                d.sigma = [Scalar::ZERO; 2];
+                Mask {
+                    a: core::mem::take(&mut d.a),
+                    b: core::mem::take(&mut d.b),
+                    sigma,
+                }
+            })
             .collect();
         Ok((
             ShareCommitStage {
@@ -327,24 +435,55 @@ impl MixServer {
     }
 }
 
-/// The packed ciphertexts `D_i = c_i · c′_i^{2^K} · Π_k E_{k,i}`.
-fn packed_cts(
+/// A server's masks for one element (wiped by the caller).
+pub(crate) struct Mask {
+    a: Integer,
+    b: Integer,
+    sigma: [Scalar; 2],
+}
+
+impl Drop for Mask {
+    fn drop(&mut self) {
+        wipe_integer(&mut self.a);
+        wipe_integer(&mut self.b);
+        self.sigma = [Scalar::ZERO; 2];
+    }
+}
+
+/// The senders' packed ciphertexts `c_i · c′_i^{2^K} = Enc(v_i + 2^K r_i)`.
+fn input_bases(
     public: &MixnetPublic,
     inputs: &[&SenderInput],
-    commits: &[ShareCommitStage],
 ) -> Result<Vec<Ciphertext>, MixnetError> {
     let pk = public.paillier.encryption_key();
     let n2 = pk.n_squared();
     let shift = Integer::from(1) << SLOT_BITS;
     inputs
         .par_iter()
-        .enumerate()
-        .map(|(i, inp)| {
-            let mut acc = mul_mod(
+        .map(|inp| {
+            let acc = mul_mod(
                 inp.c.as_integer(),
                 &pow_mod_vartime(inp.c_prime.as_integer(), &shift, n2)?,
                 n2,
             );
+            Ok(pk.ciphertext_from_integer(acc)?)
+        })
+        .collect()
+}
+
+/// The packed ciphertexts `D_i = B_i · Π_k E_{k,i}` (`B_i = Enc(v_i + 2^K r_i)`).
+fn packed_cts(
+    public: &MixnetPublic,
+    bases: &[Ciphertext],
+    commits: &[ShareCommitStage],
+) -> Result<Vec<Ciphertext>, MixnetError> {
+    let pk = public.paillier.encryption_key();
+    let n2 = pk.n_squared();
+    bases
+        .par_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut acc = b.as_integer().clone();
             for st in commits {
                 let e = st
                     .commits
@@ -389,20 +528,89 @@ pub fn verify_sharing(
     record: &MixRecord,
     sharing: &SharingRecord,
 ) -> Result<Vec<Vec<G1Projective>>, MixnetError> {
-    Ok(verify_inner(public, submissions, record, sharing)?.0)
+    let inputs = accepted_inputs(submissions, record)?;
+    let bases = input_bases(public, &inputs)?;
+    let parts = verify_inner(public, Layout::Joint, &bases, sharing)?;
+    joint_commitments(public, &inputs, sharing, &parts)
 }
 
-type Verified = (Vec<Vec<G1Projective>>, Vec<(Integer, Integer)>);
+fn joint_commitments(
+    public: &MixnetPublic,
+    inputs: &[&SenderInput],
+    sharing: &SharingRecord,
+    parts: &[(Integer, Integer)],
+) -> Result<Vec<Vec<G1Projective>>, MixnetError> {
+    let qm = scalar_modulus();
+    parts
+        .par_iter()
+        .enumerate()
+        .map(|(i, (dv, dr))| {
+            let mut v: Vec<G1Projective> = sharing
+                .commits
+                .iter()
+                .map(|st| -st.commits[i].a_k)
+                .collect();
+            if let Some(first) = v.first_mut() {
+                *first +=
+                    public.gens.g * int_to_scalar(dv, &qm) + public.gens.h * int_to_scalar(dr, &qm);
+            }
+            let prod: G1Projective = v.iter().sum();
+            if prod != inputs[i].gamma {
+                return Err(
+                    ParamError::Invalid("share commitments do not multiply to gamma").into(),
+                );
+            }
+            Ok(v)
+        })
+        .collect()
+}
+
+/// [`Layout::PerValue`]: verifies a conversion of the packed ciphertexts `bases[j] =
+/// Enc(v_j + 2^K r_j)` and returns the per-value commitments `[j][k]` (element `j`, server
+/// position `k`): `C_1 = g^{d_v} A_1^{−1}`, `C_k = A_k^{−1}`, `R_1 = g^{d_r} A′_1^{−1}`,
+/// `R_k = A′_k^{−1}`, so `Σ_k C_k = g^{v_j} h^{−Σσ}` and `Σ_k R_k = g^{r_j} h^{−Σσ′}`.
+/// Every failing server is named.
+pub fn verify_value_sharing(
+    public: &MixnetPublic,
+    bases: &[Ciphertext],
+    sharing: &SharingRecord,
+) -> Result<Vec<Vec<ValueCommitments>>, MixnetError> {
+    let parts = verify_inner(public, Layout::PerValue, bases, sharing)?;
+    let qm = scalar_modulus();
+    Ok(parts
+        .par_iter()
+        .enumerate()
+        .map(|(j, (dv, dr))| {
+            sharing
+                .commits
+                .iter()
+                .enumerate()
+                .map(|(pos, st)| {
+                    let c = &st.commits[j];
+                    let mut out = ValueCommitments {
+                        v: -c.a_k,
+                        // `verify_link` required `A′_k` in this layout.
+                        r: -c.a2_k.unwrap_or(G1Projective::identity()),
+                    };
+                    if pos == 0 {
+                        out.v += public.gens.g * int_to_scalar(dv, &qm);
+                        out.r += public.gens.g * int_to_scalar(dr, &qm);
+                    }
+                    out
+                })
+                .collect()
+        })
+        .collect())
+}
 
 fn verify_inner(
     public: &MixnetPublic,
-    submissions: &[SenderInput],
-    record: &MixRecord,
+    layout: Layout,
+    bases: &[Ciphertext],
     sharing: &SharingRecord,
-) -> Result<Verified, MixnetError> {
+) -> Result<Vec<(Integer, Integer)>, MixnetError> {
     let m = usize::from(public.params.n());
-    let inputs = accepted_inputs(submissions, record)?;
-    let n = inputs.len();
+    let n = bases.len();
     if sharing.commits.len() != m || sharing.decryptions.len() != m {
         return Err(ParamError::LengthMismatch {
             what: "sharing stages",
@@ -419,7 +627,7 @@ fn verify_inner(
                 .commits
                 .par_iter()
                 .enumerate()
-                .all(|(i, c)| verify_link(public, k, i, c));
+                .all(|(i, c)| verify_link(public, layout, k, i, c));
         if !ok {
             culprits.push(k);
         }
@@ -430,7 +638,7 @@ fn verify_inner(
             "Enc-to-shares mask proof",
         )));
     }
-    let cts = packed_cts(public, &inputs, &sharing.commits)?;
+    let cts = packed_cts(public, bases, &sharing.commits)?;
     let pk = public.paillier.encryption_key();
     let slots = packing::slots_per_ciphertext(pk, INPUT_BITS);
     let groups = packing::pack(pk, &cts, INPUT_BITS, slots)?;
@@ -476,37 +684,12 @@ fn verify_inner(
             "Enc-to-shares decryption share",
         )));
     }
-    let qm = scalar_modulus();
-    let parts: Vec<(Integer, Integer)> = ds
-        .iter()
+    ds.iter()
         .map(|d| {
             split(d)
                 .ok_or_else(|| ParamError::Invalid("Enc-to-shares plaintext out of range").into())
         })
-        .collect::<Result<_, MixnetError>>()?;
-    let coms = parts
-        .par_iter()
-        .enumerate()
-        .map(|(i, (dv, dr))| {
-            let mut v: Vec<G1Projective> = sharing
-                .commits
-                .iter()
-                .map(|st| -st.commits[i].a_k)
-                .collect();
-            if let Some(first) = v.first_mut() {
-                *first +=
-                    public.gens.g * int_to_scalar(dv, &qm) + public.gens.h * int_to_scalar(dr, &qm);
-            }
-            let prod: G1Projective = v.iter().sum();
-            if prod != inputs[i].gamma {
-                return Err(
-                    ParamError::Invalid("share commitments do not multiply to gamma").into(),
-                );
-            }
-            Ok(v)
-        })
-        .collect::<Result<Vec<_>, MixnetError>>()?;
-    Ok((coms, parts))
+        .collect()
 }
 
 /// Runs the conversion in process for every accepted input of `record`; returns the public
@@ -519,15 +702,43 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
     let inputs = accepted_inputs(submissions, record)?;
-    let n = inputs.len();
+    let bases = input_bases(public, &inputs)?;
+    let (sharing, parts, shares) = run_inner(public, servers, Layout::Joint, &bases, rng)?;
+    joint_commitments(public, &inputs, &sharing, &parts)?;
+    Ok((sharing, shares))
+}
+
+/// [`Layout::PerValue`] in process: converts `bases[j] = Enc(v_j + 2^K r_j)` into additive
+/// shares of `v_j` and `r_j` (mod q) with per-value Pedersen commitments
+/// ([`verify_value_sharing`]); returns the public record and each server's shares.
+pub fn run_value_sharing<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    bases: &[Ciphertext],
+    rng: &mut R,
+) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
+    let (sharing, _, shares) = run_inner(public, servers, Layout::PerValue, bases, rng)?;
+    Ok((sharing, shares))
+}
+
+type RunOut = (SharingRecord, Vec<(Integer, Integer)>, Vec<MixerShares>);
+
+fn run_inner<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    layout: Layout,
+    bases: &[Ciphertext],
+    rng: &mut R,
+) -> Result<RunOut, MixnetError> {
+    let n = bases.len();
     let mut commits = Vec::with_capacity(servers.len());
     let mut masks = Vec::with_capacity(servers.len());
     for s in servers {
-        let (st, mk) = s.share_commit(public, n, rng)?;
+        let (st, mk) = s.share_commit(public, layout, n, rng)?;
         commits.push(st);
         masks.push(mk);
     }
-    let cts = packed_cts(public, &inputs, &commits)?;
+    let cts = packed_cts(public, bases, &commits)?;
     let pk = public.paillier.encryption_key();
     let cts = packing::pack(
         pk,
@@ -559,24 +770,31 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
         commits,
         decryptions,
     };
-    let (_, ds) = verify_inner(public, submissions, record, &sharing)?;
+    let ds = verify_inner(public, layout, bases, &sharing)?;
     let qm = scalar_modulus();
     let mut out = Vec::with_capacity(servers.len());
-    for (pos, (s, mut mk)) in servers.iter().zip(masks).enumerate() {
+    for (pos, (s, mk)) in servers.iter().zip(masks).enumerate() {
         let mut v = Vec::with_capacity(n);
         let mut r = Vec::with_capacity(n);
-        for (i, (a, b)) in mk.iter_mut().enumerate() {
-            let (mut sa, mut sb) = (-int_to_scalar(a, &qm), -int_to_scalar(b, &qm));
+        let mut rand = Vec::with_capacity(n);
+        for (i, m) in mk.iter().enumerate() {
+            let (mut sa, mut sb) = (-int_to_scalar(&m.a, &qm), -int_to_scalar(&m.b, &qm));
             if pos == 0 {
                 sa += int_to_scalar(&ds[i].0, &qm);
                 sb += int_to_scalar(&ds[i].1, &qm);
             }
-            wipe_integer(a);
-            wipe_integer(b);
             v.push(sa);
             r.push(sb);
+            if layout == Layout::PerValue {
+                rand.push([-m.sigma[0], -m.sigma[1]]);
+            }
         }
-        out.push(MixerShares { mixer: s.id, v, r });
+        out.push(MixerShares {
+            mixer: s.id,
+            v,
+            r,
+            s: rand,
+        });
     }
-    Ok((sharing, out))
+    Ok((sharing, ds, out))
 }

@@ -25,8 +25,23 @@
 //! named. The shuffle proofs' transcripts bind the session, the prover, the permutation
 //! commitment and both lists, so a Mix proof does not verify here and vice versa.
 //!
-//! **Not done yet**: the conversion of `W_m[j]` into per-output additive shares of
-//! `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}` with per-value commitments (steps 6–7).
+//! # Steps 6–7: conversion to per-output shares
+//! `W_m[j]` has the packed form `Enc(v + 2^K r)` that the Enc-to-shares conversion of
+//! [`crate::sharing`] takes, so the servers run it on `W_m` in its per-value layout
+//! ([`crate::sharing::Layout::PerValue`]): server `k` publishes `E_k = Enc(a_k + 2^K a′_k)`,
+//! `A_k = g^{a_k} h^{σ_k}`, `A′_k = g^{a′_k} h^{σ′_k}` with a proof that `E_k` and
+//! `A_k, A′_k` hold the same integers (ring-Pedersen for the integer part, Schnorr
+//! responses for `σ, σ′`); the servers threshold-decrypt `W_m[j]·Π_k E_k` (packed, a proof
+//! per share) to `d = (c_{π(j)} + Σa) + 2^K (r_{π(j)} + r̂_{π(j)} + Σa′)`; server `k` then
+//! holds `c_k = −a_k (+ d_c for k = 1)`, `ρ_k = −a′_k (+ d_ρ)` with Pedersen randomness
+//! `−σ_k`, `−σ′_k`, and everybody computes the commitments `C_k = A_k^{−1} (·g^{d_c})`,
+//! `R_k = A′_k^{−1} (·g^{d_ρ})`. The commitments are hiding (`Σ_k C_k = g^{c_{π(j)}}
+//! h^{−Σσ}`), which matters because `c_i` is public: a Feldman commitment to `c_{π(j)}`
+//! (or the joint `g^c h^ρ`, comparable with `γ_i h^{r̂_i} g^{c_i − v′_j}`) would reveal
+//! `π(j)`. `d_c, d_ρ` hide the witnesses statistically (40 bits) if one server is honest.
+//! `ρ = r + r̂` is the BBS+ randomness of the quasi-signature `S_{π(j)}`
+//! ([`crate::dbrsm`]), the `r` of the DPK_BBS+ witness `r′ = r·b`. The querier verifies
+//! the whole track with [`verify_witness_track`]; a failing server is named.
 
 use crate::dbrsm::BbsQuery;
 use crate::error::MixnetError;
@@ -34,7 +49,7 @@ use crate::mix::{verify_mixing, MixRecord, MixStage};
 use crate::params::scalar_to_int;
 use crate::sender::{enc_raw, SenderInput};
 use crate::setup::{MixServer, MixnetPublic};
-use crate::sharing::SLOT_BITS;
+use crate::sharing::{self, MixerShares, SharingRecord, ValueCommitments, SLOT_BITS};
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{mul_mod, pow_mod_vartime};
 use quorate_paillier::rug::Integer;
@@ -119,6 +134,56 @@ pub fn verify_witness_shuffle(
     Ok(verify_mixing(public, &init, &shuffle.forward)?.to_vec())
 }
 
+/// Steps 4–7 for the Paillier witnesses: the forward shuffle and the conversion record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessTrack {
+    /// Steps 4–5.
+    pub shuffle: WitnessShuffle,
+    /// Steps 6–7 (per-value Enc-to-shares conversion of `W_m`).
+    pub conversion: SharingRecord,
+}
+
+/// Steps 4–7 in process: shuffle, then convert `W_m` to per-output shares. Returns the
+/// published track and each server's shares (`value_shares(j)` = shares of
+/// `(c_{π(j)}, r_{π(j)} + r̂_{π(j)})` with their Pedersen randomness), in server order.
+pub fn run_witness_track<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    q: &BbsQuery,
+    rng: &mut R,
+) -> Result<(WitnessTrack, Vec<MixerShares>), MixnetError> {
+    let shuffle = run_witness_shuffle(public, servers, submissions, record, q, rng)?;
+    let w_m = shuffle
+        .forward
+        .last()
+        .map(|s| s.outputs.clone())
+        .ok_or(ParamError::Invalid("no servers"))?;
+    let (conversion, shares) = sharing::run_value_sharing(public, servers, &w_m, rng)?;
+    Ok((
+        WitnessTrack {
+            shuffle,
+            conversion,
+        },
+        shares,
+    ))
+}
+
+/// The querier's check of steps 4–7: every shuffle, mask proof and decryption share
+/// (failing server named). Returns the per-value commitments `[j][k]` (output `j`, server
+/// position `k`) to the shares of `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}`.
+pub fn verify_witness_track(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    q: &BbsQuery,
+    track: &WitnessTrack,
+) -> Result<Vec<Vec<ValueCommitments>>, MixnetError> {
+    let w_m = verify_witness_shuffle(public, submissions, record, q, &track.shuffle)?;
+    sharing::verify_value_sharing(public, &w_m, &track.conversion)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -198,31 +263,51 @@ mod tests {
 
     fn end_to_end(n: usize, m: u16, seed: u64) {
         let mut w = world(n, m, seed);
-        let sh = run_witness_shuffle(
+        let (track, shares) = run_witness_track(
             &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
         )
         .unwrap();
-        let out = verify_witness_shuffle(&w.public, &w.inputs, &w.record, &w.q, &sh).unwrap();
+        let coms = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &track).unwrap();
         let truth = mix::composed_permutation(&w.servers);
-        for (j, ct) in out.iter().enumerate() {
+        let (g, h) = (w.public.gens.g, w.public.gens.h);
+        // The shuffled ciphertexts themselves (first output only: decryption is slow).
+        let w_m = &track.shuffle.forward.last().unwrap().outputs;
+        let i0 = truth[0];
+        let (c0, rh0) = match w.q.inputs.iter().position(|&x| x == i0) {
+            Some(p) => (w.q.sigs[p].c, w.q.sigs[p].r_hat),
+            None => (Scalar::ZERO, Scalar::ZERO),
+        };
+        assert_eq!(
+            decrypt(&w, &w_m[0]),
+            scalar_to_int(&c0)
+                + ((scalar_to_int(&w.openings[i0].r) + scalar_to_int(&rh0)) << SLOT_BITS)
+        );
+        for j in 0..n {
             let i = truth[j];
             let (c, r_hat) = match w.q.inputs.iter().position(|&x| x == i) {
                 Some(p) => (w.q.sigs[p].c, w.q.sigs[p].r_hat),
                 None => (Scalar::ZERO, Scalar::ZERO),
             };
-            let expected = scalar_to_int(&c)
-                + ((scalar_to_int(&w.openings[i].r) + scalar_to_int(&r_hat)) << SLOT_BITS);
-            assert_eq!(decrypt(&w, ct), expected, "output {j}");
+            let mut sum = [Scalar::ZERO; 2];
+            for (k, sh) in shares.iter().enumerate() {
+                let (v, s) = sh.value_shares(j).unwrap();
+                assert_eq!(g * v[0] + h * s[0], coms[j][k].v, "C_k, output {j}");
+                assert_eq!(g * v[1] + h * s[1], coms[j][k].r, "R_k, output {j}");
+                sum[0] += v[0];
+                sum[1] += v[1];
+            }
+            assert_eq!(sum[0], c, "c share sum, output {j}");
+            assert_eq!(sum[1], w.openings[i].r + r_hat, "r share sum, output {j}");
         }
     }
 
     #[test]
-    fn witness_shuffle_end_to_end_10_2() {
+    fn witness_track_end_to_end_10_2() {
         end_to_end(10, 2, 41);
     }
 
     #[test]
-    fn witness_shuffle_end_to_end_50_3() {
+    fn witness_track_end_to_end_50_3() {
         end_to_end(50, 3, 42);
     }
 
@@ -257,5 +342,66 @@ mod tests {
         sh2.forward[0].proof = w.record.stages[0].proof.clone();
         let err = verify_witness_shuffle(&w.public, &w.inputs, &w.record, &w.q, &sh2).unwrap_err();
         assert_eq!(err.culprits(), &[w.servers[0].id], "{err:?}");
+    }
+
+    #[test]
+    fn a_cheating_server_in_the_witness_conversion_is_named() {
+        let mut w = world(10, 3, 45);
+        let (track, _) = run_witness_track(
+            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
+        )
+        .unwrap();
+        let id = w.servers[1].id;
+        // A mask commitment that does not match the proof (shares would not open it).
+        let mut t1 = track.clone();
+        let a2 = t1.conversion.commits[1].commits[3].a2_k.unwrap();
+        t1.conversion.commits[1].commits[3].a2_k = Some(a2 + w.public.gens.g);
+        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t1).unwrap_err();
+        assert_eq!(err.culprits(), &[id], "{err:?}");
+        // A wrong Pedersen-randomness response.
+        let mut t2 = track.clone();
+        let z = t2.conversion.commits[1].commits[0]
+            .proof
+            .z_sigma
+            .as_mut()
+            .unwrap();
+        z[0] += Scalar::ONE;
+        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t2).unwrap_err();
+        assert_eq!(err.culprits(), &[id], "{err:?}");
+        // Decryption shares for the wrong ciphertexts.
+        let mut t3 = track.clone();
+        t3.conversion.decryptions[1].shares.swap(0, 1);
+        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t3).unwrap_err();
+        assert_eq!(err.culprits(), &[id], "{err:?}");
+    }
+
+    #[test]
+    fn witness_conversion_proofs_are_bound_to_layout_and_position() {
+        let mut w = world(10, 2, 46);
+        let (track, _) = run_witness_track(
+            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
+        )
+        .unwrap();
+        let id = w.servers[0].id;
+        // Proofs are bound to the element position.
+        let mut t1 = track.clone();
+        t1.conversion.commits[0].commits.swap(0, 1);
+        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t1).unwrap_err();
+        assert_eq!(err.culprits(), &[id], "{err:?}");
+        // A per-value proof stripped to the joint shape does not verify as joint either:
+        // the layouts use different protocol names.
+        let mut t2 = track.clone();
+        for c in &mut t2.conversion.commits[0].commits {
+            c.a2_k = None;
+            c.proof.z_sigma = None;
+        }
+        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t2).unwrap_err();
+        assert_eq!(err.culprits(), &[id], "{err:?}");
+        // A joint-layout (DB-SM) sharing record is not a witness conversion.
+        let (joint, _) =
+            sharing::run_sharing(&w.public, &w.servers, &w.inputs, &w.record, &mut w.rng).unwrap();
+        let mut t3 = track.clone();
+        t3.conversion = joint;
+        assert!(verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t3).is_err());
     }
 }
