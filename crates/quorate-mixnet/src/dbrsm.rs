@@ -8,9 +8,11 @@
 //! shared values; and the distributed DPK_BBS+ (step 8) with querier verification and
 //! blame. The Paillier part of steps 4–7 (forward shuffle of `Enc(c_i)`, `Enc(r_i + r̂_i)`
 //! and its conversion to per-output shares of `c`, `r`) is in [`crate::witness`].
-//! **Not yet connected**: those shares are not fed to the Beaver product and DPK_BBS+, so
-//! the DPK_BBS+ witness shares `c_k`, `r′_k` of an output are inputs to [`bbs_dpk_prove`]
-//! rather than produced by the protocol (see the crate docs' "Status").
+//! [`bbs_dpk_prove`] takes the witness shares `c_k`, `b_k`, `r′_k` of an output as
+//! arguments; [`crate::demo`] feeds it the witness-track shares of `c`, the signature
+//! track's `b_k` and the Beaver product of the witness-track shares of `r + r̂` with `b`.
+//! Not done: a published commitment to `b_k` and Pedersen-input Beaver openings (the demo
+//! computes those commitments from the shares; see the crate docs' "Status").
 //!
 //! # BBS+ quasi-signatures (Fig. 9 step 2)
 //! The querier `Q` picks a fresh key `x`, publishes `y = f2^x` (`f2` the G2 generator) and,
@@ -921,8 +923,7 @@ pub fn bbs_dpk_verify(
 // with a DLEQ proof per share: `S̃_j = S_{π(j)}^{Σ b_k}`. `S̃_j = 1` means the output's
 // preimage is not in `I` (publicly checkable from the verified decryption); otherwise
 // DPK_BBS+ proves membership with witness `b = Σ b_k` (the blinding shares) and the shares
-// of `c`, `r′` of the output (from the [`crate::witness`] conversion, not yet connected,
-// would provide). The querier re-verifies every shuffle, blinding proof and decryption
+// of `c`, `r′` of the output (from the [`crate::witness`] conversion and Beaver). The querier re-verifies every shuffle, blinding proof and decryption
 // share ([`verify_signature_track`]); a failing server is named.
 
 use crate::dbsm::{ElGamalDecStage, ReverseStage};

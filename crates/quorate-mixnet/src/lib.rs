@@ -42,28 +42,30 @@
 //! 128-bit weights) with per-server fallback for blame; packed threshold-Paillier decryption
 //! ([`packing`]) of the Mix outputs and of the input sharing.
 //!
-//! DB-RSM (Fig. 9), partly ([`dbrsm`]): the querier's BBS+ quasi-signatures with the
-//! servers' batched check (`S_i ≠ 1` and every degenerate element rejected); the signature
-//! track (forward shuffle with TW proofs against the Mix permutation commitments, blinding,
-//! threshold decryption to `S̃_j`, `S̃_j = 1` iff output `j` did not come from `I`), every
-//! proof re-verified by the querier with a failing server named; Beaver
-//! multiplication on Feldman-committed shares with publicly verified dealer triples and a
-//! wrong opening named; the distributed DPK_BBS+ over given witness shares, verified by the
-//! querier (batched) with a server whose share fails named. [`demo`] runs these pieces and
-//! reports their times and sizes, with the DPK_BBS+ witness shares of `c` and `r` dealt
-//! from the ground truth. The Paillier part of steps 4–7 ([`witness`]): the packed list
-//! `Enc(c_i + 2^K (r_i + r̂_i))` derived publicly from the senders' `c′_i` and the query,
-//! shuffled forward by every server with TW proofs against its Mix permutation commitment,
+//! DB-RSM (Fig. 9), nearly whole ([`dbrsm`], [`witness`]): the querier's BBS+
+//! quasi-signatures with the servers' batched check (`S_i ≠ 1` and every degenerate element
+//! rejected); the signature track (forward shuffle with TW proofs against the Mix
+//! permutation commitments, blinding, threshold decryption to `S̃_j`, `S̃_j = 1` iff output
+//! `j` did not come from `I`); the Paillier witness track of steps 4–7 ([`witness`]: the
+//! packed list `Enc(c_i + 2^K (r_i + r̂_i))` derived publicly from the senders' `c′_i` and
+//! the query, shuffled forward with TW proofs against the same permutation commitments,
 //! then converted by the per-value layout of [`sharing`] into per-output additive shares of
-//! `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}` with hiding per-server Pedersen commitments; the
-//! querier re-verifies every shuffle, mask proof and decryption share with a failing
-//! server named (tested against the ground truth; not yet fed to Beaver / DPK_BBS+ nor
-//! used by [`demo`]).
+//! `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}` with hiding per-server Pedersen commitments); every
+//! proof of both tracks re-verified by the querier with a failing server named; Beaver
+//! multiplication on Feldman-committed shares with publicly verified dealer triples and a
+//! wrong opening named; the distributed DPK_BBS+ verified by the querier (batched) with a
+//! server whose share fails named. [`demo`] runs DB-RSM end to end on the protocol's own
+//! witnesses (`c` shares and commitments from [`witness`], `b` from the signature track,
+//! `r′ = (r + r̂)·b` by Beaver from the witness-track shares) and reports times, sizes and
+//! the DB-RSM totals; the remaining gap: no protocol message carries commitments to the
+//! blinding shares `b_k`, and the Beaver check takes Feldman commitments to its inputs, so
+//! the demo computes `B_k` and `g^{ρ_k}`, `g^{b_k}` from the servers' shares.
 //!
 //! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
-//! shuffle proof (see the soundness note in [`shuffle`]); feeding the [`witness`] shares
-//! into the Beaver multiplication `r′ = r·b` and DPK_BBS+, hence a whole DB-RSM run
-//! and the DB-RSM-based BTraceOut of the paper (BTraceOut still runs on DB-SM); wire
+//! shuffle proof (see the soundness note in [`shuffle`]); published commitments to the
+//! blinding shares `b_k` (with a proof linking them to the blinding) and Beaver openings
+//! against Pedersen-committed inputs (see above); the DB-RSM-based BTraceOut of the paper
+//! (BTraceOut still runs on DB-SM); wire
 //! encodings of the messages (everything runs in one process); the per-element
 //! performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for the querier) are measured by
 //! [`demo`] and not met yet.

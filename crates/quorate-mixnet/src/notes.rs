@@ -22,7 +22,7 @@
 //! | Fig. 9 step 8 (DPK_BBS+, distributed Schnorr in GT) | [`crate::dbrsm::bbs_dpk_prove`], [`crate::dbrsm::bbs_dpk_verify`] (over given witness shares) |
 //! | Fig. 9 steps 5–7 for the signatures (forward shuffle, blinding, decryption) | [`crate::dbrsm::run_signature_track`], [`crate::dbrsm::verify_signature_track`] |
 //! | Fig. 9 steps 4–5 for `c`, `r` (Paillier witness list, forward shuffle) | [`crate::witness::run_witness_shuffle`], [`crate::witness::verify_witness_shuffle`] |
-//! | Fig. 9 steps 6–7 for `c`, `r` (conversion to per-output shares) | [`crate::witness::run_witness_track`], [`crate::witness::verify_witness_track`] (per-value layout of [`crate::sharing`]); not yet fed to DPK_BBS+ |
+//! | Fig. 9 steps 6–7 for `c`, `r` (conversion to per-output shares) | [`crate::witness::run_witness_track`], [`crate::witness::verify_witness_track`] (per-value layout of [`crate::sharing`]); used by [`crate::demo`] as the DPK_BBS+ witnesses `c` and (via Beaver) `r′` |
 //!
 //! # The 14 artifact defects
 //! | # | defect | status here |
