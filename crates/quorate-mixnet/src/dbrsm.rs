@@ -1012,29 +1012,7 @@ impl MixServer {
             })
             .collect::<Option<_>>()
             .ok_or(ParamError::Invalid("permutation does not match n"))?;
-        let com =
-            public
-                .perm_commitments
-                .get(self.id.position())
-                .ok_or(ParamError::UnknownParty {
-                    id: self.id,
-                    n: public.params.n(),
-                })?;
-        let stmt = ElGamalShuffle {
-            pk: &pk,
-            inputs: list,
-            outputs: &out,
-        };
-        let proof = shuffle::prove_elgamal(
-            &public.sid,
-            self.id,
-            &public.gens,
-            com,
-            &self.perm,
-            &stmt,
-            &s,
-            rng,
-        )?;
+        let proof = self.prove_elgamal_shuffle(public, list, &out, &s, rng)?;
         Ok(ReverseStage {
             mixer: self.id,
             outputs: out,

@@ -556,7 +556,27 @@ impl MixServer {
                 *slot = *c;
             }
         }
+        // The proof is for the forward direction: `list` is `out` moved through `π` and
+        // re-randomised by `−s`.
         let rho: Vec<Scalar> = s.iter().map(|x| -*x).collect();
+        let proof = self.prove_elgamal_shuffle(public, &out, list, &rho, rng)?;
+        Ok(ReverseStage {
+            mixer: self.id,
+            outputs: out,
+            proof,
+        })
+    }
+
+    /// The TW ElGamal shuffle proof, against this server's permutation commitment, that
+    /// `outputs[i] = inputs[π(i)]·Enc(1; randomness[i])`.
+    pub(crate) fn prove_elgamal_shuffle<R: RngCore + CryptoRng>(
+        &self,
+        public: &MixnetPublic,
+        inputs: &[ElGamalCiphertext],
+        outputs: &[ElGamalCiphertext],
+        randomness: &[Scalar],
+        rng: &mut R,
+    ) -> Result<shuffle::ShuffleProof, MixnetError> {
         let com =
             public
                 .perm_commitments
@@ -566,25 +586,20 @@ impl MixServer {
                     n: public.params.n(),
                 })?;
         let stmt = ElGamalShuffle {
-            pk: &pk,
-            inputs: &out,
-            outputs: list,
+            pk: &public.elgamal.pk,
+            inputs,
+            outputs,
         };
-        let proof = shuffle::prove_elgamal(
+        shuffle::prove_elgamal(
             &public.sid,
             self.id,
             &public.gens,
             com,
             &self.perm,
             &stmt,
-            &rho,
+            randomness,
             rng,
-        )?;
-        Ok(ReverseStage {
-            mixer: self.id,
-            outputs: out,
-            proof,
-        })
+        )
     }
 
     /// Step 3 (also DB-RSM's blinding): `D_t = Enc(1; ρ_t)·bases[t]^{b_t}` with proofs;
@@ -901,17 +916,7 @@ pub(crate) fn verify_blinding(
             })
         })
         .collect();
-    let refs: Vec<&BatchCheck> = batches.iter().flatten().collect();
-    let culprits: Vec<PartyId> = if refs.len() == batches.len() && BatchCheck::all_hold(&refs) {
-        Vec::new()
-    } else {
-        stages
-            .iter()
-            .zip(&batches)
-            .filter(|(_, b)| !b.as_ref().is_some_and(|b| b.holds()))
-            .map(|((k, _), _)| *k)
-            .collect()
-    };
+    let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
     blamed(culprits, "blinding proof")?;
     Ok((0..bases.len())
         .map(|t| {

@@ -132,6 +132,24 @@ impl BatchCheck {
     pub(crate) fn holds(&self) -> bool {
         self.pts.is_empty() || bool::from(g1_msm_vartime(&self.pts, &self.sc).is_identity())
     }
+
+    /// Optimistic blame: checks every server's batch in one MSM and, only if that fails,
+    /// each batch alone. Returns the servers whose batch is missing (`None`: malformed
+    /// input) or fails, in `servers` order; empty when everything holds.
+    pub(crate) fn failing(
+        servers: impl Iterator<Item = PartyId>,
+        batches: &[Option<BatchCheck>],
+    ) -> Vec<PartyId> {
+        let refs: Vec<&BatchCheck> = batches.iter().flatten().collect();
+        if refs.len() == batches.len() && BatchCheck::all_hold(&refs) {
+            return Vec::new();
+        }
+        servers
+            .zip(batches)
+            .filter(|(_, b)| !b.as_ref().is_some_and(BatchCheck::holds))
+            .map(|(k, _)| k)
+            .collect()
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -273,17 +291,7 @@ pub fn verify_and_combine(
         .iter()
         .map(|(k, s)| dec_batch(gens, public, sid, *k, list, s))
         .collect();
-    let refs: Vec<&BatchCheck> = batches.iter().flatten().collect();
-    let culprits: Vec<PartyId> = if refs.len() == batches.len() && BatchCheck::all_hold(&refs) {
-        Vec::new()
-    } else {
-        stages
-            .iter()
-            .zip(&batches)
-            .filter(|(_, b)| !b.as_ref().is_some_and(|b| b.holds()))
-            .map(|((k, _), _)| *k)
-            .collect()
-    };
+    let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
     if !culprits.is_empty() {
         return Err(MixnetError::Misbehaviour(quorate_core::Blame::many(
             culprits,
