@@ -375,8 +375,9 @@ fn bench_inner(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `f` `samples + 1` times (the first is the warm-up the suite discards) and turns the
-/// simulated latencies it returns into the row's statistics.
+/// Runs `f` once as a warm-up (its simulated time includes measured CPU, which is slower
+/// on cold caches), then `samples` times, and records the simulated latencies it returns
+/// (not the wall time of running the simulation) as the row's statistics.
 fn sim_row(
     suite: &mut BenchSuite,
     operation: &str,
@@ -385,15 +386,12 @@ fn sim_row(
     samples: usize,
     mut f: impl FnMut() -> Option<Duration>,
 ) -> anyhow::Result<()> {
-    let mut latencies = Vec::new();
-    let mut failed = false;
-    let row = suite.time(operation, params, paper, samples, || match f() {
-        Some(d) => latencies.push(d),
-        None => failed = true,
-    });
-    anyhow::ensure!(!failed, "{operation} {params}: simulated run failed");
-    // Report simulated time, not the wall time of running the simulation.
-    row.stats = Stats::from_durations(latencies.get(1..).unwrap_or(&[]));
+    let latencies = (0..=samples.max(1))
+        .map(|_| f())
+        .collect::<Option<Vec<Duration>>>()
+        .with_context(|| format!("{operation} {params}: simulated run failed"))?;
+    let stats = Stats::from_durations(latencies.get(1..).unwrap_or(&[])).context("no samples")?;
+    suite.record(operation, params, paper, stats);
     Ok(())
 }
 
