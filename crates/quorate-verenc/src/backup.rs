@@ -319,6 +319,9 @@ pub struct EscrowSecretKey {
     scheme: Scheme,
     curve: CurveId,
     bytes: Zeroizing<Vec<u8>>,
+    /// The parsed CS03 key (its decoding checks the factorisation), kept so that recovery
+    /// does not parse it again.
+    cs03: Option<cs03::SecretKey>,
 }
 
 impl fmt::Debug for EscrowSecretKey {
@@ -334,20 +337,22 @@ impl fmt::Debug for EscrowSecretKey {
 impl EscrowSecretKey {
     /// Parses a secret key.
     pub fn from_bytes(scheme: Scheme, curve: CurveId, bytes: &[u8]) -> Result<Self, BackupError> {
-        match scheme {
-            Scheme::Cs03 => {
+        let cs03 = match scheme {
+            Scheme::Cs03 => Some(
                 cs03::SecretKey::from_bytes(bytes)
-                    .map_err(|e| malformed("escrow secret key", e))?;
-            }
+                    .map_err(|e| malformed("escrow secret key", e))?,
+            ),
             Scheme::Dkgith | Scheme::Rdkgith => with_curve!(curve, C => {
                 tz21::DecryptionKey::<C>::from_bytes(bytes)
                     .map_err(|e| malformed("escrow secret key", e))?;
+                None
             }),
-        }
+        };
         Ok(EscrowSecretKey {
             scheme,
             curve,
             bytes: Zeroizing::new(bytes.to_vec()),
+            cs03,
         })
     }
 
@@ -399,6 +404,7 @@ pub fn escrow_keygen<R: RngCore + CryptoRng>(
                     scheme,
                     curve,
                     bytes: sk.to_bytes(),
+                    cs03: Some(sk),
                 },
             ))
         }
@@ -406,7 +412,7 @@ pub fn escrow_keygen<R: RngCore + CryptoRng>(
             let (ek, dk) = tz21::keygen::<C>(rng);
             Ok((
                 EscrowPublicKey { scheme, curve, bytes: ek.to_bytes(), cs03: None },
-                EscrowSecretKey { scheme, curve, bytes: dk.to_bytes() },
+                EscrowSecretKey { scheme, curve, bytes: dk.to_bytes(), cs03: None },
             ))
         }),
     }
@@ -633,11 +639,13 @@ pub fn recover(
             .map_err(|e| malformed("public share", e))?;
         let mut x = match backup.scheme {
             Scheme::Cs03 => {
-                let sk = cs03::SecretKey::from_bytes(&escrow.bytes)
-                    .map_err(|e| malformed("escrow secret key", e))?;
+                let sk = escrow
+                    .cs03
+                    .as_ref()
+                    .ok_or_else(|| malformed("escrow secret key", "not a CS03 key"))?;
                 let ct = cs03::Ciphertext::from_bytes(sk.public_key(), &backup.ciphertext)
                     .map_err(|e| malformed("ciphertext", e))?;
-                cs03::recover::<C>(&sk, &backup.label, &ct, &public)
+                cs03::recover::<C>(sk, &backup.label, &ct, &public)
                     .map_err(|e| BackupError::Recovery(e.to_string()))?
             }
             scheme @ (Scheme::Dkgith | Scheme::Rdkgith) => {
