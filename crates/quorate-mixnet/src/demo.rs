@@ -177,18 +177,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     let mut values = Vec::with_capacity(n);
     for i in 0..n {
         let v = Scalar::random(&mut *rng);
-        submissions.push(
-            sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                v,
-                rng,
-            )?
-            .0,
-        );
+        submissions.push(sender::encrypt_for(&public, i as u64, v, rng)?.0);
         values.push(v);
     }
     timings.push((

@@ -158,6 +158,25 @@ pub(crate) fn enc_raw(pk: &PublicKey, m: &Integer, r: &Integer) -> Result<Intege
     Ok(mul_mod(&gm, &rn, n2))
 }
 
+/// [`encrypt`] under a mixnet's published parameters (its generators, threshold Paillier
+/// key, ring-Pedersen parameters and session id).
+pub fn encrypt_for<R: RngCore + CryptoRng>(
+    public: &crate::setup::MixnetPublic,
+    index: u64,
+    v: Scalar,
+    rng: &mut R,
+) -> Result<(SenderInput, SenderOpening), MixnetError> {
+    encrypt(
+        &public.gens,
+        public.paillier.encryption_key(),
+        &public.ring_pedersen,
+        &public.sid,
+        index,
+        v,
+        rng,
+    )
+}
+
 /// Encrypts `v` for position `index` in session `sid`, returning the submission and the
 /// opening the sender keeps.
 pub fn encrypt<R: RngCore + CryptoRng>(

@@ -213,20 +213,11 @@ mod tests {
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let sid = SessionId::new(format!("witness-{seed}").into_bytes());
         let (public, servers) = keygen_with_test_moduli(sid, n, m, m, &mut rng).unwrap();
-        let pk = public.paillier.encryption_key();
         let mut inputs = Vec::new();
         let mut openings = Vec::new();
         for i in 0..n {
-            let (inp, op) = sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                Scalar::random(&mut rng),
-                &mut rng,
-            )
-            .unwrap();
+            let (inp, op) =
+                sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng).unwrap();
             inputs.push(inp);
             openings.push(op);
         }

@@ -30,20 +30,10 @@ fn world(
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sid = SessionId::new(format!("dbrsm-test-{seed}").into_bytes());
     let (public, _servers) = keygen_with_test_moduli(sid, n, m, m, &mut rng).unwrap();
-    let pk = public.paillier.encryption_key();
     let (gammas, openings): (Vec<_>, Vec<_>) = (0..n)
         .map(|i| {
             let v = Scalar::random(&mut rng);
-            let (inp, op) = sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                v,
-                &mut rng,
-            )
-            .unwrap();
+            let (inp, op) = sender::encrypt_for(&public, i as u64, v, &mut rng).unwrap();
             (inp.gamma, op)
         })
         .unzip();

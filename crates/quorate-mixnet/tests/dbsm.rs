@@ -31,21 +31,12 @@ fn world(n: usize, t: u16, m: u16, seed: u64) -> World {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sid = SessionId::new(format!("dbsm-test-{seed}").into_bytes());
     let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let pk = public.paillier.encryption_key();
     let inputs: Vec<SenderInput> = (0..n)
         .map(|i| {
             let v = Scalar::random(&mut rng);
-            sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                v,
-                &mut rng,
-            )
-            .unwrap()
-            .0
+            sender::encrypt_for(&public, i as u64, v, &mut rng)
+                .unwrap()
+                .0
         })
         .collect();
     let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();

@@ -38,20 +38,11 @@ fn defect_7_element_zero_is_proven_and_defect_11_s_is_recomputed() {
     let mut rng = ChaCha20Rng::seed_from_u64(52);
     let sid = SessionId::new(b"defect-7".to_vec());
     let (public, servers) = keygen_with_test_moduli(sid, 4, 2, 2, &mut rng).unwrap();
-    let pk = public.paillier.encryption_key();
     let inputs: Vec<SenderInput> = (0..4)
         .map(|i| {
-            sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i,
-                Scalar::random(&mut rng),
-                &mut rng,
-            )
-            .unwrap()
-            .0
+            sender::encrypt_for(&public, i, Scalar::random(&mut rng), &mut rng)
+                .unwrap()
+                .0
         })
         .collect();
     let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();

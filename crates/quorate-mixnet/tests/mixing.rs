@@ -29,21 +29,11 @@ fn setup(
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sid = SessionId::new(format!("mixnet-test-{seed}").into_bytes());
     let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let pk = public.paillier.encryption_key();
     let mut inputs = Vec::new();
     let mut values = Vec::new();
     for i in 0..n {
         let v = Scalar::random(&mut rng);
-        let (inp, _) = sender::encrypt(
-            &public.gens,
-            pk,
-            &public.ring_pedersen,
-            &public.sid,
-            i as u64,
-            v,
-            &mut rng,
-        )
-        .unwrap();
+        let (inp, _) = sender::encrypt_for(&public, i as u64, v, &mut rng).unwrap();
         inputs.push(inp);
         values.push(v);
     }

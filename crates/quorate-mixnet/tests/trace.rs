@@ -40,20 +40,11 @@ fn world(
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let sid = SessionId::new(format!("trace-test-{seed}").into_bytes());
     let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let pk = public.paillier.encryption_key();
     let inputs: Vec<SenderInput> = (0..n)
         .map(|i| {
-            sender::encrypt(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                Scalar::random(&mut rng),
-                &mut rng,
-            )
-            .unwrap()
-            .0
+            sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng)
+                .unwrap()
+                .0
         })
         .collect();
     let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();

@@ -30,20 +30,11 @@ fn every_statement_element_is_bound() {
     let sid = SessionId::new(b"binding-test".to_vec());
     let (public, servers) = keygen_with_test_moduli(sid, 6, 2, 2, &mut rng).unwrap();
     let pk = public.paillier.encryption_key();
-    let rp = &public.ring_pedersen;
     let inputs: Vec<SenderInput> = (0..6)
         .map(|i| {
-            sender::encrypt(
-                &public.gens,
-                pk,
-                rp,
-                &public.sid,
-                i,
-                Scalar::random(&mut rng),
-                &mut rng,
-            )
-            .unwrap()
-            .0
+            sender::encrypt_for(&public, i, Scalar::random(&mut rng), &mut rng)
+                .unwrap()
+                .0
         })
         .collect();
     let g = public.gens.g;
