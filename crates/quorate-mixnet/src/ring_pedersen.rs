@@ -18,13 +18,15 @@
 use crate::error::MixnetError;
 use crate::params::{CHALLENGE_BITS, SLACK_BITS};
 use merlin::Transcript;
+use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{
-    is_unit_in_range, mul_mod, pow_mod_secret, pow_mod_vartime, random_below, random_bits,
-    random_unit, to_be_bytes_padded,
+    from_be_bytes, is_unit_in_range, modulo, mul_mod, pow_mod_secret, pow_mod_vartime,
+    random_below, random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded,
 };
 use quorate_paillier::rug::Integer;
 use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
 
 /// Public ring-Pedersen parameters `(N̂, s, t)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,6 +147,259 @@ impl RingPedersenParams {
     }
 }
 
+/// Domain separation tag of the trapdoor-free bases of [`RingPedersenVectorKey`].
+pub const VECTOR_BASES_DST: &[u8] = b"QUORATE-MIXNET-V01-RING-PEDERSEN-VECTOR-BASES";
+
+/// A ring-Pedersen **vector** commitment key `(N̂, t, s_1 … s_n)`:
+/// `Com(x_1 … x_n; μ) = Π s_i^{x_i} · t^μ mod N̂`.
+///
+/// Every base is the square of a hash output, `s_i = H(N̂, "s", i)²`, `t = H(N̂, "t")²`
+/// (RFC 9380 `expand_message_xmd` with SHA-256, `|N̂| + 128` bits reduced mod `N̂`), so
+/// nobody — not even the dealer who generated `N̂` — chose them, and no relation among them
+/// is known. All bases lie in `QR_N̂`; for a product of safe primes `QR_N̂` is cyclic of
+/// order `p′q′` and a random square generates it except with probability about
+/// `1/p′ + 1/q′`, so `t^μ` with `|μ| = |N̂| + 40` is statistically close to uniform in
+/// `QR_N̂` and the commitment hides the vector statistically.
+///
+/// **Binding** (the property the shuffle proof's extractor needs): from
+/// `Z^Δv = Π s_i^{Δk_i} t^{Δk_μ}` with `Δv ≠ 0` the committer's exponents satisfy
+/// `Δv | Δk_i` and `Δv | Δk_μ`, under the strong-RSA assumption for `N̂` in the random-oracle
+/// model (Damgård–Fujisaki 2002, Lemma/Theorem on root extraction: a reduction programs
+/// `H(·) = y^{r_i}` for the strong-RSA instance `y` and large random `r_i`, which is
+/// statistically indistinguishable from hashed squares, and turns any non-dividing relation
+/// into a non-trivial root of `y`). The factorisation of `N̂` must be unknown to the prover
+/// (see [`crate::setup`] for who generated it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RingPedersenVectorKey {
+    /// `N̂`.
+    pub n_hat: Integer,
+    /// `t` (the randomness base).
+    pub t: Integer,
+    /// `s_1 … s_n` (one base per committed coordinate).
+    pub s: Vec<Integer>,
+}
+
+fn hashed_square(
+    n_hat: &Integer,
+    digest: &[u8],
+    label: &[u8],
+    index: u64,
+) -> Result<Integer, MixnetError> {
+    let mut msg = Vec::with_capacity(digest.len() + label.len() + 8);
+    msg.extend_from_slice(digest);
+    msg.extend_from_slice(label);
+    msg.extend_from_slice(&index.to_be_bytes());
+    let len = (n_hat.significant_bits() as usize).div_ceil(8) + 16;
+    let wide = expand_message_xmd_sha256(&msg, VECTOR_BASES_DST, len)
+        .map_err(|_| ParamError::Invalid("ring-Pedersen modulus too large to hash into"))?;
+    let x = modulo(&from_be_bytes(&wide), n_hat);
+    if !is_unit_in_range(&x, n_hat) {
+        // Only possible if the hash hit 0 or a factor of N̂ (negligible).
+        return Err(ParamError::Invalid("hashed ring-Pedersen base is not a unit").into());
+    }
+    let sq = mul_mod(&x, &x, n_hat);
+    if sq == 1 {
+        return Err(ParamError::Invalid("hashed ring-Pedersen base is degenerate").into());
+    }
+    Ok(sq)
+}
+
+impl RingPedersenVectorKey {
+    /// Derives the key for vectors of length `count` over the modulus `n_hat` (odd,
+    /// at least 1024 bits is the caller's business). Deterministic: prover and verifier
+    /// derive the same bases from the public modulus alone.
+    pub fn derive(n_hat: &Integer, count: usize) -> Result<Self, MixnetError> {
+        if *n_hat <= 3 || n_hat.is_even() {
+            return Err(ParamError::Invalid("ring-Pedersen modulus must be odd").into());
+        }
+        let n_bytes = to_be_bytes_minimal(n_hat);
+        let digest = expand_message_xmd_sha256(&n_bytes, VECTOR_BASES_DST, 32)
+            .map_err(|_| ParamError::Invalid("ring-Pedersen modulus too large to hash"))?;
+        let t = hashed_square(n_hat, &digest, b"t", 0)?;
+        let s = (0..count as u64)
+            .into_par_iter()
+            .map(|i| hashed_square(n_hat, &digest, b"s", i + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RingPedersenVectorKey {
+            n_hat: n_hat.clone(),
+            t,
+            s,
+        })
+    }
+
+    /// Bits of the commitment randomness `μ` (`|N̂|` + slack).
+    pub fn mu_bits(&self) -> u32 {
+        self.n_hat.significant_bits() + SLACK_BITS
+    }
+
+    /// Bits of the mask of `μ` in a Σ-protocol (`|μ|` + challenge + slack); a response
+    /// `k_μ = v·μ + μ′` has at most one more bit.
+    pub fn mu_mask_bits(&self) -> u32 {
+        Self::mu_mask_bits_for(&self.n_hat)
+    }
+
+    /// [`Self::mu_mask_bits`] for the modulus `n_hat` without deriving the bases (decoders).
+    pub fn mu_mask_bits_for(n_hat: &Integer) -> u32 {
+        n_hat.significant_bits() + SLACK_BITS + CHALLENGE_BITS + SLACK_BITS
+    }
+
+    /// `Π s_i^{x_i} · t^μ mod N̂` for **secret** non-negative `x_i`, `μ` (every
+    /// exponentiation on GMP's constant-time path; the product of the public-length list
+    /// is data-independent). `xs` may be shorter than the key.
+    pub fn commit_secret(&self, xs: &[Integer], mu: &Integer) -> Result<Integer, MixnetError> {
+        if xs.len() > self.s.len() {
+            return Err(ParamError::Invalid("vector longer than the commitment key").into());
+        }
+        let terms = self
+            .s
+            .par_iter()
+            .zip(xs.par_iter())
+            .map(|(s, x)| Ok(pow_mod_secret(s, x, &self.n_hat)?))
+            .collect::<Result<Vec<Integer>, MixnetError>>()?;
+        let tm = pow_mod_secret(&self.t, mu, &self.n_hat)?;
+        Ok(terms.iter().fold(tm, |a, b| mul_mod(&a, b, &self.n_hat)))
+    }
+
+    /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod N̂)` with
+    /// `Z, Z′` units in `(0, N̂)`, `0 ≤ k_μ < 2^{mu_mask_bits + 1}` and every `k_i ≥ 0`
+    /// (the caller bounds `k_i` from above). All inputs are public; variable time.
+    pub fn check_response_vartime(
+        &self,
+        z: &Integer,
+        z_p: &Integer,
+        v: &Integer,
+        ks: &[Integer],
+        k_mu: &Integer,
+    ) -> bool {
+        if ks.len() > self.s.len()
+            || !is_unit_in_range(z, &self.n_hat)
+            || !is_unit_in_range(z_p, &self.n_hat)
+            || *k_mu < 0
+            || k_mu.significant_bits() > self.mu_mask_bits() + 1
+            || *v < 0
+        {
+            return false;
+        }
+        let Ok(rhs) = multi_pow_mod_vartime(self.s.get(..ks.len()).unwrap_or(&[]), ks, &self.n_hat)
+        else {
+            return false;
+        };
+        let Ok(tk) = pow_mod_vartime(&self.t, k_mu, &self.n_hat) else {
+            return false;
+        };
+        let Ok(zv) = pow_mod_vartime(z, v, &self.n_hat) else {
+            return false;
+        };
+        mul_mod(&zv, z_p, &self.n_hat) == mul_mod(&rhs, &tk, &self.n_hat)
+    }
+}
+
+/// Bucket (Pippenger) window for `n` exponents of `bits` bits: minimises
+/// `⌈bits/c⌉·(n + 2^{c+1})` multiplications.
+fn window_bits(n: usize, bits: u32) -> u32 {
+    (1..=16u32)
+        .min_by_key(|&c| (bits.div_ceil(c) as u128) * (n as u128 + (1u128 << (c + 1))))
+        .unwrap_or(4)
+}
+
+fn pippenger_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Integer {
+    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
+    let mut acc = Integer::from(1);
+    if bits == 0 {
+        return acc;
+    }
+    let c = window_bits(bases.len(), bits);
+    let windows = bits.div_ceil(c);
+    let mut buckets: Vec<Option<Integer>> = vec![None; (1usize << c) - 1];
+    for w in (0..windows).rev() {
+        if acc != 1 {
+            for _ in 0..c {
+                acc.square_mut();
+                acc %= m;
+            }
+        }
+        let lo = w * c;
+        for (b, e) in bases.iter().zip(exps) {
+            let mut d = 0usize;
+            for j in (0..c).rev() {
+                d = (d << 1) | usize::from(e.get_bit(lo + j));
+            }
+            if let Some(slot) = d.checked_sub(1).and_then(|k| buckets.get_mut(k)) {
+                match slot {
+                    Some(x) => {
+                        *x *= b;
+                        *x %= m;
+                    }
+                    None => *slot = Some(Integer::from(b % m)),
+                }
+            }
+        }
+        // Σ_d d·bucket_d by running sums from the top bucket down.
+        let mut running: Option<Integer> = None;
+        let mut total: Option<Integer> = None;
+        for slot in buckets.iter_mut().rev() {
+            if let Some(x) = slot.take() {
+                running = Some(match running {
+                    Some(mut r) => {
+                        r *= &x;
+                        r %= m;
+                        r
+                    }
+                    None => x,
+                });
+            }
+            if let Some(r) = &running {
+                total = Some(match total {
+                    Some(mut t) => {
+                        t *= r;
+                        t %= m;
+                        t
+                    }
+                    None => r.clone(),
+                });
+            }
+        }
+        if let Some(t) = total {
+            acc *= t;
+            acc %= m;
+        }
+    }
+    acc
+}
+
+/// `Π b_i^{e_i} mod m` for **public** non-negative exponents (variable time): a bucket
+/// (Pippenger) multi-exponentiation per rayon chunk, so the squarings are shared across
+/// the bases instead of being paid once per base. Bases should be non-negative; they are
+/// reduced mod `m`.
+pub fn multi_pow_mod_vartime(
+    bases: &[Integer],
+    exps: &[Integer],
+    m: &Integer,
+) -> Result<Integer, MixnetError> {
+    if bases.len() != exps.len() {
+        return Err(ParamError::Invalid("multi-exponentiation lengths differ").into());
+    }
+    if *m <= 1 {
+        return Err(ParamError::Invalid("multi-exponentiation modulus must exceed 1").into());
+    }
+    if exps.iter().any(|e| *e < 0) || bases.iter().any(|b| *b < 0) {
+        return Err(ParamError::Invalid("multi-exponentiation operand is negative").into());
+    }
+    if bases.is_empty() {
+        return Ok(Integer::from(1));
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = bases.len().div_ceil(threads).max(16);
+    let parts: Vec<Integer> = bases
+        .par_chunks(chunk)
+        .zip(exps.par_chunks(chunk))
+        .map(|(b, e)| pippenger_vartime(b, e, m))
+        .collect();
+    Ok(parts
+        .iter()
+        .fold(Integer::from(1), |a, b| mul_mod(&a, b, m)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +433,82 @@ mod tests {
             t: rp.t.clone(),
         };
         assert!(degenerate.check().is_err());
+    }
+
+    #[test]
+    fn multi_exponentiation_matches_naive_product() {
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        let m: Integer = random_bits(&mut rng, 512) | 1u32;
+        for n in [0usize, 1, 3, 17, 40, 200] {
+            let bases: Vec<Integer> = (0..n).map(|_| random_below(&mut rng, &m)).collect();
+            let mut exps: Vec<Integer> = (0..n)
+                .map(|i| random_bits(&mut rng, 1 + (i as u32 * 37) % 300))
+                .collect();
+            if let Some(e) = exps.get_mut(0) {
+                *e = Integer::from(0);
+            }
+            let naive = bases.iter().zip(&exps).fold(Integer::from(1), |a, (b, e)| {
+                mul_mod(&a, &pow_mod_vartime(b, e, &m).expect("pow"), &m)
+            });
+            assert_eq!(
+                multi_pow_mod_vartime(&bases, &exps, &m).expect("msm"),
+                naive,
+                "n={n}"
+            );
+        }
+        let one = [Integer::from(2)];
+        assert!(multi_pow_mod_vartime(&one, &[Integer::from(-1)], &m).is_err());
+        assert!(multi_pow_mod_vartime(&one, &[], &m).is_err());
+    }
+
+    #[test]
+    fn vector_commitment_is_deterministic_and_checks_responses() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let p = generate_safe_prime(256, &mut rng).expect("prime");
+        let q = generate_safe_prime(256, &mut rng).expect("prime");
+        let n_hat = Integer::from(&p * &q);
+        let key = RingPedersenVectorKey::derive(&n_hat, 5).expect("key");
+        assert_eq!(key, RingPedersenVectorKey::derive(&n_hat, 5).expect("key"));
+        let longer = RingPedersenVectorKey::derive(&n_hat, 7).expect("key");
+        assert_eq!(longer.s[..5], key.s[..]);
+        assert_eq!(longer.t, key.t);
+        let mut all = key.s.clone();
+        all.push(key.t.clone());
+        for (i, x) in all.iter().enumerate() {
+            assert!(is_unit_in_range(x, &n_hat));
+            // Squares: Jacobi symbol 1 modulo both primes.
+            assert_eq!(x.legendre(&p), 1);
+            assert_eq!(x.legendre(&q), 1);
+            assert!(all[i + 1..].iter().all(|y| y != x));
+        }
+        let xs: Vec<Integer> = (0..5).map(|_| random_bits(&mut rng, 128)).collect();
+        let eps: Vec<Integer> = (0..5).map(|_| random_bits(&mut rng, 296)).collect();
+        let (mu, mu_p) = (
+            random_bits(&mut rng, key.mu_bits()),
+            random_bits(&mut rng, key.mu_mask_bits()),
+        );
+        let z = key.commit_secret(&xs, &mu).expect("commit");
+        let z_p = key.commit_secret(&eps, &mu_p).expect("commit");
+        let v = random_bits(&mut rng, 128);
+        let ks: Vec<Integer> = xs
+            .iter()
+            .zip(&eps)
+            .map(|(x, e)| Integer::from(&v * x) + e)
+            .collect();
+        let k_mu = Integer::from(&v * &mu) + &mu_p;
+        assert!(key.check_response_vartime(&z, &z_p, &v, &ks, &k_mu));
+        let mut bad = ks.clone();
+        bad[2] += 1u32;
+        assert!(!key.check_response_vartime(&z, &z_p, &v, &bad, &k_mu));
+        let k_mu_bad = Integer::from(&k_mu + 1u32);
+        assert!(!key.check_response_vartime(&z, &z_p, &v, &ks, &k_mu_bad));
+        let huge = Integer::from(1) << (key.mu_mask_bits() + 2);
+        assert!(!key.check_response_vartime(&z, &z_p, &v, &ks, &huge));
+        assert!(!key.check_response_vartime(&Integer::from(0), &z_p, &v, &ks, &k_mu));
+        // Swapping two committed coordinates (a different permutation) is caught.
+        let mut swapped = xs.clone();
+        swapped.swap(0, 1);
+        let z_sw = key.commit_secret(&swapped, &mu).expect("commit");
+        assert!(!key.check_response_vartime(&z_sw, &z_p, &v, &ks, &k_mu));
     }
 }

@@ -10,45 +10,106 @@
 //!   `F = Π w_j^{e_j}`, `R = Π ρ_i^{e′_i}`.
 //!
 //! Prover commitments `A′ = g^α Π h_i^{ε_i}`, `B′_i = g^{β_i} B_{i−1}^{ε_i}`, `C′ = g^γ`,
-//! `D′ = g^δ`, `F′ = Π w′_i^{ε_i}·Φ^N`; 128-bit challenge `v`; responses
-//! `k_A = v⟨r,e⟩ + α`, `k_{B,i} = v b_i + β_i`, `k_C = v Σr_j + γ`, `k_D = v d + δ` (mod q),
-//! `k_{E,i} = v e′_i + ε_i` over the integers (`ε_i` has 128 + 128 + 40 bits) and
+//! `D′ = g^δ`, `F′ = Π w′_i^{ε_i}·Φ^N`; in the Paillier case also the ring-Pedersen
+//! commitment to the permuted exponents `Z = Π s_i^{e′_i}·t^μ mod N` and its first message
+//! `Z′ = Π s_i^{ε_i}·t^{μ′} mod N` ([`RingPedersenVectorKey`]: trapdoor-free bases
+//! `s_1 … s_n, t` hashed into `QR_N`, `|μ| = |N| + 40`, `|μ′| = |μ| + 128 + 40`);
+//! 128-bit challenge `v`; responses `k_A = v⟨r,e⟩ + α`, `k_{B,i} = v b_i + β_i`,
+//! `k_C = v Σr_j + γ`, `k_D = v d + δ` (mod q), `k_{E,i} = v e′_i + ε_i` over the integers
+//! (`ε_i` has 128 + 128 + 40 bits), `k_μ = v μ + μ′` over the integers and
 //! `k_F = R^v Φ^{−1} mod N`. The verifier checks, with `A = Π u_j^{e_j}`,
 //! `C = Π u_j / Π h_j`, `D = B_n / h_0^{Π e_j}`:
 //!
 //! * `A^v A′ = g^{k_A} Π h_i^{k_{E,i}}`, `B_i^v B′_i = g^{k_{B,i}} B_{i−1}^{k_{E,i}}`,
 //!   `C^v C′ = g^{k_C}`, `D^v D′ = g^{k_D}` — all folded into **one** multi-scalar
 //!   multiplication with random 128-bit weights (blst Pippenger);
-//! * `F^v F′ k_F^N = Π w′_i^{k_{E,i}} (mod N²)` and `0 ≤ k_{E,i} < 2^{297}`.
+//! * `0 ≤ k_{E,i} < 2^{297}`;
+//! * `Z^v Z′ = Π s_i^{k_{E,i}}·t^{k_μ} (mod N)` with `Z, Z′` units and
+//!   `0 ≤ k_μ < 2^{|μ′|+1}` — the **same** `k_{E,i}` as in the G1 and Paillier equations;
+//! * `F^v F′ k_F^N = Π w′_i^{k_{E,i}} (mod N²)`.
+//!
+//! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
+//! multi-exponentiations on public data ([`multi_pow_mod_vartime`]); the prover's
+//! exponentiations with `ε_i`, `e′_i`, `μ`, `μ′` are constant-time (`pow_mod_secret`).
 //!
 //! Without the Paillier part the same protocol is the proof of knowledge of the
 //! permutation-commitment opening (TW "restricted shuffle"), run once per mix-server at
 //! keygen. The transcript absorbs the session id, the prover id, every generator, the
 //! commitment, both ciphertext lists and `N` before `e`, then every prover commitment
-//! before `v` (the artifact's transcripts bound none of the lists: defect 6).
+//! (including `Z`, `Z′` and the tag of the base derivation) before `v` (the artifact's
+//! transcripts bound none of the lists: defect 6).
 //!
 //! # Soundness note
-//! In the G1 part extraction is standard (prime order). For the Paillier part the integer
-//! responses are range-checked, but the extractor's division by `Δv` in the unknown-order
-//! group needs an integer (Fujisaki–Okamoto / ring-Pedersen) commitment to `e′`, which
-//! Wikström's Paillier variant has and this implementation does **not yet** have (the
-//! sender's proof and the DB-SM share proofs do have one: [`crate::ring_pedersen`]).
+//! *G1 part.* In the prime-order group the TW extractor obtains, from accepting transcripts
+//! for several `e`, an opening of the permutation commitment to a permutation `π`, and from
+//! two transcripts with challenges `v ≠ v*` (same first message) the relation
+//! `Δk_{E,i} ≡ Δv·e_{π(i)} (mod q)`.
+//!
+//! *Why the G1 part alone is not enough.* In `Z*_{N²}` (unknown order) the Paillier equation
+//! only gives `(Π w′_i^{Δk_{E,i}}) / F^{Δv} = (k_F/k_F*)^N`; to turn it into a relation
+//! with exponents `e′_i` the extractor must divide `Δk_{E,i}` by `Δv` over the integers,
+//! and nothing in a mod-`q` relation forces `Δv | Δk_{E,i}` (Wikström, "A
+//! commitment-consistent proof of a shuffle", ACISP 2009, uses an integer commitment for
+//! exactly this).
+//!
+//! *What the ring-Pedersen commitment adds.* The same two transcripts give
+//! `Z^{Δv} = Π s_i^{Δk_{E,i}}·t^{Δk_μ} (mod N)`. Under the strong-RSA assumption for `N`
+//! (bases hashed into `QR_N`, random-oracle model; Damgård–Fujisaki 2002, see
+//! [`RingPedersenVectorKey`]) this forces `Δv | Δk_{E,i}` and `Δv | Δk_μ`, so the
+//! extractor gets integers `e′_i = Δk_{E,i}/Δv` with `Z = ±Π s_i^{e′_i} t^{μ}` (the sign
+//! an element of order ≤ 2); by binding they are the same for every pair of challenges,
+//! i.e. `Z` fixes `e′` before `v`. Then:
+//! 1. *Paillier relation.* `(F^{−1} Π w′_i^{e′_i})^{Δv} = (k_F/k_F*)^N`; since
+//!    `0 < |Δv| < 2^{128}` is coprime to `N`, Bézout (`aΔv + bN = 1`) gives an `N`-th root, so
+//!    `Π w′_i^{e′_i} = F·R^N` for an explicit `R`.
+//! 2. *Integer equality with the G1 exponents.* `e′_i ≡ e_{π(i)} (mod q)` from the G1 part.
+//!    The range check `0 ≤ k_{E,i} < 2^{297}` gives `|e′_i| < 2^{297}/|Δv|`; a prover that
+//!    succeeds with probability `ρ` lets the extractor pick `|Δv| ≥ 2^{43}` except with
+//!    probability about `2^{44}/(ρ·2^{128})`, so `|e′_i| < 2^{254}`; with
+//!    `0 ≤ e_{π(i)} < 2^{128}` the difference `e′_i − e_{π(i)}` is a multiple of `q` of
+//!    absolute value below `2^{254} + 2^{128} < q`, hence zero: `e′_i = e_{π(i)}`.
+//! 3. *Shuffle.* Hence `Π_j (w′_{π⁻¹(j)}/w_j)^{e_j}` is an `N`-th residue, i.e.
+//!    `Σ_j e_j·d_j ≡ 0 (mod N)` for the plaintext differences `d_j`, which were fixed (the
+//!    lists are in the transcript) before `e`. If some `d_j ≢ 0` modulo a prime factor `P`
+//!    of `N`, at most one residue of `e_j` mod `P` satisfies this for the other `e`'s fixed,
+//!    and `e_j` ranges over `2^{128} < P` values: probability `≤ 2^{−128}`. So every output
+//!    re-encrypts the input the committed `π` says.
+//!
+//! *Assumptions.* Strong RSA for the Paillier modulus `N`, whose factorisation the keygen
+//! dealer generates and erases ([`crate::setup`]'s setup assumption; no prover knows it);
+//! random oracle for the transcript and the base derivation; binding only holds against a
+//! coalition that cannot factor `N` — `t` threshold-Paillier share holders together can
+//! (they can decrypt anyway), so the guarantee is for coalitions of fewer than `t` servers.
+//! Hiding (zero knowledge): `t` generates `QR_N` w.h.p. (safe primes), `t^μ` with `40` bits
+//! of slack hides `e′` (hence `π`) statistically, and `k_μ`, `k_{E,i}` are statistically
+//! masked by `μ′`, `ε_i`.
+//!
+//! *Cost.* One vector commitment instead of `n` (the proof grows by three `|N|`-bit
+//! integers, not `2n`); prover `+n` constant-time exponentiations mod `N` with 128-bit and
+//! `+n` with 296-bit exponents (about a third of the Paillier part, whose `Π w′_i^{ε_i}` is
+//! mod `N²`); verifier one extra `n`-base multi-exponentiation mod `N`.
 
 use crate::elgamal::{append_ciphertexts, ElGamalCiphertext};
 use crate::error::{blame, MixnetError};
 use crate::params::{
-    int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, SLACK_BITS,
+    int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, MAX_SENDERS, SLACK_BITS,
 };
+use crate::ring_pedersen::{multi_pow_mod_vartime, RingPedersenVectorKey, VECTOR_BASES_DST};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use merlin::Transcript;
 use quorate_bls::msm::{g1_lincomb_ct, g1_msm_vartime};
+use quorate_bls::wire::{
+    g1_from_bytes, g1_to_bytes, scalar_from_bytes, scalar_to_bytes, G1_BYTES, SCALAR_BYTES,
+};
+use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
-use quorate_core::{ParamError, PartyId};
+use quorate_core::{DecodeError, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit, to_be_bytes_padded,
+    inv_mod, is_unit_in_range, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit,
+    to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -164,10 +225,228 @@ pub struct ShuffleProof {
     pub k_e: Vec<Integer>,
     /// `k_F` (Paillier part).
     pub k_f: Option<Integer>,
+    /// `Z = Π s_i^{e′_i}·t^μ mod N`, the ring-Pedersen commitment to the permuted
+    /// exponents (Paillier part; see [`RingPedersenVectorKey`]).
+    pub rp_z: Option<Integer>,
+    /// `Z′ = Π s_i^{ε_i}·t^{μ′} mod N` (Paillier part).
+    pub rp_z_p: Option<Integer>,
+    /// `k_μ = v·μ + μ′` over the integers (Paillier part).
+    pub k_mu: Option<Integer>,
     /// `F′ = Π w′_i^{ε_i}·Enc(1; φ)` (ElGamal part).
     pub f_eg: Option<ElGamalCiphertext>,
     /// `k_F = φ − v·Σ ρ_i e′_i` (ElGamal part).
     pub k_f_eg: Option<Scalar>,
+}
+
+/// Type tag of an encoded [`ShuffleProof`] ([`ShuffleProof::to_bytes`]).
+pub const SHUFFLE_PROOF_TAG: u8 = 0x53;
+/// Format version of an encoded [`ShuffleProof`].
+pub const SHUFFLE_PROOF_VERSION: u8 = 1;
+
+const KIND_PERMUTATION: u8 = 0;
+const KIND_PAILLIER: u8 = 1;
+const KIND_ELGAMAL: u8 = 2;
+const WHAT: &str = "shuffle proof";
+
+fn put_int(w: &mut Writer, x: &Integer) {
+    // Callers only encode non-negative integers (every integer of a proof is).
+    let bytes = to_be_bytes_minimal(x);
+    w.u32(bytes.len() as u32).bytes(&bytes);
+}
+
+/// A length-prefixed minimal big-endian non-negative integer of at most `max_bits` bits.
+fn get_int(r: &mut Reader<'_>, max_bits: u32) -> Result<Integer, DecodeError> {
+    let len = r.u32()? as usize;
+    if len > (max_bits as usize).div_ceil(8) {
+        return Err(DecodeError::InvalidValue {
+            what: WHAT,
+            reason: "integer longer than its bound",
+        });
+    }
+    let bytes = r.take(len)?;
+    if bytes.first() == Some(&0) {
+        return Err(DecodeError::NonCanonical { what: WHAT });
+    }
+    let x = Integer::from_digits(bytes, Order::Msf);
+    if x.significant_bits() > max_bits {
+        return Err(DecodeError::InvalidValue {
+            what: WHAT,
+            reason: "integer exceeds its bit bound",
+        });
+    }
+    Ok(x)
+}
+
+/// A unit of `Z_m` in `(0, m)`.
+fn get_unit(r: &mut Reader<'_>, m: &Integer) -> Result<Integer, DecodeError> {
+    let x = get_int(r, m.significant_bits())?;
+    if !is_unit_in_range(&x, m) {
+        return Err(DecodeError::InvalidValue {
+            what: WHAT,
+            reason: "element is not a unit below its modulus",
+        });
+    }
+    Ok(x)
+}
+
+fn get_point(r: &mut Reader<'_>) -> Result<G1Projective, DecodeError> {
+    g1_from_bytes(WHAT, r.take(G1_BYTES)?)
+}
+
+fn get_points(r: &mut Reader<'_>, n: usize) -> Result<Vec<G1Projective>, DecodeError> {
+    (0..n).map(|_| get_point(r)).collect()
+}
+
+fn get_scalar(r: &mut Reader<'_>) -> Result<Scalar, DecodeError> {
+    scalar_from_bytes(WHAT, r.take(SCALAR_BYTES)?)
+}
+
+impl ShuffleProof {
+    /// Canonical encoding: header, `n` (u32), the kind (0 permutation, 1 Paillier,
+    /// 2 ElGamal), compressed G1 points, 32-byte big-endian scalars, and every integer as a
+    /// u32 length followed by its minimal big-endian bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(SHUFFLE_PROOF_TAG, SHUFFLE_PROOF_VERSION);
+        w.u32(self.b.len() as u32);
+        let kind = if self.f_p.is_some() {
+            KIND_PAILLIER
+        } else if self.f_eg.is_some() {
+            KIND_ELGAMAL
+        } else {
+            KIND_PERMUTATION
+        };
+        w.bytes(&[kind]);
+        for p in &self.b {
+            w.bytes(&g1_to_bytes(p));
+        }
+        w.bytes(&g1_to_bytes(&self.a_p));
+        for p in &self.b_p {
+            w.bytes(&g1_to_bytes(p));
+        }
+        w.bytes(&g1_to_bytes(&self.c_p));
+        w.bytes(&g1_to_bytes(&self.d_p));
+        w.bytes(&scalar_to_bytes(&self.k_a));
+        for k in &self.k_b {
+            w.bytes(&scalar_to_bytes(k));
+        }
+        w.bytes(&scalar_to_bytes(&self.k_c));
+        w.bytes(&scalar_to_bytes(&self.k_d));
+        for k in &self.k_e {
+            put_int(&mut w, k);
+        }
+        let zero = Integer::new();
+        match kind {
+            KIND_PAILLIER => {
+                for x in [&self.f_p, &self.k_f, &self.rp_z, &self.rp_z_p, &self.k_mu] {
+                    put_int(&mut w, x.as_ref().unwrap_or(&zero));
+                }
+            }
+            KIND_ELGAMAL => {
+                let f = self
+                    .f_eg
+                    .unwrap_or(ElGamalCiphertext::trivial(G1Projective::identity()));
+                w.bytes(&g1_to_bytes(&f.a));
+                w.bytes(&g1_to_bytes(&f.b));
+                w.bytes(&scalar_to_bytes(&self.k_f_eg.unwrap_or(Scalar::ZERO)));
+            }
+            _ => {}
+        }
+        w.into_bytes()
+    }
+
+    /// Decodes a proof for exactly `n` elements (`1 ≤ n ≤` [`MAX_SENDERS`]). `pk` must be
+    /// the Paillier key of the statement for a Paillier shuffle proof and `None` otherwise.
+    /// Every G1 point is checked (on the curve, in the prime-order subgroup, not the
+    /// identity), every scalar canonical, every `k_{E,i}` below `2^{297}`, `F′` a unit
+    /// below `N²`, `k_F`, `Z`, `Z′` units below `N`, `k_μ` within its mask bound, and no
+    /// byte may be left over. Never panics on untrusted input.
+    pub fn from_bytes(bytes: &[u8], n: usize, pk: Option<&PublicKey>) -> Result<Self, MixnetError> {
+        let mut r = Reader::new(WHAT, bytes);
+        r.header(SHUFFLE_PROOF_TAG, SHUFFLE_PROOF_VERSION)?;
+        if n == 0 || n > MAX_SENDERS {
+            return Err(ParamError::Invalid("shuffle proof size out of range").into());
+        }
+        if r.u32()? as usize != n {
+            return Err(DecodeError::InvalidValue {
+                what: WHAT,
+                reason: "element count differs from the expected n",
+            }
+            .into());
+        }
+        let [kind] = r.array::<1>()?;
+        match (kind, pk.is_some()) {
+            (KIND_PAILLIER, true) | (KIND_PERMUTATION | KIND_ELGAMAL, false) => {}
+            (KIND_PAILLIER, false) => {
+                return Err(DecodeError::InvalidValue {
+                    what: WHAT,
+                    reason: "a Paillier shuffle proof needs the Paillier key",
+                }
+                .into())
+            }
+            _ => {
+                return Err(DecodeError::InvalidValue {
+                    what: WHAT,
+                    reason: "unexpected proof kind",
+                }
+                .into())
+            }
+        }
+        let b = get_points(&mut r, n)?;
+        let a_p = get_point(&mut r)?;
+        let b_p = get_points(&mut r, n)?;
+        let c_p = get_point(&mut r)?;
+        let d_p = get_point(&mut r)?;
+        let k_a = get_scalar(&mut r)?;
+        let k_b = (0..n)
+            .map(|_| get_scalar(&mut r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let k_c = get_scalar(&mut r)?;
+        let k_d = get_scalar(&mut r)?;
+        let k_e = (0..n)
+            .map(|_| get_int(&mut r, EPS_BITS + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut proof = ShuffleProof {
+            b,
+            a_p,
+            b_p,
+            c_p,
+            d_p,
+            f_p: None,
+            k_a,
+            k_b,
+            k_c,
+            k_d,
+            k_e,
+            k_f: None,
+            rp_z: None,
+            rp_z_p: None,
+            k_mu: None,
+            f_eg: None,
+            k_f_eg: None,
+        };
+        match (kind, pk) {
+            (KIND_PAILLIER, Some(pk)) => {
+                let nn = pk.n();
+                proof.f_p = Some(get_unit(&mut r, pk.n_squared())?);
+                proof.k_f = Some(get_unit(&mut r, nn)?);
+                proof.rp_z = Some(get_unit(&mut r, nn)?);
+                proof.rp_z_p = Some(get_unit(&mut r, nn)?);
+                // k_μ < 2^{|μ′|+1} with |μ′| = |N| + 40 + 128 + 40.
+                let mu_mask_bits = RingPedersenVectorKey::mu_mask_bits_for(nn);
+                proof.k_mu = Some(get_int(&mut r, mu_mask_bits + 1)?);
+            }
+            (KIND_ELGAMAL, None) => {
+                let a = get_point(&mut r)?;
+                let b = get_point(&mut r)?;
+                proof.f_eg = Some(ElGamalCiphertext { a, b });
+                proof.k_f_eg = Some(get_scalar(&mut r)?);
+            }
+            _ => {}
+        }
+        r.finish()?;
+        Ok(proof)
+    }
 }
 
 fn ct_bytes(pk: &PublicKey, c: &Integer) -> Vec<u8> {
@@ -238,6 +517,19 @@ fn absorb_commitments(t: &mut Transcript, p: &ShuffleProof, pk: Option<&PublicKe
     if let (Some(pk), Some(f)) = (pk, &p.f_p) {
         t.append_message(b"F'", &ct_bytes(pk, f));
     }
+    if let Some(pk) = pk {
+        // The ring-Pedersen bases are a deterministic function of N (already absorbed) and
+        // this tag; absorbing the tag pins the derivation.
+        t.append_message(b"rp-bases", VECTOR_BASES_DST);
+        let len = (pk.n().significant_bits() as usize).div_ceil(8);
+        for (label, x) in [(&b"Z"[..], &p.rp_z), (&b"Z'"[..], &p.rp_z_p)] {
+            let bytes = x
+                .as_ref()
+                .and_then(|x| to_be_bytes_padded(x, len))
+                .unwrap_or_default();
+            t.append_message(label, &bytes);
+        }
+    }
     if let Some(f) = &p.f_eg {
         t.append_point(b"F'_a", &f.a);
         t.append_point(b"F'_b", &f.b);
@@ -265,7 +557,7 @@ pub fn prove<R: RngCore + CryptoRng>(
     pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
     rng: &mut R,
 ) -> Result<ShuffleProof, MixnetError> {
-    prove_inner(sid, prover, gens, com, secret, pai, None, rng)
+    prove_inner(sid, prover, gens, com, secret, pai, None, &secret.pi, rng)
 }
 
 /// Proves an ElGamal shuffle against the permutation commitment: `stmt.outputs[i] =
@@ -281,7 +573,17 @@ pub fn prove_elgamal<R: RngCore + CryptoRng>(
     rho: &[Scalar],
     rng: &mut R,
 ) -> Result<ShuffleProof, MixnetError> {
-    prove_inner(sid, prover, gens, com, secret, None, Some((stmt, rho)), rng)
+    prove_inner(
+        sid,
+        prover,
+        gens,
+        com,
+        secret,
+        None,
+        Some((stmt, rho)),
+        &secret.pi,
+        rng,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -293,10 +595,17 @@ fn prove_inner<R: RngCore + CryptoRng>(
     secret: &PermutationSecret,
     pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
     eg: Option<(&ElGamalShuffle<'_>, &[Scalar])>,
+    rp_pi: &[usize],
     rng: &mut R,
 ) -> Result<ShuffleProof, MixnetError> {
     let n = com.u.len();
-    if secret.pi.len() != n || secret.r.len() != n || gens.n() < n || n == 0 {
+    if secret.pi.len() != n
+        || secret.r.len() != n
+        || rp_pi.len() != n
+        || rp_pi.iter().any(|&j| j >= n)
+        || gens.n() < n
+        || n == 0
+    {
         return Err(ParamError::Invalid("shuffle size mismatch").into());
     }
     let q = scalar_modulus();
@@ -330,7 +639,7 @@ fn prove_inner<R: RngCore + CryptoRng>(
     let beta: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
     let gamma = Scalar::random(&mut *rng);
     let delta = Scalar::random(&mut *rng);
-    let eps_int: Vec<Integer> = (0..n).map(|_| random_bits(rng, EPS_BITS)).collect();
+    let mut eps_int: Vec<Integer> = (0..n).map(|_| random_bits(rng, EPS_BITS)).collect();
     let eps: Vec<Scalar> = eps_int.iter().map(|x| int_to_scalar(x, &q)).collect();
     let mut pts = vec![g];
     pts.extend_from_slice(gens.hs.get(..n).unwrap_or(&[]));
@@ -363,6 +672,20 @@ fn prove_inner<R: RngCore + CryptoRng>(
             (Some(f), Some(phi))
         }
         None => (None, None),
+    };
+    // Ring-Pedersen commitment to the permuted exponents and its Σ-protocol first message
+    // (Wikström's integer commitment; see the soundness note). Normally `rp_pi` is `π`.
+    let rp = match pai {
+        Some((p, _)) => {
+            let key = RingPedersenVectorKey::derive(p.pk.n(), n)?;
+            let committed: Vec<Integer> = rp_pi.iter().map(|&j| e_int[j].clone()).collect();
+            let mu = random_bits(rng, key.mu_bits());
+            let mu_p = random_bits(rng, key.mu_mask_bits());
+            let z = key.commit_secret(&committed, &mu)?;
+            let z_p = key.commit_secret(&eps_int, &mu_p)?;
+            Some((z, z_p, mu, mu_p))
+        }
+        None => None,
     };
     let (f_eg, phi_eg) = match eg {
         Some((p, rho)) => {
@@ -397,6 +720,9 @@ fn prove_inner<R: RngCore + CryptoRng>(
         k_d: Scalar::ZERO,
         k_e: Vec::new(),
         k_f: None,
+        rp_z: rp.as_ref().map(|r| r.0.clone()),
+        rp_z_p: rp.as_ref().map(|r| r.1.clone()),
+        k_mu: None,
         f_eg,
         k_f_eg: None,
     };
@@ -425,6 +751,14 @@ fn prove_inner<R: RngCore + CryptoRng>(
             .fold(Integer::from(1), |a, b| mul_mod(&a, &b, nn));
         let phi_inv = inv_mod(&phi, nn).ok_or(ParamError::Invalid("nonce not invertible"))?;
         proof.k_f = Some(mul_mod(&pow_mod_secret(&big_r, &v_int, nn)?, &phi_inv, nn));
+    }
+    if let Some((_, _, mut mu, mut mu_p)) = rp {
+        proof.k_mu = Some(Integer::from(&v_int * &mu) + &mu_p);
+        wipe_integer(&mut mu);
+        wipe_integer(&mut mu_p);
+    }
+    for x in eps_int.iter_mut() {
+        wipe_integer(x);
     }
     if let (Some((_, rho)), Some(phi)) = (eg, phi_eg) {
         let big_r: Scalar = rho.iter().zip(&ep).map(|(r, e)| *r * e).sum();
@@ -480,6 +814,9 @@ fn verify_inner(
     }
     if pai.is_some() != proof.f_p.is_some()
         || pai.is_some() != proof.k_f.is_some()
+        || pai.is_some() != proof.rp_z.is_some()
+        || pai.is_some() != proof.rp_z_p.is_some()
+        || pai.is_some() != proof.k_mu.is_some()
         || eg.is_some() != proof.f_eg.is_some()
         || eg.is_some() != proof.k_f_eg.is_some()
     {
@@ -577,25 +914,31 @@ fn verify_inner(
     if !bool::from(g1_msm_vartime(&pts, &sc).is_identity()) {
         return bad("shuffle proof: commitment equations");
     }
-    if let (Some(p), Some(f_p), Some(k_f)) = (pai, &proof.f_p, &proof.k_f) {
+    if let (Some(p), Some(f_p), Some(k_f), Some(z), Some(z_p), Some(k_mu)) = (
+        pai,
+        &proof.f_p,
+        &proof.k_f,
+        &proof.rp_z,
+        &proof.rp_z_p,
+        &proof.k_mu,
+    ) {
         if p.inputs.len() != n || p.outputs.len() != n {
             return bad("shuffle list lengths");
         }
         let n2 = p.pk.n_squared();
-        if !quorate_paillier::bigint::is_unit_in_range(f_p, n2)
-            || !quorate_paillier::bigint::is_unit_in_range(k_f, p.pk.n())
-        {
+        if !is_unit_in_range(f_p, n2) || !is_unit_in_range(k_f, p.pk.n()) {
             return bad("shuffle proof Paillier element out of range");
         }
+        // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod N), with the same k_{E,i} as the G1 and
+        // Paillier equations (units and the range of k_μ checked inside).
+        let key = RingPedersenVectorKey::derive(p.pk.n(), n)
+            .map_err(|_| blame(prover, "shuffle proof: ring-Pedersen bases underivable"))?;
+        if !key.check_response_vartime(z, z_p, &v_int, &proof.k_e, k_mu) {
+            return bad("shuffle proof: ring-Pedersen commitment equation");
+        }
         let prod = |ws: &[Ciphertext], ex: &[Integer]| -> Result<Integer, MixnetError> {
-            let terms: Result<Vec<Integer>, MixnetError> = ws
-                .par_iter()
-                .zip(ex.par_iter())
-                .map(|(w, x)| Ok(pow_mod_vartime(w.as_integer(), x, n2)?))
-                .collect();
-            Ok(terms?
-                .into_iter()
-                .fold(Integer::from(1), |a, b| mul_mod(&a, &b, n2)))
+            let bases: Vec<Integer> = ws.iter().map(|w| w.as_integer().clone()).collect();
+            multi_pow_mod_vartime(&bases, ex, n2)
         };
         let f = prod(p.inputs, &e_int)?;
         let lhs = mul_mod(
@@ -609,4 +952,234 @@ fn verify_inner(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use quorate_core::error::Culprits;
+    use quorate_paillier::SecretKey;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    struct Fixture {
+        sid: SessionId,
+        id: PartyId,
+        gens: Generators,
+        com: PermutationCommitment,
+        secret: PermutationSecret,
+        pk: PublicKey,
+        inputs: Vec<Ciphertext>,
+        outputs: Vec<Ciphertext>,
+        rho: Vec<Integer>,
+    }
+
+    /// A Paillier shuffle of `n` fresh encryptions whose outputs follow `sigma` (normally
+    /// the committed `π`).
+    fn fixture(n: usize, seed: u64, sigma: Option<Vec<usize>>) -> (Fixture, ChaCha20Rng) {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let sk = SecretKey::generate(1024, &mut rng).unwrap();
+        let pk = sk.public_key().clone();
+        let gens = Generators::derive(n);
+        let (secret, com) = PermutationSecret::generate(&gens, n, &mut rng).unwrap();
+        let inputs: Vec<Ciphertext> = (0..n)
+            .map(|i| pk.encrypt(&Integer::from(100 + i), &mut rng).unwrap())
+            .collect();
+        let rho: Vec<Integer> = (0..n)
+            .map(|_| random_unit(&mut rng, pk.n()).unwrap())
+            .collect();
+        let sigma = sigma.unwrap_or_else(|| secret.pi.clone());
+        let outputs = sigma
+            .iter()
+            .zip(&rho)
+            .map(|(&j, r)| {
+                let nonce = pk.nonce_from_integer(r.clone()).unwrap();
+                pk.rerandomize_with_nonce(&inputs[j], &nonce).unwrap()
+            })
+            .collect();
+        let f = Fixture {
+            sid: SessionId::new(b"shuffle-unit".to_vec()),
+            id: PartyId::new(3).unwrap(),
+            gens,
+            com,
+            secret,
+            pk,
+            inputs,
+            outputs,
+            rho,
+        };
+        (f, rng)
+    }
+
+    fn stmt(f: &Fixture) -> PaillierShuffle<'_> {
+        PaillierShuffle {
+            pk: &f.pk,
+            inputs: &f.inputs,
+            outputs: &f.outputs,
+        }
+    }
+
+    fn verify_f(f: &Fixture, proof: &ShuffleProof) -> Result<(), MixnetError> {
+        verify(&f.sid, f.id, &f.gens, &f.com, Some(&stmt(f)), proof)
+    }
+
+    fn assert_named(err: MixnetError, id: PartyId, needle: &str) {
+        assert_eq!(err.culprits(), &[id], "{err}");
+        assert!(err.to_string().contains(needle), "{err}");
+    }
+
+    /// The challenge `v` an honest verifier derives for `proof`.
+    fn challenge_v(f: &Fixture, proof: &ShuffleProof) -> Integer {
+        let s = stmt(f);
+        let mut t = statement_transcript(&f.sid, f.id, &f.gens, &f.com, Some(&s), None);
+        let _ = challenge_vector(&mut t, f.com.u.len(), &scalar_modulus());
+        absorb_commitments(&mut t, proof, Some(&f.pk))
+    }
+
+    #[test]
+    fn honest_shuffle_verifies() {
+        let (f, mut rng) = fixture(5, 1, None);
+        let proof = prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            &mut rng,
+        )
+        .unwrap();
+        verify_f(&f, &proof).unwrap();
+    }
+
+    /// A prover whose ring-Pedersen commitment holds exponents of another permutation than
+    /// the one behind its G1 responses (inconsistent `e′` between the parts) is rejected by
+    /// the commitment equation and named.
+    #[test]
+    fn inconsistent_committed_exponents_are_rejected() {
+        let (f, mut rng) = fixture(5, 2, None);
+        let mut other = f.secret.pi.clone();
+        other.swap(0, 1);
+        let proof = prove_inner(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            None,
+            &other,
+            &mut rng,
+        )
+        .unwrap();
+        assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "ring-Pedersen");
+    }
+
+    /// A Paillier list permuted by `σ ≠ π` while the G1 part and `Z` follow the committed
+    /// `π`: rejected by the Paillier equation and named; committing `Z` to `σ` instead is
+    /// rejected by the commitment equation.
+    #[test]
+    fn paillier_list_with_another_permutation_is_rejected() {
+        let (probe, _) = fixture(5, 3, None);
+        let mut sigma = probe.secret.pi.clone();
+        sigma.swap(2, 4);
+        let (f, mut rng) = fixture(5, 3, Some(sigma.clone()));
+        assert_eq!(f.secret.pi, probe.secret.pi);
+        let proof = prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            &mut rng,
+        )
+        .unwrap();
+        assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "Paillier equation");
+        let proof = prove_inner(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            None,
+            &sigma,
+            &mut rng,
+        )
+        .unwrap();
+        assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "ring-Pedersen");
+    }
+
+    /// `Z` and `Z′` are bound by the transcript: each forgery below keeps the ring-Pedersen
+    /// equation true **for the old challenge** (so it would pass if `Z` or `Z′` were left out
+    /// of the transcript) and is rejected because `v` changes.
+    #[test]
+    fn ring_pedersen_commitments_are_bound_before_v() {
+        let (f, mut rng) = fixture(4, 4, None);
+        let proof = prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            &mut rng,
+        )
+        .unwrap();
+        verify_f(&f, &proof).unwrap();
+        let v = challenge_v(&f, &proof);
+        let key = RingPedersenVectorKey::derive(f.pk.n(), 4).unwrap();
+        let nn = f.pk.n();
+        let (z, z_p, k_mu) = (
+            proof.rp_z.clone().unwrap(),
+            proof.rp_z_p.clone().unwrap(),
+            proof.k_mu.clone().unwrap(),
+        );
+        assert!(key.check_response_vartime(&z, &z_p, &v, &proof.k_e, &k_mu));
+        // Z* = Z·t, Z′* = Z′·t^{−v}: Z*^v Z′* = Z^v Z′.
+        let mut forged = proof.clone();
+        let z2 = mul_mod(&z, &key.t, nn);
+        let t_neg_v = pow_mod_vartime(&key.t, &Integer::from(-&v), nn).unwrap();
+        let z2_p = mul_mod(&z_p, &t_neg_v, nn);
+        assert!(key.check_response_vartime(&z2, &z2_p, &v, &proof.k_e, &k_mu));
+        forged.rp_z = Some(z2);
+        forged.rp_z_p = Some(z2_p);
+        assert_ne!(challenge_v(&f, &forged), v);
+        assert_named(verify_f(&f, &forged).unwrap_err(), f.id, "shuffle proof");
+        // Z′* = Z′·t, k_μ* = k_μ + 1.
+        let mut forged = proof.clone();
+        let z2_p = mul_mod(&z_p, &key.t, nn);
+        let k_mu2 = Integer::from(&k_mu + 1u32);
+        assert!(key.check_response_vartime(&z, &z2_p, &v, &proof.k_e, &k_mu2));
+        forged.rp_z_p = Some(z2_p);
+        forged.k_mu = Some(k_mu2);
+        assert_ne!(challenge_v(&f, &forged), v);
+        assert_named(verify_f(&f, &forged).unwrap_err(), f.id, "shuffle proof");
+    }
+
+    #[test]
+    fn missing_ring_pedersen_fields_are_a_shape_error() {
+        let (f, mut rng) = fixture(3, 5, None);
+        let proof = prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            &mut rng,
+        )
+        .unwrap();
+        for k in 0..3 {
+            let mut bad = proof.clone();
+            match k {
+                0 => bad.rp_z = None,
+                1 => bad.rp_z_p = None,
+                _ => bad.k_mu = None,
+            }
+            assert_named(verify_f(&f, &bad).unwrap_err(), f.id, "wrong shape");
+        }
+    }
 }

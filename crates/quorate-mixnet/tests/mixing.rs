@@ -1,18 +1,26 @@
 //! End-to-end keygen → Enc → Mix → decrypt, blame and malformed-input tests.
 #![allow(clippy::unwrap_used)]
 
-use blstrs::Scalar;
+use blstrs::{G1Projective, Scalar};
 use ff::Field;
+use group::Group;
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
+use quorate_mixnet::elgamal::ElGamalCiphertext;
 use quorate_mixnet::mix::{self, MixRecord};
+use quorate_mixnet::params::Generators;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::shuffle::{
+    self, ElGamalShuffle, PaillierShuffle, PermutationSecret, ShuffleProof,
+};
 use quorate_mixnet::MixnetError;
+use quorate_paillier::bigint::random_unit;
 use quorate_paillier::rug::Integer;
+use quorate_paillier::{Ciphertext, PublicKey, SecretKey};
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use rand_core::{RngCore, SeedableRng};
 
 fn setup(
     n: usize,
@@ -189,4 +197,235 @@ fn packed_decryption_with_several_slots_per_group() {
     let r = quorate_mixnet::demo::run_demo(cfg, &mut rng).unwrap();
     assert!(r.statuses.iter().all(|(_, s)| *s), "{:?}", r.statuses);
     assert_eq!(r.ground_truth_permutation.len(), 9);
+}
+
+/// The ring-Pedersen part of a Mix shuffle proof (commitment `Z`, first message `Z′`,
+/// response `k_μ`): any tampering is rejected and the mixer is named.
+#[test]
+fn tampered_ring_pedersen_commitment_or_response_is_named() {
+    let (public, servers, inputs, _, mut rng) = setup(6, 2, 2, 5);
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    mix::verify_record(&public, &inputs, &rec).unwrap();
+    let n_hat = public.paillier.encryption_key().n().clone();
+    for case in 0..6 {
+        let mut bad = rec.clone();
+        let p = &mut bad.stages[1].proof;
+        match case {
+            0 => *p.rp_z.as_mut().unwrap() += 1u32,
+            1 => *p.rp_z_p.as_mut().unwrap() += 1u32,
+            2 => *p.k_mu.as_mut().unwrap() += 1u32,
+            3 => p.k_mu = Some(Integer::from(1) << (n_hat.significant_bits() + 300)),
+            4 => p.rp_z = Some(n_hat.clone()),
+            _ => p.k_mu = None,
+        }
+        let err = mix::verify_record(&public, &inputs, &bad).unwrap_err();
+        assert_eq!(err.culprits(), &[PartyId::new(2).unwrap()], "case {case}");
+    }
+    // The same ring-Pedersen data moved to the other mixer's proof is rejected too.
+    let mut bad = rec.clone();
+    let (z, z_p, k_mu) = {
+        let p = &rec.stages[1].proof;
+        (p.rp_z.clone(), p.rp_z_p.clone(), p.k_mu.clone())
+    };
+    bad.stages[0].proof.rp_z = z;
+    bad.stages[0].proof.rp_z_p = z_p;
+    bad.stages[0].proof.k_mu = k_mu;
+    let err = mix::verify_record(&public, &inputs, &bad).unwrap_err();
+    assert_eq!(err.culprits(), &[PartyId::new(1).unwrap()]);
+}
+
+/// A mixer that re-encrypts its list under another permutation than the committed one
+/// (the proof's G1 part and `Z` follow the commitment, the Paillier list does not) is
+/// rejected and named.
+#[test]
+fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let n = 6;
+    let sk = SecretKey::generate(1024, &mut rng).unwrap();
+    let pk = sk.public_key();
+    let gens = Generators::derive(n);
+    let sid = SessionId::new(b"perm-mismatch".to_vec());
+    let id = PartyId::new(4).unwrap();
+    let (secret, com) = PermutationSecret::generate(&gens, n, &mut rng).unwrap();
+    let inputs: Vec<Ciphertext> = (0..n)
+        .map(|i| pk.encrypt(&Integer::from(7 * i + 1), &mut rng).unwrap())
+        .collect();
+    let rho: Vec<Integer> = (0..n)
+        .map(|_| random_unit(&mut rng, pk.n()).unwrap())
+        .collect();
+    let shuffle_with = |sigma: &[usize]| -> Vec<Ciphertext> {
+        sigma
+            .iter()
+            .zip(&rho)
+            .map(|(&j, r)| {
+                let nonce = pk.nonce_from_integer(r.clone()).unwrap();
+                pk.rerandomize_with_nonce(&inputs[j], &nonce).unwrap()
+            })
+            .collect()
+    };
+    let honest = shuffle_with(secret.pi());
+    let stmt = PaillierShuffle {
+        pk,
+        inputs: &inputs,
+        outputs: &honest,
+    };
+    let proof = shuffle::prove(
+        &sid,
+        id,
+        &gens,
+        &com,
+        &secret,
+        Some((&stmt, &rho)),
+        &mut rng,
+    )
+    .unwrap();
+    shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof).unwrap();
+    let mut sigma = secret.pi().to_vec();
+    sigma.rotate_left(1);
+    let cheat = shuffle_with(&sigma);
+    let stmt = PaillierShuffle {
+        pk,
+        inputs: &inputs,
+        outputs: &cheat,
+    };
+    let proof = shuffle::prove(
+        &sid,
+        id,
+        &gens,
+        &com,
+        &secret,
+        Some((&stmt, &rho)),
+        &mut rng,
+    )
+    .unwrap();
+    let err = shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof).unwrap_err();
+    assert_eq!(err.culprits(), &[id]);
+}
+
+fn assert_decode_fails_or_rejected(
+    bytes: &[u8],
+    n: usize,
+    pk: Option<&PublicKey>,
+    check: &dyn Fn(&ShuffleProof) -> bool,
+) {
+    if let Ok(p) = ShuffleProof::from_bytes(bytes, n, pk) {
+        assert!(!check(&p), "a changed encoding decoded to a valid proof");
+    }
+}
+
+/// `ShuffleProof::to_bytes`/`from_bytes`: round trips verify; truncations, bit flips,
+/// wrong sizes, a missing or superfluous key and random garbage give errors (or a proof
+/// that does not verify) and never panic.
+#[test]
+fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
+    let (public, servers, inputs, _, mut rng) = setup(5, 2, 2, 6);
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let pk = public.paillier.encryption_key();
+    let id1 = PartyId::new(1).unwrap();
+    let com = &public.perm_commitments[0];
+    let stmt = PaillierShuffle {
+        pk,
+        inputs: &rec.inputs,
+        outputs: &rec.stages[0].outputs,
+    };
+    let pai_ok = |p: &ShuffleProof| {
+        shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), p).is_ok()
+    };
+    let perm_ok =
+        |p: &ShuffleProof| shuffle::verify(&public.sid, id1, &public.gens, com, None, p).is_ok();
+    // A standalone ElGamal shuffle.
+    let g = public.gens.g;
+    let epk = public.elgamal.pk;
+    let (secret, ecom) = PermutationSecret::generate(&public.gens, 5, &mut rng).unwrap();
+    let eins: Vec<ElGamalCiphertext> = (0..5)
+        .map(|_| {
+            ElGamalCiphertext::trivial(G1Projective::random(&mut rng)).rerandomize(
+                &g,
+                &epk,
+                &Scalar::random(&mut rng),
+            )
+        })
+        .collect();
+    let erho: Vec<Scalar> = (0..5).map(|_| Scalar::random(&mut rng)).collect();
+    let eouts: Vec<ElGamalCiphertext> = secret
+        .pi()
+        .iter()
+        .zip(&erho)
+        .map(|(&j, r)| eins[j].rerandomize(&g, &epk, r))
+        .collect();
+    let estmt = ElGamalShuffle {
+        pk: &epk,
+        inputs: &eins,
+        outputs: &eouts,
+    };
+    let eproof = shuffle::prove_elgamal(
+        &public.sid,
+        id1,
+        &public.gens,
+        &ecom,
+        &secret,
+        &estmt,
+        &erho,
+        &mut rng,
+    )
+    .unwrap();
+    let eg_ok = |p: &ShuffleProof| {
+        shuffle::verify_elgamal(&public.sid, id1, &public.gens, &ecom, &estmt, p).is_ok()
+    };
+
+    type Check<'a> = &'a dyn Fn(&ShuffleProof) -> bool;
+    let cases: [(&ShuffleProof, Option<&PublicKey>, Check<'_>); 3] = [
+        (&rec.stages[0].proof, Some(pk), &pai_ok),
+        (&public.perm_proofs[0], None, &perm_ok),
+        (&eproof, None, &eg_ok),
+    ];
+    for (proof, key, ok) in cases {
+        assert!(ok(proof));
+        let bytes = proof.to_bytes();
+        let back = ShuffleProof::from_bytes(&bytes, 5, key).unwrap();
+        assert_eq!(&back, proof);
+        assert!(ok(&back));
+        // Wrong n, and the key missing or superfluous.
+        assert!(ShuffleProof::from_bytes(&bytes, 4, key).is_err());
+        assert!(ShuffleProof::from_bytes(&bytes, 6, key).is_err());
+        assert!(ShuffleProof::from_bytes(&bytes, 0, key).is_err());
+        let other_key = if key.is_some() { None } else { Some(pk) };
+        assert!(ShuffleProof::from_bytes(&bytes, 5, other_key).is_err());
+        // Every truncation (all short prefixes, then a stride) and one extra byte.
+        let cuts = (0..bytes.len().min(200)).chain((200..bytes.len()).step_by(11));
+        for cut in cuts {
+            assert!(
+                ShuffleProof::from_bytes(&bytes[..cut], 5, key).is_err(),
+                "prefix {cut}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(ShuffleProof::from_bytes(&longer, 5, key).is_err());
+        // Single-bit flips: a decode error or a proof that does not verify.
+        for _ in 0..24 {
+            let mut flipped = bytes.clone();
+            let pos = (rng.next_u64() % bytes.len() as u64) as usize;
+            flipped[pos] ^= 1 << (rng.next_u64() % 8);
+            assert_decode_fails_or_rejected(&flipped, 5, key, ok);
+        }
+        // Random garbage after a valid header and count, and fully random bytes.
+        for len in [0usize, 1, 7, 64, 500, bytes.len()] {
+            let mut junk = vec![0u8; len];
+            rng.fill_bytes(&mut junk);
+            assert!(ShuffleProof::from_bytes(&junk, 5, key).is_err());
+            let mut framed = bytes[..7].to_vec();
+            framed.extend_from_slice(&junk);
+            assert_decode_fails_or_rejected(&framed, 5, key, ok);
+        }
+    }
+    // An oversized length prefix on the first k_E is a typed error, not an allocation.
+    let bytes = rec.stages[0].proof.to_bytes();
+    let first_ke = 7 + 48 * (2 * 5 + 3) + 32 * (5 + 3);
+    let mut huge = bytes.clone();
+    huge[first_ke..first_ke + 4].copy_from_slice(&u32::MAX.to_be_bytes());
+    assert!(matches!(
+        ShuffleProof::from_bytes(&huge, 5, Some(pk)),
+        Err(MixnetError::Decode(_))
+    ));
 }

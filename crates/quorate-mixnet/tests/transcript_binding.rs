@@ -11,10 +11,13 @@ use quorate_core::PartyId;
 use quorate_mixnet::dbsm;
 use quorate_mixnet::elgamal::{self, ElGamalCiphertext};
 use quorate_mixnet::mix;
+use quorate_mixnet::ring_pedersen::RingPedersenVectorKey;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
 use quorate_mixnet::sharing;
 use quorate_mixnet::shuffle::{self, ElGamalShuffle, PaillierShuffle};
+use quorate_paillier::bigint::mul_mod;
+use quorate_paillier::SecretKey;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -126,6 +129,28 @@ fn every_statement_element_is_bound() {
     let mut gens2 = public.gens.clone();
     gens2.h0 += g;
     assert!(shuffle::verify(&public.sid, id1, &gens2, com, Some(&stmt), &st.proof).is_err());
+    // Ring-Pedersen part of the shuffle proof. Z′·t with k_μ + 1 keeps
+    // Z^v Z′ = Π s_i^{k_E} t^{k_μ} true for the old v, so it would verify if Z′ were not in
+    // the transcript before v; Z changed (with Z′ unchanged) would verify if neither were.
+    let key = RingPedersenVectorKey::derive(pk.n(), 6).unwrap();
+    let mut forged = st.proof.clone();
+    let z_p = forged.rp_z_p.clone().unwrap();
+    forged.rp_z_p = Some(mul_mod(&z_p, &key.t, pk.n()));
+    *forged.k_mu.as_mut().unwrap() += 1u32;
+    assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), &forged).is_err());
+    let mut forged = st.proof.clone();
+    let z = forged.rp_z.clone().unwrap();
+    forged.rp_z = Some(mul_mod(&z, &key.s[0], pk.n()));
+    assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), &forged).is_err());
+    // The modulus the ring-Pedersen bases are derived from (and the ciphertexts live under):
+    // the same lists under another key N.
+    let other = SecretKey::generate(1024, &mut rng).unwrap();
+    let s4 = PaillierShuffle {
+        pk: other.public_key(),
+        inputs: &rec.inputs,
+        outputs: &st.outputs,
+    };
+    assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s4), &st.proof).is_err());
     // Permutation-commitment proof.
     assert!(shuffle::verify(
         &public.sid,
