@@ -23,6 +23,7 @@
 //! | [`trace`] | BTraceIn / BTraceOut (Fig. 6) answered with DB-SM evidence |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
+//! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
 //!
 //! # Setup assumption
 //! The threshold Paillier key comes from a trusted dealer (fresh safe primes, verifiable
@@ -90,6 +91,7 @@ pub mod setup;
 pub mod sharing;
 pub mod shuffle;
 pub mod trace;
+pub mod wire;
 pub mod witness;
 
 pub use error::MixnetError;
