@@ -41,6 +41,7 @@ use crate::error::{EcdsaError, Result};
 use crate::keyshare::{pair_sid, KeyShare, PairState};
 use crate::ot::base::{self, BaseOtMsg1, BaseOtMsg2, BaseOtReceiverOutput, BaseOtSender};
 use crate::ot::ext::{self, OteMsg, OteReceiverSeeds, OteSenderSeeds};
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use k256::elliptic_curve::Field;
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::encoding::{Reader, Writer};
@@ -76,6 +77,8 @@ enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DkgMsg1 {
     commitment: [u8; 32],
+    /// *Broadcast*: the sender's Ed25519 identity verifying key (kept by a refresh).
+    identity: VerifyingKey,
     /// Present exactly when the recipient has the lower index.
     base_ot: Option<BaseOtMsg1>,
 }
@@ -118,12 +121,14 @@ pub struct DkgRound1 {
     chain: [u8; 32],
     salt: [u8; 32],
     ot_senders: BTreeMap<PartyId, BaseOtSender>,
+    identity: SigningKey,
 }
 
 /// State after round 2.
 pub struct DkgRound2 {
     r1: DkgRound1,
     commitments: BTreeMap<PartyId, [u8; 32]>,
+    identities: BTreeMap<PartyId, VerifyingKey>,
     ot_receivers: BTreeMap<PartyId, BaseOtReceiverOutput>,
 }
 
@@ -343,6 +348,13 @@ fn start_inner(
             (poly, feldman, None)
         }
     };
+    // The identity key signs this party's round-2 broadcast bodies in signing (see
+    // `crate::sign`); a refresh keeps it.
+    let identity = match &mode {
+        Mode::Keygen => SigningKey::generate(&mut *rng),
+        Mode::Refresh(old) => old.identity.clone(),
+    };
+    let identity_pub = identity.verifying_key();
     let mut chain = [0u8; 32];
     rng.fill_bytes(&mut chain);
     let mut salt = [0u8; 32];
@@ -363,6 +375,7 @@ fn start_inner(
             j,
             DkgMsg1 {
                 commitment: com,
+                identity: identity_pub,
                 base_ot,
             },
         ));
@@ -380,6 +393,7 @@ fn start_inner(
             chain,
             salt,
             ot_senders,
+            identity,
         },
         out,
     ))
@@ -412,6 +426,13 @@ pub fn dkg_round2(
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound2, Vec<(PartyId, DkgMsg2)>)> {
     let map = collect(state.params, state.me, msgs)?;
+    if let Mode::Refresh(old) = &state.mode {
+        for (j, m) in &map {
+            if old.identity_key(*j) != Some(m.identity) {
+                return Err(EcdsaError::blame(*j, "DKG: identity key (kept by refresh)"));
+            }
+        }
+    }
     let me = state.me;
     let setup_sid = state.setup_sid;
     let ids: Vec<PartyId> = map.keys().copied().collect();
@@ -457,10 +478,12 @@ pub fn dkg_round2(
         ));
     }
     let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();
+    let identities = map.iter().map(|(j, m)| (*j, m.identity)).collect();
     Ok((
         DkgRound2 {
             r1: state,
             commitments,
+            identities,
             ot_receivers,
         },
         out,
@@ -477,6 +500,7 @@ pub fn dkg_round3(
     let DkgRound2 {
         r1,
         commitments,
+        identities,
         mut ot_receivers,
     } = state;
     let DkgRound1 {
@@ -491,6 +515,7 @@ pub fn dkg_round3(
         chain,
         salt,
         mut ot_senders,
+        identity,
     } = r1;
     let map = collect(params, me, msgs)?;
     let refresh = matches!(mode, Mode::Refresh(_));
@@ -585,16 +610,21 @@ pub fn dkg_round3(
         }
     }
     let mut th = Writer::new();
+    // The transcript covers every party's opening and its identity key.
     let mut all: Vec<(PartyId, Vec<u8>)> = map
         .iter()
         .map(|(j, m)| {
             let mut w = Writer::new();
             encode_reveal(&mut w, &m.feldman, &m.proof, &m.chain, &m.salt);
+            if let Some(vk) = identities.get(j) {
+                w.bytes(vk.as_bytes());
+            }
             (*j, w.into_bytes())
         })
         .collect();
     let mut mine = Writer::new();
     encode_reveal(&mut mine, &feldman, &proof, &chain, &salt);
+    mine.bytes(identity.verifying_key().as_bytes());
     all.push((me, mine.into_bytes()));
     all.sort_by_key(|(j, _)| *j);
     for (j, b) in &all {
@@ -636,6 +666,18 @@ pub fn dkg_round3(
             )
         }
     };
+    let mut identity_keys = Vec::with_capacity(usize::from(params.n()));
+    for k in params.parties() {
+        if k == me {
+            identity_keys.push(identity.verifying_key());
+        } else {
+            identity_keys.push(
+                *identities
+                    .get(&k)
+                    .ok_or(EcdsaError::MissingMessage { from: k })?,
+            );
+        }
+    }
     let share = KeyShare {
         params,
         id: me,
@@ -647,6 +689,8 @@ pub fn dkg_round3(
         chain_code,
         transcript,
         pairs,
+        identity,
+        identities: identity_keys,
     };
     if share.public_share(me) != Some(base_mul(&share.secret))
         || bool::from(k256::elliptic_curve::group::Group::is_identity(&public_key))
@@ -724,6 +768,7 @@ impl DkgMsg1 {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(MSG1_TAG, VERSION).bytes(&self.commitment);
+        w.bytes(self.identity.as_bytes());
         match &self.base_ot {
             Some(b) => {
                 w.bytes(&[1]);
@@ -742,6 +787,7 @@ impl DkgMsg1 {
         let mut r = Reader::new("DKG round 1", bytes);
         r.header(MSG1_TAG, VERSION).map_err(&f)?;
         let commitment = r.array().map_err(&f)?;
+        let identity = read_identity(&mut r).map_err(&f)?;
         let base_ot = match read_flag(&mut r, "DKG round 1").map_err(&f)? {
             true => Some(BaseOtMsg1::read(&mut r).map_err(&f)?),
             false => None,
@@ -749,6 +795,7 @@ impl DkgMsg1 {
         r.finish().map_err(&f)?;
         Ok(DkgMsg1 {
             commitment,
+            identity,
             base_ot,
         })
     }
@@ -860,6 +907,20 @@ impl DkgMsg3 {
     pub fn corrupt_for_test(&mut self) {
         self.ote.corrupt_for_test(7, 3);
     }
+}
+
+/// Reads an Ed25519 verifying key: a valid point encoding, not of small order.
+pub(crate) fn read_identity(
+    r: &mut Reader<'_>,
+) -> core::result::Result<VerifyingKey, quorate_core::DecodeError> {
+    let what = "Ed25519 identity key";
+    let bytes: [u8; 32] = r.array()?;
+    let vk = VerifyingKey::from_bytes(&bytes)
+        .map_err(|_| quorate_core::DecodeError::InvalidPoint { what })?;
+    if vk.is_weak() {
+        return Err(quorate_core::DecodeError::Identity { what });
+    }
+    Ok(vk)
 }
 
 fn read_flag(

@@ -38,6 +38,12 @@ pub struct KeyShare {
     pub(crate) chain_code: [u8; 32],
     pub(crate) transcript: [u8; 32],
     pub(crate) pairs: BTreeMap<PartyId, PairState>,
+    /// This party's Ed25519 identity key (signs its round-2 broadcast bodies in signing);
+    /// `ed25519-dalek` wipes it on drop.
+    pub(crate) identity: ed25519_dalek::SigningKey,
+    /// Every party's identity verifying key (`identities[k]` belongs to party `k + 1`),
+    /// agreed in the DKG and covered by [`KeyShare::setup_transcript`].
+    pub(crate) identities: Vec<ed25519_dalek::VerifyingKey>,
 }
 
 impl Drop for KeyShare {
@@ -103,6 +109,11 @@ impl KeyShare {
     /// compare it out of band detect a broadcast that was not consistent.
     pub fn setup_transcript(&self) -> [u8; 32] {
         self.transcript
+    }
+
+    /// Party `j`'s Ed25519 identity verifying key (agreed in the DKG, kept by refresh).
+    pub fn identity_key(&self, j: PartyId) -> Option<ed25519_dalek::VerifyingKey> {
+        self.identities.get(j.position()).copied()
     }
 
     /// Whether the counterparty is banned (its OT correlations were discarded).

@@ -9,6 +9,8 @@
 //! * [`dkg`]: dealerless key generation (Feldman commitments, Schnorr proofs,
 //!   commit-then-reveal) with the pairwise OT setup, and proactive refresh;
 //! * [`sign`]: DKLs23's three-round signing, producing low-S signatures with recovery id;
+//! * [`blame`]: the blame round (a wrong round-3 share) and the dispute round (inconsistent
+//!   round-2 broadcasts), run only on failure, so that every abort names its culprit;
 //! * [`bip32`]: non-hardened child-key derivation;
 //! * [`simulate`]: in-process runs with byte counting, for demos and benchmarks;
 //! * [`netsim`]: the same rounds over `quorate-net`'s simulated LAN/WAN (DKLs19 §VI settings);
@@ -22,6 +24,7 @@
 #![deny(clippy::unwrap_used)]
 
 pub mod bip32;
+pub mod blame;
 pub mod curve;
 pub mod dkg;
 pub mod error;

@@ -16,11 +16,14 @@
 //! used), [`wan`] puts every link at the longest leg of the 16-zone WAN setting (348 ms round
 //! trip, 53.4 Mbit/s), an upper bound for that deployment.
 
+use crate::blame::{self, BlameMsg, BlameState, DisputeMsg, DisputeState};
 use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::KeyShare;
 use crate::sign::Signature;
-use crate::sign::{self, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3};
+use crate::sign::{
+    self, Combined, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
+};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
 use quorate_net::rounds::{Lockstep, Outgoing, RoundParty, Step};
@@ -206,6 +209,8 @@ enum SignStage {
     R1(Box<SignRound1>),
     R2(Box<SignRound2>),
     R3(Box<SignRound3>),
+    Blame(Box<BlameState>),
+    Dispute(Box<DisputeState>),
 }
 
 /// One signer as a [`RoundParty`]: rounds 0–2 send, round 3 outputs the verified
@@ -295,7 +300,41 @@ impl RoundParty for SignParty {
             }
             (3, SignStage::R3(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg3::from_bytes)?;
-                Ok(Step::Done(sign::combine(*st, &msgs)?, Vec::new()))
+                let me = self.share.id;
+                let to = self
+                    .signers
+                    .iter()
+                    .filter(|j| **j != me)
+                    .map(|j| node_of(&self.signers, *j))
+                    .collect::<Result<Vec<_>>>()?;
+                // Only on failure: one more round (dispute or blame) that names the culprits.
+                match sign::combine(*st, &msgs)? {
+                    Combined::Signature(sig) => Ok(Step::Done(sig, Vec::new())),
+                    Combined::Blame(b) => {
+                        let (st, m) = b.respond(&mut self.rng);
+                        self.stage = SignStage::Blame(Box::new(st));
+                        Ok(Step::Next(
+                            self,
+                            vec![Outgoing::Multicast(to, m.to_bytes())],
+                        ))
+                    }
+                    Combined::Dispute(d) => {
+                        let (st, m) = d.respond();
+                        self.stage = SignStage::Dispute(Box::new(st));
+                        Ok(Step::Next(
+                            self,
+                            vec![Outgoing::Multicast(to, m.to_bytes())],
+                        ))
+                    }
+                }
+            }
+            (4, SignStage::Blame(st)) => {
+                let msgs = decode(&self.signers, inbound, BlameMsg::from_bytes)?;
+                Err(blame::resolve_blame(*st, &msgs))
+            }
+            (4, SignStage::Dispute(st)) => {
+                let msgs = decode(&self.signers, inbound, DisputeMsg::from_bytes)?;
+                Err(blame::resolve_dispute(*st, &msgs))
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
                 "signing round out of order",

@@ -6,23 +6,33 @@
 //! * **Round 1** (`i → j`, p2p): sample the instance-key share `r_i` and the mask `φ_i`;
 //!   send `H(sid, i, R_i, salt)` with `R_i = r_i·G`, and — as multiplication receiver
 //!   (Bob) of the pair `(j → i)` — the OT-extension message for a random `χ_{ji}`.
-//! * **Round 2** (`i → j`, p2p): as multiplication sender (Alice) of `(i → j)` with inputs
+//! * **Round 2** (`i → j`): as multiplication sender (Alice) of `(i → j)` with inputs
 //!   `(r_i, sk_i)`: check `j`'s extension message and compute the transfer, getting
-//!   `c_u, c_v`. Send the opening of `R_i`, `pk_i = sk_i·G`, `Γ_u = c_u·G`, `Γ_v = c_v·G`,
-//!   the multiplication message, and `ψ_{ji} = φ_i − χ_{ji}`.
-//! * **Round 3** (broadcast; the only message-dependent round): check `Σ_j pk_j = pk` (and
+//!   `c_u, c_v`. The message is a **broadcast body**, identical for every recipient, plus
+//!   the per-recipient multiplication message. The body holds the sender, the session id,
+//!   the opening of `R_i`, `pk_i = sk_i·G` and, for **every** co-signer `k`,
+//!   `Γ_u^{i→k} = c_u^{i→k}·G`, `Γ_v^{i→k} = c_v^{i→k}·G` and `ψ_{i→k} = φ_i − χ^{k→i}`
+//!   (`χ^{k→i}` is `i`'s random receiver input in the pair where `k` is Alice). With three or
+//!   more signers the body is signed with the sender's Ed25519 identity key.
+//! * **Round 3** (broadcast; the only message-dependent round): check each body (sender,
+//!   session, entries, identity signature — failures name the sender), `Σ_j pk_j = pk` (and
 //!   on failure `pk_j = λ_j·T_j` for each `j`, to name the culprit); for each `j`, check the
 //!   opening of `R_j`, the multiplication check (getting `d_u, d_v`), and
-//!   `χ_{ji}·R_j = d_u·G + Γ_u`, `χ_{ji}·pk_j = d_v·G + Γ_v` (DKLs23 step 3 — failure
-//!   bans `j`). Then `R = Σ R_j`, `r = x(R) mod q`, and broadcast
-//!   `u_i = r_i·(φ_i + Σ_j ψ_{ij}) + Σ_j (c_u^{ij} + d_u^{ji})` and
-//!   `w_i = H(m)·φ_i + r·v_i` with `v_i` the same expression for `sk_i`.
-//! * **Combine**: `s = Σ w_i / Σ u_i = (H(m) + r·sk)/k`, normalised to low-S, with the
-//!   recovery id; the signature is verified before it is returned.
+//!   `χ^{j→i}·R_j = d_u·G + Γ_u^{j→i}`, `χ^{j→i}·pk_j = d_v·G + Γ_v^{j→i}` (DKLs23 step 3 —
+//!   failure bans `j`). Then `R = Σ R_j`, `r = x(R) mod q`, and broadcast
+//!   `u_i = r_i·(φ_i + Σ_j ψ_{j→i}) + Σ_j (c_u^{i→j} + d_u^{j→i})`,
+//!   `w_i = H(m)·φ_i + r·v_i` with `v_i` the same expression for `sk_i`, and (three or more
+//!   signers) the **echo digest**: a hash of every signer's body as received, own included.
+//! * **Combine**: if an echo digest differs from one's own, [`Combined::Dispute`] (see
+//!   [`crate::blame`]); otherwise `s = Σ w_i / Σ u_i = (H(m) + r·sk)/k`, normalised to
+//!   low-S, with the recovery id. The signature is verified; if it does not verify,
+//!   [`Combined::Blame`]: every signer proves its `(u_i, w_i)` correct (a Chaum–Pedersen
+//!   proof, [`crate::blame`]) and the resolution names every signer whose proof fails.
 //!
 //! Rounds 1–2 do not depend on the message, so they can run ahead (presigning); the state
 //! between rounds is consumed by value, so it cannot be used twice.
 
+use crate::blame::{BlameRound, DisputeRound};
 use crate::curve::{
     base_mul, malformed, point_bytes, point_from_bytes, read_point, read_scalar, scalar_reduce,
     tagged_hash, write_scalar, POINT_LEN,
@@ -31,6 +41,7 @@ use crate::error::{EcdsaError, Result};
 use crate::keyshare::{pair_sid, KeyShare};
 use crate::mul::{self, MulMsg, MulReceiver};
 use crate::ot::ext::OteMsg;
+use ed25519_dalek::{Signer, VerifyingKey as IdentityKey};
 use k256::ecdsa::{signature::hazmat::PrehashVerifier, VerifyingKey};
 use k256::elliptic_curve::group::{Group, GroupEncoding};
 use k256::elliptic_curve::point::AffineCoordinates;
@@ -54,7 +65,13 @@ const TAG_COMMIT: &[u8] = b"quorate/ecdsa/dkls23-commit/v1";
 const MSG1_TAG: u8 = 0xD1;
 const MSG2_TAG: u8 = 0xD2;
 const MSG3_TAG: u8 = 0xD3;
-const VERSION: u8 = 1;
+const BODY_TAG: u8 = 0xD4;
+const TAG_BODY_SIG: &[u8] = b"quorate/ecdsa/dkls23-body-signature/v1";
+const TAG_ECHO: &[u8] = b"quorate/ecdsa/dkls23-echo/v1";
+/// The version of the signing messages (2: broadcast bodies, echo digests, blame round).
+pub(crate) const VERSION: u8 = 2;
+/// Largest accepted encoded body (a signing set of up to about 10,000 parties).
+const MAX_BODY_LEN: usize = 1 << 20;
 
 /// A standard ECDSA signature over secp256k1, low-S, with its recovery id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,25 +126,66 @@ pub struct SignMsg1 {
     ote: OteMsg,
 }
 
-/// Round-2 message (`i → j`).
+/// One entry of a broadcast body: the sender's public values towards co-signer `to`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BodyEntry {
+    pub(crate) to: PartyId,
+    /// `Γ_u^{from→to}`, compressed (decoded only where needed).
+    pub(crate) gamma_u: [u8; POINT_LEN],
+    /// `Γ_v^{from→to}`, compressed.
+    pub(crate) gamma_v: [u8; POINT_LEN],
+    /// `ψ_{from→to} = φ_from − χ^{to→from}`.
+    pub(crate) psi: Scalar,
+}
+
+impl BodyEntry {
+    /// Decodes `(Γ_u, Γ_v)` (valid, non-identity points).
+    pub(crate) fn gammas(
+        &self,
+    ) -> core::result::Result<(ProjectivePoint, ProjectivePoint), quorate_core::DecodeError> {
+        Ok((
+            point_from_bytes("Gamma_u", &self.gamma_u)?,
+            point_from_bytes("Gamma_v", &self.gamma_v)?,
+        ))
+    }
+}
+
+/// The public part of a signer's round-2 message, identical for every recipient: sender,
+/// session id, opening of `R_i`, `pk_i`, and `(Γ_u, Γ_v, ψ)` towards every co-signer.
+/// `bytes` is its canonical encoding (what is signed, echoed and published in a dispute).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Body {
+    pub(crate) from: PartyId,
+    pub(crate) sid: [u8; 32],
+    pub(crate) big_r: ProjectivePoint,
+    pub(crate) big_r_bytes: [u8; POINT_LEN],
+    pub(crate) salt: [u8; 32],
+    pub(crate) pk: ProjectivePoint,
+    pub(crate) entries: Vec<BodyEntry>,
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// A body with the sender's identity signature (absent with two signers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SignedBody {
+    pub(crate) body: Body,
+    pub(crate) signature: Option<ed25519_dalek::Signature>,
+}
+
+/// Round-2 message (`i → j`): the broadcast body, its signature and the per-recipient
+/// multiplication message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignMsg2 {
-    big_r: ProjectivePoint,
-    /// The compressed encoding of `R_i` (as committed in round 1 and sent).
-    big_r_bytes: [u8; POINT_LEN],
-    salt: [u8; 32],
-    pk_i: ProjectivePoint,
-    gamma_u: ProjectivePoint,
-    gamma_v: ProjectivePoint,
-    psi: Scalar,
+    signed: SignedBody,
     mul: MulMsg,
 }
 
-/// Round-3 broadcast.
+/// Round-3 broadcast: `(u_i, w_i)` and, with three or more signers, the echo digest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignMsg3 {
-    u: Scalar,
-    w: Scalar,
+    pub(crate) u: Scalar,
+    pub(crate) w: Scalar,
+    pub(crate) echo: Option<[u8; 32]>,
 }
 
 /// State after round 1 (consumed by [`sign_round2`]).
@@ -137,6 +195,8 @@ pub struct SignRound1 {
     me: PartyId,
     #[zeroize(skip)]
     signers: Vec<PartyId>,
+    #[zeroize(skip)]
+    sign_id: Vec<u8>,
     sid: [u8; 32],
     r_i: Scalar,
     phi_i: Scalar,
@@ -179,18 +239,80 @@ pub struct SignRound2 {
     lambdas: BTreeMap<PartyId, Scalar>,
     #[zeroize(skip)]
     commitments: BTreeMap<PartyId, [u8; 32]>,
+    /// Our own signed broadcast body.
+    #[zeroize(skip)]
+    own_body: SignedBody,
     c: PairOutputs,
 }
 
-/// State after round 3 (consumed by [`combine`]).
-#[derive(Debug)]
+/// The public context of one signing session, as needed by the blame and dispute rounds.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionCtx {
+    pub(crate) me: PartyId,
+    pub(crate) signers: Vec<PartyId>,
+    pub(crate) sid: [u8; 32],
+    pub(crate) key_id: [u8; 32],
+    pub(crate) epoch: u64,
+    pub(crate) sign_id: Vec<u8>,
+    pub(crate) public_key: ProjectivePoint,
+    pub(crate) digest: [u8; 32],
+    /// `R = Σ R_j`.
+    pub(crate) big_r: AffinePoint,
+    /// `r = x(R) mod q`.
+    pub(crate) r_x: Scalar,
+    /// Identity keys of the signers (used with three or more signers).
+    pub(crate) identities: BTreeMap<PartyId, IdentityKey>,
+}
+
+/// State after round 3 (consumed by [`combine`], or by [`SignRound3::blame`] /
+/// [`SignRound3::dispute`]). Holds `φ_i` for the blame round: wiped on drop, redacted in
+/// `Debug`.
 pub struct SignRound3 {
-    me: PartyId,
-    signers: Vec<PartyId>,
-    public_key: ProjectivePoint,
-    digest: [u8; 32],
-    big_r: AffinePoint,
-    own: SignMsg3,
+    pub(crate) ctx: SessionCtx,
+    /// Every signer's body as received (own included).
+    pub(crate) bodies: BTreeMap<PartyId, SignedBody>,
+    pub(crate) phi: Scalar,
+    pub(crate) own: SignMsg3,
+}
+
+impl Drop for SignRound3 {
+    fn drop(&mut self) {
+        self.phi.zeroize();
+    }
+}
+
+impl core::fmt::Debug for SignRound3 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SignRound3")
+            .field("me", &self.ctx.me)
+            .field("signers", &self.ctx.signers)
+            .field("phi", &quorate_core::secret::REDACTED)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`combine`] produced.
+#[derive(Debug)]
+pub enum Combined {
+    /// The verified, low-S signature.
+    Signature(Signature),
+    /// The signature did not verify: run the blame round ([`BlameRound::respond`], then
+    /// [`crate::blame::resolve_blame`]) to name the signers whose shares were wrong.
+    Blame(Box<BlameRound>),
+    /// Some co-signer's echo digest differs from ours (someone sent different round-2
+    /// bodies to different co-signers, or lied about them): run the dispute round
+    /// ([`DisputeRound::respond`], then [`crate::blame::resolve_dispute`]).
+    Dispute(Box<DisputeRound>),
+}
+
+impl Combined {
+    /// The signature, if there is one.
+    pub fn signature(&self) -> Option<Signature> {
+        match self {
+            Combined::Signature(s) => Some(*s),
+            _ => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for SignRound1 {
@@ -382,6 +504,7 @@ fn sign_round1_inner(
         SignRound1 {
             me,
             signers,
+            sign_id: sign_id.to_vec(),
             sid,
             r_i,
             phi_i,
@@ -482,28 +605,73 @@ fn sign_round2_inner(
         .collect();
     let results = settle(share, results)?;
     let mut c = PairOutputs::default();
-    let mut out = Vec::with_capacity(results.len());
+    // The broadcast body: Γ_u, Γ_v and ψ towards every co-signer (in signer order), so that
+    // everyone can later recompute every signer's blame statement from agreed data.
+    let mut points = Vec::with_capacity(2 * results.len() + 1);
+    let mut psis = Vec::with_capacity(results.len());
+    let mut muls = Vec::with_capacity(results.len());
     for (j, (cj, mul_msg)) in results {
         let chi = state
             .receivers
             .get(&j)
             .map(MulReceiver::chi)
             .ok_or(EcdsaError::MissingMessage { from: j })?;
-        out.push((
-            j,
-            SignMsg2 {
-                big_r: state.big_r,
-                big_r_bytes: state.big_r_bytes,
-                salt: state.salt,
-                pk_i,
-                gamma_u: base_mul(&cj[0]),
-                gamma_v: base_mul(&cj[1]),
-                psi: state.phi_i - chi,
-                mul: mul_msg,
-            },
-        ));
+        psis.push((j, state.phi_i - chi));
+        points.push(base_mul(&cj[0]));
+        points.push(base_mul(&cj[1]));
+        muls.push((j, mul_msg));
         c.0.insert(j, cj);
     }
+    points.push(pk_i);
+    // One field inversion for all the points.
+    let affine: Vec<AffinePoint> = ProjectivePoint::batch_normalize(points.as_slice());
+    let mut entries = Vec::with_capacity(psis.len());
+    for (k, (to, psi)) in psis.into_iter().enumerate() {
+        let (gu, gv) = (affine.get(2 * k), affine.get(2 * k + 1));
+        let (Some(gu), Some(gv)) = (gu, gv) else {
+            return Err(EcdsaError::MissingMessage { from: to });
+        };
+        entries.push(BodyEntry {
+            to,
+            gamma_u: affine_bytes(gu),
+            gamma_v: affine_bytes(gv),
+            psi,
+        });
+    }
+    let pk_bytes = affine
+        .last()
+        .map(affine_bytes)
+        .ok_or(EcdsaError::MissingMessage { from: me })?;
+    let body = Body::new(
+        me,
+        sid,
+        state.big_r,
+        state.big_r_bytes,
+        state.salt,
+        pk_i,
+        &pk_bytes,
+        entries,
+    );
+    // With two signers there is no third party to equivocate to: no signature (see the
+    // crate notes, "Broadcast").
+    let signature = if state.signers.len() > 2 {
+        Some(share.identity.sign(&body_sig_message(&body.bytes)))
+    } else {
+        None
+    };
+    let own_body = SignedBody { body, signature };
+    let out = muls
+        .into_iter()
+        .map(|(j, mul)| {
+            (
+                j,
+                SignMsg2 {
+                    signed: own_body.clone(),
+                    mul,
+                },
+            )
+        })
+        .collect();
     let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();
     Ok((
         SignRound2 {
@@ -512,23 +680,157 @@ fn sign_round2_inner(
             pk_i,
             lambdas,
             commitments,
+            own_body,
             c,
         },
         out,
     ))
 }
 
+/// Fault injection for tests: how a malicious signer deviates in round 3. The deviation is
+/// applied to the signer's own state as well as to its broadcast, so that it behaves
+/// consistently afterwards (it enters the blame or dispute round like everyone else).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round3Fault {
+    /// Honest.
+    None,
+    /// Broadcasts `u_i + 1`.
+    WrongU,
+    /// Broadcasts `w_i + 1`.
+    WrongW,
+    /// Broadcasts a wrong echo digest.
+    WrongEcho,
+}
+
 /// Round 3: verifies round 2 (banning and naming a cheating counterparty), then computes
 /// this party's broadcast for the 32-byte `digest`.
 pub fn sign_round3(
-    mut state: SignRound2,
+    state: SignRound2,
     share: &mut KeyShare,
     digest: &[u8; 32],
     msgs: &[(PartyId, SignMsg2)],
 ) -> Result<(SignRound3, SignMsg3)> {
+    sign_round3_inner(state, share, digest, msgs, Round3Fault::None)
+}
+
+/// Fault-injection variant of [`sign_round3`].
+#[doc(hidden)]
+pub fn sign_round3_faulty(
+    state: SignRound2,
+    share: &mut KeyShare,
+    digest: &[u8; 32],
+    msgs: &[(PartyId, SignMsg2)],
+    fault: Round3Fault,
+) -> Result<(SignRound3, SignMsg3)> {
+    sign_round3_inner(state, share, digest, msgs, fault)
+}
+
+/// The message an identity signature covers: a domain tag and the body's encoding.
+pub(crate) fn body_sig_message(body: &[u8]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(TAG_BODY_SIG.len() + body.len());
+    m.extend_from_slice(TAG_BODY_SIG);
+    m.extend_from_slice(body);
+    m
+}
+
+/// Whether `signed` is a body of signer `j` for session `sid` carrying `j`'s valid identity
+/// signature (strict Ed25519 verification).
+pub(crate) fn validly_signed(
+    j: PartyId,
+    signed: &SignedBody,
+    sid: &[u8; 32],
+    vk: Option<&IdentityKey>,
+) -> bool {
+    let b = &signed.body;
+    match (&signed.signature, vk) {
+        (Some(sig), Some(vk)) if b.from == j && b.sid == *sid => {
+            vk.verify_strict(&body_sig_message(&b.bytes), sig).is_ok()
+        }
+        _ => false,
+    }
+}
+
+/// The checks on receipt of signer `j`'s body: sender, session, one entry per co-signer in
+/// order, and (three or more signers) `j`'s identity signature. Failures name `j`.
+fn check_body(
+    j: PartyId,
+    signed: &SignedBody,
+    sid: &[u8; 32],
+    signers: &[PartyId],
+    vk: Option<&IdentityKey>,
+) -> Result<()> {
+    let b = &signed.body;
+    if b.from != j || b.sid != *sid {
+        return Err(EcdsaError::blame(
+            j,
+            "signing: round-2 body sender and session",
+        ));
+    }
+    let expected = signers.iter().copied().filter(|k| *k != j);
+    if b.entries.len() + 1 != signers.len() || !b.entries.iter().map(|e| e.to).eq(expected) {
+        return Err(EcdsaError::blame(j, "signing: round-2 body entries"));
+    }
+    let ok = match signed.signature {
+        Some(_) => signers.len() > 2 && validly_signed(j, signed, sid, vk),
+        None => signers.len() == 2,
+    };
+    if !ok {
+        return Err(EcdsaError::blame(j, "signing: round-2 body signature"));
+    }
+    Ok(())
+}
+
+/// The echo digest: a hash of every signer's body, in signer order (own included).
+pub(crate) fn echo_digest<'a>(
+    sid: &[u8; 32],
+    bodies: impl Iterator<Item = &'a SignedBody>,
+) -> [u8; 32] {
+    let mut parts: Vec<&[u8]> = vec![sid];
+    parts.extend(bodies.map(|b| b.body.bytes.as_slice()));
+    tagged_hash(TAG_ECHO, &parts)
+}
+
+fn sign_round3_inner(
+    mut state: SignRound2,
+    share: &mut KeyShare,
+    digest: &[u8; 32],
+    msgs: &[(PartyId, SignMsg2)],
+    fault: Round3Fault,
+) -> Result<(SignRound3, SignMsg3)> {
     let me = state.r1.me;
     let signers = state.r1.signers.clone();
+    let sid = state.r1.sid;
     let map = collect(me, &signers, msgs)?;
+    let mut identities = BTreeMap::new();
+    for j in &signers {
+        let vk = share
+            .identity_key(*j)
+            .ok_or(EcdsaError::Param(ParamError::UnknownParty {
+                id: *j,
+                n: share.params.n(),
+            }))?;
+        identities.insert(*j, vk);
+    }
+    // The bodies: checked on receipt (signatures verified in parallel).
+    let checks: Vec<Result<()>> = map
+        .par_iter()
+        .map(|(j, m)| check_body(*j, &m.signed, &sid, &signers, identities.get(j)))
+        .collect();
+    for c in checks {
+        c?;
+    }
+    // Our entry in each body: Γ_u^{j→me}, Γ_v^{j→me}, ψ_{j→me}.
+    let mut mine = BTreeMap::new();
+    for (j, m) in &map {
+        let e = m
+            .signed
+            .body
+            .entry(me)
+            .ok_or(EcdsaError::blame(*j, "signing: round-2 body entries"))?;
+        let (gu, gv) = e.gammas().map_err(malformed(*j))?;
+        mine.insert(*j, (gu, gv, e.psi));
+    }
     let mut receivers = core::mem::take(&mut state.r1.receivers);
     let lambdas = &state.lambdas;
     // DKLs23 Protocol 3.6 step 3 checks Σ_j pk_j = pk. Honest signers send pk_j = λ_j·T_j,
@@ -537,13 +839,15 @@ pub fn sign_round3(
     // keep the sum (several colluders shifting their pk_j by opposite amounts) must also
     // shift their multiplication inputs to pass the Γ check below, and then leave the
     // signature unchanged.
-    let pk_sum = map.values().fold(state.pk_i, |acc, m| acc + m.pk_i);
+    let pk_sum = map
+        .values()
+        .fold(state.pk_i, |acc, m| acc + m.signed.body.pk);
     if pk_sum != share.public_key {
         for (j, m) in &map {
             let lambda_j = lambdas
                 .get(j)
                 .ok_or(EcdsaError::MissingMessage { from: *j })?;
-            if share.additive_public(*j, lambda_j)? != m.pk_i {
+            if share.additive_public(*j, lambda_j)? != m.signed.body.pk {
                 return Err(EcdsaError::blame(*j, "signing: pk_j = λ_j·T_j"));
             }
         }
@@ -557,21 +861,27 @@ pub fn sign_round3(
             .commitments
             .get(j)
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        if !bool::from(commit_r(&state.r1.sid, *j, &m.big_r_bytes, &m.salt).ct_eq(com)) {
+        let b = &m.signed.body;
+        if !bool::from(commit_r(&sid, *j, &b.big_r_bytes, &b.salt).ct_eq(com)) {
             return Err(EcdsaError::blame(*j, "signing: opening of R_j"));
         }
         let recv = receivers
             .remove(j)
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
-        jobs.push((*j, *m, recv));
+        let (gu, gv, _) = mine
+            .get(j)
+            .copied()
+            .ok_or(EcdsaError::MissingMessage { from: *j })?;
+        jobs.push((*j, *m, recv, gu, gv));
     }
     let results: Vec<(PartyId, Result<[Scalar; 2]>)> = jobs
         .into_par_iter()
-        .map(|(j, m, recv)| {
+        .map(|(j, m, recv, gamma_u, gamma_v)| {
             let res = mul::receiver_finish(recv, j, &m.mul).and_then(|(chi, d)| {
                 // DKLs23 Protocol 3.6, step 3: the sender's inputs were r_j and sk_j.
-                let ok_u = m.big_r * chi == base_mul(&d[0]) + m.gamma_u;
-                let ok_v = m.pk_i * chi == base_mul(&d[1]) + m.gamma_v;
+                let b = &m.signed.body;
+                let ok_u = b.big_r * chi == base_mul(&d[0]) + gamma_u;
+                let ok_v = b.pk * chi == base_mul(&d[1]) + gamma_v;
                 if ok_u && ok_v {
                     Ok(d)
                 } else {
@@ -588,8 +898,12 @@ pub fn sign_round3(
     for (j, v) in settle(share, results)? {
         d.0.insert(j, v);
     }
-    let big_r = map.values().fold(state.r1.big_r, |acc, m| acc + m.big_r);
+    let big_r = map
+        .values()
+        .fold(state.r1.big_r, |acc, m| acc + m.signed.body.big_r);
     if bool::from(big_r.is_identity()) {
+        // Every R_j was committed before any was opened, so this happens only with
+        // negligible probability.
         return Err(EcdsaError::InvalidSignature);
     }
     let big_r = big_r.to_affine();
@@ -597,8 +911,9 @@ pub fn sign_round3(
     let mut psi_sum = state.r1.phi_i;
     let mut u = Scalar::ZERO;
     let mut v = Scalar::ZERO;
-    for (j, m) in &map {
-        psi_sum += m.psi;
+    for j in map.keys() {
+        let (_, _, psi) = mine.get(j).ok_or(EcdsaError::MissingMessage { from: *j })?;
+        psi_sum += psi;
         let cj = state
             .c
             .0
@@ -611,36 +926,72 @@ pub fn sign_round3(
     u += state.r1.r_i * psi_sum;
     v += state.sk_i * psi_sum;
     let h = scalar_reduce(digest);
-    let w = h * state.r1.phi_i + r_x * v;
+    let mut w = h * state.r1.phi_i + r_x * v;
     v.zeroize();
-    let own = SignMsg3 { u, w };
+    psi_sum.zeroize();
+    let mut bodies = BTreeMap::new();
+    bodies.insert(me, state.own_body.clone());
+    for (j, m) in &map {
+        bodies.insert(*j, m.signed.clone());
+    }
+    let mut echo = (signers.len() > 2).then(|| echo_digest(&sid, bodies.values()));
+    match fault {
+        Round3Fault::None => {}
+        Round3Fault::WrongU => u += Scalar::ONE,
+        Round3Fault::WrongW => w += Scalar::ONE,
+        Round3Fault::WrongEcho => {
+            if let Some(e) = echo.as_mut() {
+                e[0] ^= 1;
+            }
+        }
+    }
+    let own = SignMsg3 { u, w, echo };
+    let ctx = SessionCtx {
+        me,
+        signers,
+        sid,
+        key_id: share.key_id,
+        epoch: share.epoch,
+        sign_id: state.r1.sign_id.clone(),
+        public_key: share.public_key,
+        digest: *digest,
+        big_r,
+        r_x,
+        identities,
+    };
     Ok((
         SignRound3 {
-            me,
-            signers,
-            public_key: share.public_key,
-            digest: *digest,
-            big_r,
+            ctx,
+            bodies,
+            phi: state.r1.phi_i,
             own,
         },
         own,
     ))
 }
 
-/// Combines the round-3 broadcasts into a verified, low-S signature with recovery id.
-pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Signature> {
-    let map = collect(state.me, &state.signers, msgs)?;
-    let (u, w) = map
-        .values()
-        .fold((state.own.u, state.own.w), |(u, w), m| (u + m.u, w + m.w));
+/// Checks the presence of the echo digests (present exactly with three or more signers)
+/// and returns whether any differs from ours.
+fn echoes_differ(state: &SignRound3, map: &BTreeMap<PartyId, &SignMsg3>) -> Result<bool> {
+    let mut differ = false;
+    for (j, m) in map {
+        match (state.own.echo, m.echo) {
+            (Some(a), Some(b)) => differ |= a != b,
+            (None, None) => {}
+            _ => return Err(EcdsaError::blame(*j, "signing: echo digest presence")),
+        }
+    }
+    Ok(differ)
+}
+
+/// `s = w/u` as a low-S signature with recovery id for `R`, if it verifies.
+fn finish_signature(ctx: &SessionCtx, u: &Scalar, w: &Scalar) -> Option<Signature> {
     // u = Σ u_i is public (the sum of the broadcast shares), so a variable-time inversion
     // is fine.
-    let u_inv: Option<Scalar> = k256::elliptic_curve::ops::Invert::invert_vartime(&u).into();
-    let u_inv = u_inv.ok_or(EcdsaError::InvalidSignature)?;
-    let mut s = w * u_inv;
-    let aff = state.big_r;
+    let u_inv: Option<Scalar> = k256::elliptic_curve::ops::Invert::invert_vartime(u).into();
+    let mut s = *w * u_inv?;
+    let aff = ctx.big_r;
     let x_bytes = aff.x();
-    let r = scalar_reduce(&x_bytes.into());
     let x_reduced = Scalar::from_repr(x_bytes).is_none();
     let mut recovery_id =
         u8::from(bool::from(aff.y_is_odd())) | (u8::from(bool::from(x_reduced)) << 1);
@@ -648,12 +999,49 @@ pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Signat
         s = -s;
         recovery_id ^= 1;
     }
-    let sig = Signature { r, s, recovery_id };
-    let k = sig.to_k256()?;
-    if !verify_prehash(&state.public_key, &state.digest, &k) {
-        return Err(EcdsaError::InvalidSignature);
+    let sig = Signature {
+        r: ctx.r_x,
+        s,
+        recovery_id,
+    };
+    let k = sig.to_k256().ok()?;
+    verify_prehash(&ctx.public_key, &ctx.digest, &k).then_some(sig)
+}
+
+/// Combines the round-3 broadcasts. With agreed bodies and a signature that verifies, the
+/// low-S signature with recovery id; otherwise the state for the dispute round (an echo
+/// digest differs) or for the blame round (the signature does not verify). Errors: a
+/// missing, duplicated or misaddressed message, or an echo digest that is present with two
+/// signers or absent with more (both name the sender).
+pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Combined> {
+    let map = collect(state.ctx.me, &state.ctx.signers, msgs)?;
+    if echoes_differ(&state, &map)? {
+        return Ok(Combined::Dispute(Box::new(DisputeRound::new(&state, &map))));
     }
-    Ok(sig)
+    let (u, w) = map
+        .values()
+        .fold((state.own.u, state.own.w), |(u, w), m| (u + m.u, w + m.w));
+    match finish_signature(&state.ctx, &u, &w) {
+        Some(sig) => Ok(Combined::Signature(sig)),
+        None => Ok(Combined::Blame(Box::new(BlameRound::new(state, &map)))),
+    }
+}
+
+impl SignRound3 {
+    /// Enters the blame round without combining, e.g. to answer a co-signer whose
+    /// [`combine`] returned [`Combined::Blame`] (it may have received other round-3 shares).
+    pub fn blame(self, msgs: &[(PartyId, SignMsg3)]) -> Result<BlameRound> {
+        let map = collect(self.ctx.me, &self.ctx.signers, msgs)?;
+        Ok(BlameRound::new(self, &map))
+    }
+
+    /// Enters the dispute round without combining, e.g. to answer a co-signer whose
+    /// [`combine`] returned [`Combined::Dispute`].
+    pub fn dispute(self, msgs: &[(PartyId, SignMsg3)]) -> Result<DisputeRound> {
+        let map = collect(self.ctx.me, &self.ctx.signers, msgs)?;
+        echoes_differ(&self, &map)?;
+        Ok(DisputeRound::new(&self, &map))
+    }
 }
 
 impl SignMsg1 {
@@ -677,18 +1065,150 @@ impl SignMsg1 {
     }
 }
 
+/// The compressed encoding of an affine point.
+fn affine_bytes(p: &AffinePoint) -> [u8; POINT_LEN] {
+    let mut out = [0u8; POINT_LEN];
+    out.copy_from_slice(p.to_bytes().as_ref());
+    out
+}
+
+impl Body {
+    /// Builds and encodes a body.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        from: PartyId,
+        sid: [u8; 32],
+        big_r: ProjectivePoint,
+        big_r_bytes: [u8; POINT_LEN],
+        salt: [u8; 32],
+        pk: ProjectivePoint,
+        pk_bytes: &[u8; POINT_LEN],
+        entries: Vec<BodyEntry>,
+    ) -> Self {
+        let mut w = Writer::new();
+        w.header(BODY_TAG, VERSION)
+            .party(from)
+            .bytes(&sid)
+            .bytes(&big_r_bytes)
+            .bytes(&salt)
+            .bytes(pk_bytes)
+            .u16(entries.len() as u16);
+        for e in &entries {
+            w.party(e.to).bytes(&e.gamma_u).bytes(&e.gamma_v);
+            write_scalar(&mut w, &e.psi);
+        }
+        Body {
+            from,
+            sid,
+            big_r,
+            big_r_bytes,
+            salt,
+            pk,
+            entries,
+            bytes: w.into_bytes(),
+        }
+    }
+
+    /// The entry towards `to`.
+    pub(crate) fn entry(&self, to: PartyId) -> Option<&BodyEntry> {
+        self.entries
+            .binary_search_by_key(&to, |e| e.to)
+            .ok()
+            .and_then(|k| self.entries.get(k))
+    }
+
+    /// Decodes a body. `R` and `pk` are validated here; the `Γ` points of each entry when
+    /// they are used ([`BodyEntry::gammas`]). Entries must be in strictly increasing order
+    /// of the recipient, none addressed to the sender.
+    pub(crate) fn decode(bytes: &[u8]) -> core::result::Result<Self, quorate_core::DecodeError> {
+        let mut r = Reader::new("signing round-2 body", bytes);
+        r.header(BODY_TAG, VERSION)?;
+        let from = r.party()?;
+        let sid = r.array()?;
+        let big_r_bytes: [u8; POINT_LEN] = r.array()?;
+        let big_r = point_from_bytes("R_i", &big_r_bytes)?;
+        let salt = r.array()?;
+        let pk = read_point(&mut r, "pk_i")?;
+        let n = r.len_prefix(u16::MAX as usize)?;
+        let mut entries: Vec<BodyEntry> = Vec::with_capacity(n.min(r.remaining() / 100));
+        for _ in 0..n {
+            let to = r.party()?;
+            if to == from || entries.last().is_some_and(|e| e.to >= to) {
+                return Err(quorate_core::DecodeError::InvalidValue {
+                    what: "signing round-2 body",
+                    reason: "entries must be in increasing recipient order, none to the sender",
+                });
+            }
+            let gamma_u = r.array()?;
+            let gamma_v = r.array()?;
+            let psi = read_scalar(&mut r, "psi")?;
+            entries.push(BodyEntry {
+                to,
+                gamma_u,
+                gamma_v,
+                psi,
+            });
+        }
+        r.finish()?;
+        Ok(Body {
+            from,
+            sid,
+            big_r,
+            big_r_bytes,
+            salt,
+            pk,
+            entries,
+            bytes: bytes.to_vec(),
+        })
+    }
+}
+
+impl SignedBody {
+    /// Writes `len ‖ body ‖ flag ‖ [signature]`.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.u32(self.body.bytes.len() as u32).bytes(&self.body.bytes);
+        match &self.signature {
+            Some(sig) => {
+                w.bytes(&[1]).bytes(&sig.to_bytes());
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
+    }
+
+    /// Reads what [`SignedBody::write`] wrote.
+    pub(crate) fn read(
+        r: &mut Reader<'_>,
+    ) -> core::result::Result<Self, quorate_core::DecodeError> {
+        let len = r.u32()? as usize;
+        if len > MAX_BODY_LEN {
+            return Err(quorate_core::DecodeError::InvalidValue {
+                what: "signing round-2 body",
+                reason: "body longer than the permitted maximum",
+            });
+        }
+        let body = Body::decode(r.take(len)?)?;
+        let signature = match r.array::<1>()? {
+            [0] => None,
+            [1] => Some(ed25519_dalek::Signature::from_bytes(&r.array()?)),
+            _ => {
+                return Err(quorate_core::DecodeError::InvalidValue {
+                    what: "signing round-2 body",
+                    reason: "signature flag must be 0 or 1",
+                })
+            }
+        };
+        Ok(SignedBody { body, signature })
+    }
+}
+
 impl SignMsg2 {
     /// Canonical encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(MSG2_TAG, VERSION);
-        w.bytes(&self.big_r_bytes);
-        w.bytes(&self.salt);
-        // One field inversion for the three points.
-        for p in ProjectivePoint::batch_normalize(&[self.pk_i, self.gamma_u, self.gamma_v]) {
-            w.bytes(&p.to_bytes());
-        }
-        write_scalar(&mut w, &self.psi);
+        self.signed.write(&mut w);
         self.mul.write(&mut w);
         w.into_bytes()
     }
@@ -698,37 +1218,71 @@ impl SignMsg2 {
         let f = malformed(from);
         let mut r = Reader::new("signing round 2", bytes);
         r.header(MSG2_TAG, VERSION).map_err(&f)?;
-        let big_r_bytes: [u8; POINT_LEN] = r.array().map_err(&f)?;
-        let big_r = point_from_bytes("R_i", &big_r_bytes).map_err(&f)?;
-        let salt = r.array().map_err(&f)?;
-        let pk_i = read_point(&mut r, "pk_i").map_err(&f)?;
-        let gamma_u = read_point(&mut r, "Gamma_u").map_err(&f)?;
-        let gamma_v = read_point(&mut r, "Gamma_v").map_err(&f)?;
-        let psi = read_scalar(&mut r, "psi").map_err(&f)?;
+        let signed = SignedBody::read(&mut r).map_err(&f)?;
         let mul = MulMsg::read(&mut r).map_err(&f)?;
         r.finish().map_err(&f)?;
-        Ok(SignMsg2 {
-            big_r,
-            big_r_bytes,
-            salt,
-            pk_i,
-            gamma_u,
-            gamma_v,
-            psi,
-            mul,
-        })
+        Ok(SignMsg2 { signed, mul })
     }
 
-    /// Fault-injection hook: shifts `Γ_u` (an output inconsistent with `R_i`).
-    #[doc(hidden)]
-    pub fn corrupt_gamma_for_test(&mut self) {
-        self.gamma_u += ProjectivePoint::GENERATOR;
+    /// Re-encodes the body after a change to its fields, re-signing it with `key`'s identity
+    /// key when it was signed (test hooks only).
+    fn rebuild_for_test(&mut self, key: &KeyShare) {
+        let b = &self.signed.body;
+        let body = Body::new(
+            b.from,
+            b.sid,
+            b.big_r,
+            b.big_r_bytes,
+            b.salt,
+            b.pk,
+            &point_bytes(&b.pk),
+            b.entries.clone(),
+        );
+        if self.signed.signature.is_some() {
+            self.signed.signature = Some(key.identity.sign(&body_sig_message(&body.bytes)));
+        }
+        self.signed.body = body;
     }
 
-    /// Fault-injection hook: shifts `pk_i` (a public key share that is not `λ_i·T_i`).
+    /// Fault-injection hook: shifts `Γ_u` towards `to` (an output inconsistent with `R_i`),
+    /// re-signing the body with `key`.
     #[doc(hidden)]
-    pub fn corrupt_pk_for_test(&mut self) {
-        self.pk_i += ProjectivePoint::GENERATOR;
+    pub fn corrupt_gamma_for_test(&mut self, to: PartyId, key: &KeyShare) {
+        if let Some(e) = self.signed.body.entries.iter_mut().find(|e| e.to == to) {
+            if let Ok(g) = point_from_bytes("Gamma_u", &e.gamma_u) {
+                e.gamma_u = point_bytes(&(g + ProjectivePoint::GENERATOR));
+            }
+        }
+        self.rebuild_for_test(key);
+    }
+
+    /// Fault-injection hook: shifts `pk_i` (a public key share that is not `λ_i·T_i`),
+    /// re-signing the body with `key`.
+    #[doc(hidden)]
+    pub fn corrupt_pk_for_test(&mut self, key: &KeyShare) {
+        self.signed.body.pk += ProjectivePoint::GENERATOR;
+        self.rebuild_for_test(key);
+    }
+
+    /// Fault-injection hook: equivocation. Changes `ψ` in the entry for the first co-signer
+    /// other than `to` (which `to` does not check) and re-signs the body with `key`, so
+    /// `to` receives a validly signed body that differs from everyone else's.
+    #[doc(hidden)]
+    pub fn equivocate_for_test(&mut self, to: PartyId, key: &KeyShare) {
+        if let Some(e) = self.signed.body.entries.iter_mut().find(|e| e.to != to) {
+            e.psi += Scalar::ONE;
+        }
+        self.rebuild_for_test(key);
+    }
+
+    /// Fault-injection hook: flips a bit of the identity signature (if any).
+    #[doc(hidden)]
+    pub fn corrupt_signature_for_test(&mut self) {
+        if let Some(sig) = self.signed.signature.as_mut() {
+            let mut b = sig.to_bytes();
+            b[5] ^= 1;
+            *sig = ed25519_dalek::Signature::from_bytes(&b);
+        }
     }
 
     /// Fault-injection hook: drops a row of the multiplication message (wrong length).
@@ -745,6 +1299,14 @@ impl SignMsg3 {
         w.header(MSG3_TAG, VERSION);
         write_scalar(&mut w, &self.u);
         write_scalar(&mut w, &self.w);
+        match &self.echo {
+            Some(e) => {
+                w.bytes(&[1]).bytes(e);
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
         w.into_bytes()
     }
 
@@ -755,7 +1317,17 @@ impl SignMsg3 {
         r.header(MSG3_TAG, VERSION).map_err(&f)?;
         let u = read_scalar(&mut r, "u_i").map_err(&f)?;
         let w = read_scalar(&mut r, "w_i").map_err(&f)?;
+        let echo = match r.array::<1>().map_err(&f)? {
+            [0] => None,
+            [1] => Some(r.array().map_err(&f)?),
+            _ => {
+                return Err(f(quorate_core::DecodeError::InvalidValue {
+                    what: "signing round 3",
+                    reason: "echo flag must be 0 or 1",
+                }))
+            }
+        };
         r.finish().map_err(&f)?;
-        Ok(SignMsg3 { u, w })
+        Ok(SignMsg3 { u, w, echo })
     }
 }

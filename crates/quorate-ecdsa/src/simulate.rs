@@ -2,10 +2,11 @@
 //! its canonical byte encoding and is counted. No network is modelled here; [`crate::netsim`]
 //! runs the same rounds over a simulated LAN or WAN.
 
+use crate::blame::{self, BlameMsg, DisputeMsg};
 use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3};
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::KeyShare;
-use crate::sign::{self, SignMsg1, SignMsg2, SignMsg3, Signature};
+use crate::sign::{self, Combined, SignMsg1, SignMsg2, SignMsg3, Signature};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
 use rand_core::CryptoRngCore;
@@ -178,12 +179,60 @@ pub fn sign(
         st3.push((i, st));
     }
     let mut out = None;
+    let mut blames = Vec::new();
+    let mut disputes = Vec::new();
     for (i, st) in st3 {
-        let sig = sign::combine(st, &take(&mut inbox3, i))?;
-        if out.is_some_and(|o: Signature| o != sig) {
-            return Err(EcdsaError::InvalidSignature);
+        match sign::combine(st, &take(&mut inbox3, i))? {
+            Combined::Signature(sig) => {
+                out.get_or_insert(sig);
+            }
+            Combined::Blame(b) => blames.push((i, *b)),
+            Combined::Dispute(d) => disputes.push((i, *d)),
         }
-        out = Some(sig);
+    }
+    // Only on failure: the dispute round (inconsistent round-2 bodies) or the blame round
+    // (a signature that does not verify), each ending in an error naming the culprits.
+    if !disputes.is_empty() {
+        let (states, msgs): (Vec<_>, Vec<_>) = disputes
+            .into_iter()
+            .map(|(i, d)| {
+                let (st, m) = d.respond();
+                ((i, st), (i, m))
+            })
+            .unzip();
+        let mut inbox: Inbox<DisputeMsg> = BTreeMap::new();
+        for (i, m) in msgs {
+            let b = m.to_bytes();
+            for &to in signers.iter().filter(|j| **j != i) {
+                traffic.add(i, b.len());
+                deliver(&mut inbox, i, to, DisputeMsg::from_bytes(i, &b)?);
+            }
+        }
+        let mut first = None;
+        for (i, st) in states {
+            let e = blame::resolve_dispute(st, &take(&mut inbox, i));
+            first.get_or_insert(e);
+        }
+        return Err(first.unwrap_or(EcdsaError::InvalidSignature));
+    }
+    if !blames.is_empty() {
+        let mut states = Vec::new();
+        let mut inbox: Inbox<BlameMsg> = BTreeMap::new();
+        for (i, b) in blames {
+            let (st, m) = b.respond(rng);
+            let b = m.to_bytes();
+            for &to in signers.iter().filter(|j| **j != i) {
+                traffic.add(i, b.len());
+                deliver(&mut inbox, i, to, BlameMsg::from_bytes(i, &b)?);
+            }
+            states.push((i, st));
+        }
+        let mut first = None;
+        for (i, st) in states {
+            let e = blame::resolve_blame(st, &take(&mut inbox, i));
+            first.get_or_insert(e);
+        }
+        return Err(first.unwrap_or(EcdsaError::InvalidSignature));
     }
     out.map(|s| (s, traffic))
         .ok_or(EcdsaError::InvalidSignature)

@@ -6,8 +6,9 @@ use k256::elliptic_curve::ops::MulByGenerator;
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
+use quorate_ecdsa::blame::{self, BlameMsg, DisputeMsg};
 use quorate_ecdsa::dkg::{self, DkgFault, DkgMsg1, DkgMsg2, DkgMsg3};
-use quorate_ecdsa::sign::{self, SignMsg1, SignMsg2, SignMsg3, Signature};
+use quorate_ecdsa::sign::{self, Combined, Round3Fault, SignMsg1, SignMsg2, SignMsg3, Signature};
 use quorate_ecdsa::{EcdsaError, KeyShare};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -146,6 +147,37 @@ enum SignFault {
     ShortMul(u16),
     /// The party sends a public key share `pk_i` that is not `λ_i·T_i`.
     Pk(u16),
+    /// The party deviates in round 3 (wrong `u_i`, `w_i` or echo digest).
+    Round3(u16, Round3Fault),
+    /// The party sends the second party a different (validly signed) round-2 body.
+    Equivocate(u16, u16),
+    /// The party's round-2 body to the second party carries a bad identity signature.
+    BadBodySig(u16, u16),
+    /// The party broadcasts a wrong echo digest, then publishes a body with a forged
+    /// signature in the dispute.
+    LiarForges(u16),
+    /// Honest, but every signer enters the blame round instead of combining (every proof
+    /// must verify).
+    ForceBlame,
+}
+
+impl SignFault {
+    /// The deviating party, if any.
+    fn cheater(self) -> Option<PartyId> {
+        match self {
+            SignFault::None | SignFault::ForceBlame => None,
+            SignFault::Ote(i)
+            | SignFault::Ote2(i, _)
+            | SignFault::MulRow(i)
+            | SignFault::Gamma(i)
+            | SignFault::ShortMul(i)
+            | SignFault::Pk(i)
+            | SignFault::Round3(i, _)
+            | SignFault::Equivocate(i, _)
+            | SignFault::BadBodySig(i, _)
+            | SignFault::LiarForges(i) => Some(pid(i)),
+        }
+    }
 }
 
 /// Signs `digest` with the parties `signers` (1-based), through the byte encodings.
@@ -196,14 +228,21 @@ fn run_sign(
                 let msgs = msgs
                     .into_iter()
                     .map(|(to, mut m)| {
+                        let key = &shares[i.position()];
                         if fault == SignFault::Gamma(i.get()) {
-                            m.corrupt_gamma_for_test();
+                            m.corrupt_gamma_for_test(to, key);
                         }
                         if fault == SignFault::ShortMul(i.get()) {
                             m.truncate_mul_for_test();
                         }
                         if fault == SignFault::Pk(i.get()) {
-                            m.corrupt_pk_for_test();
+                            m.corrupt_pk_for_test(key);
+                        }
+                        if fault == SignFault::Equivocate(i.get(), to.get()) {
+                            m.equivocate_for_test(to, key);
+                        }
+                        if fault == SignFault::BadBodySig(i.get(), to.get()) {
+                            m.corrupt_signature_for_test();
                         }
                         (to, SignMsg2::from_bytes(i, &m.to_bytes()).unwrap())
                     })
@@ -224,7 +263,12 @@ fn run_sign(
     let mut outs = Vec::new();
     for (i, st) in st2 {
         let msgs = std::mem::take(&mut inbox[i.position()]);
-        match sign::sign_round3(st, &mut shares[i.position()], digest, &msgs) {
+        let r3 = match fault {
+            SignFault::Round3(c, f) if c == i.get() => f,
+            SignFault::LiarForges(c) if c == i.get() => Round3Fault::WrongEcho,
+            _ => Round3Fault::None,
+        };
+        match sign::sign_round3_faulty(st, &mut shares[i.position()], digest, &msgs, r3) {
             Ok((st, m)) => {
                 let m = SignMsg3::from_bytes(i, &m.to_bytes()).unwrap();
                 st3.push((i, st));
@@ -246,9 +290,92 @@ fn run_sign(
     }
     let mut inbox = route(outs, n);
     let mut sigs = Vec::new();
+    let mut blames = Vec::new();
+    let mut disputes = Vec::new();
     for (i, st) in st3 {
         let msgs = std::mem::take(&mut inbox[i.position()]);
-        sigs.push(sign::combine(st, &msgs)?);
+        if fault == SignFault::ForceBlame {
+            blames.push((i, Box::new(st.blame(&msgs)?)));
+            continue;
+        }
+        match sign::combine(st, &msgs)? {
+            Combined::Signature(s) => sigs.push(s),
+            Combined::Blame(b) => blames.push((i, b)),
+            Combined::Dispute(d) => disputes.push((i, d)),
+        }
+    }
+    let cheater = fault.cheater();
+    if !disputes.is_empty() {
+        assert_eq!(disputes.len(), ids.len(), "every signer enters the dispute");
+        let mut states = Vec::new();
+        let mut outs = Vec::new();
+        for (i, d) in disputes {
+            let (st, mut m) = d.respond();
+            if fault == SignFault::LiarForges(i.get()) {
+                // Forge: a bit flipped in the signature of another signer's body.
+                let other = ids.iter().copied().find(|j| *j != i).unwrap();
+                m.corrupt_signature_for_test(other);
+            }
+            let m = DisputeMsg::from_bytes(i, &m.to_bytes()).unwrap();
+            states.push((i, st));
+            outs.push((
+                i,
+                ids.iter()
+                    .filter(|j| **j != i)
+                    .map(|j| (*j, m.clone()))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+        let mut inbox = route(outs, n);
+        let errs: Vec<EcdsaError> = states
+            .into_iter()
+            .filter(|(i, _)| Some(*i) != cheater)
+            .map(|(i, st)| blame::resolve_dispute(st, &std::mem::take(&mut inbox[i.position()])))
+            .collect();
+        for e in &errs {
+            assert_eq!(e, &errs[0], "honest signers agree on the dispute's verdict");
+        }
+        return Err(errs[0].clone());
+    }
+    if !blames.is_empty() {
+        assert_eq!(
+            blames.len(),
+            ids.len(),
+            "every signer enters the blame round"
+        );
+        let mut states = Vec::new();
+        let mut outs = Vec::new();
+        for (i, b) in blames {
+            let (st, m) = b.respond(&mut rng);
+            let m = BlameMsg::from_bytes(i, &m.to_bytes()).unwrap();
+            states.push((i, st));
+            outs.push((
+                i,
+                ids.iter()
+                    .filter(|j| **j != i)
+                    .map(|j| (*j, m))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+        let mut inbox = route(outs, n);
+        let errs: Vec<EcdsaError> = states
+            .into_iter()
+            .filter(|(i, _)| Some(*i) != cheater)
+            .map(|(i, st)| {
+                let msgs = std::mem::take(&mut inbox[i.position()]);
+                if fault == SignFault::ForceBlame {
+                    assert!(st.failing_signers(&msgs).is_empty(), "honest proofs verify");
+                }
+                blame::resolve_blame(st, &msgs)
+            })
+            .collect();
+        for e in &errs {
+            assert_eq!(
+                e, &errs[0],
+                "honest signers agree on the blame round's verdict"
+            );
+        }
+        return Err(errs[0].clone());
     }
     for s in &sigs {
         assert_eq!(s, &sigs[0]);
@@ -580,6 +707,8 @@ fn garbage_and_truncated_messages_are_typed_errors() {
         assert!(SignMsg3::from_bytes(pid(2), &g).is_err());
         assert!(DkgMsg1::from_bytes(pid(2), &g).is_err());
         assert!(DkgMsg2::from_bytes(pid(2), &g).is_err());
+        assert!(BlameMsg::from_bytes(pid(2), &g).is_err());
+        assert!(DisputeMsg::from_bytes(pid(2), &g).is_err());
     }
     // Header-valid garbage.
     let mut g = vec![0xD3u8, 1];
@@ -608,13 +737,14 @@ fn round_messages_have_the_documented_sizes() {
         sign::sign_round2(st2, &mut shares[1], &[(pid(1), m1[0].1.clone())], &mut rng).unwrap();
     let b2 = out1[0].1.to_bytes().len();
     // Round 1: the commitment, the receiver's 32-byte extension nonce, 128 columns of
-    // (416+128)/8 bytes plus the KOS check; round 2: the sender's 32-byte pad salt, 3·416
-    // scalars of corrections, the 32-byte hash of the check vector and u.
+    // (416+128)/8 bytes plus the KOS check; round 2: the broadcast body (header, sender,
+    // session id, R_i, salt, pk_i, one entry (party, Γ_u, Γ_v, ψ) per co-signer) with its
+    // length and signature flag (no signature with two signers), then the multiplication:
+    // the sender's 32-byte pad salt, 3·416 scalars of corrections, the 32-byte hash of the
+    // check vector and u.
     assert_eq!(b1, 2 + 32 + 32 + 2 + 128 * 68 + 16 + 128 * 16);
-    assert_eq!(
-        b2,
-        2 + 33 + 32 + 3 * 33 + 32 + 32 + 2 + 3 * 416 * 32 + 32 + 32
-    );
+    let body = 2 + 2 + 32 + 33 + 32 + 33 + 2 + (2 + 33 + 33 + 32);
+    assert_eq!(b2, 2 + 4 + body + 1 + 32 + 2 + 3 * 416 * 32 + 32 + 32);
 }
 
 /// Single-party BIP32 reference (CKDpriv, non-hardened) with k256 + HMAC-SHA512.
@@ -751,6 +881,255 @@ fn every_truncation_of_every_message_is_a_typed_error() {
     // Single-byte corruptions of the DKG messages never panic (flag bytes, points, lengths).
     for (bytes, decode) in &cases[..3] {
         for pos in 0..bytes.len().min(400) {
+            let mut c = bytes.to_vec();
+            c[pos] ^= 0xA5;
+            let _ = decode(pid(3), &c);
+        }
+    }
+}
+
+#[test]
+fn wrong_round3_shares_are_named_by_the_blame_round() {
+    let d = digest("blame");
+    // t = 3: a wrong u_j, then a wrong w_j.
+    let mut shares = keygen(3, 4, 30);
+    let err = run_sign(
+        &mut shares,
+        &[1, 2, 4],
+        &d,
+        1,
+        SignFault::Round3(2, Round3Fault::WrongU),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
+    let err = run_sign(
+        &mut shares,
+        &[1, 2, 4],
+        &d,
+        2,
+        SignFault::Round3(4, Round3Fault::WrongW),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(4)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
+    // Nothing was banned (the OT correlations are not involved): the set still signs.
+    assert!(!shares[0].is_banned(pid(2)) && !shares[0].is_banned(pid(4)));
+    let pk = shares[0].public_key();
+    let sig = run_sign(&mut shares, &[1, 2, 4], &d, 3, SignFault::None).unwrap();
+    check_external(&pk, &d, &sig);
+    // t = 2 (no signatures, no echo): a wrong u_j and a wrong w_j.
+    let mut shares = keygen(2, 3, 31);
+    let err = run_sign(
+        &mut shares,
+        &[1, 3],
+        &d,
+        1,
+        SignFault::Round3(3, Round3Fault::WrongU),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(3)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
+    let err = run_sign(
+        &mut shares,
+        &[1, 3],
+        &d,
+        2,
+        SignFault::Round3(1, Round3Fault::WrongW),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(1)]);
+}
+
+#[test]
+fn in_an_honest_run_every_blame_proof_verifies() {
+    for (t, n, signers) in [
+        (2u16, 2u16, vec![1u16, 2]),
+        (3, 5, vec![1, 3, 5]),
+        (4, 4, vec![1, 2, 3, 4]),
+    ] {
+        let mut shares = keygen(t, n, 40 + u64::from(n));
+        let d = digest("honest blame round");
+        // Every proof verifies (asserted inside), so the resolution names nobody.
+        let err = run_sign(&mut shares, &signers, &d, 1, SignFault::ForceBlame).unwrap_err();
+        assert_eq!(err, EcdsaError::InvalidSignature);
+        assert!(err.culprits().is_empty());
+        let pk = shares[0].public_key();
+        let sig = run_sign(&mut shares, &signers, &d, 2, SignFault::None).unwrap();
+        check_external(&pk, &d, &sig);
+    }
+}
+
+#[test]
+fn equivocation_and_lies_are_named_by_the_dispute() {
+    let d = digest("equivocation");
+    let mut shares = keygen(3, 4, 50);
+    // P2 sends P3 a different, validly signed body (a changed ψ towards P1, which P3 does
+    // not check): every pairwise check passes, the echo digests differ, and the dispute
+    // names P2 from its two signed bodies.
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::Equivocate(2, 3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    assert_eq!(err.check(), Some(blame::CHECK_DISPUTE));
+    let err = run_sign(
+        &mut shares,
+        &[1, 2, 3, 4],
+        &d,
+        2,
+        SignFault::Equivocate(4, 1),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(4)]);
+    // P3 broadcasts a wrong echo digest; its published bodies do not hash to it.
+    let err = run_sign(
+        &mut shares,
+        &[1, 2, 3],
+        &d,
+        3,
+        SignFault::Round3(3, Round3Fault::WrongEcho),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(3)]);
+    assert_eq!(err.check(), Some(blame::CHECK_DISPUTE));
+    // P2 lies with a wrong echo and publishes a body with a forged signature.
+    let err = run_sign(&mut shares, &[2, 3, 4], &d, 4, SignFault::LiarForges(2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    // A bad identity signature on a body: the recipient names the sender on receipt.
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 5, SignFault::BadBodySig(1, 3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(1)]);
+    assert_eq!(err.check(), Some("signing: round-2 body signature"));
+    // None of this banned anyone; the honest set still signs.
+    let pk = shares[0].public_key();
+    let sig = run_sign(&mut shares, &[1, 2, 3, 4], &d, 6, SignFault::None).unwrap();
+    check_external(&pk, &d, &sig);
+}
+
+#[test]
+fn identity_keys_are_agreed_and_kept_by_refresh() {
+    let shares = keygen(2, 3, 60);
+    for s in &shares {
+        for j in 1..=3u16 {
+            assert_eq!(s.identity_key(pid(j)), shares[0].identity_key(pid(j)));
+        }
+    }
+    assert_ne!(
+        shares[0].identity_key(pid(1)),
+        shares[0].identity_key(pid(2))
+    );
+    let fresh = refresh(&shares, 61);
+    for (old, new) in shares.iter().zip(&fresh) {
+        for j in 1..=3u16 {
+            assert_eq!(old.identity_key(pid(j)), new.identity_key(pid(j)));
+        }
+        assert_eq!(new.setup_transcript(), fresh[0].setup_transcript());
+    }
+}
+
+/// Runs honest rounds 1–3 and returns a round-2 message (P2 → P1, bytes), the round-3
+/// states and each party's round-3 inbox.
+#[allow(clippy::type_complexity)]
+fn to_round3(
+    shares: &mut [KeyShare],
+    ids: &[PartyId],
+    d: &[u8; 32],
+    seed: u64,
+) -> (
+    Vec<u8>,
+    Vec<(PartyId, sign::SignRound3)>,
+    Vec<Vec<(PartyId, SignMsg3)>>,
+) {
+    let n = shares.len();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut st1 = Vec::new();
+    let mut outs = Vec::new();
+    for i in ids {
+        let (st, m) = sign::sign_round1(&shares[i.position()], b"r3", ids, &mut rng).unwrap();
+        st1.push((*i, st));
+        outs.push((*i, m));
+    }
+    let mut inbox = route(outs, n);
+    let mut st2 = Vec::new();
+    let mut outs = Vec::new();
+    for (i, st) in st1 {
+        let msgs = std::mem::take(&mut inbox[i.position()]);
+        let (st, m) = sign::sign_round2(st, &mut shares[i.position()], &msgs, &mut rng).unwrap();
+        st2.push((i, st));
+        outs.push((i, m));
+    }
+    let sample = outs[1]
+        .1
+        .iter()
+        .find(|(to, _)| *to == ids[0])
+        .unwrap()
+        .1
+        .to_bytes();
+    let mut inbox = route(outs, n);
+    let mut st3 = Vec::new();
+    let mut outs = Vec::new();
+    for (i, st) in st2 {
+        let msgs = std::mem::take(&mut inbox[i.position()]);
+        let (st, m) = sign::sign_round3(st, &mut shares[i.position()], d, &msgs).unwrap();
+        st3.push((i, st));
+        outs.push((
+            i,
+            ids.iter()
+                .filter(|j| **j != i)
+                .map(|j| (*j, m))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    (sample, st3, route(outs, n))
+}
+
+/// Every prefix of the new messages (signed round-2 body, round 3 with echo, blame and
+/// dispute) is a typed error naming the sender, and corruptions never panic.
+#[test]
+fn blame_and_dispute_messages_reject_truncation_and_garbage() {
+    let mut shares = keygen(3, 3, 70);
+    let ids = [pid(1), pid(2), pid(3)];
+    let d = digest("truncation");
+    let (sign2, mut st3, inbox3) = to_round3(&mut shares, &ids, &d, 1);
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    let (i0, s0) = st3.remove(0);
+    let (i1, s1) = st3.remove(0);
+    let sign3 = inbox3[i0.position()][0].1.to_bytes();
+    let dispute = s0
+        .dispute(&inbox3[i0.position()])
+        .unwrap()
+        .respond()
+        .1
+        .to_bytes();
+    let (_st, bm) = s1.blame(&inbox3[i1.position()]).unwrap().respond(&mut rng);
+    let blame_bytes = bm.to_bytes();
+    type Decoder = fn(PartyId, &[u8]) -> Result<(), EcdsaError>;
+    let cases: [(&[u8], Decoder); 4] = [
+        (&sign2, |p, b| SignMsg2::from_bytes(p, b).map(|_| ())),
+        (&sign3, |p, b| SignMsg3::from_bytes(p, b).map(|_| ())),
+        (&dispute, |p, b| DisputeMsg::from_bytes(p, b).map(|_| ())),
+        (&blame_bytes, |p, b| BlameMsg::from_bytes(p, b).map(|_| ())),
+    ];
+    for (bytes, decode) in cases {
+        assert!(
+            decode(pid(3), bytes).is_ok(),
+            "the untouched message decodes"
+        );
+        let n = bytes.len();
+        for cut in (0..n).filter(|c| *c < 400 || *c + 400 > n || c % 97 == 0) {
+            assert!(
+                matches!(
+                    decode(pid(3), &bytes[..cut]),
+                    Err(EcdsaError::Malformed { from, .. }) if from == pid(3)
+                ),
+                "prefix of {cut} bytes"
+            );
+        }
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert!(matches!(
+            decode(pid(3), &long),
+            Err(EcdsaError::Malformed { from, .. }) if from == pid(3)
+        ));
+        // Single-byte corruptions never panic (lengths, flags, points, scalars).
+        for pos in 0..n.min(600) {
             let mut c = bytes.to_vec();
             c[pos] ^= 0xA5;
             let _ = decode(pid(3), &c);

@@ -1,0 +1,581 @@
+//! Identifiable abort after round 3: the **blame round** (a signature that does not verify)
+//! and the **dispute round** (signers disagree on the round-2 broadcast bodies). Both run
+//! only on failure; the honest path does not pay for them.
+//!
+//! # Blame round: who sent a wrong `(u_i, w_i)`?
+//!
+//! Notation of [`crate::sign`]. In the pair where `a` is the multiplication sender (Alice,
+//! inputs `r_a, sk_a`) and `b` the receiver (random input `χ^{a→b}`), `b` sends
+//! `ψ_{b→a} = φ_b − χ^{a→b}`, so the pair's *effective* product is `r_a·φ_b` with Alice's
+//! share `c_u^{a→b} + r_a·ψ_{b→a}` and Bob's share `d_u^{a→b}`. Its public image is
+//!
+//! `Γ'_u^{a→b} = Γ_u^{a→b} + ψ_{b→a}·R_a`, and likewise `Γ'_v^{a→b} = Γ_v^{a→b} + ψ_{b→a}·pk_a`,
+//!
+//! computable by anyone from the two broadcast bodies of `a` and `b`. Let
+//! `Δ^u_i = Σ_j (Γ'_u^{i→j} − Γ'_u^{j→i})` and `Δ^v_i` likewise. For a signer `i` whose
+//! round-3 checks passed (DKLs23 Protocol 3.6 step 3: `χ^{j→i}·R_j = d_u^{j→i}·G + Γ_u^{j→i}`
+//! and the same for `pk_j`), and whose `u_i, w_i` are as in step 3's output,
+//!
+//! * `u_i·G = φ_i·R_i + Σ_j (Γ'_u^{i→j} + φ_i·R_j − Γ'_u^{j→i}) = φ_i·R + Δ^u_i`, using
+//!   `d_u^{j→i}·G = (φ_i − ψ_{i→j})·R_j − Γ_u^{j→i}`;
+//! * `w_i·G = H(m)·φ_i·G + r·v_i·G = φ_i·B + r·Δ^v_i` with `B = H(m)·G + r·pk`, using
+//!   `Σ_j pk_j = pk` (checked in step 3).
+//!
+//! So every signer proves, with a Chaum–Pedersen proof, that
+//! `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`. The statement is public data (the bodies,
+//! which the echo check makes the same at every signer, and the broadcast `u_i, w_i`), so
+//! the proof reveals nothing beyond it (it is zero-knowledge for `φ_i`); `r_i`, `φ_i` and
+//! the multiplication outputs are never revealed. The `Δ` double sums cancel over all `i`,
+//! so if **every** proof holds, `Σ u_i·G = φ·R` and `Σ w_i·G = φ·B` for `φ = Σ φ_i`, i.e.
+//! `u = φ·k`, `w = φ·(H(m) + r·sk)` and `w/u` is a valid signature (DKLs23 step 4). By
+//! contraposition a signature that does not verify makes some proof fail, and that signer
+//! is named ([`resolve_blame`]). The only exception is `Σ u_i = 0` with every proof valid,
+//! which requires the sum of the honest `φ_i` to be known to the adversary (negligible).
+//!
+//! The proof transcript binds the protocol name and version, the key id, the epoch, the
+//! signing session id, the signer set, the prover, `R`, `B`, the digest, the public key and
+//! both statement points.
+//!
+//! # Dispute round: who equivocated?
+//!
+//! With three or more signers every body is signed with the sender's Ed25519 identity key
+//! (agreed in the DKG) and round 3 carries an echo digest of all bodies as received. If an
+//! echo differs from one's own, every signer publishes the signed bodies it holds
+//! ([`DisputeMsg`]); [`resolve_dispute`] names every signer with two validly signed,
+//! different bodies for the session (equivocation; the two bodies are transferable
+//! evidence), and every signer whose published bodies do not hash to its echo or carry an
+//! invalid signature. Two different echoes always imply one of these (or a hash collision
+//! or a forged signature).
+
+use crate::curve::{base_mul, lincomb, malformed, read_scalar, write_scalar};
+use crate::error::{EcdsaError, Result};
+use crate::sign::{
+    echo_digest, validly_signed, SessionCtx, SignMsg3, SignRound3, SignedBody, VERSION,
+};
+use k256::{ProjectivePoint, Scalar};
+use merlin::Transcript;
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::transcript::{ProtocolTranscript, SessionId};
+use quorate_core::{Blame, PartyId};
+use rand_core::CryptoRngCore;
+use std::collections::{BTreeMap, BTreeSet};
+use zeroize::Zeroize;
+
+const BLAME_TAG: u8 = 0xD5;
+const DISPUTE_TAG: u8 = 0xD6;
+const DLEQ_PROTOCOL: &[u8] = b"quorate/ecdsa/dkls23-blame-dleq";
+const DLEQ_VERSION: u16 = 1;
+/// The check named by the blame round.
+pub const CHECK_BLAME: &str = "signing: blame round (proof of u_j, w_j)";
+/// The check named by the dispute round.
+pub const CHECK_DISPUTE: &str = "signing: round-2 broadcast (echo dispute)";
+
+/// The blame round's state before this signer's proof: holds `φ_i` (wiped on drop,
+/// redacted in `Debug`) and every signer's round-3 shares.
+pub struct BlameRound {
+    st: SignRound3,
+    /// `(u_j, w_j)` of every signer as received (own included).
+    shares: BTreeMap<PartyId, (Scalar, Scalar)>,
+}
+
+impl core::fmt::Debug for BlameRound {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BlameRound")
+            .field("state", &self.st)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The blame round's state after this signer's proof (public data only).
+pub struct BlameState {
+    ctx: SessionCtx,
+    bodies: BTreeMap<PartyId, SignedBody>,
+    shares: BTreeMap<PartyId, (Scalar, Scalar)>,
+}
+
+impl core::fmt::Debug for BlameState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BlameState")
+            .field("me", &self.ctx.me)
+            .field("signers", &self.ctx.signers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A signer's blame-round broadcast: a Chaum–Pedersen proof `(c, z)` that
+/// `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlameMsg {
+    c: Scalar,
+    z: Scalar,
+}
+
+impl BlameRound {
+    pub(crate) fn new(st: SignRound3, map: &BTreeMap<PartyId, &SignMsg3>) -> Self {
+        let mut shares: BTreeMap<PartyId, (Scalar, Scalar)> =
+            map.iter().map(|(j, m)| (*j, (m.u, m.w))).collect();
+        shares.insert(st.ctx.me, (st.own.u, st.own.w));
+        BlameRound { st, shares }
+    }
+
+    /// Proves this signer's shares correct: `P = φ_i·R`, `Q = φ_i·B` (for an honest signer
+    /// these are the points every verifier computes from public data).
+    pub fn respond(self, rng: &mut impl CryptoRngCore) -> (BlameState, BlameMsg) {
+        let ctx = &self.st.ctx;
+        let big_r = ProjectivePoint::from(ctx.big_r);
+        let b = blame_base(ctx);
+        let phi = self.st.phi;
+        let p = big_r * phi;
+        let q = b * phi;
+        let msg = dleq_prove(ctx, ctx.me, &phi, &b, &p, &q, rng);
+        let state = BlameState {
+            ctx: ctx.clone(),
+            bodies: self.st.bodies.clone(),
+            shares: self.shares.clone(),
+        };
+        (state, msg)
+    }
+}
+
+/// `B = H(m)·G + r·pk`.
+fn blame_base(ctx: &SessionCtx) -> ProjectivePoint {
+    let h = crate::curve::scalar_reduce(&ctx.digest);
+    base_mul(&h) + ctx.public_key * ctx.r_x
+}
+
+fn dleq_challenge(
+    ctx: &SessionCtx,
+    prover: PartyId,
+    b: &ProjectivePoint,
+    p: &ProjectivePoint,
+    q: &ProjectivePoint,
+    a1: &ProjectivePoint,
+    a2: &ProjectivePoint,
+) -> Scalar {
+    let mut t = Transcript::for_protocol(
+        DLEQ_PROTOCOL,
+        DLEQ_VERSION,
+        &SessionId::new(ctx.sid.to_vec()),
+    );
+    t.append_message(b"key-id", &ctx.key_id);
+    t.append_u64_be(b"epoch", ctx.epoch);
+    t.append_message(b"sign-id", &ctx.sign_id);
+    t.append_u64_be(b"signers", ctx.signers.len() as u64);
+    for s in &ctx.signers {
+        t.append_party(b"signer", *s);
+    }
+    t.append_party(b"prover", prover);
+    t.append_point(b"pk", &ctx.public_key);
+    t.append_message(b"digest", &ctx.digest);
+    t.append_point(b"R", &ProjectivePoint::from(ctx.big_r));
+    t.append_point(b"B", b);
+    t.append_point(b"P", p);
+    t.append_point(b"Q", q);
+    t.append_point(b"A1", a1);
+    t.append_point(b"A2", a2);
+    t.challenge_scalar(b"c")
+}
+
+fn dleq_prove(
+    ctx: &SessionCtx,
+    prover: PartyId,
+    phi: &Scalar,
+    b: &ProjectivePoint,
+    p: &ProjectivePoint,
+    q: &ProjectivePoint,
+    rng: &mut impl CryptoRngCore,
+) -> BlameMsg {
+    let mut k = <Scalar as k256::elliptic_curve::Field>::random(&mut *rng);
+    let big_r = ProjectivePoint::from(ctx.big_r);
+    let a1 = big_r * k;
+    let a2 = *b * k;
+    let c = dleq_challenge(ctx, prover, b, p, q, &a1, &a2);
+    let z = k + c * phi;
+    k.zeroize();
+    BlameMsg { c, z }
+}
+
+/// Verifies a proof on public data: `A1 = z·R − c·P`, `A2 = z·B − c·Q`, and `c` must be the
+/// transcript's challenge.
+fn dleq_verify_vartime(
+    ctx: &SessionCtx,
+    prover: PartyId,
+    b: &ProjectivePoint,
+    p: &ProjectivePoint,
+    q: &ProjectivePoint,
+    proof: &BlameMsg,
+) -> bool {
+    let big_r = ProjectivePoint::from(ctx.big_r);
+    let a1 = lincomb(&big_r, &proof.z, p, &(-proof.c));
+    let a2 = lincomb(b, &proof.z, q, &(-proof.c));
+    dleq_challenge(ctx, prover, b, p, q, &a1, &a2) == proof.c
+}
+
+/// Every signer's statement `(P_i, Q_i) = (u_i·G − Δ^u_i, w_i·G − r·Δ^v_i)`, from the
+/// agreed bodies and the broadcast shares. Signers whose body holds an undecodable `Γ` (or
+/// lacks an entry) are returned as culprits; statements that depend on such an entry are
+/// left out.
+#[allow(clippy::type_complexity)]
+fn statements_vartime(
+    ctx: &SessionCtx,
+    bodies: &BTreeMap<PartyId, SignedBody>,
+    shares: &BTreeMap<PartyId, (Scalar, Scalar)>,
+) -> (
+    BTreeMap<PartyId, (ProjectivePoint, ProjectivePoint)>,
+    Vec<PartyId>,
+) {
+    // Γ'_u^{a→b}, Γ'_v^{a→b} for every ordered pair.
+    let mut eff: BTreeMap<(PartyId, PartyId), (ProjectivePoint, ProjectivePoint)> = BTreeMap::new();
+    let mut bad = Vec::new();
+    for a in &ctx.signers {
+        let Some(ba) = bodies.get(a) else {
+            bad.push(*a);
+            continue;
+        };
+        for b in ctx.signers.iter().filter(|b| *b != a) {
+            let fwd = ba.body.entry(*b).map(|e| e.gammas());
+            let back = bodies
+                .get(b)
+                .and_then(|bb| bb.body.entry(*a))
+                .map(|e| e.psi);
+            match (fwd, back) {
+                (Some(Ok((gu, gv))), Some(psi_ba)) => {
+                    eff.insert(
+                        (*a, *b),
+                        (gu + ba.body.big_r * psi_ba, gv + ba.body.pk * psi_ba),
+                    );
+                }
+                (Some(Ok(_)), None) => {
+                    // b's body lacks its entry for a: b's fault, reported from b's side.
+                }
+                _ => bad.push(*a),
+            }
+        }
+    }
+    for b in &ctx.signers {
+        let lacks = ctx
+            .signers
+            .iter()
+            .filter(|a| *a != b)
+            .any(|a| bodies.get(b).and_then(|bb| bb.body.entry(*a)).is_none());
+        if lacks {
+            bad.push(*b);
+        }
+    }
+    let mut out = BTreeMap::new();
+    'provers: for p in &ctx.signers {
+        let Some((u, w)) = shares.get(p) else {
+            continue;
+        };
+        let mut du = ProjectivePoint::IDENTITY;
+        let mut dv = ProjectivePoint::IDENTITY;
+        for k in ctx.signers.iter().filter(|k| *k != p) {
+            match (eff.get(&(*p, *k)), eff.get(&(*k, *p))) {
+                (Some(f), Some(g)) => {
+                    du += f.0 - g.0;
+                    dv += f.1 - g.1;
+                }
+                _ => continue 'provers,
+            }
+        }
+        let big_p = base_mul(u) - du;
+        let big_q = base_mul(w) - dv * ctx.r_x;
+        out.insert(*p, (big_p, big_q));
+    }
+    bad.sort_unstable();
+    bad.dedup();
+    (out, bad)
+}
+
+impl BlameState {
+    /// The co-signers whose proof is missing, duplicated or does not verify, or whose body
+    /// is unusable for the statement. Empty in an honest run.
+    pub fn failing_signers(&self, msgs: &[(PartyId, BlameMsg)]) -> Vec<PartyId> {
+        let ctx = &self.ctx;
+        let mut culprits = Vec::new();
+        let mut got: BTreeMap<PartyId, &BlameMsg> = BTreeMap::new();
+        for (from, m) in msgs {
+            if *from == ctx.me || !ctx.signers.contains(from) {
+                continue;
+            }
+            if got.insert(*from, m).is_some() {
+                culprits.push(*from);
+            }
+        }
+        let (stmts, bad) = statements_vartime(ctx, &self.bodies, &self.shares);
+        culprits.extend(bad);
+        let b = blame_base(ctx);
+        for p in ctx.signers.iter().filter(|p| **p != ctx.me) {
+            match (got.get(p), stmts.get(p)) {
+                (None, _) => culprits.push(*p),
+                (Some(m), Some((big_p, big_q))) => {
+                    if !dleq_verify_vartime(ctx, *p, &b, big_p, big_q, m) {
+                        culprits.push(*p);
+                    }
+                }
+                (Some(_), None) => {}
+            }
+        }
+        culprits.sort_unstable();
+        culprits.dedup();
+        culprits
+    }
+}
+
+/// Resolves the blame round: [`EcdsaError::Aborted`] naming every co-signer whose proof is
+/// missing or fails ([`CHECK_BLAME`]). [`EcdsaError::InvalidSignature`] only if every proof
+/// verifies, which happens only with negligible probability when the signature failed.
+pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaError {
+    let culprits = state.failing_signers(msgs);
+    if culprits.is_empty() {
+        EcdsaError::InvalidSignature
+    } else {
+        EcdsaError::Aborted(Blame::many(culprits, CHECK_BLAME))
+    }
+}
+
+impl BlameMsg {
+    /// Canonical encoding: `c ‖ z`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(BLAME_TAG, VERSION);
+        write_scalar(&mut w, &self.c);
+        write_scalar(&mut w, &self.z);
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("signing blame round", bytes);
+        r.header(BLAME_TAG, VERSION).map_err(&f)?;
+        let c = read_scalar(&mut r, "blame challenge").map_err(&f)?;
+        let z = read_scalar(&mut r, "blame response").map_err(&f)?;
+        r.finish().map_err(&f)?;
+        Ok(BlameMsg { c, z })
+    }
+}
+
+/// The dispute round's state (public data only): the bodies as received and every
+/// signer's echo digest.
+pub struct DisputeRound {
+    ctx: SessionCtx,
+    bodies: BTreeMap<PartyId, SignedBody>,
+    /// Every signer's echo digest as received (own included).
+    echoes: BTreeMap<PartyId, [u8; 32]>,
+}
+
+impl core::fmt::Debug for DisputeRound {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DisputeRound")
+            .field("me", &self.ctx.me)
+            .field("signers", &self.ctx.signers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The dispute round's state after publishing (the same data as [`DisputeRound`]).
+#[derive(Debug)]
+pub struct DisputeState(DisputeRound);
+
+/// A signer's dispute broadcast: the signed body of every signer as it received them (its
+/// own included), in signer order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisputeMsg {
+    bodies: Vec<SignedBody>,
+}
+
+impl DisputeRound {
+    pub(crate) fn new(st: &SignRound3, map: &BTreeMap<PartyId, &SignMsg3>) -> Self {
+        let mut echoes: BTreeMap<PartyId, [u8; 32]> = map
+            .iter()
+            .filter_map(|(j, m)| m.echo.map(|e| (*j, e)))
+            .collect();
+        if let Some(e) = st.own.echo {
+            echoes.insert(st.ctx.me, e);
+        }
+        DisputeRound {
+            ctx: st.ctx.clone(),
+            bodies: st.bodies.clone(),
+            echoes,
+        }
+    }
+
+    /// Publishes the bodies this signer received.
+    pub fn respond(self) -> (DisputeState, DisputeMsg) {
+        let msg = DisputeMsg {
+            bodies: self.bodies.values().cloned().collect(),
+        };
+        (DisputeState(self), msg)
+    }
+}
+
+/// The co-signers the dispute names (see the module documentation), in increasing order.
+fn dispute_culprits(state: &DisputeState, msgs: &[(PartyId, DisputeMsg)]) -> Vec<PartyId> {
+    let st = &state.0;
+    let ctx = &st.ctx;
+    let mut culprits = Vec::new();
+    let mut got: BTreeMap<PartyId, &DisputeMsg> = BTreeMap::new();
+    for (from, m) in msgs {
+        if *from == ctx.me || !ctx.signers.contains(from) {
+            continue;
+        }
+        if got.insert(*from, m).is_some() {
+            culprits.push(*from);
+        }
+    }
+    // Validly signed bodies per signer, from every source (own view included).
+    let mut evidence: BTreeMap<PartyId, BTreeSet<&[u8]>> = BTreeMap::new();
+    for (j, sb) in &st.bodies {
+        if *j == ctx.me || validly_signed(*j, sb, &ctx.sid, ctx.identities.get(j)) {
+            evidence.entry(*j).or_default().insert(&sb.body.bytes);
+        }
+    }
+    for p in ctx.signers.iter().filter(|p| **p != ctx.me) {
+        let Some(m) = got.get(p) else {
+            culprits.push(*p);
+            continue;
+        };
+        let mut ok = m.bodies.len() == ctx.signers.len();
+        for (k, sb) in ctx.signers.iter().zip(&m.bodies) {
+            if validly_signed(*k, sb, &ctx.sid, ctx.identities.get(k)) {
+                evidence.entry(*k).or_default().insert(&sb.body.bytes);
+            } else {
+                ok = false;
+            }
+        }
+        let echo = echo_digest(&ctx.sid, m.bodies.iter());
+        if !ok || st.echoes.get(p) != Some(&echo) {
+            culprits.push(*p);
+        }
+    }
+    for (k, set) in &evidence {
+        if set.len() > 1 {
+            culprits.push(*k);
+        }
+    }
+    culprits.sort_unstable();
+    culprits.dedup();
+    culprits
+}
+
+/// Resolves the dispute: [`EcdsaError::Aborted`] ([`CHECK_DISPUTE`]) naming every signer
+/// that signed two different bodies for the session, and every co-signer whose published
+/// bodies are missing, carry an invalid signature or do not hash to its echo digest.
+/// [`EcdsaError::InvalidSignature`] only if nobody is at fault, which two different echo
+/// digests rule out (barring a hash collision or a forged signature).
+pub fn resolve_dispute(state: DisputeState, msgs: &[(PartyId, DisputeMsg)]) -> EcdsaError {
+    let culprits = dispute_culprits(&state, msgs);
+    if culprits.is_empty() {
+        EcdsaError::InvalidSignature
+    } else {
+        EcdsaError::Aborted(Blame::many(culprits, CHECK_DISPUTE))
+    }
+}
+
+impl DisputeMsg {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(DISPUTE_TAG, VERSION).u16(self.bodies.len() as u16);
+        for b in &self.bodies {
+            b.write(&mut w);
+        }
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("signing dispute round", bytes);
+        r.header(DISPUTE_TAG, VERSION).map_err(&f)?;
+        let n = r.len_prefix(u16::MAX as usize).map_err(&f)?;
+        let mut bodies = Vec::with_capacity(n.min(r.remaining() / 64));
+        for _ in 0..n {
+            bodies.push(SignedBody::read(&mut r).map_err(&f)?);
+        }
+        r.finish().map_err(&f)?;
+        Ok(DisputeMsg { bodies })
+    }
+
+    /// Fault-injection hook: flips a bit of the identity signature on the body of `signer`.
+    #[doc(hidden)]
+    pub fn corrupt_signature_for_test(&mut self, signer: PartyId) {
+        if let Some(Some(sig)) = self
+            .bodies
+            .iter_mut()
+            .find(|b| b.body.from == signer)
+            .map(|b| b.signature.as_mut())
+        {
+            let mut bytes = sig.to_bytes();
+            bytes[9] ^= 1;
+            *sig = ed25519_dalek::Signature::from_bytes(&bytes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use k256::elliptic_curve::Field;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    fn ctx(sign_id: &[u8]) -> SessionCtx {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let big_r = base_mul(&Scalar::random(&mut rng)).to_affine();
+        SessionCtx {
+            me: PartyId::new(1).unwrap(),
+            signers: vec![PartyId::new(1).unwrap(), PartyId::new(2).unwrap()],
+            sid: [7; 32],
+            key_id: [1; 32],
+            epoch: 0,
+            sign_id: sign_id.to_vec(),
+            public_key: base_mul(&Scalar::random(&mut rng)),
+            digest: [9; 32],
+            big_r,
+            r_x: Scalar::from(5u64),
+            identities: BTreeMap::new(),
+        }
+    }
+
+    /// The proof verifies for its own statement and session only.
+    #[test]
+    fn dleq_is_bound_to_session_prover_and_statement() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let c = ctx(b"s1");
+        let p1 = PartyId::new(1).unwrap();
+        let p2 = PartyId::new(2).unwrap();
+        let phi = Scalar::random(&mut rng);
+        let b = blame_base(&c);
+        let big_p = ProjectivePoint::from(c.big_r) * phi;
+        let big_q = b * phi;
+        let proof = dleq_prove(&c, p1, &phi, &b, &big_p, &big_q, &mut rng);
+        assert!(dleq_verify_vartime(&c, p1, &b, &big_p, &big_q, &proof));
+        // Another prover index.
+        assert!(!dleq_verify_vartime(&c, p2, &b, &big_p, &big_q, &proof));
+        // Another signing session id (and another sid).
+        let c2 = ctx(b"s2");
+        assert!(!dleq_verify_vartime(&c2, p1, &b, &big_p, &big_q, &proof));
+        let mut c3 = ctx(b"s1");
+        c3.sid[0] ^= 1;
+        assert!(!dleq_verify_vartime(&c3, p1, &b, &big_p, &big_q, &proof));
+        let mut c4 = ctx(b"s1");
+        c4.epoch = 1;
+        assert!(!dleq_verify_vartime(&c4, p1, &b, &big_p, &big_q, &proof));
+        // A false statement (Q for another witness) cannot be proven with φ.
+        let bad_q = b * (phi + Scalar::ONE);
+        let proof2 = dleq_prove(&c, p1, &phi, &b, &big_p, &bad_q, &mut rng);
+        assert!(!dleq_verify_vartime(&c, p1, &b, &big_p, &bad_q, &proof2));
+        // Encoding round trip, and garbage is a typed error naming the sender.
+        let bytes = proof.to_bytes();
+        assert_eq!(BlameMsg::from_bytes(p2, &bytes).unwrap(), proof);
+        for cut in 0..bytes.len() {
+            assert!(matches!(
+                BlameMsg::from_bytes(p2, &bytes[..cut]),
+                Err(EcdsaError::Malformed { from, .. }) if from == p2
+            ));
+        }
+    }
+}
