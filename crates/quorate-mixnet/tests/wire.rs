@@ -144,13 +144,14 @@ fn hostile<T>(
     assert_eq!(enc(&ok), good, "{name}: not canonical");
     // Truncations: every one for short messages, a dense sample (all near both ends) else.
     let len = good.len();
-    let cuts: Vec<usize> = if len <= 2000 {
-        (0..len).collect()
-    } else {
-        let step = len / 300;
+    let long = len > 2000;
+    let cuts: Vec<usize> = if long {
+        let step = len / 200;
         (0..len)
-            .filter(|&c| c < 150 || c + 150 > len || c % step == 0)
+            .filter(|&c| c < 100 || c + 100 > len || c % step == 0)
             .collect()
+    } else {
+        (0..len).collect()
     };
     for c in cuts {
         assert!(
@@ -194,13 +195,15 @@ fn hostile<T>(
             assert!(dec(&b).is_err(), "{name}: {glen} garbage bytes accepted");
         }
     }
-    // One-byte flips: at most ~400 positions, always including both ends.
-    let step = (len / 300).max(1);
+    // One-byte flips at up to ~300 positions, always including both ends (two masks for
+    // short messages, one for long ones).
+    let step = (len / 250).max(1);
     let positions: Vec<usize> = (0..len)
-        .filter(|&p| p < 64 || p + 64 > len || p % step == 0)
+        .filter(|&p| p < 32 || p + 32 > len || p % step == 0)
         .collect();
+    let masks: &[u8] = if long { &[0x01] } else { &[0x01, 0x80] };
     for p in positions {
-        for mask in [0x01u8, 0x80] {
+        for &mask in masks {
             let mut b = good.to_vec();
             b[p] ^= mask;
             if let Ok(x) = dec(&b) {
@@ -288,6 +291,27 @@ fn mixnet_public_round_trip_and_hostile() {
     assert!(wire::decode_mixnet_public(codec, &small, &bytes).is_err());
     let few = WireLimits { max_m: 1, ..lim };
     assert!(wire::decode_mixnet_public(codec, &few, &bytes).is_err());
+    // Degenerate ring-Pedersen parameters: s = 1, s = t, s = N.
+    for (s_rp, t_rp) in [
+        (Integer::from(1), w.public.ring_pedersen.t.clone()),
+        (
+            w.public.ring_pedersen.t.clone(),
+            w.public.ring_pedersen.t.clone(),
+        ),
+        (
+            w.public.ring_pedersen.n_hat.clone(),
+            w.public.ring_pedersen.t.clone(),
+        ),
+    ] {
+        let mut bad = w.public.clone();
+        bad.ring_pedersen.s = s_rp;
+        bad.ring_pedersen.t = t_rp;
+        let b = wire::encode_mixnet_public(codec, &bad);
+        // Each passes the encoder (fixed width) and fails `RingPedersenParams::check`.
+        if let Ok(b) = b {
+            assert!(wire::decode_mixnet_public(codec, &lim, &b).is_err());
+        }
+    }
     // Identity generator g; a generator that is a valid point but not hash-to-curve.
     let g_at = n_at + 4 + 4;
     assert_eq!(
@@ -476,6 +500,8 @@ fn mix_messages_round_trip_hostile_and_blame() {
     // A non-canonical output scalar (the last 32 bytes).
     let at = b.len() - 32;
     assert!(wire::decode_mix_record(p, codec, &replace(&b, at, &scalar_q())).is_err());
+    // Accepted positions not strictly increasing.
+    assert!(wire::decode_mix_record(p, codec, &replace(&b, 6, &[0, 0, 0, 1])).is_err());
 
     let st = &w.record.stages[1];
     let sb = wire::encode_mix_stage(p, codec, st).unwrap();
@@ -489,6 +515,12 @@ fn mix_messages_round_trip_hostile_and_blame() {
     // Oversized proof length prefix.
     let proof_len_at = 8 + N * p.paillier.encryption_key().ciphertext_len();
     assert!(wire::decode_mix_stage(p, codec, &oversize(&sb, proof_len_at, 4)).is_err());
+    // An output ciphertext ≥ N² or not a unit.
+    let ctl = p.paillier.encryption_key().ciphertext_len();
+    let n2 = to_be_bytes_padded(p.paillier.encryption_key().n_squared(), ctl).unwrap();
+    let nn = to_be_bytes_padded(p.paillier.encryption_key().n(), ctl).unwrap();
+    assert!(wire::decode_mix_stage(p, codec, &replace(&sb, 8, &n2)).is_err());
+    assert!(wire::decode_mix_stage(p, codec, &replace(&sb, 8 + ctl, &nn)).is_err());
     // Server id 0 and an unknown server.
     assert!(wire::decode_mix_stage(p, codec, &replace(&sb, 2, &[0, 0])).is_err());
     assert!(wire::decode_mix_stage(p, codec, &replace(&sb, 2, &[0, 3])).is_err());
@@ -516,6 +548,9 @@ fn mix_messages_round_trip_hostile_and_blame() {
         |x| wire::decode_decryption_stage(p, groups, x),
         |x| wire::encode_decryption_stage(p, x).unwrap(),
     );
+    // c_i ≥ N² inside the first share (stage header 2, server 2, count 4, share length 4,
+    // share header 2, share server 2).
+    assert!(wire::decode_decryption_stage(p, groups, &replace(&db, 16, &[0xFF; 8])).is_err());
     // A share under the other server's id inside server 1's stage.
     let own = wire::encode_decryption_stage(p, &w.record.decryptions[1]).unwrap();
     let mut mixed = own.clone();
