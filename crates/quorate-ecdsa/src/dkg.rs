@@ -6,14 +6,17 @@
 //!
 //! 1. **Round 1** `i → j`: *broadcast* `H(sid, i, C_i, π_i, ρ_i, salt_i)` — a commitment to
 //!    the Feldman vector `C_i = (a_{i,0}·G, …, a_{i,t−1}·G)`, the Schnorr proof `π_i` of
-//!    `a_{i,0}` and the chain-code contribution `ρ_i`; *p2p*, for `j < i` only, the base-OT
-//!    sender message of the pair `{j, i}`.
+//!    `a_{i,0}` and the chain-code contribution `ρ_i`, and the Ed25519 identity verifying
+//!    key of `i` (which signs `i`'s round-2 bodies in signing, see [`crate::sign`]; a refresh
+//!    keeps it and a different key is blamed on its sender); *p2p*, for `j < i` only, the
+//!    base-OT sender message of the pair `{j, i}`.
 //! 2. **Round 2** `i → j`: *broadcast* the opening `(C_i, π_i, ρ_i, salt_i)`; *p2p* the share
 //!    `f_i(j)` and, for `j > i`, the base-OT receiver message of the pair `{i, j}`.
 //! 3. **Round 3**: every opening, vector length, proof and share is checked and a failure
 //!    names its sender. `p(i) = Σ_j f_j(i)`, `pk = Σ_j C_{j,0}`, `T_k = Σ_j C_j(k)`, chain
-//!    code `= H(ρ_1, …, ρ_n)`. Then `i → j` for `j < i`: the OT-extension message that
-//!    bootstraps the reverse direction of the pair (below).
+//!    code `= H(ρ_1, …, ρ_n)`; the setup transcript hashes every opening and identity
+//!    key. Then `i → j` for `j < i`: the OT-extension message that bootstraps the reverse
+//!    direction of the pair (below).
 //! 4. **Finish**: checks the bootstrap extensions (naming the sender) and outputs the share.
 //!
 //! **One base-OT batch per pair.** For `a < b`, `κ = 128` base OTs (verified simplest OT,

@@ -41,9 +41,16 @@ pub enum EcdsaError {
         /// The banned party.
         counterparty: PartyId,
     },
-    /// The combined signature does not verify. Round-3 shares carry no proofs, so this error
-    /// cannot name the party that sent a wrong share (see the crate notes).
-    #[error("combined signature does not verify")]
+    /// No signature, and nobody to blame. Not returned by [`crate::sign::combine`] (a
+    /// signature that does not verify leads to the blame round, which names the culprits).
+    /// It remains only where no party can be at fault except with negligible probability:
+    /// `R = Σ R_j` is the identity in round 3 (every `R_j` was committed before any was
+    /// opened); the blame round or the dispute finds nobody at fault (every proof verifies
+    /// although the signature failed, which needs `Σ u_j = 0`; or two echo digests differ
+    /// without an equivocation, which needs a hash collision or a forged signature); and a
+    /// [`crate::sign::Signature`] with a zero scalar converted with
+    /// [`crate::sign::Signature::to_k256`].
+    #[error("no valid signature, and no party at fault")]
     InvalidSignature,
 }
 

@@ -1028,6 +1028,21 @@ pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Combin
 }
 
 impl SignRound3 {
+    /// Combines without consuming the state: the verified signature, or `None` where
+    /// [`combine`] would return [`Combined::Blame`] or [`Combined::Dispute`]. Keeping the
+    /// state lets a signer with a valid signature still answer a co-signer's blame or
+    /// dispute request (if the round-3 broadcast was not consistent).
+    pub fn signature(&self, msgs: &[(PartyId, SignMsg3)]) -> Result<Option<Signature>> {
+        let map = collect(self.ctx.me, &self.ctx.signers, msgs)?;
+        if echoes_differ(self, &map)? {
+            return Ok(None);
+        }
+        let (u, w) = map
+            .values()
+            .fold((self.own.u, self.own.w), |(u, w), m| (u + m.u, w + m.w));
+        Ok(finish_signature(&self.ctx, &u, &w))
+    }
+
     /// Enters the blame round without combining, e.g. to answer a co-signer whose
     /// [`combine`] returned [`Combined::Blame`] (it may have received other round-3 shares).
     pub fn blame(self, msgs: &[(PartyId, SignMsg3)]) -> Result<BlameRound> {
