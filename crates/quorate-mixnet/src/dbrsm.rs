@@ -1,18 +1,27 @@
 //! DB-RSM, the distributed proof of *reverse* set membership (paper Fig. 9, as rebuilt in
-//! the design notes). **Partial**: this module has the querier's BBS+ quasi-signatures
-//! with their batched check (Fig. 9 steps 2–3); the signature track of steps 5–7 (forward
-//! re-encryption shuffle of the encrypted signatures with TW proofs, multiplicative
-//! blinding with proofs, threshold ElGamal decryption with DLEQ proofs, all re-verified by
-//! the querier with blame: [`run_signature_track`], [`verify_signature_track`]); the
-//! verifiable Beaver multiplication that gives the servers shares of a product of two
-//! shared values; and the distributed DPK_BBS+ (step 8) with querier verification and
-//! blame. The Paillier part of steps 4–7 (forward shuffle of `Enc(c_i)`, `Enc(r_i + r̂_i)`
-//! and its conversion to per-output shares of `c`, `r`) is in [`crate::witness`].
-//! [`bbs_dpk_prove`] takes the witness shares `c_k`, `b_k`, `r′_k` of an output as
-//! arguments; [`crate::demo`] feeds it the witness-track shares of `c`, the signature
-//! track's `b_k` and the Beaver product of the witness-track shares of `r + r̂` with `b`.
-//! Not done: a published commitment to `b_k` and Pedersen-input Beaver openings (the demo
-//! computes those commitments from the shares; see the crate docs' "Status").
+//! the design notes): for a set `I` of inputs, the mix-servers prove to the querier `Q`, for
+//! every output `j`, whether its value `v′_j` opens one of the commitments `γ_i`, `i ∈ I`
+//! (output `j` came from `I`) or not, without revealing which one. [`run`] is the servers'
+//! side (an in-process driver over the per-server stage functions, like
+//! [`crate::dbsm::run`]); [`verify`] is the querier's side and uses public data only: every
+//! message it checks is published, every commitment it uses comes with a proof.
+//!
+//! # Protocol (Fig. 9 steps, as implemented here)
+//! 1. **Quasi-signatures** (steps 2–3, [`querier_quasi_sign`], [`check_quasi_signatures`]).
+//! 2. **Signature track** (steps 5–7 for `S_i`): forward shuffle with TW proofs against the
+//!    Mix permutation commitments, blinding `D_{k,j} = Enc(1; ρ)·F_m[j]^{b_{k,j}}` with the
+//!    **published** Pedersen commitment `B_{k,j} = g^{b_{k,j}} h^{s_{k,j}}` and one proof that
+//!    both use the same `b_{k,j}` ([`RsmBlindProof`]), threshold decryption to
+//!    `S̃_j = S_{π(j)}^{b_j}`; non-members (`S̃_j = 1`) open their blinding to show `b_j ≠ 0`
+//!    ([`NonMemberOpening`]).
+//! 3. **Witness track** (steps 4–7 for `c`, `r + r̂`, [`crate::witness`]): the packed list
+//!    `Enc(c_i + 2^K (r_i + r̂_i))` shuffled forward and converted, for the members only, to
+//!    additive shares with hiding per-server commitments `C_k` (of `c`) and `R_k` (of
+//!    `ρ = r + r̂`).
+//! 4. **Beaver** (step 8): `r′ = ρ·b` from the committed shares of `ρ` (`R_k`) and `b`
+//!    (`B_{k,j}`) with a dealer's Pedersen-committed triple; the product shares come with
+//!    publicly computable Pedersen commitments `Z_k`.
+//! 5. **DPK_BBS+** (step 8) on the statement commitments `(C_k, B_{k,j}, Z_k)`.
 //!
 //! # BBS+ quasi-signatures (Fig. 9 step 2)
 //! The querier `Q` picks a fresh key `x`, publishes `y = f2^x` (`f2` the G2 generator) and,
@@ -36,33 +45,34 @@
 //! the blinded signature carry no information: the artifact never checked it, defect 11),
 //! `c_i + x = 0` is avoided by the signer, repeated or out-of-range indices.
 //!
-//! # Beaver multiplication with verifiable triples (Fig. 9 step 8)
-//! DPK_BBS+ needs additive shares of products of two shared blinding exponents. A dealer
-//! (the same setup assumption as the threshold-Paillier dealer; the artifact used one too,
-//! defect 4) hands out triples `(a, b, c = ab)` in additive shares and publishes Feldman
-//! commitments `A_k = g^{a_k}`, `B_k = g^{b_k}`, `C_k = g^{c_k}` and `B̂ = f2^{b}`.
-//! [`verify_triples`] checks, for every triple, `e(ΣB_k, f2) = e(g, B̂)` and
-//! `e(ΣA_k, B̂) = e(ΣC_k, f2)` — i.e. `c = ab` — all triples in one multi-pairing with
-//! 128-bit weights; so a wrong dealer is caught before use and the triples' correctness
-//! does not have to be trusted. Each server checks its own shares against its commitments
-//! ([`TripleShares::check_against`]).
+//! # Beaver multiplication on hiding commitments (Fig. 9 step 8)
+//! DPK_BBS+ needs additive shares of `r′ = ρ·b`. A dealer (a preprocessing assumption, like
+//! the threshold-Paillier dealer; the artifact used one too, defect 4) hands out triples
+//! `(a, b, c = ab)` in additive shares with per-server Pedersen commitments
+//! `A_k = g^{a_k} h^{α_k}`, `B_k = g^{b_k} h^{β_k}`, `C_k = g^{c_k} h^{γ_k}` and a Σ-proof
+//! that the sums multiply: knowledge of `(b, β, τ)` with `B = g^b h^β`, `C = A^b h^τ`
+//! ([`TripleProof`], [`verify_triples`]: all triples in one MSM with 128-bit weights), so a
+//! wrong dealer is caught before use. Each server checks its own shares against its
+//! commitments ([`TripleShares::check_against`]). Nothing in the clear about `a`, `b` is
+//! published.
 //!
-//! To multiply `x = Σx_k` and `w = Σw_k` with public commitments `X_k = g^{x_k}`,
-//! `W_k = g^{w_k}`, server `k` opens `d_k = x_k − a_k`, `e_k = w_k − b_k`
-//! ([`beaver_open`]). Everybody checks `g^{d_k} = X_k − A_k` and `g^{e_k} = W_k − B_k`,
-//! which **names** a server that opens wrongly ([`beaver_check_openings`]), sums
-//! `d = Σd_k`, `e = Σe_k`, and then `z_k = c_k + e·a_k + d·b_k (+ d·e for k = 1)` are
-//! additive shares of `xw` with publicly computable commitments
-//! `Z_k = C_k + e·A_k + d·B_k (+ de·g)` ([`beaver_product_commitments`]), so later proofs
-//! using `z_k` are checked against them. The openings leak nothing: `a_k, b_k` are uniform
-//! one-time pads. The check is over group elements only, so no Fiat–Shamir challenge is
-//! involved here; the DPK that consumes the products binds their commitments.
+//! To multiply `x = Σx_k` and `w = Σw_k` with published commitments `X_k = g^{x_k} h^{ξ_k}`,
+//! `W_k = g^{w_k} h^{ω_k}`, server `k` opens `d_k = x_k − a_k`, `e_k = w_k − b_k` and the
+//! randomness differences `δ_k = ξ_k − α_k`, `ε_k = ω_k − β_k` ([`beaver_open`]). Everybody
+//! checks `X_k − A_k = g^{d_k} h^{δ_k}` and `W_k − B_k = g^{e_k} h^{ε_k}`, which **names** a
+//! server that opens wrongly ([`beaver_check_openings`]; opening another `d_k` would need
+//! `log_g h`), sums `d = Σd_k`, `e = Σe_k`, and then `z_k = c_k + e·a_k + d·b_k (+ d·e for
+//! k = 1)` are additive shares of `xw` with randomness `γ_k + e·α_k + d·β_k` and publicly
+//! computable commitments `Z_k = C_k + e·A_k + d·B_k (+ de·g)`
+//! ([`beaver_product_commitments`]); DPK_BBS+ uses `Z_k` as the `r′` commitments, so a
+//! server using a wrong product share fails its DPK share check and is named. The openings
+//! leak nothing: `a_k, b_k, α_k, β_k` are uniform one-time pads.
 
 use crate::elgamal::batch_weight;
 use crate::error::MixnetError;
 use crate::params::GENERATOR_DST;
 use crate::setup::MixnetPublic;
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
 use group::{Curve, Group};
 use quorate_bls::ciphersuite::hash_to_g1;
@@ -236,32 +246,51 @@ pub fn check_quasi_signatures(
     Ok(())
 }
 
-/// The public part of one Beaver triple: per-server Feldman commitments and `B̂ = f2^b`.
+/// The public part of one Beaver triple: per-server Pedersen commitments and the dealer's
+/// proof that the committed values multiply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TriplePublic {
-    /// `A_k = g^{a_k}`, one per server.
+    /// `A_k = g^{a_k} h^{α_k}`, one per server.
     pub a: Vec<G1Projective>,
-    /// `B_k = g^{b_k}`.
+    /// `B_k = g^{b_k} h^{β_k}`.
     pub b: Vec<G1Projective>,
-    /// `C_k = g^{c_k}`.
+    /// `C_k = g^{c_k} h^{γ_k}`.
     pub c: Vec<G1Projective>,
-    /// `B̂ = f2^{Σ b_k}`.
-    pub b_hat: G2Projective,
+    /// The dealer's proof that `c = ab` for the sums.
+    pub proof: TripleProof,
 }
 
-/// One server's shares of a list of triples (wiped on drop, redacted in `Debug`).
+/// The dealer's proof for one triple, in commitment form (batch-verifiable): knowledge of
+/// `(b, β, τ)` with `B = g^b h^β` and `C = A^b h^τ` (`A, B, C` the sums over the servers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TripleProof {
+    /// `T_B = g^{u_b} h^{u_β}`.
+    pub t_b: G1Projective,
+    /// `T_C = A^{u_b} h^{u_τ}`.
+    pub t_c: G1Projective,
+    /// `z_b = u_b + e b`.
+    pub z_b: Scalar,
+    /// `z_β = u_β + e β`.
+    pub z_beta: Scalar,
+    /// `z_τ = u_τ + e τ`.
+    pub z_tau: Scalar,
+}
+
+/// One server's shares of a list of triples with their Pedersen randomness (wiped on drop,
+/// redacted in `Debug`).
 pub struct TripleShares {
     /// The server.
     pub mixer: PartyId,
-    a: Vec<Scalar>,
-    b: Vec<Scalar>,
-    c: Vec<Scalar>,
+    /// `(a_k, b_k, c_k)` per triple.
+    v: Vec<[Scalar; 3]>,
+    /// `(α_k, β_k, γ_k)` per triple.
+    r: Vec<[Scalar; 3]>,
 }
 
 impl Drop for TripleShares {
     fn drop(&mut self) {
-        for v in [&mut self.a, &mut self.b, &mut self.c] {
-            v.iter_mut().for_each(|x| *x = Scalar::ZERO);
+        for x in self.v.iter_mut().chain(self.r.iter_mut()) {
+            *x = [Scalar::ZERO; 3];
         }
     }
 }
@@ -272,7 +301,7 @@ impl core::fmt::Debug for TripleShares {
             f,
             "TripleShares({:?}, {} triples, <redacted>)",
             self.mixer,
-            self.a.len()
+            self.v.len()
         )
     }
 }
@@ -280,182 +309,288 @@ impl core::fmt::Debug for TripleShares {
 impl TripleShares {
     /// Number of triples held.
     pub fn len(&self) -> usize {
-        self.a.len()
+        self.v.len()
     }
 
     /// Whether no triple is held.
     pub fn is_empty(&self) -> bool {
-        self.a.is_empty()
+        self.v.is_empty()
     }
 
     /// The server's check of its own shares against the dealer's commitments
-    /// (`g^{a_k} = A_k`, …), so a dealer handing a server inconsistent shares is caught.
-    pub fn check_against(&self, g: &G1Projective, triples: &[TriplePublic]) -> bool {
+    /// (`g^{a_k} h^{α_k} = A_k`, …), so a dealer handing a server inconsistent shares is
+    /// caught.
+    pub fn check_against(&self, public: &MixnetPublic, triples: &[TriplePublic]) -> bool {
+        let (g, h) = (public.gens.g, public.gens.h);
         let pos = self.mixer.position();
-        triples.len() == self.a.len()
+        triples.len() == self.v.len()
             && triples.par_iter().enumerate().all(|(t, tp)| {
-                tp.a.get(pos) == Some(&(g * self.a[t]))
-                    && tp.b.get(pos) == Some(&(g * self.b[t]))
-                    && tp.c.get(pos) == Some(&(g * self.c[t]))
+                let (v, r) = (&self.v[t], &self.r[t]);
+                tp.a.get(pos) == Some(&(g * v[0] + h * r[0]))
+                    && tp.b.get(pos) == Some(&(g * v[1] + h * r[1]))
+                    && tp.c.get(pos) == Some(&(g * v[2] + h * r[2]))
             })
     }
 }
 
-/// The triple dealer (a setup assumption, see the module docs): `count` triples for the
-/// servers `parties` (in order).
+fn triple_challenge(
+    public: &MixnetPublic,
+    index: usize,
+    tp: &TriplePublic,
+    t_b: &G1Projective,
+    t_c: &G1Projective,
+) -> Scalar {
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/beaver-triple", 1, &public.sid);
+    t.append_u64_be(b"triple", index as u64);
+    t.append_point(b"g", &public.gens.g);
+    t.append_point(b"h", &public.gens.h);
+    t.append_points(b"A_k", &tp.a);
+    t.append_points(b"B_k", &tp.b);
+    t.append_points(b"C_k", &tp.c);
+    t.append_point(b"T_B", t_b);
+    t.append_point(b"T_C", t_c);
+    t.challenge_scalar(b"e")
+}
+
+/// The triple dealer (a preprocessing assumption, see the module docs): `count` triples for
+/// every server of `public` (in order), each with its multiplication proof. Triples are
+/// single-use: every query needs fresh ones.
 pub fn deal_triples<R: RngCore + CryptoRng>(
-    g: &G1Projective,
-    parties: &[PartyId],
+    public: &MixnetPublic,
     count: usize,
     rng: &mut R,
 ) -> (Vec<TriplePublic>, Vec<TripleShares>) {
+    let (g, h) = (public.gens.g, public.gens.h);
+    let parties: Vec<PartyId> = public.params.parties().collect();
     let m = parties.len();
     let mut shares: Vec<TripleShares> = parties
         .iter()
         .map(|&p| TripleShares {
             mixer: p,
-            a: Vec::with_capacity(count),
-            b: Vec::with_capacity(count),
-            c: Vec::with_capacity(count),
+            v: Vec::with_capacity(count),
+            r: Vec::with_capacity(count),
         })
         .collect();
     let mut publics = Vec::with_capacity(count);
-    for _ in 0..count {
-        let a: Vec<Scalar> = (0..m).map(|_| Scalar::random(&mut *rng)).collect();
-        let b: Vec<Scalar> = (0..m).map(|_| Scalar::random(&mut *rng)).collect();
+    let draw = |rng: &mut R| Scalar::random(&mut *rng);
+    for t in 0..count {
+        let a: Vec<Scalar> = (0..m).map(|_| draw(rng)).collect();
+        let b: Vec<Scalar> = (0..m).map(|_| draw(rng)).collect();
+        let al: Vec<Scalar> = (0..m).map(|_| draw(rng)).collect();
+        let be: Vec<Scalar> = (0..m).map(|_| draw(rng)).collect();
         let (asum, bsum): (Scalar, Scalar) = (a.iter().sum(), b.iter().sum());
-        let prod = asum * bsum;
-        let mut c: Vec<Scalar> = (0..m.saturating_sub(1))
-            .map(|_| Scalar::random(&mut *rng))
-            .collect();
-        let rest: Scalar = c.iter().sum();
-        c.push(prod - rest);
-        publics.push(TriplePublic {
-            a: a.iter().map(|x| g * x).collect(),
-            b: b.iter().map(|x| g * x).collect(),
-            c: c.iter().map(|x| g * x).collect(),
-            b_hat: f2() * bsum,
-        });
+        let (alsum, besum): (Scalar, Scalar) = (al.iter().sum(), be.iter().sum());
+        let split = |total: Scalar, rng: &mut R| {
+            let mut v: Vec<Scalar> = (0..m.saturating_sub(1)).map(|_| draw(rng)).collect();
+            let rest: Scalar = v.iter().sum();
+            v.push(total - rest);
+            v
+        };
+        let c = split(asum * bsum, rng);
+        // Any γ works; the proof's τ = Σγ − (Σα)·b.
+        let ga: Vec<Scalar> = (0..m).map(|_| draw(rng)).collect();
+        let tau = ga.iter().sum::<Scalar>() - alsum * bsum;
+        let com = |x: &[Scalar], r: &[Scalar]| -> Vec<G1Projective> {
+            x.iter().zip(r).map(|(x, r)| g * x + h * r).collect()
+        };
+        let mut tp = TriplePublic {
+            a: com(&a, &al),
+            b: com(&b, &be),
+            c: com(&c, &ga),
+            proof: TripleProof {
+                t_b: G1Projective::identity(),
+                t_c: G1Projective::identity(),
+                z_b: Scalar::ZERO,
+                z_beta: Scalar::ZERO,
+                z_tau: Scalar::ZERO,
+            },
+        };
+        let a_pt: G1Projective = tp.a.iter().sum();
+        let (u_b, u_be, u_t) = (draw(rng), draw(rng), draw(rng));
+        let (t_b, t_c) = (g * u_b + h * u_be, a_pt * u_b + h * u_t);
+        let e = triple_challenge(public, t, &tp, &t_b, &t_c);
+        tp.proof = TripleProof {
+            t_b,
+            t_c,
+            z_b: u_b + e * bsum,
+            z_beta: u_be + e * besum,
+            z_tau: u_t + e * tau,
+        };
+        publics.push(tp);
         for (k, sh) in shares.iter_mut().enumerate() {
-            sh.a.push(a[k]);
-            sh.b.push(b[k]);
-            sh.c.push(c[k]);
+            sh.v.push([a[k], b[k], c[k]]);
+            sh.r.push([al[k], be[k], ga[k]]);
         }
     }
     (publics, shares)
 }
 
-/// Public check of the dealer's triples: shapes, and for every triple `e(ΣB_k, f2) =
-/// e(g, B̂)` and `e(ΣA_k, B̂) = e(ΣC_k, f2)` (so `c = ab`), all in one multi-pairing with
-/// independent 128-bit weights.
-pub fn verify_triples(
-    g: &G1Projective,
-    m: usize,
-    triples: &[TriplePublic],
-) -> Result<(), MixnetError> {
+/// Public check of the dealer's triples: shapes, and every triple's multiplication proof
+/// (`g^{z_b} h^{z_β} = T_B + e·B`, `A^{z_b} h^{z_τ} = T_C + e·C`, so by the binding of
+/// Pedersen commitments `c = ab`), all in one MSM with independent 128-bit weights. No
+/// commitment to the triple values in the clear is published (a `G2` commitment `f2^b`, as
+/// an earlier version used, together with the opened `e = w − b` would reveal `f2^w` for
+/// the multiplied witness and link outputs to inputs).
+pub fn verify_triples(public: &MixnetPublic, triples: &[TriplePublic]) -> Result<(), MixnetError> {
+    let m = usize::from(public.params.n());
     if triples
         .iter()
         .any(|t| t.a.len() != m || t.b.len() != m || t.c.len() != m)
     {
         return Err(ParamError::Invalid("Beaver triple commitments: one per server").into());
     }
-    if triples.is_empty() {
-        return Ok(());
-    }
-    let mut rng = OsRng;
-    let mut terms: Vec<(G1Affine, G2Affine)> = Vec::with_capacity(triples.len() + 2);
-    let (mut left_f2, mut g_hat) = (G1Projective::identity(), G2Projective::identity());
-    for t in triples {
-        let (l1, l2) = (batch_weight(&mut rng), batch_weight(&mut rng));
-        let a: G1Projective = t.a.iter().sum();
-        let b: G1Projective = t.b.iter().sum();
-        let c: G1Projective = t.c.iter().sum();
-        // l1·(e(B, f2) − e(g, B̂)) + l2·(e(A, B̂) − e(C, f2)) = 0.
-        terms.push(((a * l2).to_affine(), t.b_hat.to_affine()));
-        left_f2 += b * l1 - c * l2;
-        g_hat += t.b_hat * l1;
-    }
-    terms.push((left_f2.to_affine(), f2().to_affine()));
-    terms.push(((-g).to_affine(), g_hat.to_affine()));
-    if pairing_product_is_identity(&terms) {
+    let (g, h) = (public.gens.g, public.gens.h);
+    let batch = triples
+        .par_iter()
+        .enumerate()
+        .map(|(t, tp)| {
+            let p = &tp.proof;
+            let e = triple_challenge(public, t, tp, &p.t_b, &p.t_c);
+            let (a, b, c): (G1Projective, G1Projective, G1Projective) =
+                (tp.a.iter().sum(), tp.b.iter().sum(), tp.c.iter().sum());
+            let one = -Scalar::ONE;
+            let mut bc = BatchCheck::default();
+            bc.add(&[
+                &[(g, p.z_b), (h, p.z_beta), (b, -e), (p.t_b, one)],
+                &[(a, p.z_b), (h, p.z_tau), (c, -e), (p.t_c, one)],
+            ]);
+            bc
+        })
+        .reduce(BatchCheck::default, |mut a, b| {
+            a.extend(b);
+            a
+        });
+    if batch.holds() {
         Ok(())
     } else {
         Err(ParamError::Invalid("Beaver triples are not multiplication triples").into())
     }
 }
 
-/// One server's Beaver openings `d_k = x_k − a_k`, `e_k = w_k − b_k` for a list of products.
+/// One server's Beaver openings for a list of products: `d_k = x_k − a_k`, `e_k = w_k − b_k`
+/// and the differences of the Pedersen randomness (`X_k − A_k = g^{d_k} h^{δ_k}`,
+/// `W_k − B_k = g^{e_k} h^{ε_k}`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BeaverOpening {
     /// The server.
     pub mixer: PartyId,
     /// `d_k`.
     pub d: Vec<Scalar>,
+    /// `δ_k = ξ_k − α_k`.
+    pub d_rand: Vec<Scalar>,
     /// `e_k`.
     pub e: Vec<Scalar>,
+    /// `ε_k = ω_k − β_k`.
+    pub e_rand: Vec<Scalar>,
 }
 
-/// Server side: opens `x_k − a_k` and `w_k − b_k` with the next `x.len()` triples.
+/// A committed input share: the value and the Pedersen randomness of its public commitment
+/// `g^{value} h^{rand}` (wiped on drop).
+#[derive(Clone)]
+pub struct CommittedShare {
+    /// The share.
+    pub value: Scalar,
+    /// Its commitment randomness.
+    pub rand: Scalar,
+}
+
+impl Drop for CommittedShare {
+    fn drop(&mut self) {
+        self.value = Scalar::ZERO;
+        self.rand = Scalar::ZERO;
+    }
+}
+
+impl core::fmt::Debug for CommittedShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("CommittedShare(<redacted>)")
+    }
+}
+
+/// Server side: opens `x_k − a_k` and `w_k − b_k` (with the randomness differences) with the
+/// first `x.len()` triples.
 pub fn beaver_open(
     shares: &TripleShares,
-    x: &[Scalar],
-    w: &[Scalar],
+    x: &[CommittedShare],
+    w: &[CommittedShare],
 ) -> Result<BeaverOpening, MixnetError> {
     if x.len() != w.len() || x.len() > shares.len() {
         return Err(ParamError::Invalid("Beaver inputs: equal lengths, enough triples").into());
     }
+    let (v, r) = (&shares.v, &shares.r);
     Ok(BeaverOpening {
         mixer: shares.mixer,
-        d: x.iter().zip(&shares.a).map(|(x, a)| x - a).collect(),
-        e: w.iter().zip(&shares.b).map(|(w, b)| w - b).collect(),
+        d: x.iter().zip(v).map(|(x, t)| x.value - t[0]).collect(),
+        d_rand: x.iter().zip(r).map(|(x, t)| x.rand - t[0]).collect(),
+        e: w.iter().zip(v).map(|(w, t)| w.value - t[1]).collect(),
+        e_rand: w.iter().zip(r).map(|(w, t)| w.rand - t[1]).collect(),
     })
 }
 
-/// Public check of every server's openings against the commitments `X_k = g^{x_k}`,
-/// `W_k = g^{w_k}` (`x_coms[k][t]`, server order) and the triples; a wrong opening names
-/// its server. Returns the opened `(d, e)` per product. One MSM for all, with per-server
-/// re-checks only on failure.
+/// Public check of every server's openings against the published Pedersen commitments
+/// `X_k`, `W_k` (`x_coms[k][t]`, server order) and the triples: `X_k − A_k = g^{d_k}
+/// h^{δ_k}` and `W_k − B_k = g^{e_k} h^{ε_k}`. A wrong opening names its server (binding
+/// of the commitments: a server that opens another `d_k` must know a discrete-log relation
+/// between `g` and `h`). Returns the opened `(d, e)` per product. One MSM for all servers,
+/// per-server re-checks only on failure.
 pub fn beaver_check_openings(
-    g: &G1Projective,
+    public: &MixnetPublic,
     triples: &[TriplePublic],
     x_coms: &[Vec<G1Projective>],
     w_coms: &[Vec<G1Projective>],
     openings: &[BeaverOpening],
 ) -> Result<Vec<(Scalar, Scalar)>, MixnetError> {
-    let m = openings.len();
-    let cnt = openings.first().map_or(0, |o| o.d.len());
+    let parties: Vec<PartyId> = public.params.parties().collect();
+    let m = parties.len();
+    let cnt = x_coms.first().map_or(0, Vec::len);
     if x_coms.len() != m || w_coms.len() != m || cnt > triples.len() {
-        return Err(ParamError::Invalid("Beaver openings: one per server").into());
+        return Err(ParamError::Invalid("Beaver input commitments: one list per server").into());
     }
-    let server_ok = |k: usize| -> bool {
-        let o = &openings[k];
-        if o.d.len() != cnt || o.e.len() != cnt || x_coms[k].len() != cnt || w_coms[k].len() != cnt
-        {
-            return false;
+    if openings.len() != m {
+        return Err(ParamError::LengthMismatch {
+            what: "Beaver openings",
+            expected: m,
+            got: openings.len(),
         }
-        let mut rng = OsRng;
-        let mut pts = Vec::with_capacity(6 * cnt + 1);
-        let mut sc = Vec::with_capacity(6 * cnt + 1);
-        let mut gsum = Scalar::ZERO;
-        for t in 0..cnt {
-            let (l1, l2) = (batch_weight(&mut rng), batch_weight(&mut rng));
-            let (Some(a), Some(b)) = (triples[t].a.get(k), triples[t].b.get(k)) else {
-                return false;
-            };
-            // g^{d} − X + A = 0 and g^{e} − W + B = 0, weighted.
-            gsum += l1 * o.d[t] + l2 * o.e[t];
-            pts.extend([x_coms[k][t], *a, w_coms[k][t], *b]);
-            sc.extend([-l1, l1, -l2, l2]);
-        }
-        pts.push(*g);
-        sc.push(gsum);
-        bool::from(g1_msm_vartime(&pts, &sc).is_identity())
-    };
-    let culprits: Vec<PartyId> = (0..m)
-        .into_par_iter()
-        .filter(|&k| !server_ok(k))
-        .map(|k| openings[k].mixer)
+        .into());
+    }
+    let (g, h) = (public.gens.g, public.gens.h);
+    let batches: Vec<Option<BatchCheck>> = (0..m)
+        .map(|k| {
+            let o = &openings[k];
+            let shapes = o.mixer == parties[k]
+                && [o.d.len(), o.d_rand.len(), o.e.len(), o.e_rand.len()]
+                    .iter()
+                    .all(|&l| l == cnt)
+                && x_coms[k].len() == cnt
+                && w_coms[k].len() == cnt;
+            shapes.then(|| {
+                let mut b = BatchCheck::default();
+                let one = -Scalar::ONE;
+                for t in 0..cnt {
+                    let (Some(a), Some(bb)) = (triples[t].a.get(k), triples[t].b.get(k)) else {
+                        return None;
+                    };
+                    b.add(&[
+                        &[
+                            (g, o.d[t]),
+                            (h, o.d_rand[t]),
+                            (*a, Scalar::ONE),
+                            (x_coms[k][t], one),
+                        ],
+                        &[
+                            (g, o.e[t]),
+                            (h, o.e_rand[t]),
+                            (*bb, Scalar::ONE),
+                            (w_coms[k][t], one),
+                        ],
+                    ]);
+                }
+                Some(b)
+            })?
+        })
         .collect();
+    let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
     if !culprits.is_empty() {
         return Err(MixnetError::Misbehaviour(Blame::many(
             culprits,
@@ -471,46 +606,50 @@ pub fn beaver_check_openings(
         .collect())
 }
 
-/// Server side: the product shares `z_k = c_k + e·a_k + d·b_k (+ d·e at the first
-/// server)` for the opened `(d, e)`.
+/// Server side: the product shares `z_k = c_k + e·a_k + d·b_k (+ d·e at the first server)`
+/// with their Pedersen randomness `ζ_k = γ_k + e·α_k + d·β_k`, opening
+/// [`beaver_product_commitments`].
 pub fn beaver_product_shares(
     shares: &TripleShares,
     first: bool,
     opened: &[(Scalar, Scalar)],
-) -> Result<Vec<Scalar>, MixnetError> {
+) -> Result<Vec<CommittedShare>, MixnetError> {
     if opened.len() > shares.len() {
         return Err(ParamError::Invalid("more products than triples").into());
     }
     Ok(opened
         .iter()
-        .enumerate()
-        .map(|(t, (d, e))| {
-            let z = shares.c[t] + *e * shares.a[t] + *d * shares.b[t];
+        .zip(shares.v.iter().zip(&shares.r))
+        .map(|((d, e), (v, r))| {
+            let mut z = v[2] + *e * v[0] + *d * v[1];
             if first {
-                z + *d * e
-            } else {
-                z
+                z += *d * e;
+            }
+            CommittedShare {
+                value: z,
+                rand: r[2] + *e * r[0] + *d * r[1],
             }
         })
         .collect())
 }
 
-/// Public: the commitments `Z_k = C_k + e·A_k + d·B_k (+ de·g at the first server)` to the
-/// product shares, `[server][product]`.
+/// Public: the Pedersen commitments `Z_k = C_k + e·A_k + d·B_k (+ de·g at the first
+/// server)` to the product shares, `[server][product]`.
 pub fn beaver_product_commitments(
-    g: &G1Projective,
+    public: &MixnetPublic,
     triples: &[TriplePublic],
     opened: &[(Scalar, Scalar)],
 ) -> Result<Vec<Vec<G1Projective>>, MixnetError> {
-    let m = triples.first().map_or(0, |t| t.a.len());
+    let m = usize::from(public.params.n());
     if opened.len() > triples.len() {
         return Err(ParamError::Invalid("more products than triples").into());
     }
+    let g = public.gens.g;
     (0..m)
         .map(|k| {
             opened
-                .iter()
-                .zip(triples)
+                .par_iter()
+                .zip(triples.par_iter())
                 .map(|((d, e), tp)| {
                     let (Some(a), Some(b), Some(c)) = (tp.a.get(k), tp.b.get(k), tp.c.get(k))
                     else {
@@ -735,6 +874,31 @@ pub fn bbs_dpk_challenge(
     t.challenge_scalar(b"e")
 }
 
+impl BbsDpkNonces {
+    fn draw<R: RngCore + CryptoRng>(rng: &mut R) -> Self {
+        BbsDpkNonces {
+            alpha: [(); 3].map(|_| Scalar::random(&mut *rng)),
+            beta: [(); 3].map(|_| Scalar::random(&mut *rng)),
+        }
+    }
+}
+
+fn commit_with_nonces(
+    public: &MixnetPublic,
+    st: &BbsDpkStatement,
+    shares: &WitnessShares,
+    nonces: &BbsDpkNonces,
+) -> Result<BbsDpkCommit, MixnetError> {
+    check_statement(public, st)?;
+    let (g, h) = (public.gens.g, public.gens.h);
+    let u = [0, 1, 2].map(|i| g * nonces.alpha[i] + h * nonces.beta[i]);
+    Ok(BbsDpkCommit {
+        y_k: gt_combo(public, st, &shares.w),
+        t_k: gt_combo(public, st, &nonces.alpha),
+        u,
+    })
+}
+
 /// Server side, round 1: `Y_k`, `T_k`, `U_k` and the nonces to keep.
 pub fn bbs_dpk_commit<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
@@ -742,21 +906,8 @@ pub fn bbs_dpk_commit<R: RngCore + CryptoRng>(
     shares: &WitnessShares,
     rng: &mut R,
 ) -> Result<(BbsDpkCommit, BbsDpkNonces), MixnetError> {
-    check_statement(public, st)?;
-    let nonces = BbsDpkNonces {
-        alpha: [(); 3].map(|_| Scalar::random(&mut *rng)),
-        beta: [(); 3].map(|_| Scalar::random(&mut *rng)),
-    };
-    let (g, h) = (public.gens.g, public.gens.h);
-    let u = [0, 1, 2].map(|i| g * nonces.alpha[i] + h * nonces.beta[i]);
-    Ok((
-        BbsDpkCommit {
-            y_k: gt_combo(public, st, &shares.w),
-            t_k: gt_combo(public, st, &nonces.alpha),
-            u,
-        },
-        nonces,
-    ))
+    let nonces = BbsDpkNonces::draw(rng);
+    Ok((commit_with_nonces(public, st, shares, &nonces)?, nonces))
 }
 
 /// Server side, round 2: the responses for challenge `e`.
@@ -917,51 +1068,118 @@ pub fn bbs_dpk_verify(
 // The list starts as `F_0[i] = (1, S_i)` for `i ∈ I` and `(1, 1)` elsewhere. Servers
 // `k = 1 … m` re-encrypt and permute it forward, `F_k[i] = F_{k−1}[π_k(i)]·Enc(1; s_i)`,
 // with the Terelius–Wikström ElGamal shuffle proof against the same permutation commitment
-// as in Mix, so `F_m[j] = Enc(S_{π(j)})` for the composed `π` of the Mix outputs. Every
-// server then blinds every slot multiplicatively (`D_{k,j} = Enc(1; ρ)·F_m[j]^{b_k}` with a
-// proof of knowledge, the DB-SM blinding step reused) and the product is threshold-decrypted
-// with a DLEQ proof per share: `S̃_j = S_{π(j)}^{Σ b_k}`. `S̃_j = 1` means the output's
-// preimage is not in `I` (publicly checkable from the verified decryption); otherwise
-// DPK_BBS+ proves membership with witness `b = Σ b_k` (the blinding shares) and the shares
-// of `c`, `r′` of the output (from the [`crate::witness`] conversion and Beaver). The querier re-verifies every shuffle, blinding proof and decryption
-// share ([`verify_signature_track`]); a failing server is named.
+// as in Mix, so `F_m[j] = Enc(S_{π(j)})` for the composed `π` of the Mix outputs.
+//
+// Blinding (Fig. 9 step 6 for the signature). Every server blinds every slot
+// multiplicatively, `D_{k,j} = Enc(1; ρ)·F_m[j]^{b_{k,j}}`, and publishes the hiding
+// commitment `B_{k,j} = g^{b_{k,j}} h^{s_{k,j}}` to its blinding share, with one Σ-proof
+// that the *same* `b` is used in both ([`RsmBlindProof`]):
+//
+//   `T = Enc(1; α)·F_m[j]^{β}`, `T_B = g^{β} h^{ζ}`, challenge `c` over session, protocol,
+//   server, position, `g, h, pk`, `F_m[j]`, `D_{k,j}`, `B_{k,j}`, `T`, `T_B`;
+//   `z_ρ = α + cρ`, `z_b = β + cb`, `z_s = ζ + cs`; checks `Enc(1; z_ρ)·F_m[j]^{z_b} =
+//   T·D^{c}` (two G1 relations) and `g^{z_b} h^{z_s} = T_B·B^{c}`.
+//
+// Special soundness gives `(ρ, b, s)` from two accepting transcripts, so `B_{k,j}` commits
+// to the exponent of `D_{k,j}`; from here on DPK_BBS+ and Beaver use the *published*
+// `B_{k,j}`. The querier batch-verifies all proofs of all servers in one MSM with 128-bit
+// weights and re-checks per server only on failure, naming the culprit.
+//
+// Decryption: `Π_k D_{k,j}` is threshold-decrypted with a DLEQ proof per share:
+// `S̃_j = S_{π(j)}^{b_j}`, `b_j = Σ_k b_{k,j}`.
+//
+// Membership (Fig. 9 step 7). `S̃_j ≠ 1` means the slot held a quasi-signature (the output
+// came from `I`) and DPK_BBS+ must prove it. `S̃_j = 1` happens for an empty slot **or** for
+// `b_j = 0`, which colluding servers could arrange to hide a member; so for every output
+// with `S̃_j = 1` every server opens `(b_{k,j}, s_{k,j})` ([`NonMemberOpening`]; harmless:
+// the slot's plaintext is 1 whatever the blinding), the querier checks the openings against
+// `B_{k,j}` (a wrong one names its server) and that `b_j ≠ 0`. Then `S̃_j = F_m[j]`'s
+// plaintext to a non-zero power is 1, so the slot was empty: output `j` did not come from
+// `I`.
 
-use crate::dbsm::{ElGamalDecStage, ReverseStage};
-use crate::elgamal::{self, ElGamalCiphertext};
+use crate::dbsm::{ElGamalDecStage, ReverseStage, StepTimes};
+use crate::elgamal::{self, append_ciphertexts, ElGamalCiphertext};
+use crate::mix::MixRecord;
+use crate::sender::SenderInput;
 use crate::setup::MixServer;
+use crate::sharing::{MixerShares, SharingRecord, ValueCommitments};
 use crate::shuffle::{self, ElGamalShuffle};
+use crate::witness::{self, WitnessShuffle, WitnessTrack};
+use std::time::Instant;
+
+/// Proof that `D = Enc(1; ρ)·base^{b}` and `B = g^{b} h^{s}` share `b`, in commitment form
+/// (batch-verifiable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RsmBlindProof {
+    /// `T = Enc(1; α)·base^{β}`.
+    pub t: ElGamalCiphertext,
+    /// `T_B = g^{β} h^{ζ}`.
+    pub t_b: G1Projective,
+    /// `z_ρ = α + cρ`.
+    pub z_rho: Scalar,
+    /// `z_b = β + cb`.
+    pub z_b: Scalar,
+    /// `z_s = ζ + cs`.
+    pub z_s: Scalar,
+}
+
+/// One server's blinding of the shuffled signature list: contributions, commitments to its
+/// blinding shares and proofs, one per output position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RsmBlindingStage {
+    /// The server.
+    pub mixer: PartyId,
+    /// `D_{k,j}`.
+    pub contributions: Vec<ElGamalCiphertext>,
+    /// `B_{k,j} = g^{b_{k,j}} h^{s_{k,j}}`.
+    pub b_coms: Vec<G1Projective>,
+    /// Their proofs.
+    pub proofs: Vec<RsmBlindProof>,
+}
 
 /// Everything the servers publish for the signature part of DB-RSM.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignatureTrack {
     /// Forward shuffles, server 1 first (`outputs` is `F_k`).
     pub forward: Vec<ReverseStage>,
-    /// Blinding of `F_m`, server 1 first.
-    pub blinding: Vec<crate::dbsm::BlindingStage>,
+    /// Blinding of `F_m` with the commitments `B_{k,j}`, server 1 first.
+    pub blinding: Vec<RsmBlindingStage>,
     /// ElGamal decryption shares of the blinded list.
     pub decryption: Vec<ElGamalDecStage>,
     /// `S̃_j` for every output position `j`.
     pub s_tilde: Vec<G1Projective>,
 }
 
-/// A server's blinding exponents `b_k` per output (wiped on drop, redacted in `Debug`):
-/// its DPK_BBS+ witness shares for `b`.
+/// A server's blinding exponents `b_{k,j}` and the randomness `s_{k,j}` of `B_{k,j}`, per
+/// output (wiped on drop, redacted in `Debug`): its DPK_BBS+ and Beaver shares of `b`.
 pub struct BlindingShares {
     /// The server.
     pub mixer: PartyId,
     b: Vec<Scalar>,
+    s: Vec<Scalar>,
 }
 
 impl BlindingShares {
-    /// `b_k` for output `j`.
+    /// `b_{k,j}` for output `j`.
     pub fn b(&self, j: usize) -> Option<Scalar> {
         self.b.get(j).copied()
+    }
+
+    /// `(b_{k,j}, s_{k,j})`, the opening of `B_{k,j}`.
+    pub fn committed(&self, j: usize) -> Option<CommittedShare> {
+        Some(CommittedShare {
+            value: *self.b.get(j)?,
+            rand: *self.s.get(j)?,
+        })
     }
 }
 
 impl Drop for BlindingShares {
     fn drop(&mut self) {
-        self.b.iter_mut().for_each(|x| *x = Scalar::ZERO);
+        self.b
+            .iter_mut()
+            .chain(self.s.iter_mut())
+            .for_each(|x| *x = Scalar::ZERO);
     }
 }
 
@@ -980,6 +1198,33 @@ pub fn initial_signature_list(n: usize, q: &BbsQuery) -> Vec<ElGamalCiphertext> 
         }
     }
     list
+}
+
+/// The challenge of the blinding proof: binds session, protocol, version, server, output
+/// position, generators, ElGamal key, the base `F_m[j]`, `D`, `B` and both first messages.
+#[allow(clippy::too_many_arguments)]
+pub fn rsm_blind_challenge(
+    public: &MixnetPublic,
+    who: PartyId,
+    index: usize,
+    base: &ElGamalCiphertext,
+    d: &ElGamalCiphertext,
+    b_com: &G1Projective,
+    t: &ElGamalCiphertext,
+    t_b: &G1Projective,
+) -> Scalar {
+    let mut tr = Transcript::for_protocol(b"quorate/mixnet/dbrsm-blinding", 1, &public.sid);
+    tr.append_party(b"server", who);
+    tr.append_u64_be(b"output", index as u64);
+    tr.append_point(b"g", &public.gens.g);
+    tr.append_point(b"h", &public.gens.h);
+    tr.append_point(b"pk", &public.elgamal.pk);
+    append_ciphertexts(&mut tr, b"base", core::slice::from_ref(base));
+    append_ciphertexts(&mut tr, b"D", core::slice::from_ref(d));
+    tr.append_point(b"B", b_com);
+    append_ciphertexts(&mut tr, b"T", core::slice::from_ref(t));
+    tr.append_point(b"T_B", t_b);
+    tr.challenge_scalar(b"c")
 }
 
 impl MixServer {
@@ -1019,6 +1264,61 @@ impl MixServer {
             proof,
         })
     }
+
+    /// Step 6 for the signatures: blinds every element of `bases` (`F_m`), publishing
+    /// `D_{k,j}`, `B_{k,j}` and the proofs; returns the stage and the blinding shares.
+    pub fn rsm_blind<R: RngCore + CryptoRng>(
+        &self,
+        public: &MixnetPublic,
+        bases: &[ElGamalCiphertext],
+        rng: &mut R,
+    ) -> (RsmBlindingStage, BlindingShares) {
+        let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
+        let cnt = bases.len();
+        let mut draw = |_| Scalar::random(&mut *rng);
+        let secrets = BlindingShares {
+            mixer: self.id,
+            b: (0..cnt).map(&mut draw).collect(),
+            s: (0..cnt).map(&mut draw).collect(),
+        };
+        let rho: Vec<Scalar> = (0..cnt).map(&mut draw).collect();
+        let masks: Vec<[Scalar; 3]> = (0..cnt).map(|_| [draw(0), draw(0), draw(0)]).collect();
+        let items: Vec<(ElGamalCiphertext, G1Projective, RsmBlindProof)> = (0..cnt)
+            .into_par_iter()
+            .map(|j| {
+                let (base, b, s, r) = (&bases[j], secrets.b[j], secrets.s[j], rho[j]);
+                let [al, be, ze] = masks[j];
+                let d = base.pow(&b).rerandomize(&g, &pk, &r);
+                let b_com = g * b + h * s;
+                let t = base.pow(&be).rerandomize(&g, &pk, &al);
+                let t_b = g * be + h * ze;
+                let c = rsm_blind_challenge(public, self.id, j, base, &d, &b_com, &t, &t_b);
+                (
+                    d,
+                    b_com,
+                    RsmBlindProof {
+                        t,
+                        t_b,
+                        z_rho: al + c * r,
+                        z_b: be + c * b,
+                        z_s: ze + c * s,
+                    },
+                )
+            })
+            .collect();
+        let mut stage = RsmBlindingStage {
+            mixer: self.id,
+            contributions: Vec::with_capacity(cnt),
+            b_coms: Vec::with_capacity(cnt),
+            proofs: Vec::with_capacity(cnt),
+        };
+        for (d, b, p) in items {
+            stage.contributions.push(d);
+            stage.b_coms.push(b);
+            stage.proofs.push(p);
+        }
+        (stage, secrets)
+    }
 }
 
 fn verify_forward(
@@ -1052,8 +1352,95 @@ fn verify_forward(
     Ok(current.to_vec())
 }
 
-fn all_outputs(n: usize) -> Vec<usize> {
-    (0..n).collect()
+/// Verifies every server's blinding proofs (one MSM; per server on failure, naming it) and
+/// returns the products `Π_k D_{k,j}`.
+pub fn verify_rsm_blinding(
+    public: &MixnetPublic,
+    bases: &[ElGamalCiphertext],
+    blinding: &[RsmBlindingStage],
+) -> Result<Vec<ElGamalCiphertext>, MixnetError> {
+    let stages = crate::dbsm::check_order(public, blinding, |s| s.mixer, false, "blinding stages")?;
+    let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
+    let cnt = bases.len();
+    let batches: Vec<Option<BatchCheck>> = stages
+        .iter()
+        .map(|(k, st)| {
+            (st.contributions.len() == cnt && st.b_coms.len() == cnt && st.proofs.len() == cnt)
+                .then(|| {
+                    (0..cnt)
+                        .into_par_iter()
+                        .map(|j| {
+                            let (base, d, bc, p) =
+                                (&bases[j], &st.contributions[j], st.b_coms[j], &st.proofs[j]);
+                            let c = rsm_blind_challenge(public, *k, j, base, d, &bc, &p.t, &p.t_b);
+                            let one = -Scalar::ONE;
+                            let mut b = BatchCheck::default();
+                            b.add(&[
+                                &[(g, p.z_rho), (base.a, p.z_b), (d.a, -c), (p.t.a, one)],
+                                &[(pk, p.z_rho), (base.b, p.z_b), (d.b, -c), (p.t.b, one)],
+                                &[(g, p.z_b), (h, p.z_s), (bc, -c), (p.t_b, one)],
+                            ]);
+                            b
+                        })
+                        .reduce(BatchCheck::default, |mut a, b| {
+                            a.extend(b);
+                            a
+                        })
+                })
+        })
+        .collect();
+    let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "DB-RSM blinding proof",
+        )));
+    }
+    Ok((0..cnt)
+        .map(|j| {
+            stages.iter().fold(
+                ElGamalCiphertext::trivial(G1Projective::identity()),
+                |acc, (_, st)| acc.mul(&st.contributions[j]),
+            )
+        })
+        .collect())
+}
+
+impl MixServer {
+    /// Step 7 for the signatures: this server's ElGamal decryption shares (DLEQ proof each)
+    /// of the blinded list `Π_k D_{k,j}` ([`verify_rsm_blinding`]'s output).
+    pub fn decrypt_signature_list<R: RngCore + CryptoRng>(
+        &self,
+        public: &MixnetPublic,
+        blinded: &[ElGamalCiphertext],
+        rng: &mut R,
+    ) -> Result<ElGamalDecStage, MixnetError> {
+        Ok(ElGamalDecStage {
+            mixer: self.id,
+            shares: self.elgamal_share.decrypt_shares(
+                &public.gens,
+                &public.elgamal,
+                &public.sid,
+                blinded,
+                rng,
+            )?,
+        })
+    }
+}
+
+/// Verifies every server's decryption shares of the blinded list (naming a failing server)
+/// and combines them: `S̃_j` for every output.
+pub fn combine_signature_decryption(
+    public: &MixnetPublic,
+    blinded: &[ElGamalCiphertext],
+    decryption: &[ElGamalDecStage],
+) -> Result<Vec<G1Projective>, MixnetError> {
+    let stages = crate::dbsm::check_order(public, decryption, |s| s.mixer, false, "decryption")?;
+    let refs: Vec<(PartyId, &[elgamal::ElGamalDecShare])> = stages
+        .iter()
+        .map(|(k, st)| (*k, st.shares.as_slice()))
+        .collect();
+    elgamal::verify_and_combine(&public.gens, &public.elgamal, &public.sid, blinded, &refs)
 }
 
 /// Runs steps 5–7 for the signatures in process (all servers simulated, every stage
@@ -1065,6 +1452,16 @@ pub fn run_signature_track<R: RngCore + CryptoRng>(
     q: &BbsQuery,
     rng: &mut R,
 ) -> Result<(SignatureTrack, Vec<BlindingShares>), MixnetError> {
+    run_signature_track_timed(public, servers, q, rng, &mut StepTimes::default())
+}
+
+fn run_signature_track_timed<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    q: &BbsQuery,
+    rng: &mut R,
+    times: &mut StepTimes,
+) -> Result<(SignatureTrack, Vec<BlindingShares>), MixnetError> {
     let mut forward: Vec<ReverseStage> = Vec::with_capacity(servers.len());
     let init = initial_signature_list(public.n, q);
     for srv in servers {
@@ -1072,65 +1469,581 @@ pub fn run_signature_track<R: RngCore + CryptoRng>(
             .last()
             .map(|s| s.outputs.as_slice())
             .unwrap_or(&init);
-        forward.push(srv.forward_shuffle(public, cur, rng)?);
+        let st = times.time(
+            "M: forward shuffle of the signatures + proof",
+            Some(srv.id),
+            || srv.forward_shuffle(public, cur, rng),
+        )?;
+        forward.push(st);
     }
-    let bases = verify_forward(public, q, &forward)?;
-    let idx = all_outputs(public.n);
+    let bases = times.time("M: verify all forward shuffles", None, || {
+        verify_forward(public, q, &forward)
+    })?;
     let mut blinding = Vec::with_capacity(servers.len());
     let mut bshares = Vec::with_capacity(servers.len());
     for srv in servers {
-        let (st, sec) = srv.blind(public, &idx, &bases, rng);
+        let (st, sec) = times.time(
+            "M: blinding with commitments B_k + proofs",
+            Some(srv.id),
+            || srv.rsm_blind(public, &bases, rng),
+        );
         blinding.push(st);
-        bshares.push(BlindingShares {
-            mixer: srv.id,
-            b: sec.b.clone(),
-        });
+        bshares.push(sec);
     }
-    let blinded = crate::dbsm::verify_blinding(public, &idx, &bases, &blinding)?;
+    let blinded = times.time("M: verify all signature-blinding proofs", None, || {
+        verify_rsm_blinding(public, &bases, &blinding)
+    })?;
     let mut decryption = Vec::with_capacity(servers.len());
     for srv in servers {
-        let shares = srv.elgamal_share.decrypt_shares(
-            &public.gens,
-            &public.elgamal,
-            &public.sid,
-            &blinded,
-            rng,
+        let st = times.time(
+            "M: ElGamal decryption shares of S~ + proofs",
+            Some(srv.id),
+            || srv.decrypt_signature_list(public, &blinded, rng),
         )?;
-        decryption.push(ElGamalDecStage {
-            mixer: srv.id,
-            shares,
-        });
+        decryption.push(st);
     }
-    let mut track = SignatureTrack {
-        forward,
-        blinding,
-        decryption,
-        s_tilde: Vec::new(),
-    };
-    track.s_tilde = verify_signature_track(public, q, &track)?;
-    Ok((track, bshares))
+    let s_tilde = times.time("M: verify all S~ decryption shares + combine", None, || {
+        combine_signature_decryption(public, &blinded, &decryption)
+    })?;
+    Ok((
+        SignatureTrack {
+            forward,
+            blinding,
+            decryption,
+            s_tilde,
+        },
+        bshares,
+    ))
 }
 
 /// The querier's (and every server's) check of the signature track: every forward shuffle,
-/// blinding proof and decryption share, naming a failing server. Returns the verified
-/// `S̃_j`, which must equal the published ones.
+/// blinding proof (with the commitments `B_{k,j}`) and decryption share, naming a failing
+/// server. Returns the verified `S̃_j`, which must equal the published ones.
 pub fn verify_signature_track(
     public: &MixnetPublic,
     q: &BbsQuery,
     track: &SignatureTrack,
 ) -> Result<Vec<G1Projective>, MixnetError> {
-    let bases = verify_forward(public, q, &track.forward)?;
-    let idx = all_outputs(public.n);
-    let blinded = crate::dbsm::verify_blinding(public, &idx, &bases, &track.blinding)?;
-    let refs: Vec<(PartyId, &[elgamal::ElGamalDecShare])> = track
-        .decryption
-        .iter()
-        .map(|st| (st.mixer, st.shares.as_slice()))
-        .collect();
-    let s =
-        elgamal::verify_and_combine(&public.gens, &public.elgamal, &public.sid, &blinded, &refs)?;
-    if !track.s_tilde.is_empty() && track.s_tilde != s {
+    verify_signature_track_timed(public, q, track, &mut StepTimes::default())
+}
+
+fn verify_signature_track_timed(
+    public: &MixnetPublic,
+    q: &BbsQuery,
+    track: &SignatureTrack,
+    times: &mut StepTimes,
+) -> Result<Vec<G1Projective>, MixnetError> {
+    let bases = times.time("Q: verify forward shuffles of the signatures", None, || {
+        verify_forward(public, q, &track.forward)
+    })?;
+    let blinded = times.time("Q: verify signature-blinding proofs", None, || {
+        verify_rsm_blinding(public, &bases, &track.blinding)
+    })?;
+    let s = times.time("Q: verify S~ decryption shares + combine", None, || {
+        combine_signature_decryption(public, &blinded, &track.decryption)
+    })?;
+    if track.s_tilde != s {
         return Err(ParamError::Invalid("published S̃ differs from the verified decryption").into());
     }
     Ok(s)
+}
+
+// ---------------------------------------------------------------------------------------
+// The whole DB-RSM: run (servers) and verify (querier).
+// ---------------------------------------------------------------------------------------
+
+/// One server's openings `(b_{k,j}, s_{k,j})` of `B_{k,j}` at the outputs with `S̃_j = 1`
+/// (in increasing `j`), proving `b_j ≠ 0` there (see the notes above).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonMemberOpening {
+    /// The server.
+    pub mixer: PartyId,
+    /// `b_{k,j}`.
+    pub b: Vec<Scalar>,
+    /// `s_{k,j}`.
+    pub s: Vec<Scalar>,
+}
+
+/// Everything the servers publish for one DB-RSM query (paper Fig. 9, steps 4–8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbRsmProof {
+    /// Steps 5–7 for the quasi-signatures (with the blinding commitments `B_{k,j}`).
+    pub signature: SignatureTrack,
+    /// Openings of the blinding at the non-members (`S̃_j = 1`), server order.
+    pub non_members: Vec<NonMemberOpening>,
+    /// Steps 4–7 for the Paillier witnesses; the conversion covers the members only, in
+    /// increasing output order.
+    pub witness: WitnessTrack,
+    /// Beaver openings for `r′ = ρ·b` per member, server order.
+    pub beaver: Vec<BeaverOpening>,
+    /// DPK_BBS+ per member, in increasing output order.
+    pub dpk: Vec<BbsDpkProof>,
+}
+
+/// The outputs with `S̃_j ≠ 1` (members) and `= 1` (non-members), increasing.
+fn split_members(s_tilde: &[G1Projective]) -> (Vec<usize>, Vec<usize>) {
+    (0..s_tilde.len()).partition(|&j| !bool::from(s_tilde[j].is_identity()))
+}
+
+fn accepted_gammas(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+) -> Result<Vec<G1Projective>, MixnetError> {
+    let inputs = crate::sharing::accepted_inputs(submissions, record)?;
+    if inputs.len() != public.n {
+        return Err(ParamError::Invalid("record does not have n accepted inputs").into());
+    }
+    Ok(inputs.iter().map(|s| s.gamma).collect())
+}
+
+/// The check of the non-member openings against a verified signature track: at every
+/// output with `S̃_j = 1`, every server's `(b_{k,j}, s_{k,j})` must open its `B_{k,j}` (a
+/// wrong opening names the server) and `b_j = Σ_k b_{k,j} ≠ 0` (otherwise the blinding, not
+/// an empty slot, made `S̃_j = 1`: all servers are blamed, since only all of them together
+/// can arrange it).
+pub fn check_non_member_openings(
+    public: &MixnetPublic,
+    track: &SignatureTrack,
+    openings: &[NonMemberOpening],
+) -> Result<(), MixnetError> {
+    let (_, non) = split_members(&track.s_tilde);
+    check_non_members(public, &track.blinding, &non, openings)
+}
+
+fn check_non_members(
+    public: &MixnetPublic,
+    blinding: &[RsmBlindingStage],
+    non_members: &[usize],
+    openings: &[NonMemberOpening],
+) -> Result<(), MixnetError> {
+    let parties: Vec<PartyId> = public.params.parties().collect();
+    if openings.len() != parties.len() || blinding.len() != parties.len() {
+        return Err(ParamError::Invalid("non-member openings: one per server").into());
+    }
+    let (g, h) = (public.gens.g, public.gens.h);
+    let cnt = non_members.len();
+    let batches: Vec<Option<BatchCheck>> = openings
+        .iter()
+        .zip(blinding)
+        .zip(&parties)
+        .map(|((o, bl), &k)| {
+            (o.mixer == k && o.b.len() == cnt && o.s.len() == cnt).then(|| {
+                let mut b = BatchCheck::default();
+                for (u, &j) in non_members.iter().enumerate() {
+                    let com = bl
+                        .b_coms
+                        .get(j)
+                        .copied()
+                        .unwrap_or(G1Projective::identity());
+                    b.add(&[&[(g, o.b[u]), (h, o.s[u]), (com, -Scalar::ONE)]]);
+                }
+                b
+            })
+        })
+        .collect();
+    let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "non-member blinding opening",
+        )));
+    }
+    for u in 0..cnt {
+        let sum: Scalar = openings.iter().map(|o| o.b[u]).sum();
+        if bool::from(sum.is_zero()) {
+            // Only a coalition of all servers can arrange this: every one of them is blamed.
+            return Err(MixnetError::Misbehaviour(Blame::many(
+                parties,
+                "blinding sums to zero (hides a member)",
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// DPK_BBS+ statements for the members (`coms[u][k]` from the witness conversion,
+/// `B_{k,j}` from the blinding, `Z_k` from Beaver).
+fn statements(
+    record: &MixRecord,
+    track: &SignatureTrack,
+    members: &[usize],
+    wcoms: &[Vec<ValueCommitments>],
+    pcoms: &[Vec<G1Projective>],
+) -> Result<Vec<BbsDpkStatement>, MixnetError> {
+    members
+        .iter()
+        .enumerate()
+        .map(|(u, &j)| {
+            let coms = wcoms
+                .get(u)
+                .ok_or(ParamError::Invalid("missing witness commitments"))?
+                .iter()
+                .zip(&track.blinding)
+                .zip(pcoms)
+                .map(|((wc, bl), pc)| {
+                    Some(WitnessCommitments {
+                        c: wc.v,
+                        b: *bl.b_coms.get(j)?,
+                        r: *pc.get(u)?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or(ParamError::Invalid("missing commitments"))?;
+            Ok(BbsDpkStatement {
+                index: j,
+                s_tilde: track.s_tilde[j],
+                v_out: *record
+                    .outputs
+                    .get(j)
+                    .ok_or(ParamError::Invalid("missing output"))?,
+                coms,
+            })
+        })
+        .collect()
+}
+
+/// The Beaver input commitments: `x` = the witness-track commitment `R_k` to the share of
+/// `ρ = r + r̂`, `w` = the blinding commitment `B_{k,j}`; `[server][member]`.
+type InputComs = (Vec<Vec<G1Projective>>, Vec<Vec<G1Projective>>);
+
+fn beaver_input_coms(
+    track: &SignatureTrack,
+    members: &[usize],
+    wcoms: &[Vec<ValueCommitments>],
+) -> Result<InputComs, MixnetError> {
+    let m = track.blinding.len();
+    let mut xs = vec![Vec::with_capacity(members.len()); m];
+    let mut ws = vec![Vec::with_capacity(members.len()); m];
+    for (u, &j) in members.iter().enumerate() {
+        let row = wcoms
+            .get(u)
+            .filter(|r| r.len() == m)
+            .ok_or(ParamError::Invalid("witness commitments: one per server"))?;
+        for k in 0..m {
+            xs[k].push(row[k].r);
+            ws[k].push(
+                *track.blinding[k]
+                    .b_coms
+                    .get(j)
+                    .ok_or(ParamError::Invalid("missing blinding commitment"))?,
+            );
+        }
+    }
+    Ok((xs, ws))
+}
+
+/// Runs DB-RSM in process for the query `q` (all servers simulated, every stage checked
+/// before the next builds on it) and returns the published proof. `record` is the verified
+/// Mix record, `submissions` the sender inputs it was built from, and `triples` /
+/// `triple_shares` the dealer's Beaver triples (at least one per queried input, fresh for
+/// this query).
+#[allow(clippy::too_many_arguments)]
+pub fn run<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    triples: &[TriplePublic],
+    triple_shares: &[TripleShares],
+    q: &BbsQuery,
+    rng: &mut R,
+) -> Result<DbRsmProof, MixnetError> {
+    run_timed(
+        public,
+        servers,
+        submissions,
+        record,
+        triples,
+        triple_shares,
+        q,
+        rng,
+        &mut StepTimes::default(),
+    )
+}
+
+/// [`run`], recording each server's time per step (and the checks of the published stages,
+/// which every server runs once) in `times`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_timed<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    triples: &[TriplePublic],
+    triple_shares: &[TripleShares],
+    q: &BbsQuery,
+    rng: &mut R,
+    times: &mut StepTimes,
+) -> Result<DbRsmProof, MixnetError> {
+    let parties: Vec<PartyId> = public.params.parties().collect();
+    if servers.len() != parties.len()
+        || triple_shares.len() != parties.len()
+        || servers
+            .iter()
+            .zip(triple_shares)
+            .zip(&parties)
+            .any(|((s, t), &p)| s.id != p || t.mixer != p)
+    {
+        return Err(ParamError::Invalid("one server and one triple share set per party").into());
+    }
+    let gammas = accepted_gammas(public, submissions, record)?;
+    times.time("M: check BBS+ quasi-signatures", None, || {
+        check_quasi_signatures(public, &gammas, q)
+    })?;
+    // Steps 5–7, signatures.
+    let (signature, bshares) = run_signature_track_timed(public, servers, q, rng, times)?;
+    let (members, non) = split_members(&signature.s_tilde);
+    if triples.len() < members.len() {
+        return Err(ParamError::Invalid("not enough Beaver triples for the members").into());
+    }
+    let mut non_members = Vec::with_capacity(servers.len());
+    for bs in &bshares {
+        let t0 = Instant::now();
+        let (b, s): (Vec<Scalar>, Vec<Scalar>) = non.iter().map(|&j| (bs.b[j], bs.s[j])).unzip();
+        times.add(
+            "M: non-member blinding openings",
+            Some(bs.mixer),
+            t0.elapsed(),
+        );
+        non_members.push(NonMemberOpening {
+            mixer: bs.mixer,
+            b,
+            s,
+        });
+    }
+    times.time("M: check the non-member openings", None, || {
+        check_non_members(public, &signature.blinding, &non, &non_members)
+    })?;
+    // Steps 4–7, Paillier witnesses: forward shuffle, then conversion of the members.
+    let init = witness::initial_witness_list(public, submissions, record, q)?;
+    let mut forward: Vec<crate::mix::MixStage> = Vec::with_capacity(servers.len());
+    for srv in servers {
+        let cur = forward
+            .last()
+            .map(|s| s.outputs.as_slice())
+            .unwrap_or(&init);
+        let st = times.time("M: Paillier witness shuffle + proof", Some(srv.id), || {
+            srv.mix(public, cur, rng)
+        })?;
+        forward.push(st);
+    }
+    let shuffle = WitnessShuffle { forward };
+    let w_m = times.time("M: verify all witness shuffles", None, || {
+        witness::verify_witness_shuffle(public, submissions, record, q, &shuffle)
+    })?;
+    let bases = witness::select_members(&w_m, &members)?;
+    let (conversion, wshares): (SharingRecord, Vec<MixerShares>) =
+        crate::sharing::run_value_sharing_timed(public, servers, &bases, rng, times)?;
+    let wcoms = crate::sharing::verify_value_sharing(public, &bases, &conversion)?;
+    // Step 8: Beaver r′ = ρ·b, then DPK_BBS+.
+    let used = &triples[..members.len()];
+    for ts in triple_shares {
+        let ok = times.time("M: check own Beaver triple shares", Some(ts.mixer), || {
+            ts.check_against(public, &triples[..ts.len().min(triples.len())])
+        });
+        if !ok || ts.len() < members.len() {
+            return Err(ParamError::Invalid("dealer's triple shares do not match").into());
+        }
+    }
+    times.time("M/Q: verify the dealer's Beaver triples", None, || {
+        verify_triples(public, used)
+    })?;
+    let (x_coms, w_coms) = beaver_input_coms(&signature, &members, &wcoms)?;
+    let mut beaver = Vec::with_capacity(servers.len());
+    for ((ts, ws), bs) in triple_shares.iter().zip(&wshares).zip(&bshares) {
+        let t0 = Instant::now();
+        let mut xs = Vec::with_capacity(members.len());
+        let mut bsv = Vec::with_capacity(members.len());
+        for (u, &j) in members.iter().enumerate() {
+            let (v, r) = ws
+                .value_shares(u)
+                .ok_or(ParamError::Invalid("missing witness share"))?;
+            xs.push(CommittedShare {
+                value: v[1],
+                rand: r[1],
+            });
+            bsv.push(
+                bs.committed(j)
+                    .ok_or(ParamError::Invalid("missing blinding share"))?,
+            );
+        }
+        let o = beaver_open(ts, &xs, &bsv)?;
+        times.add("M: Beaver openings", Some(ts.mixer), t0.elapsed());
+        beaver.push(o);
+    }
+    let opened = times.time("M: check all Beaver openings", None, || {
+        beaver_check_openings(public, used, &x_coms, &w_coms, &beaver)
+    })?;
+    let mut products = Vec::with_capacity(servers.len());
+    for (k, ts) in triple_shares.iter().enumerate() {
+        products.push(times.time("M: Beaver product shares", Some(ts.mixer), || {
+            beaver_product_shares(ts, k == 0, &opened)
+        })?);
+    }
+    let pcoms = times.time("M: Beaver product commitments", None, || {
+        beaver_product_commitments(public, used, &opened)
+    })?;
+    let stmts = statements(record, &signature, &members, &wcoms, &pcoms)?;
+    // DPK_BBS+: every server commits for every member, then responds to the challenges.
+    let mut commits: Vec<Vec<BbsDpkCommit>> = Vec::with_capacity(servers.len());
+    let mut nonces: Vec<Vec<BbsDpkNonces>> = Vec::with_capacity(servers.len());
+    let mut witnesses: Vec<Vec<WitnessShares>> = Vec::with_capacity(servers.len());
+    for (k, ((ws, bs), prod)) in wshares.iter().zip(&bshares).zip(&products).enumerate() {
+        let t0 = Instant::now();
+        let wit: Vec<WitnessShares> = members
+            .iter()
+            .enumerate()
+            .map(|(u, &j)| {
+                let (v, r) = ws.value_shares(u)?;
+                let b = bs.committed(j)?;
+                let p = prod.get(u)?;
+                Some(WitnessShares {
+                    w: [v[0], b.value, p.value],
+                    s: [r[0], b.rand, p.rand],
+                })
+            })
+            .collect::<Option<_>>()
+            .ok_or(ParamError::Invalid("missing witness share"))?;
+        let ns: Vec<BbsDpkNonces> = members
+            .iter()
+            .map(|_| BbsDpkNonces::draw(&mut *rng))
+            .collect();
+        let cs: Vec<BbsDpkCommit> = stmts
+            .par_iter()
+            .zip(wit.par_iter())
+            .zip(ns.par_iter())
+            .map(|((st, w), n)| commit_with_nonces(public, st, w, n))
+            .collect::<Result<_, MixnetError>>()?;
+        times.add("M: DPK_BBS+ commitments", Some(parties[k]), t0.elapsed());
+        commits.push(cs);
+        nonces.push(ns);
+        witnesses.push(wit);
+    }
+    let t0 = Instant::now();
+    let challenges: Vec<Scalar> = stmts
+        .par_iter()
+        .enumerate()
+        .map(|(u, st)| {
+            let cs: Vec<BbsDpkCommit> = commits.iter().map(|c| c[u]).collect();
+            bbs_dpk_challenge(public, &q.y, st, &cs)
+        })
+        .collect();
+    times.add("M: DPK_BBS+ challenges", None, t0.elapsed());
+    let mut responses: Vec<Vec<BbsDpkResponse>> = Vec::with_capacity(servers.len());
+    for (k, (wit, ns)) in witnesses.iter().zip(&nonces).enumerate() {
+        responses.push(times.time("M: DPK_BBS+ responses", Some(parties[k]), || {
+            wit.iter()
+                .zip(ns)
+                .zip(&challenges)
+                .map(|((w, n), e)| bbs_dpk_respond(w, n, e))
+                .collect()
+        }));
+    }
+    let dpk = (0..members.len())
+        .map(|u| BbsDpkProof {
+            mixers: parties.clone(),
+            commits: commits.iter().map(|c| c[u]).collect(),
+            responses: responses.iter().map(|r| r[u]).collect(),
+        })
+        .collect();
+    Ok(DbRsmProof {
+        signature,
+        non_members,
+        witness: WitnessTrack {
+            shuffle,
+            conversion,
+        },
+        beaver,
+        dpk,
+    })
+}
+
+/// The querier's verification of a whole DB-RSM proof for the query `q`, from public data
+/// only: the quasi-signatures, every forward shuffle, blinding proof (with `B_{k,j}`) and
+/// decryption share of the signature track, the non-member openings, the witness track,
+/// the dealer's triples, the Beaver openings and every DPK_BBS+ (batched). `record` must
+/// already have been verified ([`crate::mix::verify_record`]). Returns, for every output `j`,
+/// whether it came from an input in `I` (its value `v′_j` opens one of the quasi-signed
+/// commitments). Every failing server is named.
+pub fn verify(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    triples: &[TriplePublic],
+    q: &BbsQuery,
+    proof: &DbRsmProof,
+) -> Result<Vec<bool>, MixnetError> {
+    verify_timed(
+        public,
+        submissions,
+        record,
+        triples,
+        q,
+        proof,
+        &mut StepTimes::default(),
+    )
+}
+
+/// [`verify`], recording the querier's time per step in `times`.
+pub fn verify_timed(
+    public: &MixnetPublic,
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    triples: &[TriplePublic],
+    q: &BbsQuery,
+    proof: &DbRsmProof,
+    times: &mut StepTimes,
+) -> Result<Vec<bool>, MixnetError> {
+    let gammas = accepted_gammas(public, submissions, record)?;
+    if record.outputs.len() != public.n {
+        return Err(ParamError::Invalid("record does not have n outputs").into());
+    }
+    times.time("Q: check BBS+ quasi-signatures", None, || {
+        check_quasi_signatures(public, &gammas, q)
+    })?;
+    let s_tilde = verify_signature_track_timed(public, q, &proof.signature, times)?;
+    let (members, non) = split_members(&s_tilde);
+    times.time("Q: check the non-member openings", None, || {
+        check_non_members(public, &proof.signature.blinding, &non, &proof.non_members)
+    })?;
+    let w_m = times.time("Q: verify witness shuffles", None, || {
+        witness::verify_witness_shuffle(public, submissions, record, q, &proof.witness.shuffle)
+    })?;
+    let bases = witness::select_members(&w_m, &members)?;
+    let wcoms = times.time("Q: verify the witness conversion", None, || {
+        crate::sharing::verify_value_sharing(public, &bases, &proof.witness.conversion)
+    })?;
+    if triples.len() < members.len() {
+        return Err(ParamError::Invalid("not enough Beaver triples for the members").into());
+    }
+    let used = &triples[..members.len()];
+    times.time("Q: verify the dealer's Beaver triples", None, || {
+        verify_triples(public, used)
+    })?;
+    let t0 = Instant::now();
+    let (x_coms, w_coms) = beaver_input_coms(&proof.signature, &members, &wcoms)?;
+    let opened = beaver_check_openings(public, used, &x_coms, &w_coms, &proof.beaver)?;
+    let pcoms = beaver_product_commitments(public, used, &opened)?;
+    let stmts = statements(record, &proof.signature, &members, &wcoms, &pcoms)?;
+    times.add(
+        "Q: check Beaver openings + product commitments",
+        None,
+        t0.elapsed(),
+    );
+    if proof.dpk.len() != members.len() {
+        return Err(ParamError::LengthMismatch {
+            what: "DPK_BBS+ proofs (one per member)",
+            expected: members.len(),
+            got: proof.dpk.len(),
+        }
+        .into());
+    }
+    times.time("Q: verify n DPK_BBS+ (batched)", None, || {
+        bbs_dpk_verify(public, &q.y, &stmts, &proof.dpk)
+    })?;
+    Ok(s_tilde
+        .iter()
+        .map(|s| !bool::from(s.is_identity()))
+        .collect())
 }

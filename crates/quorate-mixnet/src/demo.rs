@@ -1,31 +1,22 @@
 //! A whole run for demos and benchmarks: keygen → Enc → input checking → Mix → DB-SM
-//! (worst case `I = J = [n]`) → DB-RSM (quasi-signatures, signature track, the Paillier
-//! witness track of steps 4–7 giving the servers shares of `c` and `r + r̂` with public
-//! commitments, Beaver multiplication for `r′ = (r + r̂)·b`, DPK_BBS+) → one BTraceIn and
-//! one BTraceOut, every proof verified as the querier, with wall-clock times per step and
-//! the sizes of what is published. One gap remains in DB-RSM (see `rsm_witnesses`): the
-//! protocol publishes no commitment to the blinding shares `b_k`, and the Beaver check
-//! takes Feldman commitments, so the demo computes `B_k` and the Beaver input commitments
-//! from the servers' shares.
+//! (worst case `I = J = [n]`) → DB-RSM (worst case `I = [n]`, [`crate::dbrsm::run_timed`] /
+//! [`crate::dbrsm::verify_timed`]) → one BTraceIn (DB-SM) and one BTraceOut (DB-RSM), every
+//! proof verified as the querier, with wall-clock times per step and the sizes of what is
+//! published. The Beaver triples come from the dealer of the preprocessing assumption
+//! ([`crate::dbrsm::deal_triples`]), fresh for each query.
 //!
 //! Sizes are computed from fixed-width encodings of every field (G1 48 B compressed, G2
 //! 96 B, scalars 32 B, Paillier ciphertexts `⌈|N²|/8⌉` B, elements of `Z_N` `⌈|N|/8⌉` B,
 //! integer responses their minimal big-endian length plus a 4-byte length); the crate has no
 //! wire codec yet, so these are the sizes such a codec would produce.
 
-use crate::dbrsm::{
-    self, BbsDpkStatement, BlindingShares, TriplePublic, TripleShares, WitnessCommitments,
-    WitnessShares,
-};
+use crate::dbrsm;
 use crate::dbsm::{self, DbSmProof, StepTimes};
 use crate::error::MixnetError;
-use crate::mix::MixRecord;
 use crate::mix::{self, DecryptionStage, MixStage};
 use crate::sender::{self, SenderInput};
-use crate::setup::MixServer;
 use crate::setup::{self, MixnetPublic};
 use crate::sharing;
-use crate::sharing::{MixerShares, ValueCommitments};
 use crate::shuffle::ShuffleProof;
 use crate::trace;
 use blstrs::{G1Projective, Scalar};
@@ -63,14 +54,16 @@ pub struct DemoReport {
     pub config: DemoConfig,
     /// Named verification outcomes (all `true` on success; a failure aborts with an error).
     pub statuses: Vec<(&'static str, bool)>,
-    /// The BTraceIn query `I`.
+    /// The BTraceIn query: outputs `J`.
     pub trace_in_query: Vec<usize>,
-    /// Its verified answer (outputs that came from `I`).
+    /// Its verified answer (DB-SM): the inputs that went to `J`.
     pub trace_in: Vec<usize>,
-    /// The BTraceOut query `J`.
+    /// The BTraceOut query: inputs `I`.
     pub trace_out_query: Vec<usize>,
-    /// Its verified answer (inputs that went to `J`).
+    /// Its verified answer (DB-RSM): the outputs that came from `I`.
     pub trace_out: Vec<usize>,
+    /// The outputs proven not to come from `I` (the complement of `trace_out`).
+    pub trace_out_not_from: Vec<usize>,
     /// `ground_truth_permutation[j]` = the input that output `j` came from (demo only).
     pub ground_truth_permutation: Vec<usize>,
     /// Sizes in bytes of what is published.
@@ -274,6 +267,9 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     ));
     statuses.push(("input_sharing_proofs", true));
 
+    let ct = pk.ciphertext_len();
+    let zn = (pk.modulus_bits() as usize).div_ceil(8);
+
     // Forward set membership, worst case I = J = [n].
     let all: Vec<usize> = (0..n).collect();
     let t0 = Instant::now();
@@ -338,13 +334,11 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     timings.push(("forward set membership (DB-SM)", "Q total".into(), q_total));
     statuses.push(("dbsm_all_members", members.iter().all(|m| *m)));
 
-    // Reverse set membership (DB-RSM): quasi-signatures (Fig. 9 steps 2–3), the signature
-    // track (steps 5–7), the Paillier witness track (steps 4–7: shares of c and r + r̂ per
-    // output), Beaver multiplication and DPK_BBS+ (step 8). The witnesses are the servers'
-    // real shares; the commitments to b_k and the Beaver input commitments are computed
-    // from the shares by the demo (no protocol message carries them yet).
-    let rsm =
-        "reverse set membership (DB-RSM; b and Beaver-input commitments computed by the demo)";
+    // Reverse set membership (DB-RSM), worst case I = [n]: quasi-signatures (Fig. 9 steps
+    // 2–3), then the servers' proof (signature track with the blinding commitments B_k,
+    // witness track, Beaver on Pedersen commitments, DPK_BBS+) and the querier's check of
+    // every message, all through `dbrsm::run_timed` / `dbrsm::verify_timed`.
+    let rsm = "reverse set membership (DB-RSM)";
     let gammas: Vec<G1Projective> = record
         .accepted
         .iter()
@@ -352,159 +346,127 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         .collect();
     let t0 = Instant::now();
     let (_bbs_key, bq) = dbrsm::querier_quasi_sign(&public, &gammas, &all, rng)?;
-    timings.push((rsm, "Q: n BBS+ quasi-signatures".into(), t0.elapsed()));
+    let q_sign = t0.elapsed();
+    timings.push((rsm, "Q: n BBS+ quasi-signatures".into(), q_sign));
     let t0 = Instant::now();
-    dbrsm::check_quasi_signatures(&public, &gammas, &bq)?;
-    timings.push((rsm, "M: check BBS+ quasi-signatures".into(), t0.elapsed()));
-    statuses.push(("dbrsm_quasi_signatures", true));
-    let t0 = Instant::now();
-    let (track, bshares) = dbrsm::run_signature_track(&public, &servers, &bq, rng)?;
+    let (triples, triple_shares) = dbrsm::deal_triples(&public, n, rng);
     timings.push((
         rsm,
-        "forward shuffle + blinding + decryption of the signatures, with checks (per mixer)".into(),
-        per(t0.elapsed()),
-    ));
-    let t0 = Instant::now();
-    let s_tilde = dbrsm::verify_signature_track(&public, &bq, &track)?;
-    timings.push((
-        rsm,
-        "Q: verify all forward shuffles, blinding proofs, decryption shares".into(),
+        "dealer: n Beaver triples + proofs (preprocessing)".into(),
         t0.elapsed(),
     ));
-    statuses.push((
-        "dbrsm_signature_track",
-        s_tilde.iter().all(|x| !bool::from(x.is_identity())),
-    ));
-    let t0 = Instant::now();
-    let (wtrack, wshares_all) =
-        crate::witness::run_witness_track(&public, &servers, &submissions, &record, &bq, rng)?;
-    timings.push((
-        rsm,
-        "Paillier witness track: forward shuffle + Enc-to-shares of c, r + r̂, with checks (per mixer)"
-            .into(),
-        per(t0.elapsed()),
-    ));
-    let t0 = Instant::now();
-    let wcoms = crate::witness::verify_witness_track(&public, &submissions, &record, &bq, &wtrack)?;
-    timings.push((
-        rsm,
-        "Q: verify the Paillier witness track (shuffles, mask proofs, decryption shares)".into(),
-        t0.elapsed(),
-    ));
-    statuses.push(("dbrsm_witness_track", wcoms.len() == n));
-    let (rsm_statements, rsm_shares, rsm_triples) = rsm_witnesses(
+    let mut mt = StepTimes::default();
+    let rsm_proof = dbrsm::run_timed(
         &public,
         &servers,
-        &wshares_all,
-        &wcoms,
+        &submissions,
         &record,
-        &bshares,
-        &s_tilde,
+        &triples,
+        &triple_shares,
+        &bq,
         rng,
+        &mut mt,
     )?;
-    let (triples, triple_shares, x_coms, w_coms, xs, ws) = rsm_triples;
-    let t0 = Instant::now();
-    dbrsm::verify_triples(&public.gens.g, servers.len(), &triples)?;
-    timings.push((
-        rsm,
-        "M/Q: verify the dealer's Beaver triples".into(),
-        t0.elapsed(),
-    ));
-    let t0 = Instant::now();
-    let openings = triple_shares
-        .iter()
-        .zip(xs.iter().zip(&ws))
-        .map(|(sh, (x, w))| dbrsm::beaver_open(sh, x, w))
-        .collect::<Result<Vec<_>, _>>()?;
-    timings.push((rsm, "Beaver openings (per mixer)".into(), per(t0.elapsed())));
-    let t0 = Instant::now();
-    let opened =
-        dbrsm::beaver_check_openings(&public.gens.g, &triples, &x_coms, &w_coms, &openings)?;
-    timings.push((rsm, "M/Q: check all Beaver openings".into(), t0.elapsed()));
-    let t0 = Instant::now();
-    let products: Vec<Vec<Scalar>> = triple_shares
-        .iter()
-        .enumerate()
-        .map(|(k, sh)| dbrsm::beaver_product_shares(sh, k == 0, &opened))
-        .collect::<Result<_, _>>()?;
-    let product_coms = dbrsm::beaver_product_commitments(&public.gens.g, &triples, &opened)?;
-    timings.push((
-        rsm,
-        "Beaver product shares + commitments".into(),
-        t0.elapsed(),
-    ));
-    let mut stmts = rsm_statements;
-    let mut wshares = rsm_shares;
-    for (j, st) in stmts.iter_mut().enumerate() {
-        for (k, com) in st.coms.iter_mut().enumerate() {
-            com.r = product_coms[k][j];
-            wshares[j][k].w[2] = products[k][j];
-        }
-    }
-    let t0 = Instant::now();
-    let dpks = stmts
-        .iter()
-        .zip(&wshares)
-        .map(|(st, sh)| dbrsm::bbs_dpk_prove(&public, &bq.y, st, sh, rng))
-        .collect::<Result<Vec<_>, _>>()?;
-    let rsm_m = per(t0.elapsed());
-    timings.push((
-        rsm,
-        "DPK_BBS+ commitments + responses (per mixer)".into(),
-        rsm_m,
-    ));
-    let t0 = Instant::now();
-    dbrsm::bbs_dpk_verify(&public, &bq.y, &stmts, &dpks)?;
-    timings.push((rsm, "Q: verify n DPK_BBS+ (batched)".into(), t0.elapsed()));
-    statuses.push(("dbrsm_dpk_bbs_plus_on_witness_track_shares", true));
-    // Totals: a mixer's own work (per-mixer rows) plus the checks every mixer runs ("M:",
-    // "M/Q:", the public Beaver product commitments); the querier's rows ("Q:", "M/Q:", the
-    // product commitments).
-    let (mut rsm_mk, mut rsm_q) = (Duration::ZERO, Duration::ZERO);
-    for (_, row, d) in timings.iter().filter(|(sec, _, _)| *sec == rsm) {
-        let shared = row.starts_with("M/Q:") || row.starts_with("Beaver product");
-        if shared || row.starts_with("M:") || row.ends_with("(per mixer)") {
-            rsm_mk += *d;
-        }
-        if shared || row.starts_with("Q:") {
-            rsm_q += *d;
-        }
+    let mut rsm_mk = Duration::ZERO;
+    for step in mt.steps() {
+        let own = mt.entries.iter().any(|(s, w, _)| *s == step && w.is_some());
+        let d = if own {
+            mt.mean_per_server(step)
+        } else {
+            mt.total(step)
+        };
+        rsm_mk += d;
+        let label = if own {
+            format!("{step} (per mixer)")
+        } else {
+            step.to_string()
+        };
+        timings.push((rsm, label, d));
     }
     timings.push((
         rsm,
         "M_k total (own work + checks of the others)".into(),
         rsm_mk,
     ));
-    timings.push((rsm, "Q total".into(), rsm_q));
-    let rsm_sig_bytes = bq.sigs.len() * (G1 + 2 * SC) + G2;
-    let rsm_dpk_bytes = dpks.len() * servers.len() * (2 * GT + 3 * G1 + 6 * SC);
-
-    // Tracing queries.
-    let i_set: Vec<usize> = (0..n).filter(|i| i % 3 == 0).collect();
+    let mut qt = StepTimes::default();
     let t0 = Instant::now();
-    let tin = trace::btrace_in(
+    let rsm_members = dbrsm::verify_timed(
         &public,
-        &servers,
         &submissions,
         &record,
-        &shares,
-        &share_coms,
-        &i_set,
-        rng,
+        &triples,
+        &bq,
+        &rsm_proof,
+        &mut qt,
     )?;
-    timings.push((
-        "tracing",
-        "BTraceIn (servers + querier)".into(),
-        t0.elapsed(),
+    let rsm_q = t0.elapsed() + q_sign;
+    for step in qt.steps() {
+        timings.push((rsm, step.to_string(), qt.total(step)));
+    }
+    timings.push((rsm, "Q total".into(), rsm_q));
+    statuses.push(("dbrsm_quasi_signatures", true));
+    statuses.push((
+        "dbrsm_signature_track",
+        rsm_proof
+            .signature
+            .s_tilde
+            .iter()
+            .all(|x| !bool::from(x.is_identity())),
     ));
-    let mut truth_in: Vec<usize> = (0..n)
-        .filter(|&j| truth.get(j).is_some_and(|i| i_set.contains(i)))
-        .collect();
-    truth_in.sort_unstable();
-    statuses.push(("trace_in_matches_ground_truth", tin.answer == truth_in));
+    statuses.push((
+        "dbrsm_witness_track",
+        rsm_proof.witness.conversion.commits.len() == servers.len(),
+    ));
+    statuses.push((
+        "dbrsm_beaver_openings",
+        rsm_proof.beaver.len() == servers.len(),
+    ));
+    statuses.push(("dbrsm_all_members", rsm_members.iter().all(|m| *m)));
+    let rsm_sig_bytes = bq.sigs.len() * (G1 + 2 * SC) + G2;
+    let rsm_track_bytes: usize = rsm_proof
+        .signature
+        .forward
+        .iter()
+        .map(|s| 2 * G1 * s.outputs.len() + shuffle_proof_size(&s.proof, ct, zn))
+        .sum::<usize>()
+        + rsm_proof
+            .signature
+            .blinding
+            .iter()
+            .map(|s| s.contributions.len() * (5 * G1 + 3 * SC))
+            .sum::<usize>()
+        + rsm_proof
+            .signature
+            .decryption
+            .iter()
+            .map(|s| s.shares.len() * (3 * G1 + SC))
+            .sum::<usize>()
+        + n * G1
+        + rsm_proof
+            .non_members
+            .iter()
+            .map(|o| 2 * SC * o.b.len())
+            .sum::<usize>();
+    let rsm_witness_bytes: usize = rsm_proof
+        .witness
+        .shuffle
+        .forward
+        .iter()
+        .map(|s| s.outputs.len() * ct + shuffle_proof_size(&s.proof, ct, zn))
+        .sum::<usize>()
+        + sharing_size(&rsm_proof.witness.conversion, ct, zn);
+    let rsm_beaver_bytes = rsm_proof
+        .beaver
+        .iter()
+        .map(|o| 4 * SC * o.d.len())
+        .sum::<usize>()
+        + triples.len() * (servers.len() * 3 * G1 + 2 * G1 + 3 * SC);
+    let rsm_dpk_bytes = rsm_proof.dpk.len() * servers.len() * (2 * GT + 3 * G1 + 6 * SC);
+
+    // Tracing queries: BTraceIn(J) on DB-SM, BTraceOut(I) on DB-RSM (Fig. 6).
     let j_set: Vec<usize> = (0..n).filter(|j| j % 2 == 1).collect();
     let t0 = Instant::now();
-    let tout = trace::btrace_out(
+    let tin = trace::btrace_in(
         &public,
         &servers,
         &submissions,
@@ -516,19 +478,43 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     )?;
     timings.push((
         "tracing",
-        "BTraceOut (servers + querier)".into(),
+        "BTraceIn(J) via DB-SM (servers + querier)".into(),
         t0.elapsed(),
     ));
-    let mut truth_out: Vec<usize> = j_set
+    let mut truth_in: Vec<usize> = j_set
         .iter()
         .filter_map(|&j| truth.get(j).copied())
         .collect();
-    truth_out.sort_unstable();
+    truth_in.sort_unstable();
+    statuses.push(("trace_in_matches_ground_truth", tin.answer == truth_in));
+    let i_set: Vec<usize> = (0..n).filter(|i| i % 3 == 0).collect();
+    let t0 = Instant::now();
+    let (tr_triples, tr_shares) = dbrsm::deal_triples(&public, i_set.len(), rng);
+    let tout = trace::btrace_out(
+        &public,
+        &servers,
+        &submissions,
+        &record,
+        &tr_triples,
+        &tr_shares,
+        &i_set,
+        rng,
+    )?;
+    timings.push((
+        "tracing",
+        "BTraceOut(I) via DB-RSM (dealer + servers + querier)".into(),
+        t0.elapsed(),
+    ));
+    let truth_out: Vec<usize> = (0..n)
+        .filter(|&j| truth.get(j).is_some_and(|i| i_set.contains(i)))
+        .collect();
     statuses.push(("trace_out_matches_ground_truth", tout.answer == truth_out));
+    statuses.push((
+        "trace_out_complement_proven",
+        tout.not_from.len() + tout.answer.len() == n,
+    ));
 
     // Sizes.
-    let ct = pk.ciphertext_len();
-    let zn = (pk.modulus_bits() as usize).div_ceil(8);
     let (rev, blind, dec, commits, resp) = dbsm_sizes(&proof, ct, zn);
     let sizes = vec![
         (
@@ -567,26 +553,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         ),
         (
             "input sharing: mask commitments + proofs + decryption shares (all servers)",
-            sharing
-                .commits
-                .iter()
-                .flat_map(|s| s.commits.iter())
-                .map(|c| {
-                    let p = &c.proof;
-                    ct + G1
-                        + 3 * zn
-                        + [&p.c, &p.s_a, &p.s_b, &p.z_mu_a, &p.z_mu_b]
-                            .iter()
-                            .map(|x| int_len(x))
-                            .sum::<usize>()
-                })
-                .sum::<usize>()
-                + sharing
-                    .decryptions
-                    .iter()
-                    .flat_map(|d| d.shares.iter())
-                    .map(|s| dec_share_size(s, ct))
-                    .sum::<usize>(),
+            sharing_size(&sharing, ct, zn),
         ),
         ("DB-SM: BB signatures + key", query.sigs.len() * G1 + G2),
         ("DB-SM: reverse shuffles + proofs", rev),
@@ -598,6 +565,18 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         ),
         ("DB-RSM: BBS+ quasi-signatures + key", rsm_sig_bytes),
         (
+            "DB-RSM: signature track (forward shuffles, blinding with B_k + proofs, decryption shares, S~, non-member openings)",
+            rsm_track_bytes,
+        ),
+        (
+            "DB-RSM: witness track (shuffles + proofs, conversion of the members)",
+            rsm_witness_bytes,
+        ),
+        (
+            "DB-RSM: Beaver triples (commitments + dealer proofs) and openings",
+            rsm_beaver_bytes,
+        ),
+        (
             "DB-RSM: DPK_BBS+ proofs (Y_k, T_k, U_k, responses; all servers)",
             rsm_dpk_bytes,
         ),
@@ -605,108 +584,38 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     Ok(DemoReport {
         config: cfg,
         statuses,
-        trace_in_query: i_set,
+        trace_in_query: j_set,
         trace_in: tin.answer,
-        trace_out_query: j_set,
+        trace_out_query: i_set,
         trace_out: tout.answer,
+        trace_out_not_from: tout.not_from,
         ground_truth_permutation: truth,
         sizes,
         timings,
     })
 }
 
-type DealtTriples = (
-    Vec<TriplePublic>,
-    Vec<TripleShares>,
-    Vec<Vec<G1Projective>>,
-    Vec<Vec<G1Projective>>,
-    Vec<Vec<Scalar>>,
-    Vec<Vec<Scalar>>,
-);
-
-/// DPK_BBS+ statements and witness shares from the protocol's shares: for every output
-/// `j`, the servers' shares of `c_{π(j)}` with their public commitments `C_k` (Paillier
-/// witness track, [`crate::witness`]), their blinding shares `b_k` (`S̃_j = S_{π(j)}^{Σb_k}`,
-/// signature track) and the Beaver inputs `ρ_k` (shares of `r_{π(j)} + r̂_{π(j)}`, witness
-/// track) and `b_k` for `r′ = ρ·b`. Computed here from the shares (the remaining gap, see the
-/// module docs): the Pedersen commitments `B_k` to `b_k` and the Feldman commitments
-/// `g^{ρ_k}`, `g^{b_k}` the Beaver check takes. The third witness and its commitment are
-/// filled in from the Beaver run by the caller.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
-fn rsm_witnesses<R: RngCore + CryptoRng>(
-    public: &MixnetPublic,
-    servers: &[MixServer],
-    wshares: &[MixerShares],
-    wcoms: &[Vec<ValueCommitments>],
-    record: &MixRecord,
-    bshares: &[BlindingShares],
-    s_tilde: &[G1Projective],
-    rng: &mut R,
-) -> Result<(Vec<BbsDpkStatement>, Vec<Vec<WitnessShares>>, DealtTriples), MixnetError> {
-    let (g, h) = (public.gens.g, public.gens.h);
-    let m = servers.len();
-    let n = public.n;
-    let ids: Vec<_> = servers.iter().map(|s| s.id).collect();
-    let (triples, triple_shares) = dbrsm::deal_triples(&g, &ids, n, rng);
-    let mut stmts = Vec::with_capacity(n);
-    let mut wsh = Vec::with_capacity(n);
-    let mut xs = vec![Vec::with_capacity(n); m];
-    let mut ws = vec![Vec::with_capacity(n); m];
-    if wshares.len() != m || bshares.len() != m || wcoms.len() != n {
-        return Err(MixnetError::InvalidQuery(
-            "one share set per server, one commitment row per output",
-        ));
-    }
-    for (j, wrow) in wcoms.iter().enumerate() {
-        let mut coms = Vec::with_capacity(m);
-        let mut row = Vec::with_capacity(m);
-        for k in 0..m {
-            let (vals, rand) = wshares[k]
-                .value_shares(j)
-                .ok_or(MixnetError::InvalidQuery("missing witness share"))?;
-            let b = bshares[k]
-                .b(j)
-                .ok_or(MixnetError::InvalidQuery("missing blinding share"))?;
-            let c_com = wrow
-                .get(k)
-                .ok_or(MixnetError::InvalidQuery("missing witness commitment"))?
-                .v;
-            xs[k].push(vals[1]);
-            ws[k].push(b);
-            let sb = Scalar::random(&mut *rng);
-            coms.push(WitnessCommitments {
-                c: c_com,
-                b: g * b + h * sb,
-                r: G1Projective::identity(),
-            });
-            row.push(WitnessShares {
-                w: [vals[0], b, Scalar::ZERO],
-                s: [rand[0], sb, Scalar::ZERO],
-            });
-        }
-        let v_out = *record
-            .outputs
-            .get(j)
-            .ok_or(MixnetError::InvalidQuery("missing output"))?;
-        stmts.push(BbsDpkStatement {
-            index: j,
-            s_tilde: *s_tilde
-                .get(j)
-                .ok_or(MixnetError::InvalidQuery("missing S̃"))?,
-            v_out,
-            coms,
-        });
-        wsh.push(row);
-    }
-    let x_coms = xs
+fn sharing_size(rec: &crate::sharing::SharingRecord, ct: usize, zn: usize) -> usize {
+    rec.commits
         .iter()
-        .map(|v| v.iter().map(|x| g * x).collect())
-        .collect();
-    let w_coms = ws
-        .iter()
-        .map(|v| v.iter().map(|x| g * x).collect())
-        .collect();
-    Ok((stmts, wsh, (triples, triple_shares, x_coms, w_coms, xs, ws)))
+        .flat_map(|s| s.commits.iter())
+        .map(|c| {
+            let p = &c.proof;
+            ct + G1 * (1 + usize::from(c.a2_k.is_some()))
+                + 3 * zn
+                + [&p.c, &p.s_a, &p.s_b, &p.z_mu_a, &p.z_mu_b]
+                    .iter()
+                    .map(|x| int_len(x))
+                    .sum::<usize>()
+                + p.z_sigma.map_or(0, |_| 2 * SC)
+        })
+        .sum::<usize>()
+        + rec
+            .decryptions
+            .iter()
+            .flat_map(|d| d.shares.iter())
+            .map(|s| dec_share_size(s, ct))
+            .sum::<usize>()
 }
 
 #[cfg(test)]

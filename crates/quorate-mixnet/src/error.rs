@@ -37,12 +37,6 @@ pub enum MixnetError {
         /// The input position (DB-SM) or the output position (DB-RSM's DPK_BBS+).
         input: usize,
     },
-    /// A BTraceIn claim `J*` was refuted: input `input` is not proven to map into it.
-    #[error("trace claim rejected at input {input}")]
-    TraceClaimRejected {
-        /// The input position.
-        input: usize,
-    },
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
     Misbehaviour(Blame),
@@ -57,8 +51,7 @@ impl Culprits for MixnetError {
             | MixnetError::Decode(_)
             | MixnetError::InvalidInput { .. }
             | MixnetError::InvalidQuery(_)
-            | MixnetError::DpkFailed { .. }
-            | MixnetError::TraceClaimRejected { .. } => &[],
+            | MixnetError::DpkFailed { .. } => &[],
         }
     }
 }

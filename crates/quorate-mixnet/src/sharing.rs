@@ -31,6 +31,7 @@
 //! [`verify_value_sharing`]. There is no `γ` to check the product against; correctness
 //! comes from the verified decryption of `D_j` and the mask proofs.
 
+use crate::dbsm::StepTimes;
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::packing;
@@ -54,6 +55,7 @@ use quorate_paillier::threshold::DecryptionShare;
 use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// Bits of the masks `a_k, a′_k`.
 pub const A_BITS: u32 = SCALAR_BITS + SLACK_BITS;
@@ -703,7 +705,14 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
 ) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
     let inputs = accepted_inputs(submissions, record)?;
     let bases = input_bases(public, &inputs)?;
-    let (sharing, parts, shares) = run_inner(public, servers, Layout::Joint, &bases, rng)?;
+    let (sharing, parts, shares) = run_inner(
+        public,
+        servers,
+        Layout::Joint,
+        &bases,
+        rng,
+        &mut StepTimes::default(),
+    )?;
     joint_commitments(public, &inputs, &sharing, &parts)?;
     Ok((sharing, shares))
 }
@@ -717,7 +726,19 @@ pub fn run_value_sharing<R: RngCore + CryptoRng>(
     bases: &[Ciphertext],
     rng: &mut R,
 ) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
-    let (sharing, _, shares) = run_inner(public, servers, Layout::PerValue, bases, rng)?;
+    run_value_sharing_timed(public, servers, bases, rng, &mut StepTimes::default())
+}
+
+/// [`run_value_sharing`], recording each server's time for its mask commitments and its
+/// decryption shares, and the check of the whole record, in `times`.
+pub fn run_value_sharing_timed<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    bases: &[Ciphertext],
+    rng: &mut R,
+    times: &mut StepTimes,
+) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
+    let (sharing, _, shares) = run_inner(public, servers, Layout::PerValue, bases, rng, times)?;
     Ok((sharing, shares))
 }
 
@@ -729,12 +750,15 @@ fn run_inner<R: RngCore + CryptoRng>(
     layout: Layout,
     bases: &[Ciphertext],
     rng: &mut R,
+    times: &mut StepTimes,
 ) -> Result<RunOut, MixnetError> {
     let n = bases.len();
     let mut commits = Vec::with_capacity(servers.len());
     let mut masks = Vec::with_capacity(servers.len());
     for s in servers {
-        let (st, mk) = s.share_commit(public, layout, n, rng)?;
+        let (st, mk) = times.time("M: Enc-to-shares masks + proofs", Some(s.id), || {
+            s.share_commit(public, layout, n, rng)
+        })?;
         commits.push(st);
         masks.push(mk);
     }
@@ -749,6 +773,7 @@ fn run_inner<R: RngCore + CryptoRng>(
     let decryptions: Vec<ShareDecStage> = servers
         .iter()
         .map(|s| {
+            let t0 = Instant::now();
             let shares = cts
                 .par_iter()
                 .map(|ct| {
@@ -760,6 +785,11 @@ fn run_inner<R: RngCore + CryptoRng>(
                     )?)
                 })
                 .collect::<Result<Vec<_>, MixnetError>>()?;
+            times.add(
+                "M: Enc-to-shares decryption shares + proofs",
+                Some(s.id),
+                t0.elapsed(),
+            );
             Ok(ShareDecStage {
                 mixer: s.id,
                 shares,
@@ -770,7 +800,9 @@ fn run_inner<R: RngCore + CryptoRng>(
         commits,
         decryptions,
     };
-    let ds = verify_inner(public, layout, bases, &sharing)?;
+    let ds = times.time("M: verify the Enc-to-shares record", None, || {
+        verify_inner(public, layout, bases, &sharing)
+    })?;
     let qm = scalar_modulus();
     let mut out = Vec::with_capacity(servers.len());
     for (pos, (s, mk)) in servers.iter().zip(masks).enumerate() {

@@ -143,15 +143,37 @@ pub struct WitnessTrack {
     pub conversion: SharingRecord,
 }
 
-/// Steps 4–7 in process: shuffle, then convert `W_m` to per-output shares. Returns the
-/// published track and each server's shares (`value_shares(j)` = shares of
-/// `(c_{π(j)}, r_{π(j)} + r̂_{π(j)})` with their Pedersen randomness), in server order.
+/// The ciphertexts of `w_m` at the output positions `members` (strictly increasing), in
+/// that order: the elements the conversion of steps 6–7 runs on.
+pub fn select_members(
+    w_m: &[Ciphertext],
+    members: &[usize],
+) -> Result<Vec<Ciphertext>, MixnetError> {
+    if !members.windows(2).all(|w| w[0] < w[1]) {
+        return Err(ParamError::Invalid("member positions must be strictly increasing").into());
+    }
+    members
+        .iter()
+        .map(|&j| {
+            w_m.get(j)
+                .cloned()
+                .ok_or_else(|| ParamError::Invalid("member position out of range").into())
+        })
+        .collect()
+}
+
+/// Steps 4–7 in process: shuffle, then convert `W_m` at the output positions `members`
+/// (the outputs whose `S̃_j ≠ 1`; only those need DPK_BBS+ witnesses) to per-output shares.
+/// Returns the published track and each server's shares (`value_shares(u)` = shares of
+/// `(c_{π(j)}, r_{π(j)} + r̂_{π(j)})` for `j = members[u]`, with their Pedersen randomness),
+/// in server order.
 pub fn run_witness_track<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     servers: &[MixServer],
     submissions: &[SenderInput],
     record: &MixRecord,
     q: &BbsQuery,
+    members: &[usize],
     rng: &mut R,
 ) -> Result<(WitnessTrack, Vec<MixerShares>), MixnetError> {
     let shuffle = run_witness_shuffle(public, servers, submissions, record, q, rng)?;
@@ -160,7 +182,8 @@ pub fn run_witness_track<R: RngCore + CryptoRng>(
         .last()
         .map(|s| s.outputs.clone())
         .ok_or(ParamError::Invalid("no servers"))?;
-    let (conversion, shares) = sharing::run_value_sharing(public, servers, &w_m, rng)?;
+    let bases = select_members(&w_m, members)?;
+    let (conversion, shares) = sharing::run_value_sharing(public, servers, &bases, rng)?;
     Ok((
         WitnessTrack {
             shuffle,
@@ -171,17 +194,19 @@ pub fn run_witness_track<R: RngCore + CryptoRng>(
 }
 
 /// The querier's check of steps 4–7: every shuffle, mask proof and decryption share
-/// (failing server named). Returns the per-value commitments `[j][k]` (output `j`, server
-/// position `k`) to the shares of `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}`.
+/// (failing server named). Returns the per-value commitments `[u][k]` (output
+/// `members[u]`, server position `k`) to the shares of `c_{π(j)}` and
+/// `r_{π(j)} + r̂_{π(j)}`.
 pub fn verify_witness_track(
     public: &MixnetPublic,
     submissions: &[SenderInput],
     record: &MixRecord,
     q: &BbsQuery,
+    members: &[usize],
     track: &WitnessTrack,
 ) -> Result<Vec<Vec<ValueCommitments>>, MixnetError> {
     let w_m = verify_witness_shuffle(public, submissions, record, q, &track.shuffle)?;
-    sharing::verify_value_sharing(public, &w_m, &track.conversion)
+    sharing::verify_value_sharing(public, &select_members(&w_m, members)?, &track.conversion)
 }
 
 #[cfg(test)]
@@ -254,11 +279,13 @@ mod tests {
 
     fn end_to_end(n: usize, m: u16, seed: u64) {
         let mut w = world(n, m, seed);
+        let all: Vec<usize> = (0..n).collect();
         let (track, shares) = run_witness_track(
-            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
+            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &all, &mut w.rng,
         )
         .unwrap();
-        let coms = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &track).unwrap();
+        let coms =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &track).unwrap();
         let truth = mix::composed_permutation(&w.servers);
         let (g, h) = (w.public.gens.g, w.public.gens.h);
         // The shuffled ciphertexts themselves (first output only: decryption is slow).
@@ -298,8 +325,9 @@ mod tests {
     }
 
     #[test]
-    fn witness_track_end_to_end_50_3() {
-        end_to_end(50, 3, 42);
+    fn witness_track_end_to_end_12_3() {
+        // (50, 3) runs through the whole DB-RSM in tests/trace.rs.
+        end_to_end(12, 3, 42);
     }
 
     #[test]
@@ -338,8 +366,9 @@ mod tests {
     #[test]
     fn a_cheating_server_in_the_witness_conversion_is_named() {
         let mut w = world(10, 3, 45);
+        let all: Vec<usize> = (0..w.public.n).collect();
         let (track, _) = run_witness_track(
-            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
+            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &all, &mut w.rng,
         )
         .unwrap();
         let id = w.servers[1].id;
@@ -347,7 +376,8 @@ mod tests {
         let mut t1 = track.clone();
         let a2 = t1.conversion.commits[1].commits[3].a2_k.unwrap();
         t1.conversion.commits[1].commits[3].a2_k = Some(a2 + w.public.gens.g);
-        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t1).unwrap_err();
+        let err =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t1).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");
         // A wrong Pedersen-randomness response.
         let mut t2 = track.clone();
@@ -357,27 +387,31 @@ mod tests {
             .as_mut()
             .unwrap();
         z[0] += Scalar::ONE;
-        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t2).unwrap_err();
+        let err =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t2).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");
         // Decryption shares for the wrong ciphertexts.
         let mut t3 = track.clone();
         t3.conversion.decryptions[1].shares.swap(0, 1);
-        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t3).unwrap_err();
+        let err =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t3).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");
     }
 
     #[test]
     fn witness_conversion_proofs_are_bound_to_layout_and_position() {
         let mut w = world(10, 2, 46);
+        let all: Vec<usize> = (0..w.public.n).collect();
         let (track, _) = run_witness_track(
-            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &mut w.rng,
+            &w.public, &w.servers, &w.inputs, &w.record, &w.q, &all, &mut w.rng,
         )
         .unwrap();
         let id = w.servers[0].id;
         // Proofs are bound to the element position.
         let mut t1 = track.clone();
         t1.conversion.commits[0].commits.swap(0, 1);
-        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t1).unwrap_err();
+        let err =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t1).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");
         // A per-value proof stripped to the joint shape does not verify as joint either:
         // the layouts use different protocol names.
@@ -386,13 +420,14 @@ mod tests {
             c.a2_k = None;
             c.proof.z_sigma = None;
         }
-        let err = verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t2).unwrap_err();
+        let err =
+            verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t2).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");
         // A joint-layout (DB-SM) sharing record is not a witness conversion.
         let (joint, _) =
             sharing::run_sharing(&w.public, &w.servers, &w.inputs, &w.record, &mut w.rng).unwrap();
         let mut t3 = track.clone();
         t3.conversion = joint;
-        assert!(verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &t3).is_err());
+        assert!(verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t3).is_err());
     }
 }

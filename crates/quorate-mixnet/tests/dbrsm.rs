@@ -97,26 +97,34 @@ fn parties(m: u16) -> Vec<PartyId> {
     (1..=m).map(|i| PartyId::new(i).unwrap()).collect()
 }
 
+fn committed(value: Scalar, rand: Scalar) -> dbrsm::CommittedShare {
+    dbrsm::CommittedShare { value, rand }
+}
+
 #[test]
 fn beaver_multiplication_is_correct_and_names_a_cheating_opener() {
-    let mut rng = ChaCha20Rng::seed_from_u64(7);
-    let g = G1Projective::generator();
+    let (public, _, _, mut rng) = world(2, 3, 7);
+    let (g, h) = (public.gens.g, public.gens.h);
     let m = 3;
     let ps = parties(m);
     let cnt = 5;
-    let (triples, shares) = dbrsm::deal_triples(&g, &ps, cnt, &mut rng);
-    dbrsm::verify_triples(&g, m as usize, &triples).unwrap();
-    assert!(shares.iter().all(|s| s.check_against(&g, &triples)));
-    // Inputs x = Σ x_k, w = Σ w_k with Feldman commitments.
-    let x: Vec<Vec<Scalar>> = (0..m)
-        .map(|_| (0..cnt).map(|_| Scalar::random(&mut rng)).collect())
-        .collect();
-    let w: Vec<Vec<Scalar>> = (0..m)
-        .map(|_| (0..cnt).map(|_| Scalar::random(&mut rng)).collect())
-        .collect();
-    let com = |v: &Vec<Vec<Scalar>>| -> Vec<Vec<G1Projective>> {
+    let (triples, shares) = dbrsm::deal_triples(&public, cnt, &mut rng);
+    dbrsm::verify_triples(&public, &triples).unwrap();
+    assert!(shares.iter().all(|s| s.check_against(&public, &triples)));
+    // Inputs x = Σ x_k, w = Σ w_k with hiding Pedersen commitments.
+    let mut draw = || -> Vec<Vec<dbrsm::CommittedShare>> {
+        (0..m)
+            .map(|_| {
+                (0..cnt)
+                    .map(|_| committed(Scalar::random(&mut rng), Scalar::random(&mut rng)))
+                    .collect()
+            })
+            .collect()
+    };
+    let (x, w) = (draw(), draw());
+    let com = |v: &Vec<Vec<dbrsm::CommittedShare>>| -> Vec<Vec<G1Projective>> {
         v.iter()
-            .map(|row| row.iter().map(|s| g * s).collect())
+            .map(|row| row.iter().map(|s| g * s.value + h * s.rand).collect())
             .collect()
     };
     let (xc, wc) = (com(&x), com(&w));
@@ -125,67 +133,92 @@ fn beaver_multiplication_is_correct_and_names_a_cheating_opener() {
         .zip(x.iter().zip(&w))
         .map(|(sh, (xk, wk))| dbrsm::beaver_open(sh, xk, wk).unwrap())
         .collect();
-    let opened = dbrsm::beaver_check_openings(&g, &triples, &xc, &wc, &openings).unwrap();
-    let z: Vec<Vec<Scalar>> = shares
+    let opened = dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &openings).unwrap();
+    let z: Vec<Vec<dbrsm::CommittedShare>> = shares
         .iter()
         .enumerate()
         .map(|(k, sh)| dbrsm::beaver_product_shares(sh, k == 0, &opened).unwrap())
         .collect();
-    let zc = dbrsm::beaver_product_commitments(&g, &triples, &opened).unwrap();
+    let zc = dbrsm::beaver_product_commitments(&public, &triples, &opened).unwrap();
     for t in 0..cnt {
-        let xs: Scalar = x.iter().map(|r| r[t]).sum();
-        let ws: Scalar = w.iter().map(|r| r[t]).sum();
-        let zs: Scalar = z.iter().map(|r| r[t]).sum();
+        let xs: Scalar = x.iter().map(|r| r[t].value).sum();
+        let ws: Scalar = w.iter().map(|r| r[t].value).sum();
+        let zs: Scalar = z.iter().map(|r| r[t].value).sum();
         assert_eq!(zs, xs * ws);
         for k in 0..m as usize {
-            assert_eq!(zc[k][t], g * z[k][t]);
+            // The public product commitment opens to the server's product share.
+            assert_eq!(zc[k][t], g * z[k][t].value + h * z[k][t].rand);
         }
     }
-    // A server opening a wrong d_k (or e_k) is named.
-    for (who, field) in [(1usize, 0u8), (2, 1)] {
+    // A server opening a wrong d_k, e_k or randomness difference is named.
+    for (who, field) in [(1usize, 0u8), (2, 1), (0, 2), (1, 3)] {
         let mut bad = openings.clone();
-        if field == 0 {
-            bad[who].d[3] += Scalar::ONE;
-        } else {
-            bad[who].e[0] -= Scalar::ONE;
+        match field {
+            0 => bad[who].d[3] += Scalar::ONE,
+            1 => bad[who].e[0] -= Scalar::ONE,
+            2 => bad[who].d_rand[1] += Scalar::ONE,
+            _ => bad[who].e_rand[4] += Scalar::ONE,
         }
-        let err = dbrsm::beaver_check_openings(&g, &triples, &xc, &wc, &bad).unwrap_err();
+        let err = dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &bad).unwrap_err();
         assert_eq!(err.culprits(), &[ps[who]]);
     }
+    // An opening against another input than the committed one is named (binding).
+    let mut x2 = com(&x);
+    x2[2][1] += g;
+    let err = dbrsm::beaver_check_openings(&public, &triples, &x2, &wc, &openings).unwrap_err();
+    assert_eq!(err.culprits(), &[ps[2]]);
     // Wrong lengths are typed errors.
     let mut short = openings.clone();
     short[0].d.pop();
-    assert!(dbrsm::beaver_check_openings(&g, &triples, &xc, &wc, &short).is_err());
-    assert!(dbrsm::beaver_check_openings(&g, &triples, &xc[..2], &wc, &openings).is_err());
+    let err = dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &short).unwrap_err();
+    assert_eq!(err.culprits(), &[ps[0]]);
+    assert!(dbrsm::beaver_check_openings(&public, &triples, &xc[..2], &wc, &openings).is_err());
+    assert!(dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &openings[..2]).is_err());
     assert!(dbrsm::beaver_open(&shares[0], &x[0], &w[0][..2]).is_err());
 }
 
 #[test]
 fn wrong_triples_are_rejected() {
-    let mut rng = ChaCha20Rng::seed_from_u64(9);
-    let g = G1Projective::generator();
-    let ps = parties(2);
-    let (triples, shares) = dbrsm::deal_triples(&g, &ps, 4, &mut rng);
-    // c ≠ ab.
+    let (public, _, _, mut rng) = world(2, 2, 9);
+    let (g, h) = (public.gens.g, public.gens.h);
+    let (triples, shares) = dbrsm::deal_triples(&public, 4, &mut rng);
+    dbrsm::verify_triples(&public, &triples).unwrap();
+    // c ≠ ab (or the randomness shifted: the proof is for the original C).
+    for delta in [g, h] {
+        let mut bad = triples.clone();
+        bad[2].c[1] += delta;
+        assert!(dbrsm::verify_triples(&public, &bad).is_err());
+        assert!(!shares[1].check_against(&public, &bad));
+    }
+    // A or B changed, or a proof response changed.
     let mut bad = triples.clone();
-    bad[2].c[1] += g;
-    assert!(dbrsm::verify_triples(&g, 2, &bad).is_err());
-    assert!(!shares[1].check_against(&g, &bad));
-    // B̂ inconsistent with the B_k.
+    bad[0].b[0] += g;
+    assert!(dbrsm::verify_triples(&public, &bad).is_err());
     let mut bad = triples.clone();
-    bad[0].b_hat += G2Projective::generator();
-    assert!(dbrsm::verify_triples(&g, 2, &bad).is_err());
-    // A and B swapped between servers' commitments keeps the sums, so it verifies; but
-    // the server's own check catches the inconsistency with its shares.
+    bad[1].a[1] += g;
+    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    let mut bad = triples.clone();
+    bad[3].proof.z_tau += Scalar::ONE;
+    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    // A proof is bound to its triple's position and to the session.
+    let mut bad = triples.clone();
+    bad.swap(0, 1);
+    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    let mut other = public.clone();
+    other.sid = SessionId::new(b"another session".to_vec());
+    assert!(dbrsm::verify_triples(&other, &triples).is_err());
+    // A and B swapped between servers' commitments is caught by the proof (it hashes the
+    // per-server commitments) and by the server's own check.
     let mut swapped = triples.clone();
     swapped[1].a.swap(0, 1);
-    assert!(dbrsm::verify_triples(&g, 2, &swapped).is_ok());
-    assert!(!shares[0].check_against(&g, &swapped));
+    assert!(dbrsm::verify_triples(&public, &swapped).is_err());
+    assert!(!shares[0].check_against(&public, &swapped));
     // Shape errors.
     let mut bad = triples.clone();
     bad[3].c.pop();
-    assert!(dbrsm::verify_triples(&g, 2, &bad).is_err());
-    assert!(dbrsm::verify_triples(&g, 3, &triples).is_err());
+    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    let (p3, _, _, _) = world(2, 3, 10);
+    assert!(dbrsm::verify_triples(&p3, &triples).is_err());
 }
 
 struct DpkCase {
@@ -197,8 +230,10 @@ struct DpkCase {
 }
 
 /// A quasi-signed input, blinded `S̃ = S^b` with `b = Σ b_k`, and witness shares
-/// `(c_k, b_k, r′_k)` where `r′ = (r + r̂)·b` comes from Beaver multiplication.
-fn dpk_case(m: u16, seed: u64) -> DpkCase {
+/// `(c_k, b_k, r′_k)` where `r′ = (r + r̂)·b` comes from Beaver multiplication on Pedersen
+/// commitments. `bad_product` adds one to that server's product share (its commitment stays
+/// the public `Z_k`).
+fn dpk_case_with(m: u16, seed: u64, bad_product: Option<usize>) -> DpkCase {
     let (public, gammas, openings, mut rng) = world(4, m, seed);
     let g = public.gens.g;
     let h = public.gens.h;
@@ -214,33 +249,44 @@ fn dpk_case(m: u16, seed: u64) -> DpkCase {
     };
     let c = split(sig.c, &mut rng);
     let rho = split(op.r + sig.r_hat, &mut rng);
+    let rho_r: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
     let b: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
+    let b_r: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
     let bsum: Scalar = b.iter().sum();
-    let ps = parties(m);
-    let (triples, tshares) = dbrsm::deal_triples(&g, &ps, 1, &mut rng);
-    dbrsm::verify_triples(&g, mk, &triples).unwrap();
+    let (triples, tshares) = dbrsm::deal_triples(&public, 1, &mut rng);
+    dbrsm::verify_triples(&public, &triples).unwrap();
     let openings_b: Vec<_> = tshares
         .iter()
         .enumerate()
-        .map(|(k, sh)| dbrsm::beaver_open(sh, &[rho[k]], &[b[k]]).unwrap())
+        .map(|(k, sh)| {
+            dbrsm::beaver_open(
+                sh,
+                &[committed(rho[k], rho_r[k])],
+                &[committed(b[k], b_r[k])],
+            )
+            .unwrap()
+        })
         .collect();
-    let xc: Vec<Vec<G1Projective>> = rho.iter().map(|x| vec![g * x]).collect();
-    let wc: Vec<Vec<G1Projective>> = b.iter().map(|x| vec![g * x]).collect();
-    let opened = dbrsm::beaver_check_openings(&g, &triples, &xc, &wc, &openings_b).unwrap();
-    let zc = dbrsm::beaver_product_commitments(&g, &triples, &opened).unwrap();
+    let xc: Vec<Vec<G1Projective>> = (0..mk).map(|k| vec![g * rho[k] + h * rho_r[k]]).collect();
+    let wc: Vec<Vec<G1Projective>> = (0..mk).map(|k| vec![g * b[k] + h * b_r[k]]).collect();
+    let opened = dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &openings_b).unwrap();
+    let zc = dbrsm::beaver_product_commitments(&public, &triples, &opened).unwrap();
     let mut shares = Vec::new();
     let mut coms = Vec::new();
     for (k, sh) in tshares.iter().enumerate() {
-        let rp = dbrsm::beaver_product_shares(sh, k == 0, &opened).unwrap()[0];
-        let (sc, sb) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+        let mut rp = dbrsm::beaver_product_shares(sh, k == 0, &opened).unwrap()[0].clone();
+        if bad_product == Some(k) {
+            rp.value += Scalar::ONE;
+        }
+        let sc = Scalar::random(&mut rng);
         coms.push(dbrsm::WitnessCommitments {
             c: g * c[k] + h * sc,
-            b: g * b[k] + h * sb,
+            b: wc[k][0],
             r: zc[k][0],
         });
         shares.push(dbrsm::WitnessShares {
-            w: [c[k], b[k], rp],
-            s: [sc, sb, Scalar::ZERO],
+            w: [c[k], b[k], rp.value],
+            s: [sc, b_r[k], rp.rand],
         });
     }
     let st = dbrsm::BbsDpkStatement {
@@ -256,6 +302,19 @@ fn dpk_case(m: u16, seed: u64) -> DpkCase {
         shares,
         rng,
     }
+}
+
+fn dpk_case(m: u16, seed: u64) -> DpkCase {
+    dpk_case_with(m, seed, None)
+}
+
+#[test]
+fn a_wrong_beaver_product_share_in_dpk_bbs_plus_is_named() {
+    // Server 2 proves with a product share that does not open its public Z_k.
+    let mut k = dpk_case_with(3, 24, Some(1));
+    let pf = dbrsm::bbs_dpk_prove(&k.public, &k.y, &k.st, &k.shares, &mut k.rng).unwrap();
+    let err = dbrsm::bbs_dpk_verify(&k.public, &k.y, &[k.st.clone()], &[pf]).unwrap_err();
+    assert_eq!(err.culprits(), &[parties(3)[1]], "{err:?}");
 }
 
 #[test]

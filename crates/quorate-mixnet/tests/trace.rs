@@ -1,4 +1,4 @@
-//! BTraceIn / BTraceOut (Fig. 6) against the ground-truth permutation.
+//! BTraceIn (DB-SM) / BTraceOut (DB-RSM) (Fig. 6) against the ground-truth permutation.
 #![allow(clippy::unwrap_used)]
 
 use blstrs::G1Projective;
@@ -9,7 +9,7 @@ use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
 use quorate_mixnet::sharing::{self, MixerShares};
-use quorate_mixnet::{dbsm, trace, MixnetError};
+use quorate_mixnet::{dbrsm, dbsm, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -57,33 +57,57 @@ fn check(n: usize, t: u16, m: u16, seed: u64) {
     mix::verify_record(&public, &inputs, &record).unwrap();
     // comp[j] = the input that output j came from.
     let comp = mix::composed_permutation(&servers);
-    // BTraceIn(I): exactly the outputs whose source is in I.
-    let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
-    let ans = trace::btrace_in(
-        &public, &servers, &inputs, &record, &sh, &coms, &i_set, &mut rng,
-    )
-    .unwrap();
-    let mut truth: Vec<usize> = (0..n).filter(|&j| i_set.contains(&comp[j])).collect();
-    truth.sort_unstable();
-    assert_eq!(ans.answer, truth);
-    assert_eq!(
-        trace::verify_trace_in(&public, &inputs, &record, &coms, &i_set, &ans.query, &ans.proof)
-            .unwrap(),
-        truth
-    );
-    // BTraceOut(J): exactly the inputs that went to J.
+    // BTraceIn(J) (DB-SM): exactly the inputs that went to J.
     let j_set: Vec<usize> = (0..n).filter(|j| j % 3 == 2).collect();
-    let ans = trace::btrace_out(
+    let ans = trace::btrace_in(
         &public, &servers, &inputs, &record, &sh, &coms, &j_set, &mut rng,
     )
     .unwrap();
     let mut truth: Vec<usize> = j_set.iter().map(|&j| comp[j]).collect();
     truth.sort_unstable();
     assert_eq!(ans.answer, truth);
+    assert_eq!(
+        trace::verify_trace_in(&public, &inputs, &record, &coms, &j_set, &ans.query, &ans.proof)
+            .unwrap(),
+        truth
+    );
     // The evidence does not verify for another J.
     let other: Vec<usize> = (0..n).filter(|j| j % 3 == 0).collect();
-    assert!(trace::verify_trace_out(
+    assert!(trace::verify_trace_in(
         &public, &inputs, &record, &coms, &other, &ans.query, &ans.proof
+    )
+    .is_err());
+    // BTraceOut(I) (DB-RSM): exactly the outputs whose source is in I, and the rest proven
+    // not to come from I.
+    let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
+    let (triples, tshares) = dbrsm::deal_triples(&public, i_set.len(), &mut rng);
+    let ans = trace::btrace_out(
+        &public, &servers, &inputs, &record, &triples, &tshares, &i_set, &mut rng,
+    )
+    .unwrap();
+    let truth: Vec<usize> = (0..n).filter(|&j| i_set.contains(&comp[j])).collect();
+    let not_truth: Vec<usize> = (0..n).filter(|&j| !i_set.contains(&comp[j])).collect();
+    assert_eq!(ans.answer, truth);
+    assert_eq!(ans.not_from, not_truth);
+    assert_eq!(
+        trace::verify_trace_out(
+            &public, &inputs, &record, &triples, &i_set, &ans.query, &ans.proof
+        )
+        .unwrap(),
+        truth
+    );
+    // The evidence does not verify for another I.
+    let other: Vec<usize> = i_set.iter().map(|i| (i + 1) % n).collect::<Vec<_>>();
+    let mut other_sorted = other.clone();
+    other_sorted.sort_unstable();
+    assert!(trace::verify_trace_out(
+        &public,
+        &inputs,
+        &record,
+        &triples,
+        &other_sorted,
+        &ans.query,
+        &ans.proof
     )
     .is_err());
 }
@@ -99,46 +123,57 @@ fn trace_queries_50_3() {
 }
 
 #[test]
-fn a_false_btrace_in_claim_is_rejected() {
+fn malformed_trace_queries_are_typed_errors() {
     let (public, servers, inputs, record, mut rng) = world(10, 2, 2, 23);
     let (sh, coms) = share(&public, &servers, &inputs, &record, &mut rng);
-    let comp = mix::composed_permutation(&servers);
-    let i_set = vec![2, 5];
-    let mut claim: Vec<usize> = (0..10).filter(|&j| i_set.contains(&comp[j])).collect();
-    // Replace one true output by a wrong one.
-    let wrong = (0..10).find(|j| !claim.contains(j)).unwrap();
-    claim[0] = wrong;
-    claim.sort_unstable();
-    let (_k, q) = dbsm::querier_sign(&public, &record.outputs, &i_set, &claim, &mut rng).unwrap();
-    let proof = dbsm::run(
-        &public, &servers, &inputs, &record, &sh, &coms, &q, &mut rng,
-    )
-    .unwrap();
-    assert!(matches!(
-        trace::verify_trace_in(&public, &inputs, &record, &coms, &i_set, &q, &proof),
-        Err(MixnetError::TraceClaimRejected { .. })
-    ));
     // Index sets with repeats or out of range are typed errors.
+    assert!(matches!(
+        trace::btrace_in(
+            &public,
+            &servers,
+            &inputs,
+            &record,
+            &sh,
+            &coms,
+            &[1, 1],
+            &mut rng
+        ),
+        Err(MixnetError::InvalidQuery(_))
+    ));
+    let (triples, tshares) = dbrsm::deal_triples(&public, 2, &mut rng);
+    assert!(matches!(
+        trace::btrace_out(
+            &public,
+            &servers,
+            &inputs,
+            &record,
+            &triples,
+            &tshares,
+            &[10],
+            &mut rng
+        ),
+        Err(MixnetError::InvalidQuery(_))
+    ));
+    // Not enough triples for the queried inputs.
     assert!(trace::btrace_out(
         &public,
         &servers,
         &inputs,
         &record,
-        &sh,
-        &coms,
-        &[1, 1],
+        &triples,
+        &tshares,
+        &[1, 2, 3],
         &mut rng
     )
     .is_err());
-    assert!(trace::btrace_in(
-        &public,
-        &servers,
-        &inputs,
-        &record,
-        &sh,
-        &coms,
-        &[10],
-        &mut rng
+    // A DB-SM query over a subset of the inputs is not BTraceIn evidence.
+    let (_k, q) = dbsm::querier_sign(&public, &record.outputs, &[2, 5], &[0, 1], &mut rng).unwrap();
+    let proof = dbsm::run(
+        &public, &servers, &inputs, &record, &sh, &coms, &q, &mut rng,
     )
-    .is_err());
+    .unwrap();
+    assert!(matches!(
+        trace::verify_trace_in(&public, &inputs, &record, &coms, &[0, 1], &q, &proof),
+        Err(MixnetError::InvalidQuery(_))
+    ));
 }
