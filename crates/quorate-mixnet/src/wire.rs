@@ -38,13 +38,12 @@
 //! # Shuffle proofs
 //! Messages that carry a Terelius–Wikström proof ([`MixStage`], [`ReverseStage`],
 //! [`MixRecord`], [`DbSmProof`], [`MixnetPublic`]) embed it as a length-prefixed byte string
-//! (`u32 len ‖ bytes`) produced and parsed by a [`ShuffleProofCodec`]; the proof's own
-//! format belongs to [`crate::shuffle`].
+//! (`u32 len ‖ bytes`) produced and parsed by a [`ShuffleProofCodec`].
+//!
+//! [`NativeShuffleCodec`] uses the proof's own format ([`ShuffleProof::to_bytes`] /
+//! [`ShuffleProof::from_bytes`], owned by `shuffle.rs`) and checks the proof kind.
 //!
 //! # Not covered here (owned elsewhere; for the integrator)
-//! * [`ShuffleProof`] itself: `ShuffleProof::to_bytes` / `from_bytes` are being written in
-//!   `shuffle.rs`; once they exist, implement [`ShuffleProofCodec`] with them (the decoder
-//!   gets the [`ShuffleContext`]: kind and `n`).
 //! * DB-RSM messages ([`crate::dbrsm`]: BBS+ quasi-signatures and their query, Beaver
 //!   triples and openings, DPK_BBS+ shares), the witness track ([`crate::witness`]) and the
 //!   input sharing ([`crate::sharing`]: mask commitments with proofs, packed decryption
@@ -143,13 +142,16 @@ pub enum ShuffleKind {
     ElGamal,
 }
 
-/// The context a shuffle-proof decoder gets: the kind and the list length `n`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShuffleContext {
+/// The context a shuffle-proof decoder gets: the kind, the list length `n` and, for a
+/// Paillier shuffle, the Paillier key of the statement.
+#[derive(Clone, Copy, Debug)]
+pub struct ShuffleContext<'a> {
     /// What the proof proves.
     pub kind: ShuffleKind,
     /// The list length (`n`).
     pub n: usize,
+    /// The Paillier key (`Some` exactly for [`ShuffleKind::Paillier`]).
+    pub paillier: Option<&'a PublicKey>,
 }
 
 /// Encodes and decodes the [`ShuffleProof`]s embedded in other messages. The decoder must
@@ -158,7 +160,54 @@ pub trait ShuffleProofCodec {
     /// The proof's bytes.
     fn encode_proof(&self, proof: &ShuffleProof) -> Result<Vec<u8>, MixnetError>;
     /// Parses a proof of kind `ctx.kind` for lists of length `ctx.n`.
-    fn decode_proof(&self, ctx: ShuffleContext, bytes: &[u8]) -> Result<ShuffleProof, MixnetError>;
+    fn decode_proof(
+        &self,
+        ctx: ShuffleContext<'_>,
+        bytes: &[u8],
+    ) -> Result<ShuffleProof, MixnetError>;
+}
+
+/// The shuffle proofs' own format ([`ShuffleProof::to_bytes`] / [`ShuffleProof::from_bytes`]),
+/// with the kind checked against the context: a permutation proof has neither the Paillier
+/// nor the ElGamal part, a Paillier shuffle proof the Paillier part (decoded against the
+/// statement's key), an ElGamal one the ElGamal part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NativeShuffleCodec;
+
+impl ShuffleProofCodec for NativeShuffleCodec {
+    fn encode_proof(&self, proof: &ShuffleProof) -> Result<Vec<u8>, MixnetError> {
+        Ok(proof.to_bytes())
+    }
+
+    fn decode_proof(
+        &self,
+        ctx: ShuffleContext<'_>,
+        bytes: &[u8],
+    ) -> Result<ShuffleProof, MixnetError> {
+        let pk = match ctx.kind {
+            ShuffleKind::Paillier => Some(
+                ctx.paillier
+                    .ok_or_else(|| invalid("shuffle proof", "no Paillier key in the context"))?,
+            ),
+            ShuffleKind::Permutation | ShuffleKind::ElGamal => None,
+        };
+        let p = ShuffleProof::from_bytes(bytes, ctx.n, pk).map_err(|e| match e {
+            MixnetError::Decode(d) => MixnetError::Decode(d),
+            _ => invalid("shuffle proof", "rejected by the shuffle-proof decoder"),
+        })?;
+        let kind_ok = match ctx.kind {
+            ShuffleKind::Permutation => p.f_p.is_none() && p.f_eg.is_none(),
+            ShuffleKind::Paillier => p.f_p.is_some(),
+            ShuffleKind::ElGamal => p.f_eg.is_some(),
+        };
+        if !kind_ok {
+            return Err(invalid(
+                "shuffle proof",
+                "another kind of proof than expected",
+            ));
+        }
+        Ok(p)
+    }
 }
 
 /// Bounds for decoding a [`MixnetPublic`] (nothing is trusted yet at that point).
@@ -393,7 +442,7 @@ fn put_proof(
 fn get_proof(
     r: &mut Reader<'_>,
     codec: &dyn ShuffleProofCodec,
-    ctx: ShuffleContext,
+    ctx: ShuffleContext<'_>,
 ) -> Result<ShuffleProof, MixnetError> {
     let max = r.remaining();
     let len = len_at_most(r, "shuffle proof", max)?;
@@ -624,6 +673,7 @@ fn get_mix_stage(
         ShuffleContext {
             kind: ShuffleKind::Paillier,
             n: public.n,
+            paillier: Some(pk),
         },
     )?;
     Ok(MixStage {
@@ -908,6 +958,7 @@ fn get_reverse_stage(
         ShuffleContext {
             kind: ShuffleKind::ElGamal,
             n: public.n,
+            paillier: None,
         },
     )?;
     Ok(ReverseStage {
@@ -1485,6 +1536,7 @@ pub fn decode_mixnet_public(
         let ctx = ShuffleContext {
             kind: ShuffleKind::Permutation,
             n,
+            paillier: None,
         };
         let perm_proofs = read_vec(r, "permutation proofs", mu, 4, |r| get_proof(r, codec, ctx))?;
         if gens != Generators::derive(n) {

@@ -18,64 +18,17 @@ use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
 use quorate_mixnet::sharing;
-use quorate_mixnet::shuffle::ShuffleProof;
-use quorate_mixnet::wire::{self, ShuffleContext, ShuffleProofCodec, WireLimits};
+use quorate_mixnet::wire::{self, NativeShuffleCodec, WireLimits};
 use quorate_mixnet::MixnetError;
 use quorate_paillier::bigint::to_be_bytes_padded;
 use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 const N: usize = 8;
 const T: u16 = 2;
 const M: u16 = 2;
-
-/// **Stand-in** shuffle-proof codec until `ShuffleProof::to_bytes` / `from_bytes` exist in
-/// `shuffle.rs`: a proof is sent as a handle (`"handle" ‖ u32 index`) into a table of the
-/// proofs this process has encoded. It exercises the envelope (length prefix, bounds,
-/// placement) and lets a decoded message be verified, but says nothing about the proof's own
-/// byte format.
-#[derive(Default)]
-struct HandleCodec {
-    table: Mutex<Vec<ShuffleProof>>,
-}
-
-const HANDLE: &[u8] = b"handle";
-
-impl ShuffleProofCodec for HandleCodec {
-    fn encode_proof(&self, proof: &ShuffleProof) -> Result<Vec<u8>, MixnetError> {
-        let mut t = self.table.lock().unwrap();
-        let idx = match t.iter().position(|p| p == proof) {
-            Some(i) => i,
-            None => {
-                t.push(proof.clone());
-                t.len() - 1
-            }
-        };
-        let mut out = HANDLE.to_vec();
-        out.extend_from_slice(&(idx as u32).to_be_bytes());
-        Ok(out)
-    }
-
-    fn decode_proof(
-        &self,
-        _ctx: ShuffleContext,
-        bytes: &[u8],
-    ) -> Result<ShuffleProof, MixnetError> {
-        let bad = || {
-            MixnetError::Decode(DecodeError::InvalidValue {
-                what: "proof handle",
-                reason: "unknown",
-            })
-        };
-        if bytes.len() != HANDLE.len() + 4 || !bytes.starts_with(HANDLE) {
-            return Err(bad());
-        }
-        let idx = u32::from_be_bytes(bytes[HANDLE.len()..].try_into().unwrap()) as usize;
-        self.table.lock().unwrap().get(idx).cloned().ok_or_else(bad)
-    }
-}
 
 struct World {
     public: MixnetPublic,
@@ -84,7 +37,7 @@ struct World {
     coms: Vec<Vec<G1Projective>>,
     query: BbQuery,
     proof: DbSmProof,
-    codec: HandleCodec,
+    codec: NativeShuffleCodec,
 }
 
 fn world() -> &'static World {
@@ -123,7 +76,7 @@ fn world() -> &'static World {
             coms,
             query,
             proof,
-            codec: HandleCodec::default(),
+            codec: NativeShuffleCodec,
         }
     })
 }
@@ -540,6 +493,26 @@ fn mix_messages_round_trip_hostile_and_blame() {
         }
     }
     assert!(named >= 3);
+    // Flips inside the shuffle proof that still decode (scalars, integer responses, units):
+    // server 2's shuffle proof fails and server 2 is named.
+    let mut named = 0;
+    for pos in (proof_len_at + 4 + 2..sb.len()).step_by(61) {
+        let mut x = sb.clone();
+        x[pos] ^= 0x01;
+        if let Ok(d) = wire::decode_mix_stage(p, codec, &x) {
+            let mut stages = w.record.stages.clone();
+            stages[1] = d;
+            let e = mix::verify_mixing(p, &w.record.inputs, &stages).unwrap_err();
+            assert_eq!(culprits(&e), vec![2], "flip at {pos}: {e:?}");
+            named += 1;
+        }
+    }
+    assert!(named >= 5, "shuffle proof flips: {named}");
+    // A proof of another kind (server 2's permutation-commitment proof) is refused.
+    let mut other = st.clone();
+    other.proof = p.perm_proofs[1].clone();
+    let ob = wire::encode_mix_stage(p, codec, &other).unwrap();
+    assert!(wire::decode_mix_stage(p, codec, &ob).is_err());
 
     let db = wire::encode_decryption_stage(p, &w.record.decryptions[0]).unwrap();
     hostile(
@@ -695,6 +668,27 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
     let mut proof = w.proof.clone();
     proof.reverse[0] = wire::decode_reverse_stage(p, codec, &wb).unwrap();
     verify_named(&proof, "reverse proof");
+    // A Paillier shuffle proof or a permutation proof in a reverse stage is refused.
+    for proof in [w.record.stages[1].proof.clone(), p.perm_proofs[1].clone()] {
+        let mut other = st.clone();
+        other.proof = proof;
+        let ob = wire::encode_reverse_stage(codec, &other).unwrap();
+        assert!(wire::decode_reverse_stage(p, codec, &ob).is_err());
+    }
+    // Flips inside the ElGamal shuffle proof that still decode: server 2 is named.
+    let proof_at = 8 + N * 96 + 4;
+    let mut named = 0;
+    for pos in (proof_at + 2..b.len()).step_by(67) {
+        let mut x = b.clone();
+        x[pos] ^= 0x01;
+        if let Ok(d) = wire::decode_reverse_stage(p, codec, &x) {
+            let mut proof = w.proof.clone();
+            proof.reverse[0] = d;
+            verify_named(&proof, "reverse shuffle proof flip");
+            named += 1;
+        }
+    }
+    assert!(named >= 3, "reverse proof flips: {named}");
 
     // Blinding.
     let st = &w.proof.blinding[1];
@@ -860,7 +854,7 @@ fn encoded_sizes() {
     let sizes = [
         ("sender input", sender),
         (
-            "mix stage (proof as handle)",
+            "mix stage (with shuffle proof)",
             wire::encode_mix_stage(p, codec, &w.record.stages[0])
                 .unwrap()
                 .len(),
@@ -905,7 +899,33 @@ fn encoded_sizes() {
     assert_eq!(sizes[5].1, 8 + i * (3 * 48 + 32));
     assert_eq!(sizes[6].1, 8 + members * (10 * 48 + 128));
     assert_eq!(sizes[7].1, 8 + members * 128);
-    for (name, len) in sizes {
+    let mut rng = ChaCha20Rng::seed_from_u64(78);
+    let (bc, _) = dkg::deal(&p.gens, p.params, &p.sid, pid(1), &mut rng);
+    let more = [
+        (
+            "mixnet public",
+            wire::encode_mixnet_public(codec, p).unwrap().len(),
+        ),
+        (
+            "mix record",
+            wire::encode_mix_record(p, codec, &w.record).unwrap().len(),
+        ),
+        (
+            "reverse stage (with shuffle proof)",
+            wire::encode_reverse_stage(codec, &w.proof.reverse[0])
+                .unwrap()
+                .len(),
+        ),
+        (
+            "DB-SM proof",
+            wire::encode_dbsm_proof(codec, &w.proof).unwrap().len(),
+        ),
+        (
+            "DKG broadcast",
+            wire::encode_dkg_broadcast(&bc).unwrap().len(),
+        ),
+    ];
+    for (name, len) in sizes.iter().chain(more.iter()) {
         eprintln!("{name}: {len} bytes");
     }
 }
