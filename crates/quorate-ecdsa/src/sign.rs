@@ -206,6 +206,9 @@ pub struct SignRound1 {
     salt: [u8; 32],
     #[zeroize(skip)]
     receivers: BTreeMap<PartyId, MulReceiver>,
+    /// Fault injection only ([`sign_round1_equivocating_r`]): the victim and `R'_i`.
+    #[zeroize(skip)]
+    alt_r: Option<(PartyId, ProjectivePoint, [u8; POINT_LEN])>,
 }
 
 /// This party's multiplication outputs per counterparty (`c_u, c_v` as sender, or
@@ -412,7 +415,22 @@ pub fn sign_round1(
     signers: &[PartyId],
     rng: &mut impl CryptoRngCore,
 ) -> Result<(SignRound1, Vec<(PartyId, SignMsg1)>)> {
-    sign_round1_inner(share, sign_id, signers, false, rng)
+    sign_round1_inner(share, sign_id, signers, false, None, rng)
+}
+
+/// Fault-injection variant of [`sign_round1`]: equivocates `R_i`. Towards `victim` the
+/// signer commits to (and in round 2 opens, with a multiplication input to match)
+/// `R'_i = R_i + G`, towards everyone else to `R_i`. Every pairwise check passes; the echo
+/// digests differ and the dispute names the signer.
+#[doc(hidden)]
+pub fn sign_round1_equivocating_r(
+    share: &KeyShare,
+    sign_id: &[u8],
+    signers: &[PartyId],
+    victim: PartyId,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(SignRound1, Vec<(PartyId, SignMsg1)>)> {
+    sign_round1_inner(share, sign_id, signers, false, Some(victim), rng)
 }
 
 /// Fault-injection variant of [`sign_round1`]: the OT-extension message uses inconsistent
@@ -424,7 +442,7 @@ pub fn sign_round1_malicious_ote(
     signers: &[PartyId],
     rng: &mut impl CryptoRngCore,
 ) -> Result<(SignRound1, Vec<(PartyId, SignMsg1)>)> {
-    sign_round1_inner(share, sign_id, signers, true, rng)
+    sign_round1_inner(share, sign_id, signers, true, None, rng)
 }
 
 fn sign_round1_inner(
@@ -432,6 +450,7 @@ fn sign_round1_inner(
     sign_id: &[u8],
     signers: &[PartyId],
     malicious_ote: bool,
+    equivocate_r: Option<PartyId>,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(SignRound1, Vec<(PartyId, SignMsg1)>)> {
     share.params.check_quorum(signers)?;
@@ -467,6 +486,11 @@ fn sign_round1_inner(
     rng.fill_bytes(&mut salt);
     let big_r_bytes = point_bytes(&big_r);
     let commitment = commit_r(&sid, me, &big_r_bytes, &salt);
+    // Fault injection only: R'_i = R_i + G towards the victim.
+    let alt_r = equivocate_r.map(|v| {
+        let p = big_r + ProjectivePoint::GENERATOR;
+        (v, p, point_bytes(&p))
+    });
     let rngs = child_rngs(rng, others.len());
     let results: Vec<Result<(PartyId, MulReceiver, OteMsg)>> = others
         .par_iter()
@@ -498,6 +522,10 @@ fn sign_round1_inner(
     for res in results {
         let (j, st, ote) = res?;
         receivers.insert(j, st);
+        let commitment = match &alt_r {
+            Some((v, _, bytes)) if *v == j => commit_r(&sid, me, bytes, &salt),
+            _ => commitment,
+        };
         out.push((j, SignMsg1 { commitment, ote }));
     }
     Ok((
@@ -512,6 +540,7 @@ fn sign_round1_inner(
             big_r_bytes,
             salt,
             receivers,
+            alt_r,
         },
         out,
     ))
@@ -574,6 +603,7 @@ fn sign_round2_inner(
     let me = state.me;
     let sid = state.sid;
     let inputs = [state.r_i, sk_i];
+    let alt_r_victim = state.alt_r.as_ref().map(|(v, _, _)| *v);
     let jobs: Vec<(PartyId, &SignMsg1, ChaCha20Rng)> = map
         .iter()
         .map(|(j, m)| (*j, *m))
@@ -587,13 +617,22 @@ fn sign_round2_inner(
         .map(|(j, m, mut r)| {
             let res = shared.pair(j).and_then(|(sender_seeds, _)| {
                 let psid = pair_sid(TAG_MUL, &sid, me, j);
+                // Fault injection only: the victim of an equivocated R_i gets r_i + 1.
+                let alt_inputs;
+                let inputs = match &alt_r_victim {
+                    Some(v) if *v == j => {
+                        alt_inputs = [inputs[0] + Scalar::ONE, inputs[1]];
+                        &alt_inputs
+                    }
+                    _ => &inputs,
+                };
                 match malicious_row {
-                    None => mul::sender_round2(sender_seeds, &psid, j, &inputs, &m.ote, &mut r),
+                    None => mul::sender_round2(sender_seeds, &psid, j, inputs, &m.ote, &mut r),
                     Some(row) => mul::sender_round2_malicious(
                         sender_seeds,
                         &psid,
                         j,
-                        &inputs,
+                        inputs,
                         &m.ote,
                         row,
                         &mut r,
@@ -659,17 +698,38 @@ fn sign_round2_inner(
     } else {
         None
     };
+    // Fault injection only: the victim of an equivocated R_i gets a body opening R'_i.
+    let alt_body = state.alt_r.as_ref().map(|(v, p, bytes)| {
+        let alt = Body::new(
+            me,
+            sid,
+            *p,
+            *bytes,
+            state.salt,
+            pk_i,
+            &pk_bytes,
+            body.entries.clone(),
+        );
+        let signature = signature
+            .is_some()
+            .then(|| share.identity.sign(&body_sig_message(&alt.bytes)));
+        (
+            *v,
+            SignedBody {
+                body: alt,
+                signature,
+            },
+        )
+    });
     let own_body = SignedBody { body, signature };
     let out = muls
         .into_iter()
         .map(|(j, mul)| {
-            (
-                j,
-                SignMsg2 {
-                    signed: own_body.clone(),
-                    mul,
-                },
-            )
+            let signed = match &alt_body {
+                Some((v, b)) if *v == j => b.clone(),
+                _ => own_body.clone(),
+            };
+            (j, SignMsg2 { signed, mul })
         })
         .collect();
     let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();

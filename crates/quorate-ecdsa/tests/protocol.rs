@@ -156,12 +156,24 @@ enum SignFault {
     /// The party broadcasts a wrong echo digest, then publishes a body with a forged
     /// signature in the dispute.
     LiarForges(u16),
+    /// The party commits to and opens `R_i + G` towards the second party (with a matching
+    /// multiplication input), `R_i` towards everyone else.
+    EquivocateR(u16, u16),
     /// Honest, but every signer enters the blame round instead of combining (every proof
     /// must verify).
     ForceBlame,
 }
 
 impl SignFault {
+    /// The fault if `i` is the deviating party, else `None`.
+    fn filter_party(self, i: u16) -> SignFault {
+        if self.cheater() == Some(pid(i)) {
+            self
+        } else {
+            SignFault::None
+        }
+    }
+
     /// The deviating party, if any.
     fn cheater(self) -> Option<PartyId> {
         match self {
@@ -175,7 +187,8 @@ impl SignFault {
             | SignFault::Round3(i, _)
             | SignFault::Equivocate(i, _)
             | SignFault::BadBodySig(i, _)
-            | SignFault::LiarForges(i) => Some(pid(i)),
+            | SignFault::LiarForges(i)
+            | SignFault::EquivocateR(i, _) => Some(pid(i)),
         }
     }
 }
@@ -200,6 +213,9 @@ fn run_sign(
             || matches!(fault, SignFault::Ote2(a, b) if a == i.get() || b == i.get());
         let (st, msgs) = if bad_ote {
             sign::sign_round1_malicious_ote(share, &sign_id, &ids, &mut rng)?
+        } else if let SignFault::EquivocateR(c, v) = fault.filter_party(i.get()) {
+            debug_assert_eq!(c, i.get());
+            sign::sign_round1_equivocating_r(share, &sign_id, &ids, pid(v), &mut rng)?
         } else {
             sign::sign_round1(share, &sign_id, &ids, &mut rng)?
         };
@@ -979,6 +995,18 @@ fn equivocation_and_lies_are_named_by_the_dispute() {
     )
     .unwrap_err();
     assert_eq!(err.culprits(), &[pid(4)]);
+    // Gap 2 of the audit: P1 opens R_1 + G to P3 and R_1 to P2 (each opening matches the
+    // commitment its recipient got, and the multiplication with P3 used r_1 + 1, so every
+    // pairwise check passes). The bodies differ only in R_1; the dispute names P1.
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 7, SignFault::EquivocateR(1, 3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(1)]);
+    assert_eq!(err.check(), Some(blame::CHECK_DISPUTE));
+    // With two signers there is nobody to equivocate to: the victim combines for another R
+    // and the blame round names the deviating signer.
+    let mut two = keygen(2, 4, 51);
+    let err = run_sign(&mut two, &[2, 4], &d, 8, SignFault::EquivocateR(4, 2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(4)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
     // P3 broadcasts a wrong echo digest; its published bodies do not hash to it.
     let err = run_sign(
         &mut shares,
