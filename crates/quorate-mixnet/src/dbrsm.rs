@@ -690,7 +690,7 @@ fn blame_dealer() -> MixnetError {
 //
 // Server `k` holds additive shares `(c_k, b_k, r′_k)` with public Pedersen commitments
 // `C_k = g^{c_k} h^{s_c}`, `B_k = g^{b_k} h^{s_b}`, `R_k = g^{r′_k} h^{s_r}` (from the upstream
-// steps; a Feldman commitment such as a Beaver product commitment is the case `s = 0`). It
+// steps: `C_k` from the witness conversion, `B_k` from the blinding, `R_k = Z_k` from Beaver). It
 // publishes `Y_k = A^{c_k} E^{b_k} H^{r′_k}` and the commitments `T_k = A^{α_c} E^{α_b}
 // H^{α_r}`, `U_{c,k} = g^{α_c} h^{β_c}`, `U_{b,k}`, `U_{r,k}`; the challenge `e` hashes the
 // session, protocol, generators, `y`, `S̃`, `v′`, every `C_k, B_k, R_k, Y_k, T_k, U_k`; the

@@ -27,7 +27,10 @@
 //!
 //! # Steps 6–7: conversion to per-output shares
 //! `W_m[j]` has the packed form `Enc(v + 2^K r)` that the Enc-to-shares conversion of
-//! [`crate::sharing`] takes, so the servers run it on `W_m` in its per-value layout
+//! [`crate::sharing`] takes, so the servers run it, in its per-value layout, on the elements
+//! of `W_m` at the *members* `j` (the outputs with `S̃_j ≠ 1` in the signature track; only
+//! those need DPK_BBS+ witnesses, so a BTraceOut over a small `I` converts `|I|` elements,
+//! not `n`; [`select_members`])
 //! ([`crate::sharing::Layout::PerValue`]): server `k` publishes `E_k = Enc(a_k + 2^K a′_k)`,
 //! `A_k = g^{a_k} h^{σ_k}`, `A′_k = g^{a′_k} h^{σ′_k}` with a proof that `E_k` and
 //! `A_k, A′_k` hold the same integers (ring-Pedersen for the integer part, Schnorr
@@ -139,7 +142,7 @@ pub fn verify_witness_shuffle(
 pub struct WitnessTrack {
     /// Steps 4–5.
     pub shuffle: WitnessShuffle,
-    /// Steps 6–7 (per-value Enc-to-shares conversion of `W_m`).
+    /// Steps 6–7 (per-value Enc-to-shares conversion of `W_m` at the members).
     pub conversion: SharingRecord,
 }
 
