@@ -148,6 +148,23 @@ fn hostile<T>(
             assert!(dec(&b).is_err(), "{name}: {glen} garbage bytes accepted");
         }
     }
+    // Random multi-byte mutations (1–4 bytes overwritten, sometimes also truncated or
+    // extended): typed errors or canonical re-encodings, never a panic.
+    for _ in 0..60 {
+        let mut b = good.to_vec();
+        for _ in 0..1 + rng.next_u32() % 4 {
+            let pos = rng.next_u32() as usize % len;
+            b[pos] = rng.next_u32() as u8;
+        }
+        match rng.next_u32() % 4 {
+            0 => b.truncate(rng.next_u32() as usize % len),
+            1 => b.extend_from_slice(&[0u8; 48]),
+            _ => {}
+        }
+        if let Ok(x) = dec(&b) {
+            assert_eq!(enc(&x), b, "{name}: mutation decodes to another encoding");
+        }
+    }
     // One-byte flips at up to ~300 positions, always including both ends (two masks for
     // short messages, one for long ones).
     let step = (len / 250).max(1);
