@@ -22,7 +22,7 @@ use crate::error::{EcdsaError, Result};
 use crate::keyshare::KeyShare;
 use crate::sign::Signature;
 use crate::sign::{
-    self, Combined, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
+    self, Combined, Round3Fault, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
 };
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
@@ -223,6 +223,7 @@ pub struct SignParty {
     sign_id: Vec<u8>,
     rng: ChaCha20Rng,
     stage: SignStage,
+    fault: Round3Fault,
 }
 
 impl SignParty {
@@ -241,7 +242,15 @@ impl SignParty {
             sign_id: sign_id.to_vec(),
             rng,
             stage: SignStage::Start,
+            fault: Round3Fault::None,
         }
+    }
+
+    /// Fault injection for tests: this signer deviates in round 3.
+    #[doc(hidden)]
+    pub fn with_round3_fault(mut self, fault: Round3Fault) -> Self {
+        self.fault = fault;
+        self
     }
 
     /// The key share (with any bans recorded during the run).
@@ -284,7 +293,13 @@ impl RoundParty for SignParty {
             }
             (2, SignStage::R2(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg2::from_bytes)?;
-                let (st, m) = sign::sign_round3(*st, &mut self.share, &self.digest, &msgs)?;
+                let (st, m) = sign::sign_round3_faulty(
+                    *st,
+                    &mut self.share,
+                    &self.digest,
+                    &msgs,
+                    self.fault,
+                )?;
                 let me = self.share.id;
                 let to = self
                     .signers
@@ -421,6 +436,25 @@ pub fn sign(
     compute: ComputeModel,
     rngs: impl FnMut(PartyId) -> ChaCha20Rng,
 ) -> Result<NetRun<Signature>> {
+    sign_faulty(
+        shares, signers, digest, sign_id, network, compute, rngs, None,
+    )
+}
+
+/// Fault-injection variant of [`sign`]: `cheater` deviates in round 3 (the run then takes a
+/// fifth round, the blame or dispute round, and every party outputs its verdict).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn sign_faulty(
+    shares: &[KeyShare],
+    signers: &[PartyId],
+    digest: &[u8; 32],
+    sign_id: &[u8],
+    network: NetworkModel,
+    compute: ComputeModel,
+    rngs: impl FnMut(PartyId) -> ChaCha20Rng,
+    cheater: Option<(PartyId, Round3Fault)>,
+) -> Result<NetRun<Signature>> {
     let mut rngs = rngs;
     let mut signers = signers.to_vec();
     signers.sort_unstable();
@@ -431,7 +465,11 @@ pub fn sign(
                 .get(i.position())
                 .cloned()
                 .ok_or(EcdsaError::MissingMessage { from: *i })?;
-            Ok(SignParty::new(share, &signers, *digest, sign_id, rngs(*i)))
+            let party = SignParty::new(share, &signers, *digest, sign_id, rngs(*i));
+            Ok(match cheater {
+                Some((c, f)) if c == *i => party.with_round3_fault(f),
+                _ => party,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     run(parties, network, compute)

@@ -63,3 +63,50 @@ fn keygen_and_signing_over_lan_and_wan() {
         assert!(verify_prehash(&pk, &digest, &sigs[0].to_k256().unwrap()));
     }
 }
+
+/// A wrong round-3 share, and a wrong echo digest, over the simulated LAN: one more round
+/// (blame or dispute), and every honest party names the cheater.
+#[test]
+fn blame_and_dispute_rounds_over_the_simulated_network() {
+    use quorate_ecdsa::blame;
+    use quorate_ecdsa::sign::Round3Fault;
+    let params = ThresholdParams::new(3, 3).unwrap();
+    let shares = netsim::keygen(
+        params,
+        b"netsim-blame",
+        netsim::lan(),
+        ComputeModel::Ignore,
+        rng_for(3),
+    )
+    .unwrap()
+    .into_outputs()
+    .unwrap();
+    let signers: Vec<PartyId> = params.parties().collect();
+    let cheater = PartyId::new(2).unwrap();
+    for (fault, check) in [
+        (Round3Fault::WrongU, blame::CHECK_BLAME),
+        (Round3Fault::WrongEcho, blame::CHECK_DISPUTE),
+    ] {
+        let run = netsim::sign_faulty(
+            &shares,
+            &signers,
+            &[5u8; 32],
+            b"netsim-blame-sign",
+            netsim::lan(),
+            ComputeModel::Ignore,
+            rng_for(4),
+            Some((cheater, fault)),
+        )
+        .unwrap();
+        // Four message rounds: at least four one-way latencies.
+        assert!(run.latency >= 4 * netsim::LAN_ONE_WAY);
+        for (k, out) in run.outputs.iter().enumerate() {
+            if k == cheater.position() {
+                continue;
+            }
+            let err = out.as_ref().unwrap_err();
+            assert_eq!(err.culprits(), &[cheater]);
+            assert_eq!(err.check(), Some(check));
+        }
+    }
+}
