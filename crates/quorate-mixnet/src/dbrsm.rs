@@ -1833,9 +1833,8 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         witness::verify_witness_shuffle(public, submissions, record, q, &shuffle)
     })?;
     let bases = witness::select_members(&w_m, &members)?;
-    let (conversion, wshares): (SharingRecord, Vec<MixerShares>) =
+    let (conversion, wshares, wcoms): (SharingRecord, Vec<MixerShares>, _) =
         crate::sharing::run_value_sharing_timed(public, servers, &bases, rng, times)?;
-    let wcoms = crate::sharing::verify_value_sharing(public, &bases, &conversion)?;
     // Step 8: Beaver r′ = ρ·b, then DPK_BBS+.
     let used = &triples[..members.len()];
     for ts in triple_shares {

@@ -578,8 +578,17 @@ pub fn verify_value_sharing(
     sharing: &SharingRecord,
 ) -> Result<Vec<Vec<ValueCommitments>>, MixnetError> {
     let parts = verify_inner(public, Layout::PerValue, bases, sharing)?;
+    Ok(value_commitments(public, sharing, &parts))
+}
+
+/// The per-value commitments from a verified record and its decrypted `(d_v, d_r)`.
+fn value_commitments(
+    public: &MixnetPublic,
+    sharing: &SharingRecord,
+    parts: &[(Integer, Integer)],
+) -> Vec<Vec<ValueCommitments>> {
     let qm = scalar_modulus();
-    Ok(parts
+    parts
         .par_iter()
         .enumerate()
         .map(|(j, (dv, dr))| {
@@ -602,7 +611,7 @@ pub fn verify_value_sharing(
                 })
                 .collect()
         })
-        .collect())
+        .collect()
 }
 
 fn verify_inner(
@@ -726,21 +735,28 @@ pub fn run_value_sharing<R: RngCore + CryptoRng>(
     bases: &[Ciphertext],
     rng: &mut R,
 ) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
-    run_value_sharing_timed(public, servers, bases, rng, &mut StepTimes::default())
+    let (sharing, shares, _) =
+        run_value_sharing_timed(public, servers, bases, rng, &mut StepTimes::default())?;
+    Ok((sharing, shares))
 }
 
 /// [`run_value_sharing`], recording each server's time for its mask commitments and its
-/// decryption shares, and the check of the whole record, in `times`.
+/// decryption shares, and the check of the whole record, in `times`; also returns the
+/// per-value commitments of [`verify_value_sharing`] (from that check, not a second one).
 pub fn run_value_sharing_timed<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     servers: &[MixServer],
     bases: &[Ciphertext],
     rng: &mut R,
     times: &mut StepTimes,
-) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
-    let (sharing, _, shares) = run_inner(public, servers, Layout::PerValue, bases, rng, times)?;
-    Ok((sharing, shares))
+) -> Result<ValueSharingOut, MixnetError> {
+    let (sharing, parts, shares) = run_inner(public, servers, Layout::PerValue, bases, rng, times)?;
+    let coms = value_commitments(public, &sharing, &parts);
+    Ok((sharing, shares, coms))
 }
+
+/// A per-value conversion: the record, each server's shares, the commitments `[j][k]`.
+pub type ValueSharingOut = (SharingRecord, Vec<MixerShares>, Vec<Vec<ValueCommitments>>);
 
 type RunOut = (SharingRecord, Vec<(Integer, Integer)>, Vec<MixerShares>);
 
