@@ -124,10 +124,11 @@ impl BlameRound {
         let ctx = &self.st.ctx;
         let big_r = ProjectivePoint::from(ctx.big_r);
         let b = blame_base(ctx);
-        let phi = self.st.phi;
+        let mut phi = self.st.phi;
         let p = big_r * phi;
         let q = b * phi;
         let msg = dleq_prove(ctx, ctx.me, &phi, &b, &p, &q, rng);
+        phi.zeroize();
         let state = BlameState {
             ctx: ctx.clone(),
             bodies: self.st.bodies.clone(),
