@@ -113,10 +113,10 @@
 //!   random receiver input `χ^{k→j}` in the pair with `k`, which nobody else learns (DKLs23
 //!   already sends `ψ_{j→k}` to `k`, who may be corrupt); `χ^{k→j}` enters nothing else
 //!   public except through the masked `d`, `Γ` values. This is our argument, not the
-//!   paper's. With three or more signers each
-//!   body is signed with the sender's Ed25519 identity key (generated in the DKG, kept by
-//!   refresh); recipients verify the signature on receipt (a bad one names the sender), and
-//!   round 3 carries an *echo digest*, a hash of every body as received (own included). In
+//!   paper's. With three or more signers each body is signed with the sender's Ed25519
+//!   identity key (generated in the DKG, kept by refresh); recipients verify the signature
+//!   on receipt (a bad one names the sender), and round 3 carries an *echo digest*, a hash
+//!   of every body as received (own included). In
 //!   [`crate::sign::combine`], if any echo differs from one's own, the signers run a dispute
 //!   instead of combining ([`crate::sign::Combined::Dispute`]): each publishes the signed
 //!   bodies it received, and [`crate::blame::resolve_dispute`] names a signer with two
@@ -142,9 +142,10 @@
 //!   0.13 ms to the 1.94 ms of `t = 2`, past the 2.0 ms target; at `t = 5` the five
 //!   signatures and twenty strict verifications add about 1.0 ms to 17.5 ms (measured A/B
 //!   on the same machine, minimum over 60 runs).
-//! * **Body size.** The body grows with the signing set (`135 + 100·(t − 1)` bytes, sent to
-//!   each of the `t − 1` co-signers): per counterparty 51,180 bytes at `t = 2`, about
-//!   51.6 KB at `t = 5`, 57.5 KB at `t = 64` and 63.8 KB at `t = 128`.
+//! * **Body size.** The body grows with the signing set (`136 + 100·(t − 1)` bytes, plus a
+//!   64-byte signature from three signers on, sent to each of the `t − 1` co-signers): per
+//!   counterparty 51,180 bytes at `t = 2` (51,134 before), 51,576 at `t = 5`, about 57.5 KB
+//!   at `t = 64` and 63.9 KB at `t = 128` (above sl-dkls23's ~59 KB from `t = 81` on).
 //! * **Re-establishing a banned pair** is done by a full refresh (fresh base OTs for every
 //!   pair), not by a dedicated two-party setup.
 //! * **2-party fast path** (DKLs19's 2-message protocol for `t = 2`) is not implemented,
