@@ -319,17 +319,33 @@ impl TripleShares {
 
     /// The server's check of its own shares against the dealer's commitments
     /// (`g^{a_k} h^{α_k} = A_k`, …), so a dealer handing a server inconsistent shares is
-    /// caught.
+    /// caught. All relations in one MSM with 128-bit weights.
     pub fn check_against(&self, public: &MixnetPublic, triples: &[TriplePublic]) -> bool {
         let (g, h) = (public.gens.g, public.gens.h);
         let pos = self.mixer.position();
-        triples.len() == self.v.len()
-            && triples.par_iter().enumerate().all(|(t, tp)| {
+        if triples.len() != self.v.len() {
+            return false;
+        }
+        let one = -Scalar::ONE;
+        let batch: Option<BatchCheck> = triples
+            .par_iter()
+            .enumerate()
+            .map(|(t, tp)| {
                 let (v, r) = (&self.v[t], &self.r[t]);
-                tp.a.get(pos) == Some(&(g * v[0] + h * r[0]))
-                    && tp.b.get(pos) == Some(&(g * v[1] + h * r[1]))
-                    && tp.c.get(pos) == Some(&(g * v[2] + h * r[2]))
+                let (a, b, c) = (tp.a.get(pos)?, tp.b.get(pos)?, tp.c.get(pos)?);
+                let mut bc = BatchCheck::default();
+                bc.add(&[
+                    &[(g, v[0]), (h, r[0]), (*a, one)],
+                    &[(g, v[1]), (h, r[1]), (*b, one)],
+                    &[(g, v[2]), (h, r[2]), (*c, one)],
+                ]);
+                Some(bc)
             })
+            .try_reduce(BatchCheck::default, |mut x, y| {
+                x.extend(y);
+                Some(x)
+            });
+        batch.is_some_and(|b| b.holds())
     }
 }
 
