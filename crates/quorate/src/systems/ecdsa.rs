@@ -372,6 +372,11 @@ fn bench_inner(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     suite.note(
         "the paper's size column for sign bytes per counterparty is sl-dkls23's ~59 KB (t=2)",
     );
+    suite.note(
+        "signing rows include the identifiable-abort machinery of the honest path: round-2 \
+         broadcast bodies (Ed25519-signed and echoed from three signers on); the blame round \
+         (Chaum-Pedersen proofs of u_i, w_i) and the dispute round run only on failure",
+    );
     Ok(())
 }
 
