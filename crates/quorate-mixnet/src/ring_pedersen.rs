@@ -21,8 +21,8 @@ use merlin::Transcript;
 use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{
-    from_be_bytes, is_unit_in_range, modulo, mul_mod, pow_mod_secret, pow_mod_vartime,
-    random_below, random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded,
+    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, pow_mod_secret, pow_mod_vartime,
+    random_below, random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
 };
 use quorate_paillier::rug::Integer;
 use rand_core::{CryptoRng, RngCore};
@@ -243,21 +243,60 @@ impl RingPedersenVectorKey {
         n_hat.significant_bits() + SLACK_BITS + CHALLENGE_BITS + SLACK_BITS
     }
 
-    /// `Π s_i^{x_i} · t^μ mod N̂` for **secret** non-negative `x_i`, `μ` (every
-    /// exponentiation on GMP's constant-time path; the product of the public-length list
-    /// is data-independent). `xs` may be shorter than the key.
-    pub fn commit_secret(&self, xs: &[Integer], mu: &Integer) -> Result<Integer, MixnetError> {
+    /// `Π s_i^{x_i} · t^μ mod N̂` for **secret** `0 ≤ x_i < 2^{x_bits}`, `0 ≤ μ < 2^{mu_bits}`.
+    ///
+    /// Constant time: `mpz_powm_sec` still takes time linear in the exponent's *bit
+    /// length*, and the bit length of a permuted public exponent `e′_i = e_{π(i)}` would
+    /// leak which `j` it came from. So every exponent is offset to a fixed length,
+    /// `s_i^{x_i + 2^{x_bits}}`, `t^{μ + 2^{mu_bits}}`, and the public factor
+    /// `(Π s_i)^{2^{x_bits}} t^{2^{mu_bits}}` is divided out afterwards. `xs` may be shorter
+    /// than the key.
+    pub fn commit_secret(
+        &self,
+        xs: &[Integer],
+        x_bits: u32,
+        mu: &Integer,
+        mu_bits: u32,
+    ) -> Result<Integer, MixnetError> {
+        let m = &self.n_hat;
         if xs.len() > self.s.len() {
             return Err(ParamError::Invalid("vector longer than the commitment key").into());
         }
+        let fits = |x: &Integer, bits: u32| *x >= 0 && x.significant_bits() <= bits;
+        if !xs.iter().all(|x| fits(x, x_bits)) || !fits(mu, mu_bits) {
+            return Err(ParamError::Invalid("committed value exceeds its bit bound").into());
+        }
+        let x_off = Integer::from(1) << x_bits;
+        let mu_off = Integer::from(1) << mu_bits;
         let terms = self
             .s
             .par_iter()
             .zip(xs.par_iter())
-            .map(|(s, x)| Ok(pow_mod_secret(s, x, &self.n_hat)?))
+            .map(|(s, x)| {
+                let mut e = Integer::from(x + &x_off);
+                let r = pow_mod_secret(s, &e, m);
+                wipe_integer(&mut e);
+                Ok(r?)
+            })
             .collect::<Result<Vec<Integer>, MixnetError>>()?;
-        let tm = pow_mod_secret(&self.t, mu, &self.n_hat)?;
-        Ok(terms.iter().fold(tm, |a, b| mul_mod(&a, b, &self.n_hat)))
+        let mut e = Integer::from(mu + &mu_off);
+        let tm = pow_mod_secret(&self.t, &e, m);
+        wipe_integer(&mut e);
+        let prod = terms.iter().fold(tm?, |a, b| mul_mod(&a, b, m));
+        // Public correction (Π s_i)^{2^{x_bits}} · t^{2^{mu_bits}}.
+        let s_prod = self
+            .s
+            .iter()
+            .take(xs.len())
+            .fold(Integer::from(1), |a, b| mul_mod(&a, b, m));
+        let corr = mul_mod(
+            &pow_mod_vartime(&s_prod, &x_off, m)?,
+            &pow_mod_vartime(&self.t, &mu_off, m)?,
+            m,
+        );
+        let inv =
+            inv_mod(&corr, m).ok_or(ParamError::Invalid("ring-Pedersen base is not a unit"))?;
+        Ok(mul_mod(&prod, &inv, m))
     }
 
     /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod N̂)` with
@@ -487,8 +526,19 @@ mod tests {
             random_bits(&mut rng, key.mu_bits()),
             random_bits(&mut rng, key.mu_mask_bits()),
         );
-        let z = key.commit_secret(&xs, &mu).expect("commit");
-        let z_p = key.commit_secret(&eps, &mu_p).expect("commit");
+        let (mb, mmb) = (key.mu_bits(), key.mu_mask_bits());
+        let z = key.commit_secret(&xs, 128, &mu, mb).expect("commit");
+        let z_p = key.commit_secret(&eps, 296, &mu_p, mmb).expect("commit");
+        // The fixed-length offsets cancel: same as the plain product.
+        let plain = xs.iter().zip(&key.s).fold(
+            pow_mod_vartime(&key.t, &mu, &n_hat).expect("pow"),
+            |a, (x, s)| mul_mod(&a, &pow_mod_vartime(s, x, &n_hat).expect("pow"), &n_hat),
+        );
+        assert_eq!(z, plain);
+        assert!(key.commit_secret(&eps, 128, &mu_p, mmb).is_err());
+        assert!(key
+            .commit_secret(&[Integer::from(-1)], 128, &mu, mb)
+            .is_err());
         let v = random_bits(&mut rng, 128);
         let ks: Vec<Integer> = xs
             .iter()
@@ -508,7 +558,7 @@ mod tests {
         // Swapping two committed coordinates (a different permutation) is caught.
         let mut swapped = xs.clone();
         swapped.swap(0, 1);
-        let z_sw = key.commit_secret(&swapped, &mu).expect("commit");
+        let z_sw = key.commit_secret(&swapped, 128, &mu, mb).expect("commit");
         assert!(!key.check_response_vartime(&z_sw, &z_p, &v, &ks, &k_mu));
     }
 }

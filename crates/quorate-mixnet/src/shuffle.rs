@@ -30,7 +30,11 @@
 //!
 //! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
 //! multi-exponentiations on public data ([`multi_pow_mod_vartime`]); the prover's
-//! exponentiations with `ε_i`, `e′_i`, `μ`, `μ′` are constant-time (`pow_mod_secret`).
+//! exponentiations with `ε_i`, `e′_i`, `μ`, `μ′` are constant-time (`pow_mod_secret`) with
+//! every exponent offset to a fixed bit length (`x + 2^{bound}`, the public or blinded
+//! factor divided out afterwards), because GMP's constant-time path still takes time
+//! proportional to the exponent's bit length and the length of `e′_i = e_{π(i)}` would
+//! otherwise leak `π`.
 //!
 //! Without the Paillier part the same protocol is the proof of knowledge of the
 //! permutation-commitment opening (TW "restricted shuffle"), run once per mix-server at
@@ -545,6 +549,18 @@ fn affine(ps: &[G1Projective]) -> Vec<G1Affine> {
     out
 }
 
+/// `x^{−1} mod m` for a secret unit `x`, blinded: `b·(x·b)^{−1}` with a fresh random unit
+/// `b`, so the variable-time extended GCD only ever sees a uniform unit.
+fn inv_mod_blinded<R: RngCore + CryptoRng>(
+    x: &Integer,
+    m: &Integer,
+    rng: &mut R,
+) -> Result<Integer, MixnetError> {
+    let b = random_unit(rng, m)?;
+    let y = inv_mod(&mul_mod(x, &b, m), m).ok_or(ParamError::Invalid("not a unit"))?;
+    Ok(mul_mod(&y, &b, m))
+}
+
 /// Proves the shuffle (`pai = Some`, with nonces `rho[i]` for output `i`) or the
 /// permutation-commitment opening (`pai = None`).
 #[allow(clippy::too_many_arguments)]
@@ -659,16 +675,35 @@ fn prove_inner<R: RngCore + CryptoRng>(
             }
             let n2 = p.pk.n_squared();
             let phi = random_unit(rng, p.pk.n())?;
+            // Π w′_i^{ε_i}: exponents offset to a fixed bit length (`ε_i + 2^{|ε|}`) so the
+            // constant-time exponentiation's running time is the same for every ε_i; the
+            // public factor (Π w′_i)^{2^{|ε|}} is divided out.
+            let off = Integer::from(1) << EPS_BITS;
             let terms: Result<Vec<Integer>, MixnetError> = p
                 .outputs
                 .par_iter()
                 .zip(eps_int.par_iter())
-                .map(|(w, x)| Ok(pow_mod_secret(w.as_integer(), x, n2)?))
+                .map(|(w, x)| {
+                    let mut e = Integer::from(x + &off);
+                    let r = pow_mod_secret(w.as_integer(), &e, n2);
+                    wipe_integer(&mut e);
+                    Ok(r?)
+                })
                 .collect();
             let prod = terms?
                 .into_iter()
                 .fold(Integer::from(1), |a, b| mul_mod(&a, &b, n2));
-            let f = mul_mod(&prod, &pow_mod_secret(&phi, p.pk.n(), n2)?, n2);
+            let w_prod = p
+                .outputs
+                .iter()
+                .fold(Integer::from(1), |a, w| mul_mod(&a, w.as_integer(), n2));
+            let corr = inv_mod(&pow_mod_vartime(&w_prod, &off, n2)?, n2)
+                .ok_or(ParamError::Invalid("shuffle output is not a unit"))?;
+            let f = mul_mod(
+                &mul_mod(&prod, &corr, n2),
+                &pow_mod_secret(&phi, p.pk.n(), n2)?,
+                n2,
+            );
             (Some(f), Some(phi))
         }
         None => (None, None),
@@ -681,8 +716,8 @@ fn prove_inner<R: RngCore + CryptoRng>(
             let committed: Vec<Integer> = rp_pi.iter().map(|&j| e_int[j].clone()).collect();
             let mu = random_bits(rng, key.mu_bits());
             let mu_p = random_bits(rng, key.mu_mask_bits());
-            let z = key.commit_secret(&committed, &mu)?;
-            let z_p = key.commit_secret(&eps_int, &mu_p)?;
+            let z = key.commit_secret(&committed, BATCH_BITS, &mu, key.mu_bits())?;
+            let z_p = key.commit_secret(&eps_int, EPS_BITS, &mu_p, key.mu_mask_bits())?;
             Some((z, z_p, mu, mu_p))
         }
         None => None,
@@ -740,17 +775,28 @@ fn prove_inner<R: RngCore + CryptoRng>(
         .map(|(e, x)| Integer::from(&v_int * *e) + x)
         .collect();
     if let (Some((p, rho)), Some(phi)) = (pai, phi) {
+        // k_F = R^v Φ^{−1} with R = Π ρ_i^{e′_i}. The bit length of e′_i = e_{π(i)} would
+        // leak π through the exponentiation time, so R′ = Π ρ_i^{e′_i + 2^{128}} is computed
+        // with fixed-length exponents and k_F = R′^v · (Q^v Φ)^{−1} with
+        // Q = (Π ρ_i)^{2^{128}}; the secret inversion is blinded.
         let nn = p.pk.n();
+        let off = Integer::from(1) << BATCH_BITS;
         let terms: Result<Vec<Integer>, MixnetError> = rho
             .par_iter()
             .zip(ep_int.par_iter())
-            .map(|(r, e)| Ok(pow_mod_secret(r, e, nn)?))
+            .map(|(r, e)| Ok(pow_mod_secret(r, &Integer::from(*e + &off), nn)?))
             .collect();
         let big_r = terms?
             .into_iter()
             .fold(Integer::from(1), |a, b| mul_mod(&a, &b, nn));
-        let phi_inv = inv_mod(&phi, nn).ok_or(ParamError::Invalid("nonce not invertible"))?;
-        proof.k_f = Some(mul_mod(&pow_mod_secret(&big_r, &v_int, nn)?, &phi_inv, nn));
+        let rho_prod = rho.iter().fold(Integer::from(1), |a, r| mul_mod(&a, r, nn));
+        let q_v = pow_mod_secret(&pow_mod_secret(&rho_prod, &off, nn)?, &v_int, nn)?;
+        let denom_inv = inv_mod_blinded(&mul_mod(&q_v, &phi, nn), nn, rng)?;
+        proof.k_f = Some(mul_mod(
+            &pow_mod_secret(&big_r, &v_int, nn)?,
+            &denom_inv,
+            nn,
+        ));
     }
     if let Some((_, _, mut mu, mut mu_p)) = rp {
         proof.k_mu = Some(Integer::from(&v_int * &mu) + &mu_p);
