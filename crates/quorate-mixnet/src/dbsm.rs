@@ -48,14 +48,17 @@
 //!   who sees honest commitments first still faces a hash challenge).
 //! * The in-process driver [`run`] simulates all servers; the messages are the stage structs.
 
-use crate::elgamal::{self, append_ciphertexts, BatchCheck, ElGamalCiphertext, ElGamalDecShare};
+use crate::elgamal::{
+    self, append_ciphertexts_affine, batch_affine, BatchCheck, ElGamalCiphertext, ElGamalDecShare,
+    LinCheck,
+};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::sharing::MixerShares;
 use crate::shuffle::{self, ElGamalShuffle, ShuffleProof};
-use blstrs::{G1Projective, G2Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use group::{Curve, Group};
 use merlin::Transcript;
@@ -432,97 +435,212 @@ pub fn initial_list(n: usize, q: &BbQuery) -> Vec<ElGamalCiphertext> {
     list
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Affine forms of the points the blinding proof of one element hashes:
+/// `[base.a, base.b, D.a, D.b, T.a, T.b]`.
+const BLIND_PTS: usize = 6;
+
 fn blind_challenge(
     sid: &SessionId,
     who: PartyId,
     index: usize,
-    g: &G1Projective,
-    pk: &G1Projective,
-    base: &ElGamalCiphertext,
-    d: &ElGamalCiphertext,
-    t: &ElGamalCiphertext,
+    g: &G1Affine,
+    pk: &G1Affine,
+    pts: &[G1Affine],
 ) -> Scalar {
     let mut tr = Transcript::for_protocol(b"quorate/mixnet/dbsm-blinding", 1, sid);
     tr.append_party(b"server", who);
     tr.append_u64_be(b"input", index as u64);
     tr.append_point(b"g", g);
     tr.append_point(b"pk", pk);
-    append_ciphertexts(&mut tr, b"base", core::slice::from_ref(base));
-    append_ciphertexts(&mut tr, b"D", core::slice::from_ref(d));
-    append_ciphertexts(&mut tr, b"T", core::slice::from_ref(t));
+    append_ciphertexts_affine(&mut tr, b"base", &[(pts[0], pts[1])]);
+    append_ciphertexts_affine(&mut tr, b"D", &[(pts[2], pts[3])]);
+    append_ciphertexts_affine(&mut tr, b"T", &[(pts[4], pts[5])]);
     tr.challenge_scalar(b"c")
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The public points of the DPK layer in affine form, computed once per stage
+/// ([`batch_affine`]) so that hashing does not invert per point.
+struct AffineGens {
+    g: G1Affine,
+    h: G1Affine,
+    pk: G1Affine,
+    f2: G2Affine,
+    y: G2Affine,
+}
+
+impl AffineGens {
+    fn new(public: &MixnetPublic, y: &G2Projective) -> Self {
+        let a = batch_affine(&[public.gens.g, public.gens.h, public.elgamal.pk]);
+        AffineGens {
+            g: a[0],
+            h: a[1],
+            pk: a[2],
+            f2: f2().to_affine(),
+            y: y.to_affine(),
+        }
+    }
+}
+
+/// Points of one server's DPK commitment, in hashing order:
+/// `[R_k, P_k, W_k, A_k.a, A_k.b, R′, P′, W′, A′.a, A′.b]`.
+const COMMIT_PTS: usize = 10;
+
+fn commit_points(c: &DpkCommit) -> [G1Projective; COMMIT_PTS] {
+    let p = &c.proof;
+    [
+        c.r_k, c.p_k, c.w_k, c.a_k.a, c.a_k.b, p.r1, p.p1, p.w1, p.a1.a, p.a1.b,
+    ]
+}
+
+/// The share-proof challenge; `com` holds [`commit_points`] in affine form.
 fn share_challenge(
     public: &MixnetPublic,
+    ag: &AffineGens,
     who: PartyId,
     index: usize,
-    s: &G1Projective,
-    base: &ElGamalCiphertext,
-    com: &DpkCommit,
-    first: (
-        &G1Projective,
-        &G1Projective,
-        &G1Projective,
-        &ElGamalCiphertext,
-    ),
+    s: &G1Affine,
+    base: (&G1Affine, &G1Affine),
+    com: &[G1Affine],
 ) -> Scalar {
     let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-share", 2, &public.sid);
     t.append_party(b"server", who);
     t.append_u64_be(b"input", index as u64);
-    t.append_point(b"g", &public.gens.g);
-    t.append_point(b"h", &public.gens.h);
-    t.append_point(b"pk", &public.elgamal.pk);
+    t.append_point(b"g", &ag.g);
+    t.append_point(b"h", &ag.h);
+    t.append_point(b"pk", &ag.pk);
     t.append_point(b"S", s);
-    append_ciphertexts(&mut t, b"base", core::slice::from_ref(base));
-    t.append_point(b"R_k", &com.r_k);
-    t.append_point(b"P_k", &com.p_k);
-    t.append_point(b"W_k", &com.w_k);
-    append_ciphertexts(&mut t, b"A_k", core::slice::from_ref(&com.a_k));
-    t.append_point(b"R'", first.0);
-    t.append_point(b"P'", first.1);
-    t.append_point(b"W'", first.2);
-    append_ciphertexts(&mut t, b"A'", core::slice::from_ref(first.3));
+    append_ciphertexts_affine(&mut t, b"base", &[(*base.0, *base.1)]);
+    t.append_point(b"R_k", &com[0]);
+    t.append_point(b"P_k", &com[1]);
+    t.append_point(b"W_k", &com[2]);
+    append_ciphertexts_affine(&mut t, b"A_k", &[(com[3], com[4])]);
+    t.append_point(b"R'", &com[5]);
+    t.append_point(b"P'", &com[6]);
+    t.append_point(b"W'", &com[7]);
+    append_ciphertexts_affine(&mut t, b"A'", &[(com[8], com[9])]);
     t.challenge_scalar(b"c")
+}
+
+/// Everything hashed for one member's DPK_BB challenge and share proofs, in one flat list:
+/// `[γ, V_1…V_v, base.a, base.b, D_1.a, D_1.b, …, D_d.b, S, (COMMIT_PTS per server)…]`.
+struct MemberLayout {
+    v: usize,
+    d: usize,
+    c: usize,
+}
+
+impl MemberLayout {
+    fn len(&self) -> usize {
+        1 + self.v + 2 + 2 * self.d + 1 + COMMIT_PTS * self.c
+    }
+    fn base(&self) -> usize {
+        1 + self.v
+    }
+    fn s(&self) -> usize {
+        3 + self.v + 2 * self.d
+    }
+    fn commit(&self, k: usize) -> usize {
+        self.s() + 1 + COMMIT_PTS * k
+    }
+    fn points(
+        gamma: &G1Projective,
+        coms: &[G1Projective],
+        base: &ElGamalCiphertext,
+        blinded: &[ElGamalCiphertext],
+        s: &G1Projective,
+        commits: &[&DpkCommit],
+        out: &mut Vec<G1Projective>,
+    ) {
+        out.push(*gamma);
+        out.extend_from_slice(coms);
+        out.extend([base.a, base.b]);
+        out.extend(blinded.iter().flat_map(|d| [d.a, d.b]));
+        out.push(*s);
+        for c in commits {
+            out.extend(commit_points(c));
+        }
+    }
 }
 
 /// The DPK_BB challenge for member `index`: binds the session, the generators, both keys,
 /// the sender's `γ`, the share commitments `V_k`, the blinded ciphertexts, `S` and every
-/// server's commitments.
-#[allow(clippy::too_many_arguments)]
+/// server's commitments. `pts` is the member's [`MemberLayout`] in affine form.
 fn dpk_challenge(
     public: &MixnetPublic,
-    q: &BbQuery,
+    ag: &AffineGens,
     index: usize,
-    input: &SenderInput,
-    share_coms: &[G1Projective],
-    base: &ElGamalCiphertext,
-    blinded: &[ElGamalCiphertext],
-    s: &G1Projective,
-    commits: &[&DpkCommit],
+    lay: &MemberLayout,
+    pts: &[G1Affine],
 ) -> Scalar {
     let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-bb", 2, &public.sid);
     t.append_u64_be(b"input", index as u64);
-    t.append_point(b"g", &public.gens.g);
-    t.append_point(b"h", &public.gens.h);
-    t.append_point(b"f2", &f2());
-    t.append_point(b"y", &q.y);
-    t.append_point(b"pk", &public.elgamal.pk);
-    t.append_point(b"gamma", &input.gamma);
-    t.append_points(b"V_k", share_coms);
-    append_ciphertexts(&mut t, b"base", core::slice::from_ref(base));
-    append_ciphertexts(&mut t, b"D", blinded);
-    t.append_point(b"S", s);
-    t.append_u64_be(b"servers", commits.len() as u64);
-    for c in commits {
-        t.append_point(b"R_k", &c.r_k);
-        t.append_point(b"P_k", &c.p_k);
-        t.append_point(b"W_k", &c.w_k);
-        append_ciphertexts(&mut t, b"A_k", core::slice::from_ref(&c.a_k));
+    t.append_point(b"g", &ag.g);
+    t.append_point(b"h", &ag.h);
+    t.append_point(b"f2", &ag.f2);
+    t.append_point(b"y", &ag.y);
+    t.append_point(b"pk", &ag.pk);
+    t.append_point(b"gamma", &pts[0]);
+    t.append_points(b"V_k", &pts[1..1 + lay.v]);
+    let b = lay.base();
+    append_ciphertexts_affine(&mut t, b"base", &[(pts[b], pts[b + 1])]);
+    let ds: Vec<(G1Affine, G1Affine)> = (0..lay.d)
+        .map(|k| (pts[b + 2 + 2 * k], pts[b + 3 + 2 * k]))
+        .collect();
+    append_ciphertexts_affine(&mut t, b"D", &ds);
+    t.append_point(b"S", &pts[lay.s()]);
+    t.append_u64_be(b"servers", lay.c as u64);
+    for k in 0..lay.c {
+        let o = lay.commit(k);
+        t.append_point(b"R_k", &pts[o]);
+        t.append_point(b"P_k", &pts[o + 1]);
+        t.append_point(b"W_k", &pts[o + 2]);
+        append_ciphertexts_affine(&mut t, b"A_k", &[(pts[o + 3], pts[o + 4])]);
     }
     t.challenge_scalar(b"e")
+}
+
+/// Per member: the [`MemberLayout`] points of every member in affine form (one batch
+/// normalisation) and the DPK_BB challenges. `commits[k][u]`, `blinding[k][t]`.
+#[allow(clippy::too_many_arguments)]
+fn member_challenges(
+    public: &MixnetPublic,
+    ag: &AffineGens,
+    members: &[(usize, usize)],
+    gammas: &[G1Projective],
+    coms: &[&[G1Projective]],
+    bases: &[ElGamalCiphertext],
+    blinding: &[&[ElGamalCiphertext]],
+    s: &[G1Projective],
+    commits: &[&[DpkCommit]],
+) -> (MemberLayout, Vec<G1Affine>, Vec<Scalar>) {
+    let lay = MemberLayout {
+        v: coms.first().map_or(0, |c| c.len()),
+        d: blinding.len(),
+        c: commits.len(),
+    };
+    let mut flat = Vec::with_capacity(lay.len() * members.len());
+    for (u, &(_, t)) in members.iter().enumerate() {
+        let blinded: Vec<ElGamalCiphertext> = blinding.iter().map(|b| b[t]).collect();
+        let cs: Vec<&DpkCommit> = commits.iter().map(|c| &c[u]).collect();
+        MemberLayout::points(
+            &gammas[u], coms[u], &bases[t], &blinded, &s[t], &cs, &mut flat,
+        );
+    }
+    let aff = batch_affine(&flat);
+    let e = members
+        .par_iter()
+        .enumerate()
+        .map(|(u, &(idx, _))| {
+            dpk_challenge(
+                public,
+                ag,
+                idx,
+                &lay,
+                &aff[u * lay.len()..(u + 1) * lay.len()],
+            )
+        })
+        .collect();
+    (lay, aff, e)
 }
 
 impl MixServer {
@@ -620,23 +738,38 @@ impl MixServer {
         let masks: Vec<(Scalar, Scalar)> = (0..k)
             .map(|_| (Scalar::random(&mut *rng), Scalar::random(&mut *rng)))
             .collect();
-        let (contributions, proofs): (Vec<_>, Vec<_>) = (0..k)
+        // Secret exponents (b, ρ, α, β): constant-time multiplications.
+        let (contributions, firsts): (Vec<_>, Vec<_>) = (0..k)
             .into_par_iter()
             .map(|t| {
                 let (base, b, rho, (al, be)) = (&bases[t], secrets.b[t], secrets.rho[t], masks[t]);
-                let d = base.pow(&b).rerandomize(&g, &pk, &rho);
-                let tt = base.pow(&be).rerandomize(&g, &pk, &al);
-                let c = blind_challenge(&public.sid, self.id, indices[t], &g, &pk, base, &d, &tt);
                 (
-                    d,
-                    BlindProof {
-                        t: tt,
-                        z_rho: al + c * rho,
-                        z_b: be + c * b,
-                    },
+                    base.pow(&b).rerandomize(&g, &pk, &rho),
+                    base.pow(&be).rerandomize(&g, &pk, &al),
                 )
             })
             .unzip();
+        let flat: Vec<G1Projective> = (0..k)
+            .flat_map(|t| {
+                let (b, d, f) = (&bases[t], &contributions[t], &firsts[t]);
+                [b.a, b.b, d.a, d.b, f.a, f.b]
+            })
+            .collect();
+        let aff = batch_affine(&flat);
+        let gp = batch_affine(&[g, pk]);
+        let proofs: Vec<BlindProof> = (0..k)
+            .into_par_iter()
+            .map(|t| {
+                let pts = &aff[BLIND_PTS * t..BLIND_PTS * (t + 1)];
+                let c = blind_challenge(&public.sid, self.id, indices[t], &gp[0], &gp[1], pts);
+                let (al, be) = masks[t];
+                BlindProof {
+                    t: firsts[t],
+                    z_rho: al + c * secrets.rho[t],
+                    z_b: be + c * secrets.b[t],
+                }
+            })
+            .collect();
         (
             BlindingStage {
                 mixer: self.id,
@@ -667,10 +800,11 @@ impl MixServer {
         let masks: Vec<[Scalar; 4]> = (0..cnt)
             .map(|_| [draw(0), draw(0), draw(0), draw(0)])
             .collect();
-        let commits = (0..cnt)
+        // Secret exponents (ρ_v, ρ_r, ρ_b, τ and the masks): constant-time multiplications.
+        let mut commits: Vec<DpkCommit> = (0..cnt)
             .into_par_iter()
             .map(|t| {
-                let (idx, pos) = members[t];
+                let (_, pos) = members[t];
                 let (base, sv) = (&bases[pos], s[pos]);
                 let (rv, rr, rb, tau) = (
                     secrets.rho_v[t],
@@ -679,50 +813,48 @@ impl MixServer {
                     secrets.tau[t],
                 );
                 let [av, ar, ab, at] = masks[t];
-                let mut com = DpkCommit {
+                DpkCommit {
                     r_k: g * rv + h * rr,
                     p_k: sv * rv,
                     w_k: g * rb,
                     a_k: base.pow(&rb).rerandomize(&g, &epk, &tau),
                     proof: DpkShareProof {
-                        r1: G1Projective::identity(),
-                        p1: G1Projective::identity(),
-                        w1: G1Projective::identity(),
-                        a1: ElGamalCiphertext::trivial(G1Projective::identity()),
+                        r1: g * av + h * ar,
+                        p1: sv * av,
+                        w1: g * ab,
+                        a1: base.pow(&ab).rerandomize(&g, &epk, &at),
                         s_v: Scalar::ZERO,
                         s_r: Scalar::ZERO,
                         s_b: Scalar::ZERO,
                         s_tau: Scalar::ZERO,
                     },
-                };
-                let first = (
-                    g * av + h * ar,
-                    sv * av,
-                    g * ab,
-                    base.pow(&ab).rerandomize(&g, &epk, &at),
-                );
-                let c = share_challenge(
-                    public,
-                    self.id,
-                    idx,
-                    &sv,
-                    base,
-                    &com,
-                    (&first.0, &first.1, &first.2, &first.3),
-                );
-                com.proof = DpkShareProof {
-                    r1: first.0,
-                    p1: first.1,
-                    w1: first.2,
-                    a1: first.3,
-                    s_v: av + c * rv,
-                    s_r: ar + c * rr,
-                    s_b: ab + c * rb,
-                    s_tau: at + c * tau,
-                };
-                com
+                }
             })
             .collect();
+        // Per member: `[S, base.a, base.b]` then the commitment points, normalised at once.
+        const PER: usize = 3 + COMMIT_PTS;
+        let flat: Vec<G1Projective> = members
+            .iter()
+            .zip(&commits)
+            .flat_map(|(&(_, pos), c)| {
+                let mut v = vec![s[pos], bases[pos].a, bases[pos].b];
+                v.extend(commit_points(c));
+                v
+            })
+            .collect();
+        let aff = batch_affine(&flat);
+        let ag = AffineGens::new(public, &G2Projective::generator());
+        commits.par_iter_mut().enumerate().for_each(|(t, com)| {
+            let (idx, _) = members[t];
+            let x = &aff[PER * t..PER * (t + 1)];
+            let c = share_challenge(public, &ag, self.id, idx, &x[0], (&x[1], &x[2]), &x[3..]);
+            let [av, ar, ab, at] = masks[t];
+            let p = &mut com.proof;
+            p.s_v = av + c * secrets.rho_v[t];
+            p.s_r = ar + c * secrets.rho_r[t];
+            p.s_b = ab + c * secrets.rho_b[t];
+            p.s_tau = at + c * secrets.tau[t];
+        });
         (
             DpkCommitStage {
                 mixer: self.id,
@@ -733,8 +865,8 @@ impl MixServer {
     }
 }
 
-/// Checks one server's well-formedness proof of one DPK commitment.
-/// Adds the five relations of one DPK commitment-share proof to `batch`.
+/// Adds the five relations of one DPK commitment-share proof to `batch` (the per-server
+/// check that names a culprit after the joint check failed).
 fn batch_share_proof(
     public: &MixnetPublic,
     who: PartyId,
@@ -746,15 +878,11 @@ fn batch_share_proof(
 ) {
     let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     let p = &com.proof;
-    let c = share_challenge(
-        public,
-        who,
-        index,
-        s,
-        base,
-        com,
-        (&p.r1, &p.p1, &p.w1, &p.a1),
-    );
+    let ag = AffineGens::new(public, &G2Projective::generator());
+    let mut pts = vec![*s, base.a, base.b];
+    pts.extend(commit_points(com));
+    let x = batch_affine(&pts);
+    let c = share_challenge(public, &ag, who, index, &x[0], (&x[1], &x[2]), &x[3..]);
     let one = -Scalar::ONE;
     batch.add(&[
         &[(g, p.s_v), (h, p.s_r), (com.r_k, -c), (p.r1, one)],
@@ -775,7 +903,7 @@ fn batch_share_proof(
     ]);
 }
 
-/// Adds the two relations of one blinding proof to `batch`.
+/// Adds the two relations of one blinding proof to `batch` (per-server blame path).
 fn batch_blind_proof(
     public: &MixnetPublic,
     who: PartyId,
@@ -786,7 +914,8 @@ fn batch_blind_proof(
     batch: &mut BatchCheck,
 ) {
     let (g, pk) = (public.gens.g, public.elgamal.pk);
-    let c = blind_challenge(&public.sid, who, index, &g, &pk, base, d, &p.t);
+    let x = batch_affine(&[g, pk, base.a, base.b, d.a, d.b, p.t.a, p.t.b]);
+    let c = blind_challenge(&public.sid, who, index, &x[0], &x[1], &x[2..]);
     let one = -Scalar::ONE;
     batch.add(&[
         &[(g, p.z_rho), (base.a, p.z_b), (d.a, -c), (p.t.a, one)],
@@ -889,35 +1018,97 @@ pub(crate) fn verify_blinding(
         return Err(ParamError::Invalid("one index per blinded element").into());
     }
     let stages = check_order(public, blinding, |s| s.mixer, false, "blinding stages")?;
-    // All servers' proofs in one MSM; on failure, each server's batch alone to name it.
-    let batches: Vec<Option<BatchCheck>> = stages
+    let n = bases.len();
+    let shapes = stages
         .iter()
-        .map(|(k, st)| {
-            (st.contributions.len() == bases.len() && st.proofs.len() == bases.len()).then(|| {
-                (0..bases.len())
-                    .into_par_iter()
-                    .map(|t| {
-                        let mut b = BatchCheck::default();
-                        batch_blind_proof(
-                            public,
-                            *k,
-                            indices[t],
-                            &bases[t],
-                            &st.contributions[t],
-                            &st.proofs[t],
-                            &mut b,
-                        );
-                        b
-                    })
-                    .reduce(BatchCheck::default, |mut a, b| {
-                        a.extend(b);
-                        a
-                    })
+        .all(|(_, st)| st.contributions.len() == n && st.proofs.len() == n);
+    // Every server's proofs in one MSM: per element, relation weights w1 (first component)
+    // and w2 (second), with g, pk and the element's base merged across servers
+    // (`4m + 2` points per element instead of `8m`).
+    let joint = shapes && {
+        let (g, pk) = (public.gens.g, public.elgamal.pk);
+        let gp = batch_affine(&[g, pk]);
+        let base_flat: Vec<G1Projective> = bases.iter().flat_map(|b| [b.a, b.b]).collect();
+        let base_aff = batch_affine(&base_flat);
+        let st_aff: Vec<Vec<G1Affine>> = stages
+            .iter()
+            .map(|(_, st)| {
+                let flat: Vec<G1Projective> = st
+                    .contributions
+                    .iter()
+                    .zip(&st.proofs)
+                    .flat_map(|(d, p)| [d.a, d.b, p.t.a, p.t.b])
+                    .collect();
+                batch_affine(&flat)
             })
-        })
-        .collect();
-    let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
-    blamed(culprits, "blinding proof")?;
+            .collect();
+        (0..n)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = OsRng;
+                let mut lc = LinCheck::with_fixed(2);
+                let (mut sa, mut sb) = (Scalar::ZERO, Scalar::ZERO);
+                for (kp, (k, st)) in stages.iter().enumerate() {
+                    let (d, p) = (&st.contributions[t], &st.proofs[t]);
+                    let x = &st_aff[kp][4 * t..4 * t + 4];
+                    let pts = [base_aff[2 * t], base_aff[2 * t + 1], x[0], x[1], x[2], x[3]];
+                    let c = blind_challenge(&public.sid, *k, indices[t], &gp[0], &gp[1], &pts);
+                    let (w1, w2) = (
+                        elgamal::batch_weight(&mut rng),
+                        elgamal::batch_weight(&mut rng),
+                    );
+                    // w1·(g^{z_ρ} a^{z_b} D.a^{−c} T.a^{−1}) + w2·(pk^{z_ρ} b^{z_b} D.b^{−c} T.b^{−1})
+                    lc.fixed[0] += w1 * p.z_rho;
+                    lc.fixed[1] += w2 * p.z_rho;
+                    sa += w1 * p.z_b;
+                    sb += w2 * p.z_b;
+                    lc.push(d.a, -(w1 * c));
+                    lc.push(p.t.a, -w1);
+                    lc.push(d.b, -(w2 * c));
+                    lc.push(p.t.b, -w2);
+                }
+                lc.push(bases[t].a, sa);
+                lc.push(bases[t].b, sb);
+                lc
+            })
+            .reduce(|| LinCheck::with_fixed(2), LinCheck::merge)
+            .holds_vartime(&[g, pk])
+    };
+    if !joint {
+        // Name the culprits: each server's proofs alone.
+        let culprits: Vec<PartyId> = stages
+            .iter()
+            .filter(|(k, st)| {
+                !(st.contributions.len() == n && st.proofs.len() == n && {
+                    (0..n)
+                        .into_par_iter()
+                        .map(|t| {
+                            let mut b = BatchCheck::default();
+                            batch_blind_proof(
+                                public,
+                                *k,
+                                indices[t],
+                                &bases[t],
+                                &st.contributions[t],
+                                &st.proofs[t],
+                                &mut b,
+                            );
+                            b
+                        })
+                        .reduce(BatchCheck::default, |mut a, b| {
+                            a.extend(b);
+                            a
+                        })
+                        .holds()
+                })
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        if culprits.is_empty() {
+            return Err(ParamError::Invalid("blinding proofs fail the joint check").into());
+        }
+        blamed(culprits, "blinding proof")?;
+    }
     Ok((0..bases.len())
         .map(|t| {
             stages.iter().fold(
@@ -999,16 +1190,16 @@ pub fn verify_timed(
         .iter()
         .map(|(k, st)| (*k, st.shares.as_slice()))
         .collect();
-    let s = elgamal::verify_and_combine(
+    // Every share proof and the published S_i = b_i − Σ λ_k d_{k,i}, in one MSM.
+    elgamal::verify_published(
         &public.gens,
         &public.elgamal,
         &public.sid,
         &blinded,
         &dec_refs,
+        &proof.s,
     )?;
-    if s != proof.s {
-        return Err(ParamError::Invalid("published S differs from the verified decryption").into());
-    }
+    let s = proof.s.clone();
     times.add("Q: verify ElGamal decryption", None, t_dec.elapsed());
     let t_shares = Instant::now();
     // Step 5: members are the S ≠ 1.
@@ -1055,33 +1246,6 @@ pub fn verify_timed(
     if member_coms.iter().any(|v| v.len() != commits.len()) {
         return Err(ParamError::Invalid("share commitments per server").into());
     }
-    let e_sc: Vec<Scalar> = members
-        .par_iter()
-        .enumerate()
-        .map(|(u, &(idx, t))| {
-            let cs: Vec<&DpkCommit> = commits
-                .iter()
-                .filter_map(|(_, st)| st.commits.get(u))
-                .collect();
-            let blinded_k: Vec<ElGamalCiphertext> = proof
-                .blinding
-                .iter()
-                .filter_map(|b| b.contributions.get(t).copied())
-                .collect();
-            dpk_challenge(
-                public,
-                q,
-                idx,
-                inputs[t],
-                member_coms[u],
-                &bases[t],
-                &blinded_k,
-                &s[t],
-                &cs,
-            )
-        })
-        .collect();
-    let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     for (k, st) in &responses {
         let cnt = members.len();
         if st.z_v.len() != cnt
@@ -1092,186 +1256,257 @@ pub fn verify_timed(
             return Err(blame(*k, "DPK response count"));
         }
     }
+    let ag = AffineGens::new(public, &q.y);
+    let gammas: Vec<G1Projective> = members.iter().map(|&(_, t)| inputs[t].gamma).collect();
+    let coms_u: Vec<&[G1Projective]> = member_coms.iter().map(|v| v.as_slice()).collect();
+    let blind_lists: Vec<&[ElGamalCiphertext]> = blind_stages
+        .iter()
+        .map(|(_, b)| b.contributions.as_slice())
+        .collect();
+    let commit_lists: Vec<&[DpkCommit]> =
+        commits.iter().map(|(_, c)| c.commits.as_slice()).collect();
+    let (lay, aff, e_sc) = member_challenges(
+        public,
+        &ag,
+        &members,
+        &gammas,
+        &coms_u,
+        &bases,
+        &blind_lists,
+        &s,
+        &commit_lists,
+    );
+    let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     times.add("Q: DPK challenges", None, t_resp.elapsed());
     let t_agg = Instant::now();
-    // Aggregate equations, batched over members with 128-bit weights.
+    // Sums over the servers per member: R, P, W and the responses.
     struct Agg {
-        r: G1Projective,
         p: G1Projective,
         w: G1Projective,
         zv: Scalar,
-        zr: Scalar,
         zb: Scalar,
     }
     let agg: Vec<Agg> = (0..members.len())
         .map(|u| {
             let mut a = Agg {
-                r: G1Projective::identity(),
                 p: G1Projective::identity(),
                 w: G1Projective::identity(),
                 zv: Scalar::ZERO,
-                zr: Scalar::ZERO,
                 zb: Scalar::ZERO,
             };
             for (_, st) in &commits {
-                let c = &st.commits[u];
-                a.r += c.r_k;
-                a.p += c.p_k;
-                a.w += c.w_k;
+                a.p += st.commits[u].p_k;
+                a.w += st.commits[u].w_k;
             }
             for (_, st) in &responses {
                 a.zv += st.z_v[u];
-                a.zr += st.z_r[u];
                 a.zb += st.z_b[u];
             }
             a
         })
         .collect();
-    let f2a = f2().to_affine();
+    let f2a = ag.f2;
+    // The aggregate pairing equation for one member (used to locate a false statement).
     let check_one = |u: usize| -> bool {
         let (_, t) = members[u];
         let a = &agg[u];
-        let eq1 = g1_msm_vartime(
-            &[g, h, inputs[t].gamma, a.r],
-            &[a.zv, a.zr, e_sc[u], -Scalar::ONE],
-        );
         let x = g1_msm_vartime(
             &[g, s[t], a.w, a.p],
             &[a.zb, -a.zv, -Scalar::ONE, Scalar::ONE],
         );
+        let zr: Scalar = responses.iter().map(|(_, st)| st.z_r[u]).sum();
+        let eq1 = g1_msm_vartime(
+            &[
+                g,
+                h,
+                inputs[t].gamma,
+                commits.iter().map(|(_, st)| st.commits[u].r_k).sum(),
+            ],
+            &[a.zv, zr, e_sc[u], -Scalar::ONE],
+        );
         bool::from(eq1.is_identity())
             && pairing_product_is_identity(&[
                 (x.to_affine(), f2a),
-                ((s[t] * e_sc[u]).to_affine(), q.y.to_affine()),
+                ((s[t] * e_sc[u]).to_affine(), ag.y),
             ])
     };
-    if !members.is_empty() {
+    // One MSM for every relation of step 5, all members and servers, each with its own
+    // 128-bit weight, terms on the same point merged (g, h, pk; per member S, base.a,
+    // base.b, γ; per server and member the 13 published points):
+    //   share proof of server k (weights w1…w5):
+    //     g^{s_v} h^{s_r} = R′ R_k^c,  S^{s_v} = P′ P_k^c,  g^{s_b} = W′ W_k^c,
+    //     g^{s_τ} a^{s_b} = A′_a A_{k,a}^c,  pk^{s_τ} b^{s_b} = A′_b A_{k,b}^c;
+    //   responses of server k (w6…w8):
+    //     g^{z_v} h^{z_r} V_k^e = R_k,  g^{z_τ} a^{z_b} D_{k,a}^e = A_{k,a},
+    //     pk^{z_τ} b^{z_b} D_{k,b}^e = A_{k,b};
+    //   aggregate opening (λ): g^{Σz_v} h^{Σz_r} γ^e = Π R_k.
+    // Then the aggregate pairing equation, batched over members with μ_u:
+    //   e(Σ μ_u (g^{Σz_b} S^{−Σz_v} W^{−1} P), f2) · e(Σ μ_u e_u S_u, y) = 1.
+    let joint = members.is_empty() || {
+        let lc = members
+            .par_iter()
+            .enumerate()
+            .map(|(u, &(idx, t))| {
+                let mut rng = OsRng;
+                let mut wt = || elgamal::batch_weight(&mut rng);
+                let mut lc = LinCheck::with_fixed(3);
+                let e = e_sc[u];
+                let lam = wt();
+                let (base, sp) = (&bases[t], &s[t]);
+                let row = &aff[u * lay.len()..(u + 1) * lay.len()];
+                let (sa, ba, bb) = (&row[lay.s()], &row[lay.base()], &row[lay.base() + 1]);
+                let (mut s_sc, mut ba_sc, mut bb_sc) = (Scalar::ZERO, Scalar::ZERO, Scalar::ZERO);
+                lc.push(inputs[t].gamma, lam * e);
+                for (kp, ((k, cst), (_, rst))) in commits.iter().zip(&responses).enumerate() {
+                    let com = &cst.commits[u];
+                    let p = &com.proof;
+                    let d = &blind_stages[kp].1.contributions[t];
+                    let c = share_challenge(
+                        public,
+                        &ag,
+                        *k,
+                        idx,
+                        sa,
+                        (ba, bb),
+                        &row[lay.commit(kp)..lay.commit(kp) + COMMIT_PTS],
+                    );
+                    let (zv, zr, zb, zt) = (rst.z_v[u], rst.z_r[u], rst.z_b[u], rst.z_tau[u]);
+                    let w: [Scalar; 8] = core::array::from_fn(|_| wt());
+                    lc.fixed[0] += w[0] * p.s_v
+                        + w[2] * p.s_b
+                        + w[3] * p.s_tau
+                        + w[5] * zv
+                        + w[6] * zt
+                        + lam * zv;
+                    lc.fixed[1] += w[0] * p.s_r + w[5] * zr + lam * zr;
+                    lc.fixed[2] += w[4] * p.s_tau + w[7] * zt;
+                    s_sc += w[1] * p.s_v;
+                    ba_sc += w[3] * p.s_b + w[6] * zb;
+                    bb_sc += w[4] * p.s_b + w[7] * zb;
+                    lc.push(com.r_k, -(w[0] * c) - w[5] - lam);
+                    lc.push(p.r1, -w[0]);
+                    lc.push(com.p_k, -(w[1] * c));
+                    lc.push(p.p1, -w[1]);
+                    lc.push(com.w_k, -(w[2] * c));
+                    lc.push(p.w1, -w[2]);
+                    lc.push(com.a_k.a, -(w[3] * c) - w[6]);
+                    lc.push(p.a1.a, -w[3]);
+                    lc.push(com.a_k.b, -(w[4] * c) - w[7]);
+                    lc.push(p.a1.b, -w[4]);
+                    lc.push(member_coms[u][kp], w[5] * e);
+                    lc.push(d.a, w[6] * e);
+                    lc.push(d.b, w[7] * e);
+                }
+                lc.push(*sp, s_sc);
+                lc.push(base.a, ba_sc);
+                lc.push(base.b, bb_sc);
+                lc
+            })
+            .reduce(|| LinCheck::with_fixed(3), LinCheck::merge);
+        let g1_ok = lc.holds_vartime(&[g, h, epk]);
         let mut rng = OsRng;
-        let lam: Vec<Scalar> = members
-            .iter()
-            .map(|_| elgamal::batch_weight(&mut rng))
-            .collect();
         let mu: Vec<Scalar> = members
             .iter()
             .map(|_| elgamal::batch_weight(&mut rng))
             .collect();
-        let cap = 4 * members.len() + 2;
-        let (mut pts1, mut sc1) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-        let (mut pts2, mut sc2) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-        let (mut pts3, mut sc3) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
-        let (mut gc1, mut hc, mut gc2) = (Scalar::ZERO, Scalar::ZERO, Scalar::ZERO);
+        let (mut pts2, mut sc2) = (Vec::new(), Vec::new());
+        let (mut pts3, mut sc3) = (Vec::new(), Vec::new());
+        let mut gc2 = Scalar::ZERO;
         for (u, &(_, t)) in members.iter().enumerate() {
             let a = &agg[u];
-            gc1 += lam[u] * a.zv;
-            hc += lam[u] * a.zr;
-            pts1.extend([inputs[t].gamma, a.r]);
-            sc1.extend([lam[u] * e_sc[u], -lam[u]]);
             gc2 += mu[u] * a.zb;
             pts2.extend([s[t], a.w, a.p]);
             sc2.extend([-(mu[u] * a.zv), -mu[u], mu[u]]);
             pts3.push(s[t]);
             sc3.push(mu[u] * e_sc[u]);
         }
-        pts1.extend([g, h]);
-        sc1.extend([gc1, hc]);
         pts2.push(g);
         sc2.push(gc2);
-        let eq1 = g1_msm_vartime(&pts1, &sc1);
-        let x = g1_msm_vartime(&pts2, &sc2);
-        let ys = g1_msm_vartime(&pts3, &sc3);
-        let ok = bool::from(eq1.is_identity())
-            && pairing_product_is_identity(&[
-                (x.to_affine(), f2a),
-                (ys.to_affine(), q.y.to_affine()),
-            ]);
-        if !ok {
-            // Optimistic verification failed: check every server's share proofs and
-            // responses (batched per server) to name the culprits.
-            let share_culprits = || -> Vec<PartyId> {
-                let mut culprits = Vec::new();
-                for (k, st) in &commits {
-                    let ok = st.commits.len() == members.len()
-                        && members
-                            .par_iter()
-                            .zip(st.commits.par_iter())
-                            .map(|(&(idx, t), c)| {
-                                let mut b = BatchCheck::default();
-                                batch_share_proof(public, *k, idx, &s[t], &bases[t], c, &mut b);
-                                b
-                            })
-                            .reduce(BatchCheck::default, |mut a, b| {
-                                a.extend(b);
-                                a
-                            })
-                            .holds();
-                    if !ok {
-                        culprits.push(*k);
-                    }
-                }
-                culprits
-            };
-            let response_culprits = || -> Vec<PartyId> {
-                // Per-server responses against V_k, A_k and D_{k,i}.
-                let mut culprits = Vec::new();
-                for (pos, ((k, st), (_, bst))) in responses.iter().zip(&blind_stages).enumerate() {
-                    let cst = commits.iter().find(|(c, _)| c == k).map(|(_, c)| *c);
-                    let cnt = members.len();
-                    let ok = st.z_v.len() == cnt
-                        && st.z_r.len() == cnt
-                        && st.z_b.len() == cnt
-                        && st.z_tau.len() == cnt
-                        && cst.is_some_and(|cst| {
-                            // g^{z_v} h^{z_r} V_k^e = R_k and A_k = Enc(1; z_τ)·base^{z_b}·D_k^e, batched.
-                            members
-                                .par_iter()
-                                .enumerate()
-                                .map(|(u, &(_, t))| {
-                                    let (base, d, c) =
-                                        (&bases[t], &bst.contributions[t], &cst.commits[u]);
-                                    let (e, one) = (e_sc[u], -Scalar::ONE);
-                                    let mut b = BatchCheck::default();
-                                    b.add(&[
-                                        &[
-                                            (g, st.z_v[u]),
-                                            (h, st.z_r[u]),
-                                            (member_coms[u][pos], e),
-                                            (c.r_k, one),
-                                        ],
-                                        &[
-                                            (g, st.z_tau[u]),
-                                            (base.a, st.z_b[u]),
-                                            (d.a, e),
-                                            (c.a_k.a, one),
-                                        ],
-                                        &[
-                                            (epk, st.z_tau[u]),
-                                            (base.b, st.z_b[u]),
-                                            (d.b, e),
-                                            (c.a_k.b, one),
-                                        ],
-                                    ]);
-                                    b
-                                })
-                                .reduce(BatchCheck::default, |mut a, b| {
-                                    a.extend(b);
-                                    a
-                                })
-                                .holds()
-                        });
-                    if !ok {
-                        culprits.push(*k);
-                    }
-                }
-                culprits
-            };
-            blamed(share_culprits(), "DPK commitment share proof")?;
-            blamed(response_culprits(), "DPK response share")?;
-            // The batch fails only if some element fails: find it.
-            let bad = (0..members.len()).find(|&u| !check_one(u)).unwrap_or(0);
-            return Err(MixnetError::DpkFailed {
-                input: members[bad].0,
-            });
+        g1_ok && {
+            let x = g1_msm_vartime(&pts2, &sc2);
+            let ys = g1_msm_vartime(&pts3, &sc3);
+            pairing_product_is_identity(&[(x.to_affine(), f2a), (ys.to_affine(), ag.y)])
         }
+    };
+    if !joint {
+        // Name the culprits: every server's share proofs, then its responses, alone.
+        let share_culprits = || -> Vec<PartyId> {
+            let mut culprits = Vec::new();
+            for (k, st) in &commits {
+                let ok = members
+                    .par_iter()
+                    .zip(st.commits.par_iter())
+                    .map(|(&(idx, t), c)| {
+                        let mut b = BatchCheck::default();
+                        batch_share_proof(public, *k, idx, &s[t], &bases[t], c, &mut b);
+                        b
+                    })
+                    .reduce(BatchCheck::default, |mut a, b| {
+                        a.extend(b);
+                        a
+                    })
+                    .holds();
+                if !ok {
+                    culprits.push(*k);
+                }
+            }
+            culprits
+        };
+        let response_culprits = || -> Vec<PartyId> {
+            let mut culprits = Vec::new();
+            for (pos, (((k, st), (_, cst)), (_, bst))) in responses
+                .iter()
+                .zip(&commits)
+                .zip(&blind_stages)
+                .enumerate()
+            {
+                let ok = members
+                    .par_iter()
+                    .enumerate()
+                    .map(|(u, &(_, t))| {
+                        let (base, d, c) = (&bases[t], &bst.contributions[t], &cst.commits[u]);
+                        let (e, one) = (e_sc[u], -Scalar::ONE);
+                        let mut b = BatchCheck::default();
+                        b.add(&[
+                            &[
+                                (g, st.z_v[u]),
+                                (h, st.z_r[u]),
+                                (member_coms[u][pos], e),
+                                (c.r_k, one),
+                            ],
+                            &[
+                                (g, st.z_tau[u]),
+                                (base.a, st.z_b[u]),
+                                (d.a, e),
+                                (c.a_k.a, one),
+                            ],
+                            &[
+                                (epk, st.z_tau[u]),
+                                (base.b, st.z_b[u]),
+                                (d.b, e),
+                                (c.a_k.b, one),
+                            ],
+                        ]);
+                        b
+                    })
+                    .reduce(BatchCheck::default, |mut a, b| {
+                        a.extend(b);
+                        a
+                    })
+                    .holds();
+                if !ok {
+                    culprits.push(*k);
+                }
+            }
+            culprits
+        };
+        blamed(share_culprits(), "DPK commitment share proof")?;
+        blamed(response_culprits(), "DPK response share")?;
+        // Every per-server check holds, so the aggregate statement is false: find it.
+        let bad = (0..members.len()).find(|&u| !check_one(u)).unwrap_or(0);
+        return Err(MixnetError::DpkFailed {
+            input: members.get(bad).map_or(0, |m| m.0),
+        });
     }
     times.add(
         "Q: aggregate DPK_BB checks (batched)",
@@ -1427,25 +1662,39 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         })
         .collect::<Result<_, _>>()?;
     let t_ch = Instant::now();
-    let mut challenges = Vec::with_capacity(members.len());
-    for (u, &(idx, t)) in members.iter().enumerate() {
-        let cs: Vec<&DpkCommit> = proof
-            .dpk_commits
-            .iter()
-            .filter_map(|st| st.commits.get(u))
-            .collect();
-        let blinded_k: Vec<ElGamalCiphertext> = proof
-            .blinding
-            .iter()
-            .filter_map(|b| b.contributions.get(t).copied())
-            .collect();
-        let coms = share_coms
-            .get(idx)
-            .ok_or(ParamError::Invalid("missing share commitments"))?;
-        challenges.push(dpk_challenge(
-            public, q, idx, inputs[t], coms, &bases[t], &blinded_k, &s[t], &cs,
-        ));
-    }
+    let coms_u: Vec<&[G1Projective]> = members
+        .iter()
+        .map(|&(idx, _)| {
+            share_coms
+                .get(idx)
+                .filter(|c| c.len() == servers.len())
+                .map(|c| c.as_slice())
+                .ok_or(ParamError::Invalid("missing share commitments"))
+        })
+        .collect::<Result<_, _>>()?;
+    let gammas: Vec<G1Projective> = members.iter().map(|&(_, t)| inputs[t].gamma).collect();
+    let blind_lists: Vec<&[ElGamalCiphertext]> = proof
+        .blinding
+        .iter()
+        .map(|b| b.contributions.as_slice())
+        .collect();
+    let commit_lists: Vec<&[DpkCommit]> = proof
+        .dpk_commits
+        .iter()
+        .map(|c| c.commits.as_slice())
+        .collect();
+    let ag = AffineGens::new(public, &q.y);
+    let (_, _, challenges) = member_challenges(
+        public,
+        &ag,
+        &members,
+        &gammas,
+        &coms_u,
+        &bases,
+        &blind_lists,
+        &s,
+        &commit_lists,
+    );
     times.add("M: DPK_BB challenges", None, t_ch.elapsed());
     for (((srv, bsec), dsec), sh) in servers
         .iter()

@@ -9,17 +9,17 @@
 
 use crate::dkg::{ElGamalKeyShare, ElGamalPublic};
 use crate::error::{blame, MixnetError};
-use crate::params::{int_to_scalar, scalar_modulus, Generators, BATCH_BITS};
-use blstrs::{G1Projective, Scalar};
-use ff::Field;
-use group::Group;
+use crate::params::{Generators, BATCH_BITS};
+use blstrs::{G1Affine, G1Projective, Scalar};
+use ff::{Field, PrimeField};
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
 use merlin::Transcript;
 use quorate_bls::msm::g1_msm_vartime;
 use quorate_core::lagrange::coefficients_at_zero;
 use quorate_core::shamir::eval_point;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{ParamError, PartyId};
-use quorate_paillier::bigint::random_bits;
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 
@@ -77,6 +77,158 @@ pub(crate) fn append_ciphertexts(
         t.append_point(b"a", &c.a);
         t.append_point(b"b", &c.b);
     }
+}
+
+/// [`append_ciphertexts`] for ciphertexts already in affine form (the same transcript bytes).
+pub(crate) fn append_ciphertexts_affine(
+    t: &mut Transcript,
+    label: &'static [u8],
+    cs: &[(G1Affine, G1Affine)],
+) {
+    t.append_u64_be(label, cs.len() as u64);
+    for (a, b) in cs {
+        t.append_point(b"a", a);
+        t.append_point(b"b", b);
+    }
+}
+
+/// Affine forms of public points with one field inversion for the whole list (Montgomery's
+/// trick over blstrs' `Fp`), instead of one inversion per point: transcripts hash the
+/// compressed (affine) encoding, so this is the normalisation before hashing.
+///
+/// blst keeps G1 points in Jacobian coordinates `(X, Y, Z)`, `x = X/Z²`, `y = Y/Z³`, and
+/// the identity as `Z = 0` (mapped to the affine identity here). The result equals
+/// `to_affine` point by point (tested).
+pub(crate) fn batch_affine(points: &[G1Projective]) -> Vec<G1Affine> {
+    let n = points.len();
+    let Some(first) = points.first() else {
+        return Vec::new();
+    };
+    // blstrs does not re-export its base-field type; it is used through `ff::Field` only.
+    let one = field_one(&first.z());
+    let mut prefix = Vec::with_capacity(n);
+    let mut acc = one;
+    for p in points {
+        if !bool::from(p.is_identity()) {
+            acc *= p.z();
+        }
+        prefix.push(acc);
+    }
+    // `acc` is a product of non-zero `Z`s, hence invertible.
+    let mut inv = Option::from(acc.invert()).unwrap_or(one);
+    let mut out = vec![G1Affine::identity(); n];
+    for i in (0..n).rev() {
+        let p = &points[i];
+        if bool::from(p.is_identity()) {
+            continue;
+        }
+        let before = if i == 0 { one } else { prefix[i - 1] };
+        let zinv = inv * before;
+        inv *= p.z();
+        let zinv2 = zinv.square();
+        out[i] = G1Affine::from_raw_unchecked(p.x() * zinv2, p.y() * zinv2 * zinv, false);
+    }
+    out
+}
+
+fn field_one<F: Field>(_: &F) -> F {
+    F::ONE
+}
+
+/// A random linear combination of linear relations `Σ s_i P_i = 0` over public points,
+/// with the recurring bases (`g`, `h`, `pk`, verification keys, shared ciphertexts…)
+/// merged into one term each: callers add each relation already scaled by its own 128-bit
+/// weight, and terms on the same point are summed before the single multi-scalar
+/// multiplication. Merging terms does not change the combination being tested, so a false
+/// relation still survives with probability ≤ 2^{-128}.
+#[derive(Default)]
+pub(crate) struct LinCheck {
+    /// Scalars on the caller's fixed bases (by slot).
+    pub(crate) fixed: Vec<Scalar>,
+    /// Other terms.
+    pub(crate) pts: Vec<G1Projective>,
+    /// Their scalars.
+    pub(crate) sc: Vec<Scalar>,
+}
+
+impl LinCheck {
+    /// An empty check with `slots` fixed bases.
+    pub(crate) fn with_fixed(slots: usize) -> Self {
+        LinCheck {
+            fixed: vec![Scalar::ZERO; slots],
+            pts: Vec::new(),
+            sc: Vec::new(),
+        }
+    }
+
+    /// Adds `s·P`.
+    pub(crate) fn push(&mut self, p: G1Projective, s: Scalar) {
+        self.pts.push(p);
+        self.sc.push(s);
+    }
+
+    /// Merges another check over the same fixed bases.
+    pub(crate) fn merge(mut self, other: LinCheck) -> LinCheck {
+        if self.fixed.len() < other.fixed.len() {
+            self.fixed.resize(other.fixed.len(), Scalar::ZERO);
+        }
+        for (a, b) in self.fixed.iter_mut().zip(&other.fixed) {
+            *a += b;
+        }
+        self.pts.extend(other.pts);
+        self.sc.extend(other.sc);
+        self
+    }
+
+    /// Whether the combination is the identity, with one MSM (vartime: public data).
+    pub(crate) fn holds_vartime(mut self, fixed_bases: &[G1Projective]) -> bool {
+        for (p, s) in fixed_bases.iter().zip(&self.fixed) {
+            self.pts.push(*p);
+            self.sc.push(*s);
+        }
+        self.pts.is_empty() || bool::from(g1_msm_vartime(&self.pts, &self.sc).is_identity())
+    }
+}
+
+/// `k·P` for a public `k` that fits in 64 bits (or whose negation does), by double-and-add
+/// (variable time; public data only); `None` if `k` is not that small.
+fn mul_small_vartime(p: &G1Projective, k: &Scalar) -> Option<G1Projective> {
+    let small = |x: &Scalar| -> Option<u64> {
+        let b = x.to_repr();
+        let b = b.as_ref();
+        if b[8..].iter().all(|&v| v == 0) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[..8]);
+            Some(u64::from_le_bytes(w))
+        } else {
+            None
+        }
+    };
+    let (k, neg) = match small(k) {
+        Some(v) => (v, false),
+        None => (small(&-*k)?, true),
+    };
+    let mut acc = G1Projective::identity();
+    for bit in (0..64 - k.leading_zeros()).rev() {
+        acc = acc.double();
+        if (k >> bit) & 1 == 1 {
+            acc += p;
+        }
+    }
+    Some(if neg { -acc } else { acc })
+}
+
+/// `Σ λ_k·d_k` over public points with public Lagrange coefficients: double-and-add when
+/// every coefficient is a small integer (servers `1..t` give `±C(t, k)`), else one MSM.
+pub(crate) fn lagrange_combine_vartime(ds: &[G1Projective], lambda: &[Scalar]) -> G1Projective {
+    let mut acc = G1Projective::identity();
+    for (d, l) in ds.iter().zip(lambda) {
+        match mul_small_vartime(d, l) {
+            Some(x) => acc += x,
+            None => return g1_msm_vartime(ds, lambda),
+        }
+    }
+    acc
 }
 
 /// One server's decryption share of one ciphertext with its DLEQ proof (commitment form,
@@ -157,24 +309,36 @@ fn dleq_challenge(
     sid: &SessionId,
     who: PartyId,
     index: u64,
-    g: &G1Projective,
-    xk: &G1Projective,
-    ct: &ElGamalCiphertext,
-    d: &G1Projective,
-    r1: &G1Projective,
-    r2: &G1Projective,
+    g: &G1Affine,
+    xk: &G1Affine,
+    ct: (&G1Affine, &G1Affine),
+    d: &G1Affine,
+    r1: &G1Affine,
+    r2: &G1Affine,
 ) -> Scalar {
     let mut t = Transcript::for_protocol(b"quorate/mixnet/elgamal-dec-share", 1, sid);
     t.append_party(b"server", who);
     t.append_u64_be(b"element", index);
     t.append_point(b"g", g);
     t.append_point(b"X_k", xk);
-    t.append_point(b"a", &ct.a);
-    t.append_point(b"b", &ct.b);
+    t.append_point(b"a", ct.0);
+    t.append_point(b"b", ct.1);
     t.append_point(b"d", d);
     t.append_point(b"R1", r1);
     t.append_point(b"R2", r2);
     t.challenge_scalar(b"c")
+}
+
+/// `[a_0, b_0, a_1, b_1, …]` in affine form.
+fn list_affine(list: &[ElGamalCiphertext]) -> Vec<G1Affine> {
+    let flat: Vec<G1Projective> = list.iter().flat_map(|c| [c.a, c.b]).collect();
+    batch_affine(&flat)
+}
+
+/// `[d_0, R1_0, R2_0, d_1, …]` in affine form.
+fn shares_affine(shares: &[ElGamalDecShare]) -> Vec<G1Affine> {
+    let flat: Vec<G1Projective> = shares.iter().flat_map(|s| [s.d, s.r1, s.r2]).collect();
+    batch_affine(&flat)
 }
 
 impl ElGamalKeyShare {
@@ -196,22 +360,38 @@ impl ElGamalKeyShare {
                     n: public.params.n(),
                 })?;
         let masks: Vec<Scalar> = list.iter().map(|_| Scalar::random(&mut *rng)).collect();
-        Ok(list
+        // Secret exponents (x_k, r): constant-time multiplications.
+        let mut shares: Vec<ElGamalDecShare> = list
             .par_iter()
             .zip(masks.par_iter())
-            .enumerate()
-            .map(|(i, (ct, r))| {
-                let d = ct.a * self.x;
-                let (r1, r2) = (gens.g * r, ct.a * r);
-                let c = dleq_challenge(sid, self.id, i as u64, &gens.g, &xk, ct, &d, &r1, &r2);
-                ElGamalDecShare {
-                    d,
-                    r1,
-                    r2,
-                    z: *r + c * self.x,
-                }
+            .map(|(ct, r)| ElGamalDecShare {
+                d: ct.a * self.x,
+                r1: gens.g * r,
+                r2: ct.a * r,
+                z: Scalar::ZERO,
             })
-            .collect())
+            .collect();
+        let (g_aff, xk_aff) = (gens.g.to_affine(), xk.to_affine());
+        let (l_aff, s_aff) = (list_affine(list), shares_affine(&shares));
+        shares
+            .par_iter_mut()
+            .zip(masks.par_iter())
+            .enumerate()
+            .for_each(|(i, (sh, r))| {
+                let c = dleq_challenge(
+                    sid,
+                    self.id,
+                    i as u64,
+                    &g_aff,
+                    &xk_aff,
+                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
+                    &s_aff[3 * i],
+                    &s_aff[3 * i + 1],
+                    &s_aff[3 * i + 2],
+                );
+                sh.z = *r + c * self.x;
+            });
+        Ok(shares)
     }
 }
 
@@ -250,6 +430,8 @@ fn dec_batch(
         return None;
     }
     let xk = *public.verification_keys.get(who.position())?;
+    let (g_aff, xk_aff) = (gens.g.to_affine(), xk.to_affine());
+    let (l_aff, s_aff) = (list_affine(list), shares_affine(shares));
     Some(
         list.par_iter()
             .zip(shares.par_iter())
@@ -260,7 +442,17 @@ fn dec_batch(
                     b.add(&[&[(gens.g, Scalar::ONE)]]); // never holds: g ≠ 1
                     return b;
                 }
-                let c = dleq_challenge(sid, who, i as u64, &gens.g, &xk, ct, &s.d, &s.r1, &s.r2);
+                let c = dleq_challenge(
+                    sid,
+                    who,
+                    i as u64,
+                    &g_aff,
+                    &xk_aff,
+                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
+                    &s_aff[3 * i],
+                    &s_aff[3 * i + 1],
+                    &s_aff[3 * i + 2],
+                );
                 b.add(&[
                     &[(gens.g, s.z), (xk, -c), (s.r1, -Scalar::ONE)],
                     &[(ct.a, s.z), (s.d, -c), (s.r2, -Scalar::ONE)],
@@ -274,8 +466,122 @@ fn dec_batch(
     )
 }
 
+/// Every server's DLEQ proofs for every element in one MSM, with `g`, the verification keys
+/// and each ciphertext's `a` merged into one term each (`3m + 1` points per element instead
+/// of `6m`). With `published = Some((S, λ))` (λ per stage, zero for unused stages) it also
+/// checks `S_i = b_i − Σ_k λ_k d_{k,i}` for every element in the same MSM (weight `ω_i`).
+/// `false` on any shape mismatch or failing relation.
+fn dec_all_hold(
+    gens: &Generators,
+    public: &ElGamalPublic,
+    sid: &SessionId,
+    list: &[ElGamalCiphertext],
+    stages: &[(PartyId, &[ElGamalDecShare])],
+    published: Option<(&[G1Projective], &[Scalar])>,
+) -> bool {
+    if stages.iter().any(|(_, s)| s.len() != list.len())
+        || published.is_some_and(|(s, l)| s.len() != list.len() || l.len() != stages.len())
+    {
+        return false;
+    }
+    let Some(xks) = stages
+        .iter()
+        .map(|(k, _)| public.verification_keys.get(k.position()).copied())
+        .collect::<Option<Vec<G1Projective>>>()
+    else {
+        return false;
+    };
+    let xk_aff = batch_affine(&xks);
+    let g_aff = gens.g.to_affine();
+    let l_aff = list_affine(list);
+    let s_aff: Vec<Vec<G1Affine>> = stages.iter().map(|(_, s)| shares_affine(s)).collect();
+    let m = stages.len();
+    let checks: Option<LinCheck> = list
+        .par_iter()
+        .enumerate()
+        .map(|(i, ct)| {
+            let mut rng = OsRng;
+            let mut lc = LinCheck::with_fixed(1 + m);
+            let mut a_sc = Scalar::ZERO;
+            let omega = published.map(|_| batch_weight(&mut rng));
+            for (kp, (who, shares)) in stages.iter().enumerate() {
+                let s = &shares[i];
+                if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
+                    return None;
+                }
+                let c = dleq_challenge(
+                    sid,
+                    *who,
+                    i as u64,
+                    &g_aff,
+                    &xk_aff[kp],
+                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
+                    &s_aff[kp][3 * i],
+                    &s_aff[kp][3 * i + 1],
+                    &s_aff[kp][3 * i + 2],
+                );
+                let (w1, w2) = (batch_weight(&mut rng), batch_weight(&mut rng));
+                // w1·(g^z − X_k^c − R1) + w2·(a^z − d^c − R2)
+                lc.fixed[0] += w1 * s.z;
+                lc.fixed[1 + kp] -= w1 * c;
+                lc.push(s.r1, -w1);
+                a_sc += w2 * s.z;
+                let mut d_sc = -(w2 * c);
+                if let (Some(om), Some((_, lam))) = (omega, published) {
+                    d_sc -= om * lam[kp];
+                }
+                lc.push(s.d, d_sc);
+                lc.push(s.r2, -w2);
+            }
+            lc.push(ct.a, a_sc);
+            if let (Some(om), Some((spub, _))) = (omega, published) {
+                // ω·(b − S − Σ λ_k d_k)
+                lc.push(ct.b, om);
+                lc.push(spub[i], -om);
+            }
+            Some(lc)
+        })
+        .try_reduce(|| LinCheck::with_fixed(1 + m), |a, b| Some(a.merge(b)));
+    let mut bases = vec![gens.g];
+    bases.extend(xks);
+    checks.is_some_and(|c| c.holds_vartime(&bases))
+}
+
+/// Names the servers whose shares fail (per-server batches), after a failed joint check.
+fn dec_culprits(
+    gens: &Generators,
+    public: &ElGamalPublic,
+    sid: &SessionId,
+    list: &[ElGamalCiphertext],
+    stages: &[(PartyId, &[ElGamalDecShare])],
+) -> Vec<PartyId> {
+    stages
+        .iter()
+        .filter(|(k, s)| !dec_batch(gens, public, sid, *k, list, s).is_some_and(|b| b.holds()))
+        .map(|(k, _)| *k)
+        .collect()
+}
+
+fn check_stages(
+    public: &ElGamalPublic,
+    stages: &[(PartyId, &[ElGamalDecShare])],
+) -> Result<Vec<Scalar>, MixnetError> {
+    let ids: Vec<PartyId> = stages.iter().map(|(k, _)| *k).collect();
+    quorate_core::party::check_distinct(&ids)?;
+    public.params.check_quorum(&ids)?;
+    let t = usize::from(public.params.t()).min(stages.len());
+    let xs: Vec<Scalar> = ids[..t].iter().map(|k| eval_point(*k)).collect();
+    let mut lambda = coefficients_at_zero(&xs)?;
+    lambda.resize(stages.len(), Scalar::ZERO);
+    Ok(lambda)
+}
+
 /// Verifies every server's shares (all servers that published, at least `t`) and combines
 /// the first `t` of them. Failing servers are all named.
+///
+/// All servers' proofs are checked in one MSM ([`dec_all_hold`]); only if that fails is each
+/// server's batch checked alone to name it. The combination `b − Σ λ_k d_k` uses
+/// double-and-add when the Lagrange coefficients are small integers (servers `1..t`).
 pub fn verify_and_combine(
     gens: &Generators,
     public: &ElGamalPublic,
@@ -283,26 +589,21 @@ pub fn verify_and_combine(
     list: &[ElGamalCiphertext],
     stages: &[(PartyId, &[ElGamalDecShare])],
 ) -> Result<Vec<G1Projective>, MixnetError> {
-    let ids: Vec<PartyId> = stages.iter().map(|(k, _)| *k).collect();
-    quorate_core::party::check_distinct(&ids)?;
-    public.params.check_quorum(&ids)?;
-    // All servers' proofs in one MSM; on failure, each server's batch alone to name it.
-    let batches: Vec<Option<BatchCheck>> = stages
-        .iter()
-        .map(|(k, s)| dec_batch(gens, public, sid, *k, list, s))
-        .collect();
-    let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
-    if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(quorate_core::Blame::many(
-            culprits,
-            "ElGamal decryption share proof",
-        )));
+    let lambda = check_stages(public, stages)?;
+    if !dec_all_hold(gens, public, sid, list, stages, None) {
+        let culprits = dec_culprits(gens, public, sid, list, stages);
+        return Err(if culprits.is_empty() {
+            ParamError::Invalid("decryption shares fail the joint check").into()
+        } else {
+            MixnetError::Misbehaviour(quorate_core::Blame::many(
+                culprits,
+                "ElGamal decryption share proof",
+            ))
+        });
     }
-    let used = stages
-        .get(..usize::from(public.params.t()))
-        .unwrap_or(stages);
-    let xs: Vec<Scalar> = used.iter().map(|(k, _)| eval_point(*k)).collect();
-    let lambda = coefficients_at_zero(&xs)?;
+    let t = usize::from(public.params.t()).min(stages.len());
+    let used = &stages[..t];
+    let lambda = &lambda[..t];
     Ok(list
         .par_iter()
         .enumerate()
@@ -311,12 +612,97 @@ pub fn verify_and_combine(
                 .iter()
                 .filter_map(|(_, s)| s.get(i).map(|x| x.d))
                 .collect();
-            ct.b - g1_msm_vartime(&ds, &lambda)
+            ct.b - lagrange_combine_vartime(&ds, lambda)
         })
         .collect())
 }
 
+/// The querier's form of [`verify_and_combine`] for a published decryption `s`: checks every
+/// server's shares and `s_i = b_i − Σ_k λ_k d_{k,i}` for every element, all in one MSM
+/// (no per-element combination). Failing servers are named; a wrong `s` with valid shares
+/// is [`ParamError::Invalid`].
+pub fn verify_published(
+    gens: &Generators,
+    public: &ElGamalPublic,
+    sid: &SessionId,
+    list: &[ElGamalCiphertext],
+    stages: &[(PartyId, &[ElGamalDecShare])],
+    s: &[G1Projective],
+) -> Result<(), MixnetError> {
+    let lambda = check_stages(public, stages)?;
+    if s.len() != list.len() {
+        return Err(ParamError::Invalid("one published decryption per ciphertext").into());
+    }
+    if dec_all_hold(gens, public, sid, list, stages, Some((s, &lambda))) {
+        return Ok(());
+    }
+    let culprits = dec_culprits(gens, public, sid, list, stages);
+    Err(if culprits.is_empty() {
+        ParamError::Invalid("published S differs from the verified decryption").into()
+    } else {
+        MixnetError::Misbehaviour(quorate_core::Blame::many(
+            culprits,
+            "ElGamal decryption share proof",
+        ))
+    })
+}
+
 /// A fresh 128-bit batching weight as a scalar.
 pub(crate) fn batch_weight(rng: &mut OsRng) -> Scalar {
-    int_to_scalar(&random_bits(rng, BATCH_BITS), &scalar_modulus())
+    const _: () = assert!(BATCH_BITS == 128);
+    let mut b = [0u8; 16];
+    rng.fill_bytes(&mut b);
+    Scalar::from_u128(u128::from_le_bytes(b))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn batch_affine_matches_to_affine() {
+        let mut rng = OsRng;
+        let g = G1Projective::generator();
+        let mut pts: Vec<G1Projective> = (0..9).map(|_| G1Projective::random(&mut rng)).collect();
+        pts.insert(0, G1Projective::identity());
+        pts.insert(4, G1Projective::identity());
+        pts.push(G1Projective::identity());
+        pts.push(g + g); // non-trivial Z from a doubling
+        let aff = batch_affine(&pts);
+        assert_eq!(aff.len(), pts.len());
+        for (p, a) in pts.iter().zip(&aff) {
+            assert_eq!(p.to_affine(), *a);
+            assert!(bool::from(a.is_on_curve()));
+        }
+        assert!(batch_affine(&[]).is_empty());
+        assert_eq!(
+            batch_affine(&[G1Projective::identity()])[0],
+            G1Affine::identity()
+        );
+    }
+
+    #[test]
+    fn lagrange_combination_small_and_large_coefficients() {
+        let mut rng = OsRng;
+        let ds: Vec<G1Projective> = (0..4).map(|_| G1Projective::random(&mut rng)).collect();
+        for lambda in [
+            vec![
+                Scalar::from(4u64),
+                -Scalar::from(6u64),
+                Scalar::from(4u64),
+                -Scalar::ONE,
+            ],
+            vec![
+                Scalar::ZERO,
+                Scalar::from(u64::MAX),
+                -Scalar::from(u64::MAX),
+                Scalar::ONE,
+            ],
+            (0..4).map(|_| Scalar::random(&mut rng)).collect(),
+        ] {
+            let naive: G1Projective = ds.iter().zip(&lambda).map(|(d, l)| d * l).sum();
+            assert_eq!(lagrange_combine_vartime(&ds, &lambda), naive);
+        }
+    }
 }

@@ -204,3 +204,44 @@ fn degenerate_s_and_bad_queries_are_rejected() {
     bad.reverse[1].proof.k_e.pop();
     assert!(verify(&w, &q, &bad).is_err());
 }
+
+/// Issue 6: the querier checks every server's share proof and responses on every run, not
+/// only when the aggregate DPK_BB equations fail. Changing any one response (`z_v, z_r,
+/// z_b, z_τ`) or share-proof scalar (`s_v, s_r, s_b, s_τ`) of one server, for any member,
+/// is rejected and names exactly that server.
+#[test]
+fn every_response_and_share_proof_scalar_is_checked() {
+    let mut w = world(8, 2, 3, 15);
+    let (q, p) = query(&mut w, &[0, 1, 3, 4, 6], &[0, 2, 3, 5, 6, 7]);
+    let answers = verify(&w, &q, &p).unwrap();
+    let members = answers.iter().filter(|a| **a).count();
+    assert!(members >= 1, "the test needs at least one member");
+    assert_eq!(p.dpk_responses[0].z_v.len(), members);
+    for k in 0..3 {
+        for u in 0..members {
+            for which in 0..8 {
+                let mut bad = p.clone();
+                let x = match which {
+                    0 => &mut bad.dpk_responses[k].z_v[u],
+                    1 => &mut bad.dpk_responses[k].z_r[u],
+                    2 => &mut bad.dpk_responses[k].z_b[u],
+                    3 => &mut bad.dpk_responses[k].z_tau[u],
+                    4 => &mut bad.dpk_commits[k].commits[u].proof.s_v,
+                    5 => &mut bad.dpk_commits[k].commits[u].proof.s_r,
+                    6 => &mut bad.dpk_commits[k].commits[u].proof.s_b,
+                    _ => &mut bad.dpk_commits[k].commits[u].proof.s_tau,
+                };
+                *x += Scalar::ONE;
+                assert_eq!(
+                    blamed(verify(&w, &q, &bad)),
+                    vec![k as u16 + 1],
+                    "server {k}, member {u}, scalar {which}"
+                );
+            }
+        }
+    }
+    // A first message of a share proof (not a scalar) is covered too.
+    let mut bad = p.clone();
+    bad.dpk_commits[2].commits[0].proof.a1.b += w.public.gens.g;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![3]);
+}

@@ -796,13 +796,20 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
     );
     assert!(wire::decode_dpk_response_stage(p, members, &oversize(&b, 4, 4)).is_err());
     assert!(wire::decode_dpk_response_stage(p, members, &replace(&b, 8, &scalar_q())).is_err());
-    // Flips in z_v, z_r, z_b (the aggregate DPK_BB equations use them). z_τ only enters
-    // the per-server check, which `dbsm::verify` runs only when the aggregate fails, so a
-    // changed z_τ is not rejected (reported; dbsm.rs is not this file's).
-    let zb_end = 8 + 3 * members * 32;
+    // Flips in any response, z_τ included: the querier checks every server's responses
+    // on every run (issue 6), so each decoded flip names server 2.
+    let z_end = 8 + 4 * members * 32;
+    assert_eq!(z_end, b.len());
     let mut named = 0;
-    for x in flips(&b[..zb_end]) {
-        let x = [&x[..], &b[zb_end..]].concat();
+    // The sampled flips, plus one low-order byte of the first scalar of each of z_v, z_r,
+    // z_b and z_τ (big-endian scalars: the last byte always decodes).
+    let mut cases = flips(&b[..z_end]);
+    for j in 0..4 {
+        let mut x = b.clone();
+        x[8 + j * members * 32 + 31] ^= 0x01;
+        cases.push(x);
+    }
+    for x in cases {
         if let Ok(d) = wire::decode_dpk_response_stage(p, members, &x) {
             let mut proof = w.proof.clone();
             proof.dpk_responses[1] = d;
@@ -810,7 +817,7 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
             named += 1;
         }
     }
-    assert!(named >= 3, "DPK responses: {named}");
+    assert!(named >= 4, "DPK responses: {named}");
 }
 
 #[test]
