@@ -305,7 +305,7 @@ impl BatchCheck {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn dleq_challenge(
+pub(crate) fn dleq_challenge(
     sid: &SessionId,
     who: PartyId,
     index: u64,
@@ -330,13 +330,13 @@ fn dleq_challenge(
 }
 
 /// `[a_0, b_0, a_1, b_1, …]` in affine form.
-fn list_affine(list: &[ElGamalCiphertext]) -> Vec<G1Affine> {
+pub(crate) fn list_affine(list: &[ElGamalCiphertext]) -> Vec<G1Affine> {
     let flat: Vec<G1Projective> = list.iter().flat_map(|c| [c.a, c.b]).collect();
     batch_affine(&flat)
 }
 
 /// `[d_0, R1_0, R2_0, d_1, …]` in affine form.
-fn shares_affine(shares: &[ElGamalDecShare]) -> Vec<G1Affine> {
+pub(crate) fn shares_affine(shares: &[ElGamalDecShare]) -> Vec<G1Affine> {
     let flat: Vec<G1Projective> = shares.iter().flat_map(|s| [s.d, s.r1, s.r2]).collect();
     batch_affine(&flat)
 }
@@ -500,10 +500,10 @@ fn dec_all_hold(
         .par_iter()
         .enumerate()
         .map(|(i, ct)| {
-            let mut rng = OsRng;
+            let mut wts = Weights::new();
             let mut lc = LinCheck::with_fixed(1 + m);
             let mut a_sc = Scalar::ZERO;
-            let omega = published.map(|_| batch_weight(&mut rng));
+            let omega = published.map(|_| wts.next());
             for (kp, (who, shares)) in stages.iter().enumerate() {
                 let s = &shares[i];
                 if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
@@ -520,7 +520,7 @@ fn dec_all_hold(
                     &s_aff[kp][3 * i + 1],
                     &s_aff[kp][3 * i + 2],
                 );
-                let (w1, w2) = (batch_weight(&mut rng), batch_weight(&mut rng));
+                let (w1, w2) = (wts.next(), wts.next());
                 // w1·(g^z − X_k^c − R1) + w2·(a^z − d^c − R2)
                 lc.fixed[0] += w1 * s.z;
                 lc.fixed[1 + kp] -= w1 * c;
@@ -562,7 +562,7 @@ fn dec_culprits(
         .collect()
 }
 
-fn check_stages(
+pub(crate) fn check_stages(
     public: &ElGamalPublic,
     stages: &[(PartyId, &[ElGamalDecShare])],
 ) -> Result<Vec<Scalar>, MixnetError> {
@@ -645,6 +645,36 @@ pub fn verify_published(
             "ElGamal decryption share proof",
         ))
     })
+}
+
+/// Fresh 128-bit batching weights drawn from the OS CSPRNG 1 KiB at a time (one system call
+/// per 64 weights instead of one per weight).
+pub(crate) struct Weights {
+    buf: [u8; 1024],
+    pos: usize,
+}
+
+impl Weights {
+    /// An empty pool (filled on first use).
+    pub(crate) fn new() -> Self {
+        Weights {
+            buf: [0u8; 1024],
+            pos: 1024,
+        }
+    }
+
+    /// The next 128-bit weight.
+    pub(crate) fn next(&mut self) -> Scalar {
+        const _: () = assert!(BATCH_BITS == 128);
+        if self.pos + 16 > self.buf.len() {
+            OsRng.fill_bytes(&mut self.buf);
+            self.pos = 0;
+        }
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.buf[self.pos..self.pos + 16]);
+        self.pos += 16;
+        Scalar::from_u128(u128::from_le_bytes(b))
+    }
 }
 
 /// A fresh 128-bit batching weight as a scalar.
