@@ -712,12 +712,14 @@ fn blame_dealer() -> MixnetError {
 // session, protocol, generators, `y`, `S̃`, `v′`, every `C_k, B_k, R_k, Y_k, T_k, U_k`; the
 // responses are `z = α − e·w` per witness and per Pedersen randomness.
 //
-// The querier's optimistic check is the aggregate `Σ_k T_k = A^{Σz_c} E^{Σz_b} H^{Σz_r} ·
-// Y^{e}`, written with pairings as `e(S̃^{−Σz_c} (f1 g^{v′})^{Σz_b} h^{Σz_r}, f2) ·
-// e(e·S̃, y)`, batched over outputs with 128-bit weights (two pairings in all plus one
-// 128-bit GT exponentiation per output). On failure every server's share is checked
-// (`T_k = … · Y_k^{e}` and the three Pedersen relations): a failing server is named; if all
-// pass, `Σ Y_k ≠ Y` and the statement is false ([`MixnetError::DpkFailed`]).
+// The querier checks every server's three Pedersen relations on every run (one MSM with
+// 128-bit weights over all servers and outputs; per server only on failure, to name it),
+// then the aggregate `Σ_k T_k = A^{Σz_c} E^{Σz_b} H^{Σz_r} · Y^{e}`, written with pairings as
+// `e(S̃^{−Σz_c} (f1 g^{v′})^{Σz_b} h^{Σz_r}, f2) · e(e·S̃, y)`, batched over outputs with
+// 128-bit weights (two pairings in all plus one 128-bit GT exponentiation per output). If
+// the aggregate fails, every server's GT relation `T_k = … · Y_k^{e}` is checked: a failing
+// server is named; if all pass, `Σ Y_k ≠ Y` and the statement is false
+// ([`MixnetError::DpkFailed`]).
 
 use crate::elgamal::BatchCheck;
 use blstrs::Gt;
@@ -970,8 +972,30 @@ pub fn bbs_dpk_prove<R: RngCore + CryptoRng>(
     })
 }
 
-/// The querier's verification of DPK_BBS+ proofs for a list of outputs: shapes, then the
-/// aggregate equations batched with 128-bit weights; on failure, per-server checks name the
+/// Server `k`'s three Pedersen relations of one DPK_BBS+, for a batch.
+fn pedersen_relations(
+    g: G1Projective,
+    h: G1Projective,
+    st: &BbsDpkStatement,
+    pf: &BbsDpkProof,
+    k: usize,
+    e: &Scalar,
+) -> BatchCheck {
+    let (c, r, com) = (&pf.commits[k], &pf.responses[k], &st.coms[k]);
+    let one = -Scalar::ONE;
+    let mut b = BatchCheck::default();
+    b.add(&[
+        &[(g, r.z_w[0]), (h, r.z_s[0]), (com.c, *e), (c.u[0], one)],
+        &[(g, r.z_w[1]), (h, r.z_s[1]), (com.b, *e), (c.u[1], one)],
+        &[(g, r.z_w[2]), (h, r.z_s[2]), (com.r, *e), (c.u[2], one)],
+    ]);
+    b
+}
+
+/// The querier's verification of DPK_BBS+ proofs for a list of outputs: shapes; every
+/// server's Pedersen relations (its responses against its published `C_k, B_k, R_k` and
+/// `U_k`; one MSM for all, per server only on failure, naming it); then the aggregate GT
+/// equation batched with 128-bit weights; if that fails, per-server GT checks name the
 /// culprits, and [`MixnetError::DpkFailed`] (no blame) if every share checks out.
 pub fn bbs_dpk_verify(
     public: &MixnetPublic,
@@ -1003,6 +1027,32 @@ pub fn bbs_dpk_verify(
         .zip(proofs.par_iter())
         .map(|(st, pf)| bbs_dpk_challenge(public, y, st, &pf.commits))
         .collect();
+    // Every server's Pedersen relations `g^{z_w} h^{z_s} C^{e} = U` (for `c`, `b`, `r′`),
+    // checked on every run (they tie each server's responses to its published commitments):
+    // all servers in one MSM with 128-bit weights, per server only on failure, to name it.
+    let (g, h) = (public.gens.g, public.gens.h);
+    let batches: Vec<Option<BatchCheck>> = (0..parties.len())
+        .map(|k| {
+            Some(
+                statements
+                    .par_iter()
+                    .zip(proofs.par_iter())
+                    .zip(challenges.par_iter())
+                    .map(|((st, pf), e)| pedersen_relations(g, h, st, pf, k, e))
+                    .reduce(BatchCheck::default, |mut a, b| {
+                        a.extend(b);
+                        a
+                    }),
+            )
+        })
+        .collect();
+    let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
+    if !culprits.is_empty() {
+        return Err(MixnetError::Misbehaviour(Blame::many(
+            culprits,
+            "DPK_BBS+ share (commitment opening)",
+        )));
+    }
     // Σ_j λ_j (Σ_k T_{j,k}) = e(Σ_j λ_j P_j, f2) · e(Σ_j λ_j e_j S̃_j, y).
     let mut rng = OsRng;
     let lam: Vec<Scalar> = statements.iter().map(|_| batch_weight(&mut rng)).collect();
@@ -1037,8 +1087,7 @@ pub fn bbs_dpk_verify(
     if lhs == rhs {
         return Ok(());
     }
-    // Blame: every server's share of every proof.
-    let (g, h) = (public.gens.g, public.gens.h);
+    // Blame: every server's GT relation of every proof (the Pedersen relations passed).
     let mut culprits = Vec::new();
     for (k, &who) in parties.iter().enumerate() {
         let ok = statements
@@ -1046,15 +1095,8 @@ pub fn bbs_dpk_verify(
             .zip(proofs.par_iter())
             .zip(challenges.par_iter())
             .all(|((st, pf), e)| {
-                let (c, r, com) = (&pf.commits[k], &pf.responses[k], &st.coms[k]);
-                let mut b = BatchCheck::default();
-                let one = -Scalar::ONE;
-                b.add(&[
-                    &[(g, r.z_w[0]), (h, r.z_s[0]), (com.c, *e), (c.u[0], one)],
-                    &[(g, r.z_w[1]), (h, r.z_s[1]), (com.b, *e), (c.u[1], one)],
-                    &[(g, r.z_w[2]), (h, r.z_s[2]), (com.r, *e), (c.u[2], one)],
-                ]);
-                b.holds() && gt_combo(public, st, &r.z_w) + c.y_k * e == c.t_k
+                let (c, r) = (&pf.commits[k], &pf.responses[k]);
+                gt_combo(public, st, &r.z_w) + c.y_k * e == c.t_k
             });
         if !ok {
             culprits.push(who);

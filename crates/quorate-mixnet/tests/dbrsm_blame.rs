@@ -135,9 +135,11 @@ fn every_new_proof_names_its_cheater() {
     let mut p = r.proof.clone();
     p.dpk[0].responses[2].z_w[2] += Scalar::ONE;
     assert_eq!(r.blamed("case 7", &p), [r.ids[2]]);
-    // (A commitment changed after the fact changes the challenge for every server, so it
-    // is not a single server's fault in a replayed transcript; the per-server checks of
-    // `U_k`, `z_s` against `C_k, B_k, Z_k` run in the blame path, see `bbs_dpk_verify`.)
+    let mut p = r.proof.clone();
+    p.dpk[2].responses[1].z_s[0] += Scalar::ONE;
+    assert_eq!(r.blamed("DPK z_s", &p), [r.ids[1]]);
+    // (A commitment changed after the fact changes the challenge for every server, so in a
+    // replayed transcript it is not one server's fault; see `bbs_dpk_verify`.)
     // 4. A wrong non-member opening.
     let mut p = r.proof.clone();
     p.non_members[1].b[0] += Scalar::ONE;
