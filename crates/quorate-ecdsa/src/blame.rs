@@ -11,7 +11,11 @@
 //!
 //! `Γ'_u^{a→b} = Γ_u^{a→b} + ψ_{b→a}·R_a`, and likewise `Γ'_v^{a→b} = Γ_v^{a→b} + ψ_{b→a}·pk_a`,
 //!
-//! computable by anyone from the two broadcast bodies of `a` and `b`. Let
+//! computable by anyone from `R_a`, `pk_a` (in `a`'s broadcast body) and the two entries
+//! `(Γ^{a→b}, ψ_{a→b})`, `(Γ^{b→a}, ψ_{b→a})`. The bodies carry only the entries' hashes
+//! `h_{a→b}`; the entries travel p2p in round 2, so in the blame round every signer
+//! **publishes the entries it sent** ([`BlameMsg`]), and every verifier checks each
+//! published entry against the hash in the publisher's body. Let
 //! `Δ^u_i = Σ_j (Γ'_u^{i→j} − Γ'_u^{j→i})` and `Δ^v_i` likewise. For a signer `i` whose
 //! round-3 checks passed (DKLs23 Protocol 3.6 step 3: `χ^{j→i}·R_j = d_u^{j→i}·G + Γ_u^{j→i}`
 //! and the same for `pk_j`), and whose `u_i, w_i` are as in step 3's output,
@@ -23,7 +27,8 @@
 //!
 //! So every signer proves, with a Chaum–Pedersen proof, that
 //! `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`. The statement is public data (the bodies,
-//! which the echo check makes the same at every signer, and the broadcast `u_i, w_i`), so
+//! which the echo check makes the same at every signer, the published entries and the
+//! broadcast `u_i, w_i`), so
 //! the proof reveals nothing beyond it (it is zero-knowledge for `φ_i`); `r_i`, `φ_i` and
 //! the multiplication outputs are never revealed. The `Δ` double sums cancel over all `i`,
 //! so if **every** proof holds, `Σ u_i·G = φ·R` and `Σ w_i·G = φ·B` for `φ = Σ φ_i`, i.e.
@@ -31,6 +36,21 @@
 //! contraposition a signature that does not verify makes some proof fail, and that signer
 //! is named ([`resolve_blame`]). The only exception is `Σ u_i = 0` with every proof valid,
 //! which requires the sum of the honest `φ_i` to be known to the adversary (negligible).
+//!
+//! *Why publishing the entries is sound.* The signer `a` publishes its entries, and they
+//! are checked against `h_{a→b}` in `a`'s body, which `a` signed (three or more signers)
+//! and which the echo check made the same at every honest signer. A published entry that
+//! does not hash to `h_{a→b}` can only come from `a`, so naming the publisher never names
+//! an honest party: an honest `a` publishes exactly the entries it hashed. An entry that
+//! does match is, barring a SHA-256 collision, the entry `b` received and checked against
+//! the same hash in round 3, so every verifier computes the statements from the values the
+//! signers actually used, and all honest verifiers from the same values. (The other
+//! variant, each receiver publishing what it received, is also sound — an honest receiver
+//! checked its entry against the hash — but it names the receiver for a sender's data; the
+//! signer variant keeps the blame with whoever signed the hash.) A statement that depends
+//! on a rejected publication is not checked; its publisher is named instead. Publishing the
+//! entries reveals nothing the bodies did not reveal before they were hashed (see the
+//! crate notes, "Broadcast bodies").
 //!
 //! The proof transcript binds the protocol name and version, the key id, the epoch, the
 //! signing session id, the signer set, the prover, `R`, `B`, the digest, the public key and
@@ -50,7 +70,7 @@
 use crate::curve::{base_mul, lincomb, malformed, read_scalar, write_scalar};
 use crate::error::{EcdsaError, Result};
 use crate::sign::{
-    echo_digest, validly_signed, SessionCtx, SignMsg3, SignRound3, SignedBody, VERSION,
+    echo_digest, validly_signed, Entry, SessionCtx, SignMsg3, SignRound3, SignedBody, VERSION,
 };
 use k256::{ProjectivePoint, Scalar};
 use merlin::Transcript;
@@ -66,7 +86,7 @@ const DISPUTE_TAG: u8 = 0xD6;
 const DLEQ_PROTOCOL: &[u8] = b"quorate/ecdsa/dkls23-blame-dleq";
 const DLEQ_VERSION: u16 = 1;
 /// The check named by the blame round.
-pub const CHECK_BLAME: &str = "signing: blame round (proof of u_j, w_j)";
+pub const CHECK_BLAME: &str = "signing: blame round (published entries, proof of u_j, w_j)";
 /// The check named by the dispute round.
 pub const CHECK_DISPUTE: &str = "signing: round-2 broadcast (echo dispute)";
 
@@ -91,6 +111,8 @@ pub struct BlameState {
     ctx: SessionCtx,
     bodies: BTreeMap<PartyId, SignedBody>,
     shares: BTreeMap<PartyId, (Scalar, Scalar)>,
+    /// The entries this signer sent (and published).
+    own_entries: Vec<Entry>,
 }
 
 impl core::fmt::Debug for BlameState {
@@ -102,10 +124,12 @@ impl core::fmt::Debug for BlameState {
     }
 }
 
-/// A signer's blame-round broadcast: a Chaum–Pedersen proof `(c, z)` that
-/// `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A signer's blame-round broadcast: the entries `(Γ_u, Γ_v, ψ)` it sent to every
+/// co-signer in round 2 (each checked against its hash in the signer's agreed body), and a
+/// Chaum–Pedersen proof `(c, z)` that `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlameMsg {
+    entries: Vec<Entry>,
     c: Scalar,
     z: Scalar,
 }
@@ -127,12 +151,18 @@ impl BlameRound {
         let mut phi = self.st.phi;
         let p = big_r * phi;
         let q = b * phi;
-        let msg = dleq_prove(ctx, ctx.me, &phi, &b, &p, &q, rng);
+        let (c, z) = dleq_prove(ctx, ctx.me, &phi, &b, &p, &q, rng);
         phi.zeroize();
+        let msg = BlameMsg {
+            entries: self.st.entries.clone(),
+            c,
+            z,
+        };
         let state = BlameState {
             ctx: ctx.clone(),
             bodies: self.st.bodies.clone(),
             shares: self.shares.clone(),
+            own_entries: self.st.entries.clone(),
         };
         (state, msg)
     }
@@ -185,7 +215,7 @@ fn dleq_prove(
     p: &ProjectivePoint,
     q: &ProjectivePoint,
     rng: &mut impl CryptoRngCore,
-) -> BlameMsg {
+) -> (Scalar, Scalar) {
     let mut k = <Scalar as k256::elliptic_curve::Field>::random(&mut *rng);
     let big_r = ProjectivePoint::from(ctx.big_r);
     let a1 = big_r * k;
@@ -193,7 +223,7 @@ fn dleq_prove(
     let c = dleq_challenge(ctx, prover, b, p, q, &a1, &a2);
     let z = k + c * phi;
     k.zeroize();
-    BlameMsg { c, z }
+    (c, z)
 }
 
 /// Verifies a proof on public data: `A1 = z·R − c·P`, `A2 = z·B − c·Q`, and `c` must be the
@@ -204,63 +234,56 @@ fn dleq_verify_vartime(
     b: &ProjectivePoint,
     p: &ProjectivePoint,
     q: &ProjectivePoint,
-    proof: &BlameMsg,
+    (c, z): (&Scalar, &Scalar),
 ) -> bool {
     let big_r = ProjectivePoint::from(ctx.big_r);
-    let a1 = lincomb(&big_r, &proof.z, p, &(-proof.c));
-    let a2 = lincomb(b, &proof.z, q, &(-proof.c));
-    dleq_challenge(ctx, prover, b, p, q, &a1, &a2) == proof.c
+    let a1 = lincomb(&big_r, z, p, &(-*c));
+    let a2 = lincomb(b, z, q, &(-*c));
+    dleq_challenge(ctx, prover, b, p, q, &a1, &a2) == *c
+}
+
+/// Whether `entries`, published by `p`, are exactly the entries whose hashes `p`'s agreed
+/// body carries: one per co-signer, in order, each hashing to `h_{p→k}`.
+fn published_entries_match(ctx: &SessionCtx, body: &SignedBody, entries: &[Entry]) -> bool {
+    let p = body.body.from;
+    entries.len() == body.body.hashes.len()
+        && entries
+            .iter()
+            .zip(&body.body.hashes)
+            .all(|(e, (k, h))| e.to == *k && e.hash(&ctx.sid, p) == *h)
 }
 
 /// Every signer's statement `(P_i, Q_i) = (u_i·G − Δ^u_i, w_i·G − r·Δ^v_i)`, from the
-/// agreed bodies and the broadcast shares. Signers whose body holds an undecodable `Γ` (or
-/// lacks an entry) are returned as culprits; statements that depend on such an entry are
-/// left out.
-#[allow(clippy::type_complexity)]
+/// agreed bodies (`R_j`, `pk_j`), the published entries and the broadcast shares.
+/// `entries` holds only publishers whose entries matched their hashes; a statement that
+/// depends on a missing publisher's entry is left out (that publisher is named instead).
 fn statements_vartime(
     ctx: &SessionCtx,
     bodies: &BTreeMap<PartyId, SignedBody>,
+    entries: &BTreeMap<PartyId, &[Entry]>,
     shares: &BTreeMap<PartyId, (Scalar, Scalar)>,
-) -> (
-    BTreeMap<PartyId, (ProjectivePoint, ProjectivePoint)>,
-    Vec<PartyId>,
-) {
-    // Γ'_u^{a→b}, Γ'_v^{a→b} for every ordered pair.
+) -> BTreeMap<PartyId, (ProjectivePoint, ProjectivePoint)> {
+    let find = |a: &PartyId, b: PartyId| {
+        entries
+            .get(a)
+            .and_then(|es| es.binary_search_by_key(&b, |e| e.to).ok().map(|k| &es[k]))
+    };
+    // Γ'_u^{a→b} = Γ_u^{a→b} + ψ_{b→a}·R_a and Γ'_v^{a→b} likewise, for every ordered pair.
     let mut eff: BTreeMap<(PartyId, PartyId), (ProjectivePoint, ProjectivePoint)> = BTreeMap::new();
-    let mut bad = Vec::new();
     for a in &ctx.signers {
         let Some(ba) = bodies.get(a) else {
-            bad.push(*a);
             continue;
         };
         for b in ctx.signers.iter().filter(|b| *b != a) {
-            let fwd = ba.body.entry(*b).map(|e| e.gammas());
-            let back = bodies
-                .get(b)
-                .and_then(|bb| bb.body.entry(*a))
-                .map(|e| e.psi);
-            match (fwd, back) {
-                (Some(Ok((gu, gv))), Some(psi_ba)) => {
-                    eff.insert(
-                        (*a, *b),
-                        (gu + ba.body.big_r * psi_ba, gv + ba.body.pk * psi_ba),
-                    );
-                }
-                (Some(Ok(_)), None) => {
-                    // b's body lacks its entry for a: b's fault, reported from b's side.
-                }
-                _ => bad.push(*a),
+            if let (Some(fwd), Some(back)) = (find(a, *b), find(b, *a)) {
+                eff.insert(
+                    (*a, *b),
+                    (
+                        fwd.gamma_u + ba.body.big_r * back.psi,
+                        fwd.gamma_v + ba.body.pk * back.psi,
+                    ),
+                );
             }
-        }
-    }
-    for b in &ctx.signers {
-        let lacks = ctx
-            .signers
-            .iter()
-            .filter(|a| *a != b)
-            .any(|a| bodies.get(b).and_then(|bb| bb.body.entry(*a)).is_none());
-        if lacks {
-            bad.push(*b);
         }
     }
     let mut out = BTreeMap::new();
@@ -283,14 +306,13 @@ fn statements_vartime(
         let big_q = base_mul(w) - dv * ctx.r_x;
         out.insert(*p, (big_p, big_q));
     }
-    bad.sort_unstable();
-    bad.dedup();
-    (out, bad)
+    out
 }
 
 impl BlameState {
-    /// The co-signers whose proof is missing, duplicated or does not verify, or whose body
-    /// is unusable for the statement. Empty in an honest run.
+    /// The co-signers whose blame message is missing or duplicated, whose published entries
+    /// do not match the hashes in their agreed body, or whose proof does not verify. Empty
+    /// in an honest run.
     pub fn failing_signers(&self, msgs: &[(PartyId, BlameMsg)]) -> Vec<PartyId> {
         let ctx = &self.ctx;
         let mut culprits = Vec::new();
@@ -303,14 +325,25 @@ impl BlameState {
                 culprits.push(*from);
             }
         }
-        let (stmts, bad) = statements_vartime(ctx, &self.bodies, &self.shares);
-        culprits.extend(bad);
+        // The published entries, each checked against the signed, echoed hash in its
+        // publisher's body; a mismatch names the publisher (it signed the hash).
+        let mut entries: BTreeMap<PartyId, &[Entry]> = BTreeMap::new();
+        entries.insert(ctx.me, &self.own_entries);
+        for (p, m) in &got {
+            match self.bodies.get(p) {
+                Some(body) if published_entries_match(ctx, body, &m.entries) => {
+                    entries.insert(*p, &m.entries);
+                }
+                _ => culprits.push(*p),
+            }
+        }
+        let stmts = statements_vartime(ctx, &self.bodies, &entries, &self.shares);
         let b = blame_base(ctx);
         for p in ctx.signers.iter().filter(|p| **p != ctx.me) {
             match (got.get(p), stmts.get(p)) {
                 (None, _) => culprits.push(*p),
                 (Some(m), Some((big_p, big_q))) => {
-                    if !dleq_verify_vartime(ctx, *p, &b, big_p, big_q, m) {
+                    if !dleq_verify_vartime(ctx, *p, &b, big_p, big_q, (&m.c, &m.z)) {
                         culprits.push(*p);
                     }
                 }
@@ -323,8 +356,9 @@ impl BlameState {
     }
 }
 
-/// Resolves the blame round: [`EcdsaError::Aborted`] naming every co-signer whose proof is
-/// missing or fails ([`CHECK_BLAME`]). [`EcdsaError::InvalidSignature`] only if every proof
+/// Resolves the blame round: [`EcdsaError::Aborted`] naming every co-signer whose message is
+/// missing, whose published entries do not match the hashes in its body, or whose proof
+/// fails ([`CHECK_BLAME`]). [`EcdsaError::InvalidSignature`] only if every proof
 /// verifies, which happens only with negligible probability when the signature failed.
 pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaError {
     let culprits = state.failing_signers(msgs);
@@ -336,10 +370,11 @@ pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaEr
 }
 
 impl BlameMsg {
-    /// Canonical encoding: `c ‖ z`.
+    /// Canonical encoding: `count ‖ entries ‖ c ‖ z`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(BLAME_TAG, VERSION);
+        Entry::write_list(&self.entries, &mut w);
         write_scalar(&mut w, &self.c);
         write_scalar(&mut w, &self.z);
         w.into_bytes()
@@ -350,10 +385,20 @@ impl BlameMsg {
         let f = malformed(from);
         let mut r = Reader::new("signing blame round", bytes);
         r.header(BLAME_TAG, VERSION).map_err(&f)?;
+        let entries = Entry::read_list(&mut r).map_err(&f)?;
         let c = read_scalar(&mut r, "blame challenge").map_err(&f)?;
         let z = read_scalar(&mut r, "blame response").map_err(&f)?;
         r.finish().map_err(&f)?;
-        Ok(BlameMsg { c, z })
+        Ok(BlameMsg { entries, c, z })
+    }
+
+    /// Fault-injection hook: changes `ψ` in the first published entry (which then no longer
+    /// matches its hash in the signer's body).
+    #[doc(hidden)]
+    pub fn corrupt_entry_for_test(&mut self) {
+        if let Some(e) = self.entries.first_mut() {
+            e.psi += Scalar::ONE;
+        }
     }
 }
 
@@ -552,26 +597,32 @@ mod tests {
         let b = blame_base(&c);
         let big_p = ProjectivePoint::from(c.big_r) * phi;
         let big_q = b * phi;
-        let proof = dleq_prove(&c, p1, &phi, &b, &big_p, &big_q, &mut rng);
-        assert!(dleq_verify_vartime(&c, p1, &b, &big_p, &big_q, &proof));
+        let (pc, pz) = dleq_prove(&c, p1, &phi, &b, &big_p, &big_q, &mut rng);
+        let proof = (&pc, &pz);
+        assert!(dleq_verify_vartime(&c, p1, &b, &big_p, &big_q, proof));
         // Another prover index.
-        assert!(!dleq_verify_vartime(&c, p2, &b, &big_p, &big_q, &proof));
+        assert!(!dleq_verify_vartime(&c, p2, &b, &big_p, &big_q, proof));
         // Another signing session id (and another sid).
         let c2 = ctx(b"s2");
-        assert!(!dleq_verify_vartime(&c2, p1, &b, &big_p, &big_q, &proof));
+        assert!(!dleq_verify_vartime(&c2, p1, &b, &big_p, &big_q, proof));
         let mut c3 = ctx(b"s1");
         c3.sid[0] ^= 1;
-        assert!(!dleq_verify_vartime(&c3, p1, &b, &big_p, &big_q, &proof));
+        assert!(!dleq_verify_vartime(&c3, p1, &b, &big_p, &big_q, proof));
         let mut c4 = ctx(b"s1");
         c4.epoch = 1;
-        assert!(!dleq_verify_vartime(&c4, p1, &b, &big_p, &big_q, &proof));
+        assert!(!dleq_verify_vartime(&c4, p1, &b, &big_p, &big_q, proof));
         // A false statement (Q for another witness) cannot be proven with φ.
         let bad_q = b * (phi + Scalar::ONE);
-        let proof2 = dleq_prove(&c, p1, &phi, &b, &big_p, &bad_q, &mut rng);
-        assert!(!dleq_verify_vartime(&c, p1, &b, &big_p, &bad_q, &proof2));
+        let (qc, qz) = dleq_prove(&c, p1, &phi, &b, &big_p, &bad_q, &mut rng);
+        assert!(!dleq_verify_vartime(&c, p1, &b, &big_p, &bad_q, (&qc, &qz)));
         // Encoding round trip, and garbage is a typed error naming the sender.
-        let bytes = proof.to_bytes();
-        assert_eq!(BlameMsg::from_bytes(p2, &bytes).unwrap(), proof);
+        let msg = BlameMsg {
+            entries: Vec::new(),
+            c: pc,
+            z: pz,
+        };
+        let bytes = msg.to_bytes();
+        assert_eq!(BlameMsg::from_bytes(p2, &bytes).unwrap(), msg);
         for cut in 0..bytes.len() {
             assert!(matches!(
                 BlameMsg::from_bytes(p2, &bytes[..cut]),

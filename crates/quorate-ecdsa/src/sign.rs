@@ -9,13 +9,16 @@
 //! * **Round 2** (`i → j`): as multiplication sender (Alice) of `(i → j)` with inputs
 //!   `(r_i, sk_i)`: check `j`'s extension message and compute the transfer, getting
 //!   `c_u, c_v`. The message is a **broadcast body**, identical for every recipient, plus
-//!   the per-recipient multiplication message. The body holds the sender, the session id,
-//!   the opening of `R_i`, `pk_i = sk_i·G` and, for **every** co-signer `k`,
-//!   `Γ_u^{i→k} = c_u^{i→k}·G`, `Γ_v^{i→k} = c_v^{i→k}·G` and `ψ_{i→k} = φ_i − χ^{k→i}`
+//!   a p2p part. The body holds the sender, the session id, the opening of `R_i`,
+//!   `pk_i = sk_i·G` and, for **every** co-signer `k`, the 32-byte hash
+//!   `h_{i→k} = H(tag, sid, i, k, Γ_u^{i→k}, Γ_v^{i→k}, ψ_{i→k})` of the *entry*
+//!   `Γ_u^{i→k} = c_u^{i→k}·G`, `Γ_v^{i→k} = c_v^{i→k}·G`, `ψ_{i→k} = φ_i − χ^{k→i}`
 //!   (`χ^{k→i}` is `i`'s random receiver input in the pair where `k` is Alice). With three or
-//!   more signers the body is signed with the sender's Ed25519 identity key.
+//!   more signers the body is signed with the sender's Ed25519 identity key. The p2p part
+//!   to `k` is the full entry towards `k` and the multiplication message.
 //! * **Round 3** (broadcast; the only message-dependent round): check each body (sender,
-//!   session, entries, identity signature — failures name the sender), `Σ_j pk_j = pk` (and
+//!   session, entry hashes, identity signature — failures name the sender) and that the
+//!   p2p entry hashes to `h_{j→i}` in `j`'s body ([`CHECK_ENTRY`], names `j`), `Σ_j pk_j = pk` (and
 //!   on failure `pk_j = λ_j·T_j` for each `j`, to name the culprit); for each `j`, check the
 //!   opening of `R_j`, the multiplication check (getting `d_u, d_v`), and
 //!   `χ^{j→i}·R_j = d_u·G + Γ_u^{j→i}`, `χ^{j→i}·pk_j = d_v·G + Γ_v^{j→i}` (DKLs23 step 3 —
@@ -68,8 +71,12 @@ const MSG3_TAG: u8 = 0xD3;
 const BODY_TAG: u8 = 0xD4;
 const TAG_BODY_SIG: &[u8] = b"quorate/ecdsa/dkls23-body-signature/v1";
 const TAG_ECHO: &[u8] = b"quorate/ecdsa/dkls23-echo/v1";
-/// The version of the signing messages (2: broadcast bodies, echo digests, blame round).
-pub(crate) const VERSION: u8 = 2;
+const TAG_ENTRY: &[u8] = b"quorate/ecdsa/dkls23-entry/v1";
+/// The check named when a round-2 entry does not match its hash in the sender's body.
+pub const CHECK_ENTRY: &str = "signing: round-2 entry matches its hash in the body";
+/// The version of the signing messages (3: broadcast bodies carrying per-entry hashes,
+/// entries p2p, echo digests, blame round publishing the entries).
+pub(crate) const VERSION: u8 = 3;
 /// Largest accepted encoded body (a signing set of up to about 10,000 parties).
 const MAX_BODY_LEN: usize = 1 << 20;
 
@@ -126,33 +133,121 @@ pub struct SignMsg1 {
     ote: OteMsg,
 }
 
-/// One entry of a broadcast body: the sender's public values towards co-signer `to`.
+/// A signer's public values towards one co-signer `to` (DKLs23 Protocol 3.6 step 2:
+/// `Γ_u, Γ_v, ψ`). The full entry travels only in the p2p part of the round-2 message to
+/// `to`; the broadcast body carries its hash ([`Entry::hash`]). In the blame round every
+/// signer publishes the entries it sent, checked against the hashes in its agreed body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BodyEntry {
+pub(crate) struct Entry {
     pub(crate) to: PartyId,
-    /// `Γ_u^{from→to}`, compressed (decoded only where needed).
-    pub(crate) gamma_u: [u8; POINT_LEN],
+    /// `Γ_u^{from→to}`, compressed (the encoding that is hashed and sent).
+    pub(crate) gamma_u_bytes: [u8; POINT_LEN],
     /// `Γ_v^{from→to}`, compressed.
-    pub(crate) gamma_v: [u8; POINT_LEN],
+    pub(crate) gamma_v_bytes: [u8; POINT_LEN],
+    /// `Γ_u^{from→to} = c_u^{from→to}·G` (a valid, non-identity point).
+    pub(crate) gamma_u: ProjectivePoint,
+    /// `Γ_v^{from→to} = c_v^{from→to}·G`.
+    pub(crate) gamma_v: ProjectivePoint,
     /// `ψ_{from→to} = φ_from − χ^{to→from}`.
     pub(crate) psi: Scalar,
 }
 
-impl BodyEntry {
-    /// Decodes `(Γ_u, Γ_v)` (valid, non-identity points).
-    pub(crate) fn gammas(
-        &self,
-    ) -> core::result::Result<(ProjectivePoint, ProjectivePoint), quorate_core::DecodeError> {
-        Ok((
-            point_from_bytes("Gamma_u", &self.gamma_u)?,
-            point_from_bytes("Gamma_v", &self.gamma_v)?,
-        ))
+/// Encoded length of an [`Entry`]: recipient, two compressed points, one scalar.
+pub(crate) const ENTRY_LEN: usize = 2 + 2 * POINT_LEN + 32;
+
+impl Entry {
+    fn new(to: PartyId, gamma_u: &AffinePoint, gamma_v: &AffinePoint, psi: Scalar) -> Self {
+        Entry {
+            to,
+            gamma_u_bytes: affine_bytes(gamma_u),
+            gamma_v_bytes: affine_bytes(gamma_v),
+            gamma_u: ProjectivePoint::from(*gamma_u),
+            gamma_v: ProjectivePoint::from(*gamma_v),
+            psi,
+        }
+    }
+
+    /// `h_{from→to} = H(tag, sid, from, to, Γ_u, Γ_v, ψ)`. `sid` binds the key id, epoch,
+    /// public key, signing session id and signer set ([`sign_round1`]).
+    pub(crate) fn hash(&self, sid: &[u8; 32], from: PartyId) -> [u8; 32] {
+        tagged_hash(
+            TAG_ENTRY,
+            &[
+                sid,
+                &from.to_bytes(),
+                &self.to.to_bytes(),
+                &self.gamma_u_bytes,
+                &self.gamma_v_bytes,
+                &self.psi.to_bytes(),
+            ],
+        )
+    }
+
+    /// Writes `to ‖ Γ_u ‖ Γ_v ‖ ψ`.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.party(self.to)
+            .bytes(&self.gamma_u_bytes)
+            .bytes(&self.gamma_v_bytes);
+        write_scalar(w, &self.psi);
+    }
+
+    /// Reads what [`Entry::write`] wrote; both points are validated (canonical encoding, on
+    /// the curve, not the identity) and `ψ` must be canonical.
+    pub(crate) fn read(
+        r: &mut Reader<'_>,
+    ) -> core::result::Result<Self, quorate_core::DecodeError> {
+        let to = r.party()?;
+        let gamma_u_bytes: [u8; POINT_LEN] = r.array()?;
+        let gamma_v_bytes: [u8; POINT_LEN] = r.array()?;
+        let psi = read_scalar(r, "psi")?;
+        Ok(Entry {
+            to,
+            gamma_u: point_from_bytes("Gamma_u", &gamma_u_bytes)?,
+            gamma_v: point_from_bytes("Gamma_v", &gamma_v_bytes)?,
+            gamma_u_bytes,
+            gamma_v_bytes,
+            psi,
+        })
+    }
+
+    /// Writes a list of entries with a 16-bit count.
+    pub(crate) fn write_list(entries: &[Entry], w: &mut Writer) {
+        w.u16(entries.len() as u16);
+        for e in entries {
+            e.write(w);
+        }
+    }
+
+    /// Reads what [`Entry::write_list`] wrote: recipients strictly increasing.
+    pub(crate) fn read_list(
+        r: &mut Reader<'_>,
+    ) -> core::result::Result<Vec<Self>, quorate_core::DecodeError> {
+        let n = r.len_prefix(u16::MAX as usize)?;
+        let mut out: Vec<Entry> = Vec::with_capacity(n.min(r.remaining() / ENTRY_LEN));
+        for _ in 0..n {
+            let e = Entry::read(r)?;
+            if out.last().is_some_and(|l| l.to >= e.to) {
+                return Err(quorate_core::DecodeError::InvalidValue {
+                    what: "signing entries",
+                    reason: "entries must be in increasing recipient order",
+                });
+            }
+            out.push(e);
+        }
+        Ok(out)
+    }
+
+    /// Fault injection only: `Γ_u + G` (an output inconsistent with `R_i`).
+    fn shift_gamma_u_for_test(&mut self) {
+        self.gamma_u += ProjectivePoint::GENERATOR;
+        self.gamma_u_bytes = point_bytes(&self.gamma_u);
     }
 }
 
 /// The public part of a signer's round-2 message, identical for every recipient: sender,
-/// session id, opening of `R_i`, `pk_i`, and `(Γ_u, Γ_v, ψ)` towards every co-signer.
-/// `bytes` is its canonical encoding (what is signed, echoed and published in a dispute).
+/// session id, opening of `R_i`, `pk_i`, and the 32-byte hash `h_{i→k}` of its entry
+/// towards every co-signer `k` ([`Entry::hash`]). `bytes` is its canonical encoding (what
+/// is signed, echoed and published in a dispute).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Body {
     pub(crate) from: PartyId,
@@ -161,7 +256,8 @@ pub(crate) struct Body {
     pub(crate) big_r_bytes: [u8; POINT_LEN],
     pub(crate) salt: [u8; 32],
     pub(crate) pk: ProjectivePoint,
-    pub(crate) entries: Vec<BodyEntry>,
+    /// `(k, h_{from→k})` for every co-signer `k`, in increasing order of `k`.
+    pub(crate) hashes: Vec<(PartyId, [u8; 32])>,
     pub(crate) bytes: Vec<u8>,
 }
 
@@ -172,11 +268,13 @@ pub(crate) struct SignedBody {
     pub(crate) signature: Option<ed25519_dalek::Signature>,
 }
 
-/// Round-2 message (`i → j`): the broadcast body, its signature and the per-recipient
+/// Round-2 message (`i → j`): the broadcast body and its signature, then the p2p part: the
+/// full entry `(Γ_u, Γ_v, ψ)` towards `j` (checked against `h_{i→j}` in the body) and the
 /// multiplication message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignMsg2 {
     signed: SignedBody,
+    entry: Entry,
     mul: MulMsg,
 }
 
@@ -245,6 +343,9 @@ pub struct SignRound2 {
     /// Our own signed broadcast body.
     #[zeroize(skip)]
     own_body: SignedBody,
+    /// The entries we sent (public; published in the blame round).
+    #[zeroize(skip)]
+    own_entries: Vec<Entry>,
     c: PairOutputs,
 }
 
@@ -274,6 +375,8 @@ pub struct SignRound3 {
     pub(crate) ctx: SessionCtx,
     /// Every signer's body as received (own included).
     pub(crate) bodies: BTreeMap<PartyId, SignedBody>,
+    /// The entries this signer sent (published in the blame round).
+    pub(crate) entries: Vec<Entry>,
     pub(crate) phi: Scalar,
     pub(crate) own: SignMsg3,
 }
@@ -670,17 +773,14 @@ fn sign_round2_inner(
         let (Some(gu), Some(gv)) = (gu, gv) else {
             return Err(EcdsaError::MissingMessage { from: to });
         };
-        entries.push(BodyEntry {
-            to,
-            gamma_u: affine_bytes(gu),
-            gamma_v: affine_bytes(gv),
-            psi,
-        });
+        entries.push(Entry::new(to, gu, gv, psi));
     }
     let pk_bytes = affine
         .last()
         .map(affine_bytes)
         .ok_or(EcdsaError::MissingMessage { from: me })?;
+    // The body carries only h_{me→k} per co-signer; the entry itself goes p2p to k.
+    let hashes = entries.iter().map(|e| (e.to, e.hash(&sid, me))).collect();
     let body = Body::new(
         me,
         sid,
@@ -689,7 +789,7 @@ fn sign_round2_inner(
         state.salt,
         pk_i,
         &pk_bytes,
-        entries,
+        hashes,
     );
     // With two signers there is no third party to equivocate to: no signature (see the
     // crate notes, "Broadcast").
@@ -708,7 +808,7 @@ fn sign_round2_inner(
             state.salt,
             pk_i,
             &pk_bytes,
-            body.entries.clone(),
+            body.hashes.clone(),
         );
         let signature = signature
             .is_some()
@@ -724,12 +824,13 @@ fn sign_round2_inner(
     let own_body = SignedBody { body, signature };
     let out = muls
         .into_iter()
-        .map(|(j, mul)| {
+        .zip(entries.iter().cloned())
+        .map(|((j, mul), entry)| {
             let signed = match &alt_body {
                 Some((v, b)) if *v == j => b.clone(),
                 _ => own_body.clone(),
             };
-            (j, SignMsg2 { signed, mul })
+            (j, SignMsg2 { signed, entry, mul })
         })
         .collect();
     let commitments = map.iter().map(|(j, m)| (*j, m.commitment)).collect();
@@ -741,6 +842,7 @@ fn sign_round2_inner(
             lambdas,
             commitments,
             own_body,
+            own_entries: entries,
             c,
         },
         out,
@@ -811,8 +913,8 @@ pub(crate) fn validly_signed(
     }
 }
 
-/// The checks on receipt of signer `j`'s body: sender, session, one entry per co-signer in
-/// order, and (three or more signers) `j`'s identity signature. Failures name `j`.
+/// The checks on receipt of signer `j`'s body: sender, session, one entry hash per
+/// co-signer in order, and (three or more signers) `j`'s identity signature. Failures name `j`.
 fn check_body(
     j: PartyId,
     signed: &SignedBody,
@@ -828,7 +930,7 @@ fn check_body(
         ));
     }
     let expected = signers.iter().copied().filter(|k| *k != j);
-    if b.entries.len() + 1 != signers.len() || !b.entries.iter().map(|e| e.to).eq(expected) {
+    if b.hashes.len() + 1 != signers.len() || !b.hashes.iter().map(|(k, _)| *k).eq(expected) {
         return Err(EcdsaError::blame(j, "signing: round-2 body entries"));
     }
     let ok = match signed.signature {
@@ -880,16 +982,16 @@ fn sign_round3_inner(
     for c in checks {
         c?;
     }
-    // Our entry in each body: Γ_u^{j→me}, Γ_v^{j→me}, ψ_{j→me}.
+    // Our entry from each co-signer, p2p: Γ_u^{j→me}, Γ_v^{j→me}, ψ_{j→me}, which must
+    // match h_{j→me} in j's (signed, echoed) body. A mismatch names j.
     let mut mine = BTreeMap::new();
     for (j, m) in &map {
-        let e = m
-            .signed
-            .body
-            .entry(me)
-            .ok_or(EcdsaError::blame(*j, "signing: round-2 body entries"))?;
-        let (gu, gv) = e.gammas().map_err(malformed(*j))?;
-        mine.insert(*j, (gu, gv, e.psi));
+        let e = &m.entry;
+        let expected = m.signed.body.hash_for(me);
+        if e.to != me || expected != Some(&e.hash(&sid, *j)) {
+            return Err(EcdsaError::blame(*j, CHECK_ENTRY));
+        }
+        mine.insert(*j, (e.gamma_u, e.gamma_v, e.psi));
     }
     let mut receivers = core::mem::take(&mut state.r1.receivers);
     let lambdas = &state.lambdas;
@@ -1023,6 +1125,7 @@ fn sign_round3_inner(
         SignRound3 {
             ctx,
             bodies,
+            entries: state.own_entries.clone(),
             phi: state.r1.phi_i,
             own,
         },
@@ -1158,7 +1261,7 @@ impl Body {
         salt: [u8; 32],
         pk: ProjectivePoint,
         pk_bytes: &[u8; POINT_LEN],
-        entries: Vec<BodyEntry>,
+        hashes: Vec<(PartyId, [u8; 32])>,
     ) -> Self {
         let mut w = Writer::new();
         w.header(BODY_TAG, VERSION)
@@ -1167,10 +1270,9 @@ impl Body {
             .bytes(&big_r_bytes)
             .bytes(&salt)
             .bytes(pk_bytes)
-            .u16(entries.len() as u16);
-        for e in &entries {
-            w.party(e.to).bytes(&e.gamma_u).bytes(&e.gamma_v);
-            write_scalar(&mut w, &e.psi);
+            .u16(hashes.len() as u16);
+        for (to, h) in &hashes {
+            w.party(*to).bytes(h);
         }
         Body {
             from,
@@ -1179,22 +1281,22 @@ impl Body {
             big_r_bytes,
             salt,
             pk,
-            entries,
+            hashes,
             bytes: w.into_bytes(),
         }
     }
 
-    /// The entry towards `to`.
-    pub(crate) fn entry(&self, to: PartyId) -> Option<&BodyEntry> {
-        self.entries
-            .binary_search_by_key(&to, |e| e.to)
+    /// `h_{from→to}`, the hash of the entry towards `to`.
+    pub(crate) fn hash_for(&self, to: PartyId) -> Option<&[u8; 32]> {
+        self.hashes
+            .binary_search_by_key(&to, |(k, _)| *k)
             .ok()
-            .and_then(|k| self.entries.get(k))
+            .and_then(|k| self.hashes.get(k))
+            .map(|(_, h)| h)
     }
 
-    /// Decodes a body. `R` and `pk` are validated here; the `Γ` points of each entry when
-    /// they are used ([`BodyEntry::gammas`]). Entries must be in strictly increasing order
-    /// of the recipient, none addressed to the sender.
+    /// Decodes a body; `R` and `pk` are validated. Entry hashes must be in strictly
+    /// increasing order of the recipient, none addressed to the sender.
     pub(crate) fn decode(bytes: &[u8]) -> core::result::Result<Self, quorate_core::DecodeError> {
         let mut r = Reader::new("signing round-2 body", bytes);
         r.header(BODY_TAG, VERSION)?;
@@ -1205,24 +1307,16 @@ impl Body {
         let salt = r.array()?;
         let pk = read_point(&mut r, "pk_i")?;
         let n = r.len_prefix(u16::MAX as usize)?;
-        let mut entries: Vec<BodyEntry> = Vec::with_capacity(n.min(r.remaining() / 100));
+        let mut hashes: Vec<(PartyId, [u8; 32])> = Vec::with_capacity(n.min(r.remaining() / 34));
         for _ in 0..n {
             let to = r.party()?;
-            if to == from || entries.last().is_some_and(|e| e.to >= to) {
+            if to == from || hashes.last().is_some_and(|(k, _)| *k >= to) {
                 return Err(quorate_core::DecodeError::InvalidValue {
                     what: "signing round-2 body",
                     reason: "entries must be in increasing recipient order, none to the sender",
                 });
             }
-            let gamma_u = r.array()?;
-            let gamma_v = r.array()?;
-            let psi = read_scalar(&mut r, "psi")?;
-            entries.push(BodyEntry {
-                to,
-                gamma_u,
-                gamma_v,
-                psi,
-            });
+            hashes.push((to, r.array()?));
         }
         r.finish()?;
         Ok(Body {
@@ -1232,7 +1326,7 @@ impl Body {
             big_r_bytes,
             salt,
             pk,
-            entries,
+            hashes,
             bytes: bytes.to_vec(),
         })
     }
@@ -1284,6 +1378,7 @@ impl SignMsg2 {
         let mut w = Writer::new();
         w.header(MSG2_TAG, VERSION);
         self.signed.write(&mut w);
+        self.entry.write(&mut w);
         self.mul.write(&mut w);
         w.into_bytes()
     }
@@ -1294,9 +1389,10 @@ impl SignMsg2 {
         let mut r = Reader::new("signing round 2", bytes);
         r.header(MSG2_TAG, VERSION).map_err(&f)?;
         let signed = SignedBody::read(&mut r).map_err(&f)?;
+        let entry = Entry::read(&mut r).map_err(&f)?;
         let mul = MulMsg::read(&mut r).map_err(&f)?;
         r.finish().map_err(&f)?;
-        Ok(SignMsg2 { signed, mul })
+        Ok(SignMsg2 { signed, entry, mul })
     }
 
     /// Re-encodes the body after a change to its fields, re-signing it with `key`'s identity
@@ -1311,7 +1407,7 @@ impl SignMsg2 {
             b.salt,
             b.pk,
             &point_bytes(&b.pk),
-            b.entries.clone(),
+            b.hashes.clone(),
         );
         if self.signed.signature.is_some() {
             self.signed.signature = Some(key.identity.sign(&body_sig_message(&body.bytes)));
@@ -1319,16 +1415,25 @@ impl SignMsg2 {
         self.signed.body = body;
     }
 
-    /// Fault-injection hook: shifts `Γ_u` towards `to` (an output inconsistent with `R_i`),
-    /// re-signing the body with `key`.
+    /// Fault-injection hook: shifts `Γ_u` in the entry for the recipient (an output
+    /// inconsistent with `R_i`), updating its hash in the body and re-signing the body with
+    /// `key`, so only the Γ check can catch it.
     #[doc(hidden)]
-    pub fn corrupt_gamma_for_test(&mut self, to: PartyId, key: &KeyShare) {
-        if let Some(e) = self.signed.body.entries.iter_mut().find(|e| e.to == to) {
-            if let Ok(g) = point_from_bytes("Gamma_u", &e.gamma_u) {
-                e.gamma_u = point_bytes(&(g + ProjectivePoint::GENERATOR));
-            }
+    pub fn corrupt_gamma_for_test(&mut self, key: &KeyShare) {
+        self.entry.shift_gamma_u_for_test();
+        let (from, sid, to) = (self.signed.body.from, self.signed.body.sid, self.entry.to);
+        let h = self.entry.hash(&sid, from);
+        if let Some(slot) = self.signed.body.hashes.iter_mut().find(|(k, _)| *k == to) {
+            slot.1 = h;
         }
         self.rebuild_for_test(key);
+    }
+
+    /// Fault-injection hook: changes `ψ` in the p2p entry without updating its hash in the
+    /// (signed) body.
+    #[doc(hidden)]
+    pub fn corrupt_entry_for_test(&mut self) {
+        self.entry.psi += Scalar::ONE;
     }
 
     /// Fault-injection hook: shifts `pk_i` (a public key share that is not `λ_i·T_i`),
@@ -1339,13 +1444,13 @@ impl SignMsg2 {
         self.rebuild_for_test(key);
     }
 
-    /// Fault-injection hook: equivocation. Changes `ψ` in the entry for the first co-signer
+    /// Fault-injection hook: equivocation. Changes the entry hash for the first co-signer
     /// other than `to` (which `to` does not check) and re-signs the body with `key`, so
     /// `to` receives a validly signed body that differs from everyone else's.
     #[doc(hidden)]
     pub fn equivocate_for_test(&mut self, to: PartyId, key: &KeyShare) {
-        if let Some(e) = self.signed.body.entries.iter_mut().find(|e| e.to != to) {
-            e.psi += Scalar::ONE;
+        if let Some(slot) = self.signed.body.hashes.iter_mut().find(|(k, _)| *k != to) {
+            slot.1[0] ^= 1;
         }
         self.rebuild_for_test(key);
     }

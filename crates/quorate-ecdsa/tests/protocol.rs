@@ -162,6 +162,11 @@ enum SignFault {
     /// Honest, but every signer enters the blame round instead of combining (every proof
     /// must verify).
     ForceBlame,
+    /// The party's p2p entry to the second party does not match its hash in the body.
+    BadEntry(u16, u16),
+    /// Every signer enters the blame round; the party publishes an entry that does not
+    /// match its hash in its (signed, echoed) body.
+    BadBlameEntry(u16),
 }
 
 impl SignFault {
@@ -188,7 +193,9 @@ impl SignFault {
             | SignFault::Equivocate(i, _)
             | SignFault::BadBodySig(i, _)
             | SignFault::LiarForges(i)
-            | SignFault::EquivocateR(i, _) => Some(pid(i)),
+            | SignFault::EquivocateR(i, _)
+            | SignFault::BadEntry(i, _)
+            | SignFault::BadBlameEntry(i) => Some(pid(i)),
         }
     }
 }
@@ -246,7 +253,7 @@ fn run_sign(
                     .map(|(to, mut m)| {
                         let key = &shares[i.position()];
                         if fault == SignFault::Gamma(i.get()) {
-                            m.corrupt_gamma_for_test(to, key);
+                            m.corrupt_gamma_for_test(key);
                         }
                         if fault == SignFault::ShortMul(i.get()) {
                             m.truncate_mul_for_test();
@@ -259,6 +266,9 @@ fn run_sign(
                         }
                         if fault == SignFault::BadBodySig(i.get(), to.get()) {
                             m.corrupt_signature_for_test();
+                        }
+                        if fault == SignFault::BadEntry(i.get(), to.get()) {
+                            m.corrupt_entry_for_test();
                         }
                         (to, SignMsg2::from_bytes(i, &m.to_bytes()).unwrap())
                     })
@@ -310,7 +320,7 @@ fn run_sign(
     let mut disputes = Vec::new();
     for (i, st) in st3 {
         let msgs = std::mem::take(&mut inbox[i.position()]);
-        if fault == SignFault::ForceBlame {
+        if matches!(fault, SignFault::ForceBlame | SignFault::BadBlameEntry(_)) {
             blames.push((i, Box::new(st.blame(&msgs)?)));
             continue;
         }
@@ -362,14 +372,17 @@ fn run_sign(
         let mut states = Vec::new();
         let mut outs = Vec::new();
         for (i, b) in blames {
-            let (st, m) = b.respond(&mut rng);
+            let (st, mut m) = b.respond(&mut rng);
+            if fault == SignFault::BadBlameEntry(i.get()) {
+                m.corrupt_entry_for_test();
+            }
             let m = BlameMsg::from_bytes(i, &m.to_bytes()).unwrap();
             states.push((i, st));
             outs.push((
                 i,
                 ids.iter()
                     .filter(|j| **j != i)
-                    .map(|j| (*j, m))
+                    .map(|j| (*j, m.clone()))
                     .collect::<Vec<_>>(),
             ));
         }
@@ -754,13 +767,17 @@ fn round_messages_have_the_documented_sizes() {
     let b2 = out1[0].1.to_bytes().len();
     // Round 1: the commitment, the receiver's 32-byte extension nonce, 128 columns of
     // (416+128)/8 bytes plus the KOS check; round 2: the broadcast body (header, sender,
-    // session id, R_i, salt, pk_i, one entry (party, Γ_u, Γ_v, ψ) per co-signer) with its
-    // length and signature flag (no signature with two signers), then the multiplication:
-    // the sender's 32-byte pad salt, 3·416 scalars of corrections, the 32-byte hash of the
-    // check vector and u.
+    // session id, R_i, salt, pk_i, one (party, 32-byte entry hash) per co-signer) with its
+    // length and signature flag (no signature with two signers), the p2p entry (party, Γ_u,
+    // Γ_v, ψ), then the multiplication: the sender's 32-byte pad salt, 3·416 scalars of
+    // corrections, the 32-byte hash of the check vector and u.
     assert_eq!(b1, 2 + 32 + 32 + 2 + 128 * 68 + 16 + 128 * 16);
-    let body = 2 + 2 + 32 + 33 + 32 + 33 + 2 + (2 + 33 + 33 + 32);
-    assert_eq!(b2, 2 + 4 + body + 1 + 32 + 2 + 3 * 416 * 32 + 32 + 32);
+    let body = 2 + 2 + 32 + 33 + 32 + 33 + 2 + (2 + 32);
+    let entry = 2 + 33 + 33 + 32;
+    assert_eq!(
+        b2,
+        2 + 4 + body + 1 + entry + 32 + 2 + 3 * 416 * 32 + 32 + 32
+    );
 }
 
 /// Single-party BIP32 reference (CKDpriv, non-hardened) with k256 + HMAC-SHA512.
@@ -1162,5 +1179,112 @@ fn blame_and_dispute_messages_reject_truncation_and_garbage() {
             c[pos] ^= 0xA5;
             let _ = decode(pid(3), &c);
         }
+    }
+}
+
+/// The p2p entry `(Γ_u, Γ_v, ψ)` must match the hash `h_{i→k}` in the sender's body: a
+/// mismatch names the sender (and bans nobody: no OT correlation was used).
+#[test]
+fn a_p2p_entry_that_does_not_match_its_hash_names_the_sender() {
+    let d = digest("entry hash");
+    let mut shares = keygen(3, 4, 80);
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::BadEntry(2, 3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    assert_eq!(err.check(), Some(sign::CHECK_ENTRY));
+    assert!(!shares[2].is_banned(pid(2)));
+    let err = run_sign(&mut shares, &[1, 3, 4], &d, 2, SignFault::BadEntry(4, 1)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(4)]);
+    assert_eq!(err.check(), Some(sign::CHECK_ENTRY));
+    // Two signers (unsigned bodies): the same check.
+    let mut two = keygen(2, 2, 81);
+    let err = run_sign(&mut two, &[1, 2], &d, 3, SignFault::BadEntry(1, 2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(1)]);
+    assert_eq!(err.check(), Some(sign::CHECK_ENTRY));
+    // The honest set still signs.
+    let pk = shares[0].public_key();
+    let sig = run_sign(&mut shares, &[1, 2, 3, 4], &d, 4, SignFault::None).unwrap();
+    check_external(&pk, &d, &sig);
+}
+
+/// In the blame round every signer publishes the entries it sent; one that does not hash to
+/// `h_{i→k}` in the publisher's agreed body names the publisher, and no honest signer.
+#[test]
+fn a_blame_publication_that_does_not_match_the_signed_hash_names_the_publisher() {
+    let d = digest("blame entry");
+    let mut shares = keygen(3, 4, 82);
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::BadBlameEntry(3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(3)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
+    let err = run_sign(
+        &mut shares,
+        &[1, 2, 3, 4],
+        &d,
+        2,
+        SignFault::BadBlameEntry(1),
+    )
+    .unwrap_err();
+    assert_eq!(err.culprits(), &[pid(1)]);
+    let mut two = keygen(2, 3, 83);
+    let err = run_sign(&mut two, &[2, 3], &d, 3, SignFault::BadBlameEntry(2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2)]);
+    assert_eq!(err.check(), Some(blame::CHECK_BLAME));
+}
+
+/// Hostile encodings of the new parts (the p2p entry of round 2, the body's hash list, the
+/// entries of a blame message) are `Malformed` errors naming the sender.
+#[test]
+fn bad_entries_in_new_messages_are_malformed_naming_the_sender() {
+    let mut shares = keygen(3, 3, 84);
+    let ids = [pid(1), pid(2), pid(3)];
+    let d = digest("bad entries");
+    let (sign2, mut st3, inbox3) = to_round3(&mut shares, &ids, &d, 1);
+    let malformed_from = |r: Result<(), EcdsaError>, who: PartyId| matches!(r, Err(EcdsaError::Malformed { from, .. }) if from == who);
+    let dec2 = |b: &[u8]| SignMsg2::from_bytes(pid(2), b).map(|_| ());
+    assert!(dec2(&sign2).is_ok());
+    // Round 2 (P2 → P1): ... signed body ‖ entry (100 bytes) ‖ multiplication message.
+    let mul_len = 32 + 2 + 3 * 416 * 32 + 32 + 32;
+    let entry = sign2.len() - mul_len - 100;
+    let mut bad = sign2.clone();
+    bad[entry + 2] = 0x05; // Γ_u tag
+    assert!(malformed_from(dec2(&bad), pid(2)));
+    let mut bad = sign2.clone();
+    bad[entry + 2 + 33 + 1..entry + 2 + 66].fill(0xFF); // Γ_v with x ≥ p
+    assert!(malformed_from(dec2(&bad), pid(2)));
+    let mut bad = sign2.clone();
+    bad[entry + 68..entry + 100].fill(0xFF); // non-canonical ψ
+    assert!(malformed_from(dec2(&bad), pid(2)));
+    // The body's hash list: the first recipient is the sender itself.
+    let first_to = 2 + 4 + 2 + 2 + 32 + 33 + 32 + 33 + 2;
+    assert_eq!(&sign2[first_to..first_to + 2], &[0, 1]);
+    let mut bad = sign2.clone();
+    bad[first_to + 1] = 2;
+    assert!(malformed_from(dec2(&bad), pid(2)));
+    // A blame message: header ‖ count ‖ two entries ‖ c ‖ z.
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let (i1, s1) = st3.remove(1);
+    let (_st, bm) = s1.blame(&inbox3[i1.position()]).unwrap().respond(&mut rng);
+    let bytes = bm.to_bytes();
+    assert_eq!(bytes.len(), 2 + 2 + 2 * 100 + 64);
+    let decb = |b: &[u8]| BlameMsg::from_bytes(pid(2), b).map(|_| ());
+    assert!(decb(&bytes).is_ok());
+    let mut bad = bytes.clone();
+    bad[4 + 2] = 0x05; // Γ_u tag of the first entry
+    assert!(malformed_from(decb(&bad), pid(2)));
+    let mut bad = bytes.clone();
+    bad[4..104].copy_from_slice(&bytes[104..204]); // entries out of order
+    bad[104..204].copy_from_slice(&bytes[4..104]);
+    assert!(malformed_from(decb(&bad), pid(2)));
+    let mut bad = bytes.clone();
+    bad[3] = 3; // count beyond the entries present
+    assert!(malformed_from(decb(&bad), pid(2)));
+    let mut rng2 = ChaCha20Rng::seed_from_u64(4);
+    for len in [0usize, 3, 100, 268, 5000] {
+        let mut g = vec![0xD5u8, 3];
+        g.resize(len.max(2), 0);
+        rand_core::RngCore::fill_bytes(&mut rng2, &mut g[2..]);
+        assert!(malformed_from(decb(&g), pid(2)));
+        let mut g2 = vec![0xD2u8, 3];
+        g2.extend_from_slice(&g[2..]);
+        assert!(malformed_from(dec2(&g2), pid(2)));
     }
 }
