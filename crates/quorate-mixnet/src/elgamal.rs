@@ -359,7 +359,7 @@ impl ElGamalKeyShare {
                     id: self.id,
                     n: public.params.n(),
                 })?;
-        let masks: Vec<Scalar> = list.iter().map(|_| Scalar::random(&mut *rng)).collect();
+        let mut masks: Vec<Scalar> = list.iter().map(|_| Scalar::random(&mut *rng)).collect();
         // Secret exponents (x_k, r): constant-time multiplications.
         let mut shares: Vec<ElGamalDecShare> = list
             .par_iter()
@@ -391,6 +391,8 @@ impl ElGamalKeyShare {
                 );
                 sh.z = *r + c * self.x;
             });
+        // The DLEQ nonces are secret: wipe them.
+        masks.iter_mut().for_each(|r| *r = Scalar::ZERO);
         Ok(shares)
     }
 }
@@ -579,7 +581,7 @@ pub(crate) fn check_stages(
 /// Verifies every server's shares (all servers that published, at least `t`) and combines
 /// the first `t` of them. Failing servers are all named.
 ///
-/// All servers' proofs are checked in one MSM ([`dec_all_hold`]); only if that fails is each
+/// All servers' proofs are checked in one MSM; only if that fails is each
 /// server's batch checked alone to name it. The combination `b − Σ λ_k d_k` uses
 /// double-and-add when the Lagrange coefficients are small integers (servers `1..t`).
 pub fn verify_and_combine(
