@@ -12,8 +12,7 @@ use serde_json::{json, Map, Value};
 /// What the crate does not implement yet (printed with every demo and benchmark).
 pub const NOT_IMPLEMENTED: &[&str] = &[
     "Beaver triples for DB-RSM come from a dealer (a documented preprocessing assumption; the triples are verified publicly)",
-    "ring-Pedersen integer commitment to e′ in the Paillier part of the shuffle proof",
-    "wire encodings of the protocol messages (all servers run in one process)",
+    "wire encodings of the DB-RSM messages (quasi-signature query, signature and witness tracks, Beaver triples and openings, DPK_BBS+); all servers run in one process",
 ];
 
 /// Arguments of `quorate mixnet demo`.
