@@ -92,8 +92,10 @@
 //!   verify, [`crate::sign::combine`] returns [`crate::sign::Combined::Blame`] instead of an
 //!   error, and every signer proves with a Chaum–Pedersen proof that
 //!   `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`, `B = H(m)·G + r·pk`, where `Δ^u_i`,
-//!   `Δ^v_i` are computed by anyone from the agreed round-2 bodies (the derivation, from the
-//!   step-3 checks, is in [`crate::blame`]). The `Δ` sums cancel over all signers, so if every
+//!   `Δ^v_i` are computed by anyone from the agreed round-2 bodies and the entries every
+//!   signer publishes in the blame round, each checked against its hash in the publisher's
+//!   agreed body (a mismatch names the publisher; the derivation, from the step-3 checks,
+//!   and the soundness of publishing are in [`crate::blame`]). The `Δ` sums cancel over all signers, so if every
 //!   proof holds then `Σ w_i / Σ u_i` is a valid signature (step 4); by contraposition a
 //!   failed signature makes some proof fail and [`crate::blame::resolve_blame`] names every
 //!   such signer (and every signer whose proof is missing). The statement is public data and
@@ -106,8 +108,19 @@
 //!   [`crate::KeyShare::setup_transcript`] (which now also covers every party's Ed25519
 //!   identity key). In signing, the public part of each round-2 message is a *body*
 //!   identical for every recipient: sender, session id, the opening of `R_j` (point and
-//!   salt), `pk_j` and `(Γ_u^{j→k}, Γ_v^{j→k}, ψ_{j→k})` for **every** co-signer `k`.
-//!   Publishing these to all co-signers, not only to `k`, is safe: `Γ^{j→k} = c^{j→k}·G` for
+//!   salt), `pk_j` and, for **every** co-signer `k`, the 32-byte hash
+//!   `h_{j→k} = H(tag, sid, j, k, Γ_u^{j→k}, Γ_v^{j→k}, ψ_{j→k})` of the entry towards `k`.
+//!   The entry itself travels only in the p2p part of the message to `k`, who checks it
+//!   against `h_{j→k}` in the body ([`crate::sign::CHECK_ENTRY`] names `j` on a mismatch;
+//!   like the other pairwise checks this blame is local, since the p2p entry is not
+//!   signed). In the blame round `j` publishes all its entries; what `j` broadcasts there
+//!   is pinned by the agreed hashes, so a blame message sent inconsistently can differ
+//!   only in its proof, which is then the round-3 case below. The hash binds the session
+//!   id (key id, epoch, public key, signing session id, signer set), sender and
+//!   recipient, so an entry cannot be replayed into another session or pair. Signing and echoing the hashes
+//!   commits `j` to one entry per co-signer exactly as signing the entries did (SHA-256
+//!   collision resistance), so the dispute below is unchanged. Revealing the entries to
+//!   every co-signer in the blame round, not only to `k`, is safe: `Γ^{j→k} = c^{j→k}·G` for
 //!   the sender's multiplication output `c`, a uniformly random additive share (its partner
 //!   `d` stays with `k`), and `ψ_{j→k} = φ_j − χ^{k→j}` is one-time padded by `j`'s own
 //!   random receiver input `χ^{k→j}` in the pair with `k`, which nobody else learns (DKLs23
@@ -142,10 +155,25 @@
 //!   0.13 ms to the 1.94 ms of `t = 2`, past the 2.0 ms target; at `t = 5` the five
 //!   signatures and twenty strict verifications add about 1.0 ms to 17.5 ms (measured A/B
 //!   on the same machine, minimum over 60 runs).
-//! * **Body size.** The body grows with the signing set (`136 + 100·(t − 1)` bytes, plus a
-//!   64-byte signature from three signers on, sent to each of the `t − 1` co-signers): per
-//!   counterparty 51,180 bytes at `t = 2` (51,134 before), 51,576 at `t = 5`, about 57.5 KB
-//!   at `t = 64` and 63.9 KB at `t = 128` (above sl-dkls23's ~59 KB from `t = 81` on).
+//! * **Body size.** The body grows with the signing set by one `(index, hash)` pair per
+//!   co-signer: `136 + 34·(t − 1)` bytes, plus a 64-byte signature from three signers on,
+//!   sent to each of the `t − 1` co-signers; the 100-byte entry `(k, Γ_u, Γ_v, ψ)` goes only
+//!   to `k`. Per party and counterparty (all three rounds, measured with
+//!   `examples/profile`): `51,214 + 34·(t − 2)` bytes plus 96 (signature and 32-byte echo
+//!   digest) from `t = 3` on — 51,214 at `t = 2`, 51,412 at `t = 5`, 51,786 at `t = 16`,
+//!   52,330 at `t = 32`, 55,594 at `t = 128`; under sl-dkls23's 59,165 up to `t = 233`.
+//!   With the full entries in the body it was `136 + 100·(t − 1)` bytes: 51,180 / 51,576 /
+//!   52,676 / 54,276 / 63,876 at the same `t` (above 59,165 from `t = 81`).
+//!   *Hash list or Merkle root.* A Merkle root over the entries would keep the body at
+//!   `136 + 32` bytes and add a `32·⌈log₂(t − 1)⌉`-byte path to each p2p entry: per
+//!   counterparty 32 + path = 32 / 96 / 160 / 192 / 256 bytes at `t` = 2 / 5 / 16 / 32 /
+//!   128 against the hash list's 34 / 136 / 510 / 1,054 / 4,318. It saves 4 KB at
+//!   `t = 128` but needs tree and path code (odd leaf counts, leaf/node domain separation,
+//!   path checks) in round 3 and in the blame round. The hash list meets the target at
+//!   every `t` the benchmark reports with 3.5 KB to spare at `t = 128`, the blame round
+//!   checks each published entry against its own hash, and the per-signer hashing is
+//!   `t − 1` SHA-256 calls either way; so we chose the hash list. A Merkle root is the
+//!   next step if signing sets beyond about 230 parties matter.
 //! * **Re-establishing a banned pair** is done by a full refresh (fresh base OTs for every
 //!   pair), not by a dedicated two-party setup.
 //! * **2-party fast path** (DKLs19's 2-message protocol for `t = 2`) is not implemented,

@@ -374,8 +374,10 @@ fn bench_inner(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
     );
     suite.note(
         "signing rows include the identifiable-abort machinery of the honest path: round-2 \
-         broadcast bodies (Ed25519-signed and echoed from three signers on); the blame round \
-         (Chaum-Pedersen proofs of u_i, w_i) and the dispute round run only on failure",
+         broadcast bodies (Ed25519-signed and echoed from three signers on) carrying one \
+         32-byte hash per co-signer, the entry (Gamma_u, Gamma_v, psi) itself sent p2p to \
+         that co-signer only; the blame round (published entries, Chaum-Pedersen proofs of \
+         u_i, w_i) and the dispute round run only on failure",
     );
     Ok(())
 }
