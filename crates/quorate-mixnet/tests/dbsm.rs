@@ -240,6 +240,14 @@ fn every_response_and_share_proof_scalar_is_checked() {
             }
         }
     }
+    // A published S_i that differs from the verified decryption is refused, for a member
+    // (checked in the joint MSM) and for a non-member (which it would turn into a member).
+    let g = w.public.gens.g;
+    for t in 0..answers.len() {
+        let mut bad = p.clone();
+        bad.s[t] += g;
+        assert!(verify(&w, &q, &bad).is_err(), "S_{t} changed");
+    }
     // A first message of a share proof (not a scalar) is covered too.
     let mut bad = p.clone();
     bad.dpk_commits[2].commits[0].proof.a1.b += w.public.gens.g;
