@@ -1,9 +1,10 @@
-//! # quorate-mixnet: a traceable mixnet (work in progress)
+//! # quorate-mixnet: a traceable mixnet
 //!
 //! Mix-servers `M_1 … M_m` mix senders' threshold-Paillier ciphertexts with a publicly
 //! verifiable, commitment-consistent shuffle and decrypt them with verifiable shares; the
-//! distributed set-membership proof DB-SM then proves to a querier, against the same
-//! permutation commitments, which inputs' commitments open to values in a queried output set.
+//! distributed set-membership proofs then answer a querier's tracing queries against the same
+//! permutation commitments: DB-SM proves which inputs' commitments open to values in a
+//! queried output set, DB-RSM which outputs came from a queried input set.
 //!
 //! | module | contents |
 //! |---|---|
@@ -17,61 +18,49 @@
 //! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof (Paillier and ElGamal lists) |
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
-//! | [`dbrsm`] | DB-RSM (Fig. 9) building blocks: BBS+ quasi-signatures (batched check), Beaver multiplication with verified triples, distributed DPK_BBS+ with blame |
+//! | [`dbrsm`] | DB-RSM (Fig. 9): `run`/`verify`; BBS+ quasi-signatures, signature track with blinding commitments, non-member openings, Beaver on Pedersen commitments, distributed DPK_BBS+ with blame |
 //! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
 //! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
-//! | [`trace`] | BTraceIn / BTraceOut (Fig. 6) answered with DB-SM evidence |
+//! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
 //!
-//! # Setup assumption
-//! The threshold Paillier key comes from a trusted dealer (fresh safe primes, verifiable
-//! shares; `quorate_paillier::threshold::deal`) who must erase the factorisation. Production
-//! moduli have ≥ 3072 bits; tests use 1024 ([`setup::keygen_with_test_moduli`]).
+//! # Setup assumptions
+//! * The threshold Paillier key comes from a trusted dealer (fresh safe primes, verifiable
+//!   shares; `quorate_paillier::threshold::deal`) who must erase the factorisation.
+//!   Production moduli have ≥ 3072 bits; tests use 1024 ([`setup::keygen_with_test_moduli`]).
+//! * The ring-Pedersen parameters ([`ring_pedersen`]) that make the Paillier parts of the
+//!   proofs sound over the integers come from the same dealer (see [`setup`]).
+//! * The Beaver triples of DB-RSM come from a dealer as preprocessing; every triple is
+//!   publicly verified ([`dbrsm::verify_triples`]) before use.
 //!
 //! # Status
-//! Done: keygen, Enc with linking proof, Mix with TW shuffle proofs, threshold decryption
-//! with a proof for every element, public verification by the querier with blame; DB-SM
-//! (Fig. 8) with every proof (reverse shuffles, blinding, ElGamal decryption shares, DPK_BB)
-//! verified by the querier and a failing server named, on top of a once-per-input verifiable
-//! Enc-to-shares preprocessing ([`sharing`]) so that queries use group operations only;
-//! BTraceIn/BTraceOut (Fig. 6) as a library API returning the answer with its DB-SM evidence
-//! (one DB-SM run per query; see [`trace`]). Ring-Pedersen integer commitments
-//! ([`ring_pedersen`]) make the Paillier parts of the sender's linking proof and of the
-//! Enc-to-shares mask proofs sound over the integers. Batch verification (one MSM per step,
-//! 128-bit weights) with per-server fallback for blame; packed threshold-Paillier decryption
-//! ([`packing`]) of the Mix outputs and of the input sharing.
+//! Done (Figs. 6, 8, 9 of the paper, as reconstructed in the design notes):
+//! * keygen, Enc with the linking proof, Mix with Terelius–Wikström shuffle proofs (the
+//!   Paillier part with a ring-Pedersen vector commitment to `e′`, see the soundness note in
+//!   [`shuffle`]) and threshold decryption with a proof for every element;
+//! * DB-SM (Fig. 8, [`dbsm`]): every proof (reverse shuffles, blinding, ElGamal decryption
+//!   shares, every server's DPK_BB share proof and responses) checked by the querier in
+//!   batched multi-scalar multiplications with 128-bit weights, per-server fallback naming
+//!   the culprit; input sharing ([`sharing`]) done once per input so queries use group
+//!   operations only;
+//! * DB-RSM (Fig. 9, [`dbrsm::run`] / [`dbrsm::verify`], the querier's side on public data
+//!   only): BBS+ quasi-signatures; the signature track (forward shuffle, blinding with
+//!   published commitments `B_{k,j}` and a proof linking them to the blinding, threshold
+//!   decryption, openings proving `Σ_k b_{k,j} ≠ 0` at non-members); the Paillier witness
+//!   track ([`witness`]) converted for the members; Beaver `r′ = ρ·b` on Pedersen-committed
+//!   inputs and publicly verified dealer triples; the distributed DPK_BBS+; every failing
+//!   server named;
+//! * tracing (Fig. 6, [`trace`]): BTraceIn(J) on DB-SM, BTraceOut(I) on DB-RSM, one run each,
+//!   with verifiers that check an answer from its evidence alone;
+//! * wire encodings with typed, panic-free decoders for every message ([`wire`]).
 //!
-//! DB-RSM (Fig. 9), nearly whole ([`dbrsm`], [`witness`]): the querier's BBS+
-//! quasi-signatures with the servers' batched check (`S_i ≠ 1` and every degenerate element
-//! rejected); the signature track (forward shuffle with TW proofs against the Mix
-//! permutation commitments, blinding, threshold decryption to `S̃_j`, `S̃_j = 1` iff output
-//! `j` did not come from `I`); the Paillier witness track of steps 4–7 ([`witness`]: the
-//! packed list `Enc(c_i + 2^K (r_i + r̂_i))` derived publicly from the senders' `c′_i` and
-//! the query, shuffled forward with TW proofs against the same permutation commitments,
-//! then converted by the per-value layout of [`sharing`] into per-output additive shares of
-//! `c_{π(j)}` and `r_{π(j)} + r̂_{π(j)}` with hiding per-server Pedersen commitments); every
-//! proof of both tracks re-verified by the querier with a failing server named; Beaver
-//! multiplication on Feldman-committed shares with publicly verified dealer triples and a
-//! wrong opening named; the distributed DPK_BBS+ verified by the querier (batched) with a
-//! server whose share fails named. [`demo`] runs DB-RSM end to end on the protocol's own
-//! witnesses (`c` shares and commitments from [`witness`], `b` from the signature track,
-//! `r′ = (r + r̂)·b` by Beaver from the witness-track shares) and reports times, sizes and
-//! the DB-RSM totals; the remaining gap: no protocol message carries commitments to the
-//! blinding shares `b_k`, and the Beaver check takes Feldman commitments to its inputs, so
-//! the demo computes `B_k` and `g^{ρ_k}`, `g^{b_k}` from the servers' shares.
-//!
-//! Not done: the same integer commitment (to the vector `e′`) in the Paillier part of the
-//! shuffle proof (see the soundness note in [`shuffle`]); published commitments to the
-//! blinding shares `b_k` (with a proof linking them to the blinding) and Beaver openings
-//! against Pedersen-committed inputs (see above); the DB-RSM-based BTraceOut of the paper
-//! (BTraceOut still runs on DB-SM); wire
-//! encodings of the messages (everything runs in one process); the per-element
-//! performance targets (DB-SM ≤ 2.5 ms per mixer, ≤ 1 ms for the querier; DB-RSM ≤ 25 ms
-//! per mixer, ≤ 7 ms for the querier) are measured by [`demo`] and not met yet (DB-RSM
-//! already misses them with a 1024-bit test modulus: about 32 ms per element per mixer and
-//! 24 ms for the querier at n = 20, m = 2, dominated by the Paillier witness track).
+//! Not done: a dealer-free Paillier key and dealer-free Beaver triples (documented setup
+//! assumptions above); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer and
+//! ≤ 1 ms for the querier; DB-RSM ≤ 25 ms per mixer and ≤ 7 ms for the querier) are measured
+//! by [`demo`] and `quorate bench mixnet` and not met (see `docs/benchmarks.md` §6 for the
+//! figures and the dominant operations).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
