@@ -747,8 +747,10 @@ fn sign_round2_inner(
         .collect();
     let results = settle(share, results)?;
     let mut c = PairOutputs::default();
-    // The broadcast body: Γ_u, Γ_v and ψ towards every co-signer (in signer order), so that
-    // everyone can later recompute every signer's blame statement from agreed data.
+    // The entries Γ_u, Γ_v, ψ towards every co-signer (in signer order): each goes p2p to
+    // its co-signer and its hash into the broadcast body, so that everyone can later
+    // recompute every signer's blame statement from published entries checked against
+    // agreed hashes.
     let mut points = Vec::with_capacity(2 * results.len() + 1);
     let mut psis = Vec::with_capacity(results.len());
     let mut muls = Vec::with_capacity(results.len());
