@@ -25,6 +25,7 @@
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
+//! | [`wire_rsm`] | wire encodings of the DB-RSM, witness-track and input-sharing messages (same conventions as [`wire`]) |
 //!
 //! # Setup assumptions
 //! * The threshold Paillier key comes from a trusted dealer (fresh safe primes, verifiable
@@ -81,6 +82,7 @@ pub mod sharing;
 pub mod shuffle;
 pub mod trace;
 pub mod wire;
+pub mod wire_rsm;
 pub mod witness;
 
 pub use error::MixnetError;
