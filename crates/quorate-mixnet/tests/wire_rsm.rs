@@ -10,7 +10,7 @@
 use blstrs::{G1Projective, Gt, Scalar};
 use ff::Field;
 use group::Group;
-use quorate_bls::wire::scalar_to_bytes;
+use quorate_bls::wire::{g1_to_bytes as g1_bytes, scalar_to_bytes};
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::DecodeError;
@@ -762,6 +762,11 @@ fn dbrsm_proof_round_trip_hostile_and_blame() {
         ("Beaver d", &p.beaver[0].d[0], 1),
         ("DPK z_w", &p.dpk[0].responses[1].z_w[0], 2),
         ("DPK z_s", &p.dpk[1].responses[0].z_s[2], 1),
+        (
+            "S~ decryption share z",
+            &p.signature.decryption[1].shares[3].z,
+            2,
+        ),
     ];
     for (what, s, who) in cases {
         let bad = flip_scalar(&good, s);
@@ -770,6 +775,15 @@ fn dbrsm_proof_round_trip_hostile_and_blame() {
         let e = verify(&dec).unwrap_err();
         assert_eq!(culprits(&e), vec![who], "{what}: {e}");
     }
+    // A member's `S̃_j` replaced by the identity changes the member count, so the counts
+    // fixed by the remaining parts no longer match: a decode error, not a wrong answer.
+    let j = w.answer.iter().position(|&b| b).unwrap();
+    let at = find(&good, &g1_bytes(&p.signature.s_tilde[j]));
+    assert!(is_decode(w::decode_dbrsm_proof(
+        &w.public,
+        &CODEC,
+        &replace(&good, at, &g1_identity())
+    )));
     // The witness conversion: server 1's z_sigma.
     let z = p.witness.conversion.commits[0].commits[0]
         .proof
