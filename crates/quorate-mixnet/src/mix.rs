@@ -118,6 +118,7 @@ impl MixServer {
                 })?;
         let stmt = PaillierShuffle {
             pk,
+            n_hat: &public.ring_pedersen.n_hat,
             inputs,
             outputs: &outputs,
         };
@@ -201,6 +202,7 @@ pub fn verify_mixing<'a>(
             .ok_or(ParamError::Invalid("missing commitment"))?;
         let stmt = PaillierShuffle {
             pk,
+            n_hat: &public.ring_pedersen.n_hat,
             inputs: current,
             outputs: &st.outputs,
         };

@@ -1,6 +1,7 @@
 //! Ring-Pedersen (Fujisaki–Okamoto / Damgård–Fujisaki) integer commitments
-//! `Com(x; μ) = s^x t^μ mod N̂`, used inside the Paillier parts of the sender's linking proof
-//! and the DPK_BB share proofs so that their extractors work over the integers.
+//! `Com(x; μ) = s^x t^μ mod Ñ`, used inside the Paillier parts of the sender's linking proof,
+//! the Enc-to-shares mask proofs and the shuffle proof so that their extractors work over the
+//! integers.
 //!
 //! **Why.** From two accepting transcripts a Σ-protocol over `Z_N` only gives
 //! `Δe·x ≡ Δz (mod N)`; to conclude that the Paillier plaintext *is* the integer `Δz/Δe` (the
@@ -9,14 +10,28 @@
 //! the strong-RSA assumption (Fujisaki–Okamoto '97, Damgård–Fujisaki '02), so the extracted
 //! witness is an integer in range and equals the G1 opening.
 //!
-//! **Parameters.** `N̂` is the threshold-Paillier modulus (its factorisation is known to no
-//! prover), `t` a random square and `s = t^λ` with `λ ∈ [0, p′q′)`, produced by the keygen
-//! dealer, who is already trusted with the factorisation (the same setup assumption as the
-//! threshold-Paillier key; a dealer-free setup would add the Πprm proof that `s ∈ ⟨t⟩`).
-//! The verifier checks that `s` and `t` are units other than ±1.
+//! **Parameters: an auxiliary modulus, not the Paillier `N`.** Binding holds only against a
+//! committer who cannot factor the modulus. The threshold-Paillier modulus `N` does not
+//! qualify: any `t` Paillier shareholders together hold a multiple of `λ(N)` (the shared
+//! decryption exponent) and can factor `N`, so a coalition of `t` mix-servers could open a
+//! commitment over `N` two ways and forge the Paillier part of a shuffle proof (or help a
+//! sender past the linking proof). So the keygen dealer ([`crate::setup::keygen`], the
+//! documented setup assumption) generates an **independent** modulus `Ñ = p̃ q̃` from two
+//! fresh safe primes of the same size as the Paillier primes, `t` a random square and
+//! `s = t^λ` with `λ ∈ [0, p̃′q̃′)` ([`RingPedersenParams::from_safe_primes`]), and erases
+//! `p̃, q̃, λ`. No shareholder ever sees `p̃, q̃`, so binding holds even if **all** servers
+//! collude (public verifiability); only the dealer, who is trusted anyway, could break it.
+//! If `Ñ` were factored, commitments over it would no longer bind: the extracted plaintexts
+//! of the linking, mask and shuffle proofs would no longer be pinned to integers, and a
+//! prover could replace messages in a shuffle undetectably (the hashed vector-commitment
+//! bases of [`RingPedersenVectorKey`] depend on `Ñ` alone, so their binding falls with it).
+//! Public checks ([`RingPedersenParams::check_auxiliary`]): `s, t` units other than `±1`,
+//! `s ≠ t`, `Ñ` odd, `Ñ ≠ N`, `gcd(Ñ, N) = 1` and `|N| ≤ |Ñ| ≤` [`MAX_RING_PEDERSEN_BITS`].
+//! A dealer-free setup would add the Πprm proof that `s ∈ ⟨t⟩` and a proof that `Ñ` is a
+//! product of safe primes.
 
 use crate::error::MixnetError;
-use crate::params::{CHALLENGE_BITS, SLACK_BITS};
+use crate::params::{CHALLENGE_BITS, MIN_PAILLIER_BITS, SLACK_BITS};
 use merlin::Transcript;
 use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
@@ -28,10 +43,14 @@ use quorate_paillier::rug::Integer;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 
-/// Public ring-Pedersen parameters `(N̂, s, t)`.
+/// The largest ring-Pedersen modulus accepted (bits): bounds the work of decoders that read
+/// `Ñ` from untrusted bytes.
+pub const MAX_RING_PEDERSEN_BITS: u32 = 16384;
+
+/// Public ring-Pedersen parameters `(Ñ, s, t)` (the field keeps the historical name `n_hat`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RingPedersenParams {
-    /// `N̂`.
+    /// `Ñ`.
     pub n_hat: Integer,
     /// `s = t^λ`.
     pub s: Integer,
@@ -40,12 +59,15 @@ pub struct RingPedersenParams {
 }
 
 impl RingPedersenParams {
-    /// Dealer: parameters for `N̂ = p q` with safe primes `p = 2p′ + 1`, `q = 2q′ + 1`.
+    /// Dealer: parameters for `Ñ = p q` with safe primes `p = 2p′ + 1`, `q = 2q′ + 1`.
     pub fn from_safe_primes<R: RngCore + CryptoRng>(
         p: &Integer,
         q: &Integer,
         rng: &mut R,
     ) -> Result<Self, MixnetError> {
+        if p == q {
+            return Err(ParamError::Invalid("ring-Pedersen primes must differ").into());
+        }
         let n_hat = Integer::from(p * q);
         let order = (Integer::from(p - 1u32) >> 1u32) * (Integer::from(q - 1u32) >> 1u32);
         loop {
@@ -65,8 +87,12 @@ impl RingPedersenParams {
         }
     }
 
-    /// Public sanity checks: `s, t` units of `Z_N̂` other than `±1`, `s ≠ t`.
+    /// Public sanity checks: `Ñ` odd and above 3, `s, t` units of `Z_Ñ` other than `±1`,
+    /// `s ≠ t`.
     pub fn check(&self) -> Result<(), MixnetError> {
+        if self.n_hat <= 3 || self.n_hat.is_even() {
+            return Err(ParamError::Invalid("ring-Pedersen modulus must be odd").into());
+        }
         let minus_one = Integer::from(&self.n_hat - 1u32);
         for x in [&self.s, &self.t] {
             if !is_unit_in_range(x, &self.n_hat) || *x == 1 || *x == minus_one {
@@ -79,7 +105,18 @@ impl RingPedersenParams {
         Ok(())
     }
 
-    /// Bits of the commitment randomness `μ` (`|N̂|` + slack).
+    /// The checks a mixnet's auxiliary modulus must pass against its threshold-Paillier
+    /// modulus `paillier_n` (see the module docs): [`Self::check`], `Ñ ≠ N` (a modulus the
+    /// Paillier shareholders can factor does not bind), `gcd(Ñ, N) = 1` (a shared prime
+    /// would let them factor `Ñ` too), `|Ñ| ≥ max(|N|,` [`MIN_PAILLIER_BITS`]`)` (as hard to
+    /// factor as `N`; at least [`crate::params::PRODUCTION_PAILLIER_BITS`] whenever `N` is
+    /// production size) and `|Ñ| ≤` [`MAX_RING_PEDERSEN_BITS`]. Public data, variable time.
+    pub fn check_auxiliary(&self, paillier_n: &Integer) -> Result<(), MixnetError> {
+        self.check()?;
+        check_auxiliary_modulus(&self.n_hat, paillier_n)
+    }
+
+    /// Bits of the commitment randomness `μ` (`|Ñ|` + slack).
     pub fn mu_bits(&self) -> u32 {
         self.n_hat.significant_bits() + SLACK_BITS
     }
@@ -89,7 +126,7 @@ impl RingPedersenParams {
         self.mu_bits() + CHALLENGE_BITS + SLACK_BITS
     }
 
-    /// `s^x t^μ mod N̂` (constant-time in `x, μ`; both non-negative).
+    /// `s^x t^μ mod Ñ` (constant-time in `x, μ`; both non-negative).
     pub fn commit(&self, x: &Integer, mu: &Integer) -> Result<Integer, MixnetError> {
         let a = pow_mod_secret(&self.s, x, &self.n_hat)?;
         let b = pow_mod_secret(&self.t, mu, &self.n_hat)?;
@@ -106,7 +143,7 @@ impl RingPedersenParams {
         random_bits(rng, self.mu_mask_bits())
     }
 
-    /// Verifier: recomputes the prover's first message `s^z t^{z_μ} · S^{−e} mod N̂` from a
+    /// Verifier: recomputes the prover's first message `s^z t^{z_μ} · S^{−e} mod Ñ` from a
     /// response `(z, z_μ)` (public, non-negative, range-checked by the caller) and the
     /// commitment `S`; `None` if `S` is not a unit or `z_μ` is out of range.
     pub fn recompute_vartime(
@@ -129,7 +166,7 @@ impl RingPedersenParams {
         Some(mul_mod(&mul_mod(&a, &b, &self.n_hat), &c, &self.n_hat))
     }
 
-    /// Absorbs `(N̂, s, t)` into a transcript.
+    /// Absorbs `(Ñ, s, t)` into a transcript.
     pub fn append_to(&self, t: &mut Transcript) {
         let len = (self.n_hat.significant_bits() as usize).div_ceil(8);
         t.append_message(b"rp N^", &self.bytes(&self.n_hat, len));
@@ -137,7 +174,7 @@ impl RingPedersenParams {
         t.append_message(b"rp t", &self.bytes(&self.t, len));
     }
 
-    /// Fixed-width big-endian bytes of an element of `Z_N̂` (for transcripts).
+    /// Fixed-width big-endian bytes of an element of `Z_Ñ` (for transcripts).
     pub fn element_bytes(&self, x: &Integer) -> Vec<u8> {
         self.bytes(x, (self.n_hat.significant_bits() as usize).div_ceil(8))
     }
@@ -147,31 +184,62 @@ impl RingPedersenParams {
     }
 }
 
+/// The modulus part of [`RingPedersenParams::check_auxiliary`], for statements that carry
+/// only `Ñ` (the shuffle proof's vector commitment): `Ñ` odd, `Ñ ≠ N`, `gcd(Ñ, N) = 1` and
+/// `max(|N|,` [`MIN_PAILLIER_BITS`]`) ≤ |Ñ| ≤` [`MAX_RING_PEDERSEN_BITS`].
+pub fn check_auxiliary_modulus(n_hat: &Integer, paillier_n: &Integer) -> Result<(), MixnetError> {
+    if *n_hat <= 3 || n_hat.is_even() {
+        return Err(ParamError::Invalid("ring-Pedersen modulus must be odd").into());
+    }
+    if n_hat == paillier_n {
+        return Err(ParamError::Invalid(
+            "ring-Pedersen modulus is the Paillier modulus (its shareholders can factor it)",
+        )
+        .into());
+    }
+    if Integer::from(n_hat.gcd_ref(paillier_n)) != 1 {
+        return Err(ParamError::Invalid(
+            "ring-Pedersen modulus shares a factor with the Paillier modulus",
+        )
+        .into());
+    }
+    let bits = n_hat.significant_bits();
+    if bits < paillier_n.significant_bits().max(MIN_PAILLIER_BITS) {
+        return Err(
+            ParamError::Invalid("ring-Pedersen modulus shorter than the Paillier modulus").into(),
+        );
+    }
+    if bits > MAX_RING_PEDERSEN_BITS {
+        return Err(ParamError::Invalid("ring-Pedersen modulus too large").into());
+    }
+    Ok(())
+}
+
 /// Domain separation tag of the trapdoor-free bases of [`RingPedersenVectorKey`].
 pub const VECTOR_BASES_DST: &[u8] = b"QUORATE-MIXNET-V01-RING-PEDERSEN-VECTOR-BASES";
 
-/// A ring-Pedersen **vector** commitment key `(N̂, t, s_1 … s_n)`:
-/// `Com(x_1 … x_n; μ) = Π s_i^{x_i} · t^μ mod N̂`.
+/// A ring-Pedersen **vector** commitment key `(Ñ, t, s_1 … s_n)`:
+/// `Com(x_1 … x_n; μ) = Π s_i^{x_i} · t^μ mod Ñ`.
 ///
-/// Every base is the square of a hash output, `s_i = H(N̂, "s", i)²`, `t = H(N̂, "t")²`
-/// (RFC 9380 `expand_message_xmd` with SHA-256, `|N̂| + 128` bits reduced mod `N̂`), so
-/// nobody — not even the dealer who generated `N̂` — chose them, and no relation among them
-/// is known. All bases lie in `QR_N̂`; for a product of safe primes `QR_N̂` is cyclic of
+/// Every base is the square of a hash output, `s_i = H(Ñ, "s", i)²`, `t = H(Ñ, "t")²`
+/// (RFC 9380 `expand_message_xmd` with SHA-256, `|Ñ| + 128` bits reduced mod `Ñ`), so
+/// nobody — not even the dealer who generated `Ñ` — chose them, and no relation among them
+/// is known. All bases lie in `QR_Ñ`; for a product of safe primes `QR_Ñ` is cyclic of
 /// order `p′q′` and a random square generates it except with probability about
-/// `1/p′ + 1/q′`, so `t^μ` with `|μ| = |N̂| + 40` is statistically close to uniform in
-/// `QR_N̂` and the commitment hides the vector statistically.
+/// `1/p′ + 1/q′`, so `t^μ` with `|μ| = |Ñ| + 40` is statistically close to uniform in
+/// `QR_Ñ` and the commitment hides the vector statistically.
 ///
 /// **Binding** (the property the shuffle proof's extractor needs): from
 /// `Z^Δv = Π s_i^{Δk_i} t^{Δk_μ}` with `Δv ≠ 0` the committer's exponents satisfy
-/// `Δv | Δk_i` and `Δv | Δk_μ`, under the strong-RSA assumption for `N̂` in the random-oracle
+/// `Δv | Δk_i` and `Δv | Δk_μ`, under the strong-RSA assumption for `Ñ` in the random-oracle
 /// model (Damgård–Fujisaki 2002, Lemma/Theorem on root extraction: a reduction programs
 /// `H(·) = y^{r_i}` for the strong-RSA instance `y` and large random `r_i`, which is
 /// statistically indistinguishable from hashed squares, and turns any non-dividing relation
-/// into a non-trivial root of `y`). The factorisation of `N̂` must be unknown to the prover
+/// into a non-trivial root of `y`). The factorisation of `Ñ` must be unknown to the prover
 /// (see [`crate::setup`] for who generated it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RingPedersenVectorKey {
-    /// `N̂`.
+    /// `Ñ`.
     pub n_hat: Integer,
     /// `t` (the randomness base).
     pub t: Integer,
@@ -194,7 +262,7 @@ fn hashed_square(
         .map_err(|_| ParamError::Invalid("ring-Pedersen modulus too large to hash into"))?;
     let x = modulo(&from_be_bytes(&wide), n_hat);
     if !is_unit_in_range(&x, n_hat) {
-        // Only possible if the hash hit 0 or a factor of N̂ (negligible).
+        // Only possible if the hash hit 0 or a factor of Ñ (negligible).
         return Err(ParamError::Invalid("hashed ring-Pedersen base is not a unit").into());
     }
     let sq = mul_mod(&x, &x, n_hat);
@@ -227,7 +295,7 @@ impl RingPedersenVectorKey {
         })
     }
 
-    /// Bits of the commitment randomness `μ` (`|N̂|` + slack).
+    /// Bits of the commitment randomness `μ` (`|Ñ|` + slack).
     pub fn mu_bits(&self) -> u32 {
         self.n_hat.significant_bits() + SLACK_BITS
     }
@@ -243,7 +311,7 @@ impl RingPedersenVectorKey {
         n_hat.significant_bits() + SLACK_BITS + CHALLENGE_BITS + SLACK_BITS
     }
 
-    /// `Π s_i^{x_i} · t^μ mod N̂` for **secret** `0 ≤ x_i < 2^{x_bits}`, `0 ≤ μ < 2^{mu_bits}`.
+    /// `Π s_i^{x_i} · t^μ mod Ñ` for **secret** `0 ≤ x_i < 2^{x_bits}`, `0 ≤ μ < 2^{mu_bits}`.
     ///
     /// Constant time: `mpz_powm_sec` still takes time linear in the exponent's *bit
     /// length*, and the bit length of a permuted public exponent `e′_i = e_{π(i)}` would
@@ -299,8 +367,8 @@ impl RingPedersenVectorKey {
         Ok(mul_mod(&prod, &inv, m))
     }
 
-    /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod N̂)` with
-    /// `Z, Z′` units in `(0, N̂)`, `0 ≤ k_μ < 2^{mu_mask_bits + 1}` and every `k_i ≥ 0`
+    /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod Ñ)` with
+    /// `Z, Z′` units in `(0, Ñ)`, `0 ≤ k_μ < 2^{mu_mask_bits + 1}` and every `k_i ≥ 0`
     /// (the caller bounds `k_i` from above). All inputs are public; variable time.
     pub fn check_response_vartime(
         &self,
@@ -472,6 +540,30 @@ mod tests {
             t: rp.t.clone(),
         };
         assert!(degenerate.check().is_err());
+    }
+
+    /// The auxiliary-modulus relation: `Ñ = N`, a shared prime, a shorter `Ñ` and an even
+    /// `Ñ` are refused; an independent modulus of the same size passes.
+    #[test]
+    fn auxiliary_modulus_must_be_independent_of_paillier() {
+        let mut rng = ChaCha20Rng::seed_from_u64(8);
+        let primes: Vec<Integer> = (0..3)
+            .map(|_| generate_safe_prime(512, &mut rng).expect("prime"))
+            .collect();
+        let rp =
+            RingPedersenParams::from_safe_primes(&primes[0], &primes[1], &mut rng).expect("params");
+        let other = Integer::from(&primes[1] * &primes[2]);
+        let unrelated = Integer::from(&primes[2] * &primes[2]) + 2u32;
+        assert_eq!(rp.n_hat.significant_bits(), 1024);
+        rp.check_auxiliary(&unrelated).expect("independent modulus");
+        assert!(rp.check_auxiliary(&rp.n_hat).is_err(), "Ñ = N");
+        assert!(rp.check_auxiliary(&other).is_err(), "shared prime");
+        let longer = Integer::from(&unrelated << 1u32) + 1u32;
+        assert!(rp.check_auxiliary(&longer).is_err(), "Ñ shorter than N");
+        let mut even = rp.clone();
+        even.n_hat += 1u32;
+        assert!(even.check_auxiliary(&unrelated).is_err(), "even Ñ");
+        assert!(RingPedersenParams::from_safe_primes(&primes[0], &primes[0], &mut rng).is_err());
     }
 
     #[test]

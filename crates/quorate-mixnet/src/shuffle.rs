@@ -11,9 +11,10 @@
 //!
 //! Prover commitments `A′ = g^α Π h_i^{ε_i}`, `B′_i = g^{β_i} B_{i−1}^{ε_i}`, `C′ = g^γ`,
 //! `D′ = g^δ`, `F′ = Π w′_i^{ε_i}·Φ^N`; in the Paillier case also the ring-Pedersen
-//! commitment to the permuted exponents `Z = Π s_i^{e′_i}·t^μ mod N` and its first message
-//! `Z′ = Π s_i^{ε_i}·t^{μ′} mod N` ([`RingPedersenVectorKey`]: trapdoor-free bases
-//! `s_1 … s_n, t` hashed into `QR_N`, `|μ| = |N| + 40`, `|μ′| = |μ| + 128 + 40`);
+//! commitment to the permuted exponents `Z = Π s_i^{e′_i}·t^μ mod Ñ` and its first message
+//! `Z′ = Π s_i^{ε_i}·t^{μ′} mod Ñ` over the **auxiliary** modulus `Ñ` of
+//! [`crate::setup::MixnetPublic::ring_pedersen`] ([`RingPedersenVectorKey`]: trapdoor-free
+//! bases `s_1 … s_n, t` hashed into `QR_Ñ`, `|μ| = |Ñ| + 40`, `|μ′| = |μ| + 128 + 40`);
 //! 128-bit challenge `v`; responses `k_A = v⟨r,e⟩ + α`, `k_{B,i} = v b_i + β_i`,
 //! `k_C = v Σr_j + γ`, `k_D = v d + δ` (mod q), `k_{E,i} = v e′_i + ε_i` over the integers
 //! (`ε_i` has 128 + 128 + 40 bits), `k_μ = v μ + μ′` over the integers and
@@ -24,7 +25,7 @@
 //!   `C^v C′ = g^{k_C}`, `D^v D′ = g^{k_D}` — all folded into **one** multi-scalar
 //!   multiplication with random 128-bit weights (blst Pippenger);
 //! * `0 ≤ k_{E,i} < 2^{297}`;
-//! * `Z^v Z′ = Π s_i^{k_{E,i}}·t^{k_μ} (mod N)` with `Z, Z′` units and
+//! * `Z^v Z′ = Π s_i^{k_{E,i}}·t^{k_μ} (mod Ñ)` with `Z, Z′` units and
 //!   `0 ≤ k_μ < 2^{|μ′|+1}` — the **same** `k_{E,i}` as in the G1 and Paillier equations;
 //! * `F^v F′ k_F^N = Π w′_i^{k_{E,i}} (mod N²)`.
 //!
@@ -39,7 +40,7 @@
 //! Without the Paillier part the same protocol is the proof of knowledge of the
 //! permutation-commitment opening (TW "restricted shuffle"), run once per mix-server at
 //! keygen. The transcript absorbs the session id, the prover id, every generator, the
-//! commitment, both ciphertext lists and `N` before `e`, then every prover commitment
+//! commitment, both ciphertext lists, `N` and `Ñ` before `e`, then every prover commitment
 //! (including `Z`, `Z′` and the tag of the base derivation) before `v` (the artifact's
 //! transcripts bound none of the lists: defect 6).
 //!
@@ -57,8 +58,8 @@
 //! exactly this).
 //!
 //! *What the ring-Pedersen commitment adds.* The same two transcripts give
-//! `Z^{Δv} = Π s_i^{Δk_{E,i}}·t^{Δk_μ} (mod N)`. Under the strong-RSA assumption for `N`
-//! (bases hashed into `QR_N`, random-oracle model; Damgård–Fujisaki 2002, see
+//! `Z^{Δv} = Π s_i^{Δk_{E,i}}·t^{Δk_μ} (mod Ñ)`. Under the strong-RSA assumption for `Ñ`
+//! (bases hashed into `QR_Ñ`, random-oracle model; Damgård–Fujisaki 2002, see
 //! [`RingPedersenVectorKey`]) this forces `Δv | Δk_{E,i}` and `Δv | Δk_μ`, so the
 //! extractor gets integers `e′_i = Δk_{E,i}/Δv` with `Z = ±Π s_i^{e′_i} t^{μ}` (the sign
 //! an element of order ≤ 2); by binding they are the same for every pair of challenges,
@@ -79,26 +80,36 @@
 //!    and `e_j` ranges over `2^{128} < P` values: probability `≤ 2^{−128}`. So every output
 //!    re-encrypts the input the committed `π` says.
 //!
-//! *Assumptions.* Strong RSA for the Paillier modulus `N`, whose factorisation the keygen
-//! dealer generates and erases ([`crate::setup`]'s setup assumption; no prover knows it);
-//! random oracle for the transcript and the base derivation; binding only holds against a
-//! coalition that cannot factor `N` — `t` threshold-Paillier share holders together can
-//! (they can decrypt anyway), so the guarantee is for coalitions of fewer than `t` servers.
-//! Hiding (zero knowledge): `t` generates `QR_N` w.h.p. (safe primes), `t^μ` with `40` bits
+//! *Assumptions.* Strong RSA for the auxiliary modulus `Ñ = p̃q̃` (two fresh safe primes of
+//! the Paillier primes' size), which the keygen dealer generates independently of `N` and
+//! erases ([`crate::setup`]'s setup assumption); random oracle for the transcript and the
+//! base derivation. No mix-server ever holds anything about `p̃, q̃`: `t` threshold-Paillier
+//! shareholders together can recover a multiple of `λ(N)` and factor `N`, which is exactly
+//! why the commitment is **not** over `N` (an earlier version was, and a coalition of `t`
+//! servers could then open `Z` two ways, pass step 2 with `e′_i ≠ e_{π(i)}` and replace
+//! messages undetectably). Over `Ñ` the guarantee holds even if all `m` servers collude
+//! (public verifiability); it falls only if `Ñ` is factored (i.e. the dealer cheated or
+//! leaked `p̃, q̃`), in which case Wikström's argument above loses step 2 and the Paillier
+//! part is no longer sound. The verifier refuses statements with `Ñ = N`, `gcd(Ñ, N) ≠ 1`
+//! or `|Ñ| < |N|` ([`check_auxiliary_modulus`]); `Ñ` is in the transcript, so a proof made
+//! for one `Ñ` does not verify under another.
+//! Hiding (zero knowledge): `t` generates `QR_Ñ` w.h.p. (safe primes), `t^μ` with `40` bits
 //! of slack hides `e′` (hence `π`) statistically, and `k_μ`, `k_{E,i}` are statistically
 //! masked by `μ′`, `ε_i`.
 //!
-//! *Cost.* One vector commitment instead of `n` (the proof grows by three `|N|`-bit
-//! integers, not `2n`); prover `+n` constant-time exponentiations mod `N` with 128-bit and
+//! *Cost.* One vector commitment instead of `n` (the proof grows by three `|Ñ|`-bit
+//! integers, not `2n`); prover `+n` constant-time exponentiations mod `Ñ` with 128-bit and
 //! `+n` with 296-bit exponents (about a third of the Paillier part, whose `Π w′_i^{ε_i}` is
-//! mod `N²`); verifier one extra `n`-base multi-exponentiation mod `N`.
+//! mod `N²`); verifier one extra `n`-base multi-exponentiation mod `Ñ` (`|Ñ| = |N|`).
 
 use crate::elgamal::{append_ciphertexts, ElGamalCiphertext};
 use crate::error::{blame, MixnetError};
 use crate::params::{
     int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, MAX_SENDERS, SLACK_BITS,
 };
-use crate::ring_pedersen::{multi_pow_mod_vartime, RingPedersenVectorKey, VECTOR_BASES_DST};
+use crate::ring_pedersen::{
+    check_auxiliary_modulus, multi_pow_mod_vartime, RingPedersenVectorKey, VECTOR_BASES_DST,
+};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -184,6 +195,10 @@ impl PermutationSecret {
 pub struct PaillierShuffle<'a> {
     /// Key.
     pub pk: &'a PublicKey,
+    /// The auxiliary ring-Pedersen modulus `Ñ` of the vector commitment to `e′`
+    /// ([`crate::setup::MixnetPublic::ring_pedersen`]`.n_hat`; never the Paillier `N`, see
+    /// the soundness note).
+    pub n_hat: &'a Integer,
     /// Input list.
     pub inputs: &'a [Ciphertext],
     /// Output list.
@@ -199,6 +214,17 @@ pub struct ElGamalShuffle<'a> {
     pub inputs: &'a [ElGamalCiphertext],
     /// Output list.
     pub outputs: &'a [ElGamalCiphertext],
+}
+
+/// The two moduli a Paillier shuffle proof's integers are range-checked against when it is
+/// decoded ([`ShuffleProof::from_bytes`]): the Paillier key (`F′` below `N²`, `k_F` below
+/// `N`) and the ring-Pedersen modulus `Ñ` (`Z`, `Z′` below `Ñ`, `k_μ` bounded by `|Ñ|`).
+#[derive(Clone, Copy, Debug)]
+pub struct PaillierModuli<'a> {
+    /// The Paillier key of the statement.
+    pub pk: &'a PublicKey,
+    /// The auxiliary ring-Pedersen modulus `Ñ`.
+    pub n_hat: &'a Integer,
 }
 
 /// A shuffle proof (or, without the Paillier / ElGamal fields, a permutation-commitment
@@ -229,10 +255,10 @@ pub struct ShuffleProof {
     pub k_e: Vec<Integer>,
     /// `k_F` (Paillier part).
     pub k_f: Option<Integer>,
-    /// `Z = Π s_i^{e′_i}·t^μ mod N`, the ring-Pedersen commitment to the permuted
+    /// `Z = Π s_i^{e′_i}·t^μ mod Ñ`, the ring-Pedersen commitment to the permuted
     /// exponents (Paillier part; see [`RingPedersenVectorKey`]).
     pub rp_z: Option<Integer>,
-    /// `Z′ = Π s_i^{ε_i}·t^{μ′} mod N` (Paillier part).
+    /// `Z′ = Π s_i^{ε_i}·t^{μ′} mod Ñ` (Paillier part).
     pub rp_z_p: Option<Integer>,
     /// `k_μ = v·μ + μ′` over the integers (Paillier part).
     pub k_mu: Option<Integer>,
@@ -359,13 +385,19 @@ impl ShuffleProof {
         w.into_bytes()
     }
 
-    /// Decodes a proof for exactly `n` elements (`1 ≤ n ≤` [`MAX_SENDERS`]). `pk` must be
-    /// the Paillier key of the statement for a Paillier shuffle proof and `None` otherwise.
-    /// Every G1 point is checked (on the curve, in the prime-order subgroup, not the
-    /// identity), every scalar canonical, every `k_{E,i}` below `2^{297}`, `F′` a unit
-    /// below `N²`, `k_F`, `Z`, `Z′` units below `N`, `k_μ` within its mask bound, and no
-    /// byte may be left over. Never panics on untrusted input.
-    pub fn from_bytes(bytes: &[u8], n: usize, pk: Option<&PublicKey>) -> Result<Self, MixnetError> {
+    /// Decodes a proof for exactly `n` elements (`1 ≤ n ≤` [`MAX_SENDERS`]). `pai` must be
+    /// the Paillier key and ring-Pedersen modulus of the statement for a Paillier shuffle
+    /// proof and `None` otherwise. Every G1 point is checked (on the curve, in the
+    /// prime-order subgroup, not the identity), every scalar canonical, every `k_{E,i}`
+    /// below `2^{297}`, `F′` a unit below `N²`, `k_F` a unit below `N`, `Z`, `Z′` units
+    /// below `Ñ`, `k_μ` within its mask bound (from `|Ñ|`), and no byte may be left over.
+    /// Never panics on untrusted input.
+    pub fn from_bytes(
+        bytes: &[u8],
+        n: usize,
+        pai: Option<PaillierModuli<'_>>,
+    ) -> Result<Self, MixnetError> {
+        let pk = pai.map(|m| m.pk);
         let mut r = Reader::new(WHAT, bytes);
         r.header(SHUFFLE_PROOF_TAG, SHUFFLE_PROOF_VERSION)?;
         if n == 0 || n > MAX_SENDERS {
@@ -384,7 +416,7 @@ impl ShuffleProof {
             (KIND_PAILLIER, false) => {
                 return Err(DecodeError::InvalidValue {
                     what: WHAT,
-                    reason: "a Paillier shuffle proof needs the Paillier key",
+                    reason: "a Paillier shuffle proof needs the Paillier key and Ñ",
                 }
                 .into())
             }
@@ -429,15 +461,15 @@ impl ShuffleProof {
             f_eg: None,
             k_f_eg: None,
         };
-        match (kind, pk) {
-            (KIND_PAILLIER, Some(pk)) => {
-                let nn = pk.n();
+        match (kind, pai) {
+            (KIND_PAILLIER, Some(PaillierModuli { pk, n_hat })) => {
+                check_auxiliary_modulus(n_hat, pk.n())?;
                 proof.f_p = Some(get_unit(&mut r, pk.n_squared())?);
-                proof.k_f = Some(get_unit(&mut r, nn)?);
-                proof.rp_z = Some(get_unit(&mut r, nn)?);
-                proof.rp_z_p = Some(get_unit(&mut r, nn)?);
-                // k_μ < 2^{|μ′|+1} with |μ′| = |N| + 40 + 128 + 40.
-                let mu_mask_bits = RingPedersenVectorKey::mu_mask_bits_for(nn);
+                proof.k_f = Some(get_unit(&mut r, pk.n())?);
+                proof.rp_z = Some(get_unit(&mut r, n_hat)?);
+                proof.rp_z_p = Some(get_unit(&mut r, n_hat)?);
+                // k_μ < 2^{|μ′|+1} with |μ′| = |Ñ| + 40 + 128 + 40.
+                let mu_mask_bits = RingPedersenVectorKey::mu_mask_bits_for(n_hat);
                 proof.k_mu = Some(get_int(&mut r, mu_mask_bits + 1)?);
             }
             (KIND_ELGAMAL, None) => {
@@ -484,6 +516,9 @@ fn statement_transcript(
     t.append_points(b"u", &com.u);
     if let Some(p) = pai {
         t.append_message(b"N", &p.pk.to_bytes());
+        // The ring-Pedersen modulus Ñ of the vector commitment (its bases are hashed from Ñ
+        // alone, so this pins them).
+        t.append_message(b"N~", &to_be_bytes_minimal(p.n_hat));
         t.append_u64_be(b"inputs", p.inputs.len() as u64);
         for c in p.inputs {
             t.append_message(b"w", &ct_bytes(p.pk, c.as_integer()));
@@ -512,20 +547,24 @@ fn challenge_vector(t: &mut Transcript, n: usize, q: &Integer) -> (Vec<Integer>,
     (ints, scalars)
 }
 
-fn absorb_commitments(t: &mut Transcript, p: &ShuffleProof, pk: Option<&PublicKey>) -> Integer {
+fn absorb_commitments(
+    t: &mut Transcript,
+    p: &ShuffleProof,
+    pai: Option<&PaillierShuffle<'_>>,
+) -> Integer {
     t.append_points(b"B", &p.b);
     t.append_point(b"A'", &p.a_p);
     t.append_points(b"B'", &p.b_p);
     t.append_point(b"C'", &p.c_p);
     t.append_point(b"D'", &p.d_p);
-    if let (Some(pk), Some(f)) = (pk, &p.f_p) {
-        t.append_message(b"F'", &ct_bytes(pk, f));
+    if let (Some(s), Some(f)) = (pai, &p.f_p) {
+        t.append_message(b"F'", &ct_bytes(s.pk, f));
     }
-    if let Some(pk) = pk {
-        // The ring-Pedersen bases are a deterministic function of N (already absorbed) and
+    if let Some(s) = pai {
+        // The ring-Pedersen bases are a deterministic function of Ñ (already absorbed) and
         // this tag; absorbing the tag pins the derivation.
         t.append_message(b"rp-bases", VECTOR_BASES_DST);
-        let len = (pk.n().significant_bits() as usize).div_ceil(8);
+        let len = (s.n_hat.significant_bits() as usize).div_ceil(8);
         for (label, x) in [(&b"Z"[..], &p.rp_z), (&b"Z'"[..], &p.rp_z_p)] {
             let bytes = x
                 .as_ref()
@@ -673,6 +712,7 @@ fn prove_inner<R: RngCore + CryptoRng>(
             if p.outputs.len() != n || p.inputs.len() != n || rho.len() != n {
                 return Err(ParamError::Invalid("shuffle list lengths").into());
             }
+            check_auxiliary_modulus(p.n_hat, p.pk.n())?;
             let n2 = p.pk.n_squared();
             let phi = random_unit(rng, p.pk.n())?;
             // Π w′_i^{ε_i}: exponents offset to a fixed bit length (`ε_i + 2^{|ε|}`) so the
@@ -712,7 +752,7 @@ fn prove_inner<R: RngCore + CryptoRng>(
     // (Wikström's integer commitment; see the soundness note). Normally `rp_pi` is `π`.
     let rp = match pai {
         Some((p, _)) => {
-            let key = RingPedersenVectorKey::derive(p.pk.n(), n)?;
+            let key = RingPedersenVectorKey::derive(p.n_hat, n)?;
             let committed: Vec<Integer> = rp_pi.iter().map(|&j| e_int[j].clone()).collect();
             let mu = random_bits(rng, key.mu_bits());
             let mu_p = random_bits(rng, key.mu_mask_bits());
@@ -761,7 +801,7 @@ fn prove_inner<R: RngCore + CryptoRng>(
         f_eg,
         k_f_eg: None,
     };
-    let v_int = absorb_commitments(&mut t, &proof, pai.map(|(p, _)| p.pk));
+    let v_int = absorb_commitments(&mut t, &proof, pai.map(|(p, _)| p));
     let v = int_to_scalar(&v_int, &q);
     let re: Scalar = secret.r.iter().zip(&e).map(|(r, e)| *r * e).sum();
     let rsum: Scalar = secret.r.iter().sum();
@@ -873,6 +913,11 @@ fn verify_inner(
             return bad("shuffle list lengths");
         }
     }
+    if let Some(p) = pai {
+        // The statement's Ñ must be an auxiliary modulus, not N (whose factorisation t
+        // shareholders can recover) — a public-parameter error, nobody's misbehaviour.
+        check_auxiliary_modulus(p.n_hat, p.pk.n())?;
+    }
     if proof
         .k_e
         .iter()
@@ -883,7 +928,7 @@ fn verify_inner(
     let q = scalar_modulus();
     let mut t = statement_transcript(sid, prover, gens, com, pai, eg);
     let (e_int, e) = challenge_vector(&mut t, n, &q);
-    let v_int = absorb_commitments(&mut t, proof, pai.map(|p| p.pk));
+    let v_int = absorb_commitments(&mut t, proof, pai);
     let v = int_to_scalar(&v_int, &q);
     let ke: Vec<Scalar> = proof.k_e.iter().map(|k| int_to_scalar(k, &q)).collect();
     let eprod: Scalar = e.iter().product();
@@ -975,9 +1020,9 @@ fn verify_inner(
         if !is_unit_in_range(f_p, n2) || !is_unit_in_range(k_f, p.pk.n()) {
             return bad("shuffle proof Paillier element out of range");
         }
-        // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod N), with the same k_{E,i} as the G1 and
+        // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod Ñ), with the same k_{E,i} as the G1 and
         // Paillier equations (units and the range of k_μ checked inside).
-        let key = RingPedersenVectorKey::derive(p.pk.n(), n)
+        let key = RingPedersenVectorKey::derive(p.n_hat, n)
             .map_err(|_| blame(prover, "shuffle proof: ring-Pedersen bases underivable"))?;
         if !key.check_response_vartime(z, z_p, &v_int, &proof.k_e, k_mu) {
             return bad("shuffle proof: ring-Pedersen commitment equation");
@@ -1005,6 +1050,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use quorate_core::error::Culprits;
+    use quorate_paillier::primes::generate_safe_prime;
     use quorate_paillier::SecretKey;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
@@ -1016,6 +1062,7 @@ mod tests {
         com: PermutationCommitment,
         secret: PermutationSecret,
         pk: PublicKey,
+        n_hat: Integer,
         inputs: Vec<Ciphertext>,
         outputs: Vec<Ciphertext>,
         rho: Vec<Integer>,
@@ -1027,6 +1074,9 @@ mod tests {
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let sk = SecretKey::generate(1024, &mut rng).unwrap();
         let pk = sk.public_key().clone();
+        // An independent auxiliary modulus of N's size (two fresh 512-bit safe primes).
+        let n_hat = generate_safe_prime(512, &mut rng).unwrap()
+            * generate_safe_prime(512, &mut rng).unwrap();
         let gens = Generators::derive(n);
         let (secret, com) = PermutationSecret::generate(&gens, n, &mut rng).unwrap();
         let inputs: Vec<Ciphertext> = (0..n)
@@ -1051,6 +1101,7 @@ mod tests {
             com,
             secret,
             pk,
+            n_hat,
             inputs,
             outputs,
             rho,
@@ -1061,6 +1112,7 @@ mod tests {
     fn stmt(f: &Fixture) -> PaillierShuffle<'_> {
         PaillierShuffle {
             pk: &f.pk,
+            n_hat: &f.n_hat,
             inputs: &f.inputs,
             outputs: &f.outputs,
         }
@@ -1080,7 +1132,7 @@ mod tests {
         let s = stmt(f);
         let mut t = statement_transcript(&f.sid, f.id, &f.gens, &f.com, Some(&s), None);
         let _ = challenge_vector(&mut t, f.com.u.len(), &scalar_modulus());
-        absorb_commitments(&mut t, proof, Some(&f.pk))
+        absorb_commitments(&mut t, proof, Some(&s))
     }
 
     #[test]
@@ -1176,8 +1228,8 @@ mod tests {
         .unwrap();
         verify_f(&f, &proof).unwrap();
         let v = challenge_v(&f, &proof);
-        let key = RingPedersenVectorKey::derive(f.pk.n(), 4).unwrap();
-        let nn = f.pk.n();
+        let key = RingPedersenVectorKey::derive(&f.n_hat, 4).unwrap();
+        let nn = &f.n_hat;
         let (z, z_p, k_mu) = (
             proof.rp_z.clone().unwrap(),
             proof.rp_z_p.clone().unwrap(),
@@ -1203,6 +1255,64 @@ mod tests {
         forged.k_mu = Some(k_mu2);
         assert_ne!(challenge_v(&f, &forged), v);
         assert_named(verify_f(&f, &forged).unwrap_err(), f.id, "shuffle proof");
+    }
+
+    /// Regression (issue 6): a statement whose ring-Pedersen modulus is the Paillier `N` —
+    /// which `t` shareholders can factor — is refused by prover, verifier and decoder; a
+    /// proof for one `Ñ` does not verify under another (`Ñ` is in the transcript), and its
+    /// `Z`, `Z′` are range-checked against `Ñ`, not `N`.
+    #[test]
+    fn ring_pedersen_modulus_is_auxiliary_and_bound() {
+        let (f, mut rng) = fixture(3, 6, None);
+        let proof = prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(&f), &f.rho)),
+            &mut rng,
+        )
+        .unwrap();
+        verify_f(&f, &proof).unwrap();
+        let same = PaillierShuffle {
+            n_hat: f.pk.n(),
+            ..stmt(&f)
+        };
+        assert!(prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&same, &f.rho)),
+            &mut rng
+        )
+        .is_err());
+        let err = verify(&f.sid, f.id, &f.gens, &f.com, Some(&same), &proof).unwrap_err();
+        assert!(err.to_string().contains("Paillier modulus"), "{err}");
+        let other_hat = generate_safe_prime(512, &mut rng).unwrap()
+            * generate_safe_prime(512, &mut rng).unwrap();
+        let other = PaillierShuffle {
+            n_hat: &other_hat,
+            ..stmt(&f)
+        };
+        assert_named(
+            verify(&f.sid, f.id, &f.gens, &f.com, Some(&other), &proof).unwrap_err(),
+            f.id,
+            "shuffle proof",
+        );
+        let bytes = proof.to_bytes();
+        let moduli = |n_hat| PaillierModuli { pk: &f.pk, n_hat };
+        assert_eq!(
+            ShuffleProof::from_bytes(&bytes, 3, Some(moduli(&f.n_hat))).unwrap(),
+            proof
+        );
+        assert!(ShuffleProof::from_bytes(&bytes, 3, Some(moduli(f.pk.n()))).is_err());
+        // Z ≥ Ñ is refused by the decoder (it is checked against Ñ, whatever N is).
+        let mut big = proof.clone();
+        big.rp_z = Some(Integer::from(&f.n_hat + 2u32));
+        assert!(ShuffleProof::from_bytes(&big.to_bytes(), 3, Some(moduli(&f.n_hat))).is_err());
     }
 
     #[test]

@@ -11,8 +11,10 @@
 //! * Scalars: 32 bytes big-endian, rejected unless canonical (below `q`).
 //! * Paillier ciphertexts: exactly `⌈|N²|/8⌉` bytes big-endian, `0 < c < N²` and
 //!   `gcd(c, N) = 1` (`PublicKey::decode_ciphertext`).
-//! * Elements of `Z_N^*` (nonce responses, ring-Pedersen values): exactly `⌈|N|/8⌉` bytes,
-//!   `0 < x < N`, `gcd(x, N) = 1`.
+//! * Elements of `Z_N^*` (nonce responses): exactly `⌈|N|/8⌉` bytes, `0 < x < N`,
+//!   `gcd(x, N) = 1`. Ring-Pedersen values are elements of `Z_Ñ^*` for the **auxiliary**
+//!   modulus `Ñ` ([`crate::ring_pedersen`]; never the Paillier `N`): exactly `⌈|Ñ|/8⌉` bytes,
+//!   `0 < x < Ñ`, `gcd(x, Ñ) = 1`.
 //! * Integer responses with a bit bound `B`: exactly `⌈B/8⌉` bytes; more than `B`
 //!   significant bits is rejected (the same bounds as the verifiers').
 //! * Vector lengths: `u32` big-endian (`u16` for per-server lists); every length must equal
@@ -31,8 +33,8 @@
 //!
 //! # Contexts
 //! Decoders take the bounds from what the receiver already trusts: [`MixnetPublic`] (gives
-//! `n`, `m`, `t`, the Paillier key and the ring-Pedersen parameters), explicit expected
-//! counts (`|I|`, the number of DB-SM members), or, for [`MixnetPublic`] itself,
+//! `n`, `m`, `t`, the Paillier key and the ring-Pedersen parameters `(Ñ, s, t)`), explicit
+//! expected counts (`|I|`, the number of DB-SM members), or, for [`MixnetPublic`] itself,
 //! [`WireLimits`].
 //!
 //! # Shuffle proofs
@@ -51,7 +53,8 @@
 //! * The DKG's private share ([`crate::dkg::DkgShare`]): a secret, to be sent encrypted.
 //!
 //! # Sizes (bytes; `c = ⌈|N²|/8⌉`, `z = ⌈|N|/8⌉`, `G1 = 48`, `G2 = 96`, `s = 32`)
-//! * [`SenderInput`]: `2 + 4c + 2·G1 + 2·53 + 6z + 2⌈(|N| + 209)/8⌉` (1024-bit `N`: 2306).
+//! * [`SenderInput`]: `2 + 4c + 2·G1 + 2·53 + 2z + 4ẑ + 2⌈(|Ñ| + 209)/8⌉` with
+//!   `ẑ = ⌈|Ñ|/8⌉` (`|Ñ| = |N|` from keygen; 1024-bit moduli: 2306).
 //! * [`ElGamalCiphertext`] `2 + 2·G1`; [`ElGamalDecShare`] `2 + 3·G1 + s`.
 //! * [`MixStage`]: `12 + n·c + proof`; [`DecryptionStage`]: `8 + groups·(4 + share)`.
 //! * [`BbQuery`]: `14 + 4|I| + 4|J| + G2 + |J|·G1`.
@@ -60,10 +63,10 @@
 //!   `8 + members·(10·G1 + 4s)`; [`DpkResponseStage`]: `8 + 4·members·s`.
 //! * [`DkgBroadcast`]: `6 + (t + 1)·G1 + s`.
 //!
-//! Measured at `n = 8`, `m = 2`, `|I| = 4` (2 members), 1024-bit `N` (`tests/wire.rs`):
-//! sender input 2306, Mix stage 4473 (shuffle proof 2413), decryption stage 1811, Mix
-//! record 14914, [`MixnetPublic`] 5833, BB query 230, reverse stage 2507, DB-SM proof 11666,
-//! DKG broadcast 182.
+//! Measured at `n = 8`, `m = 2`, `|I| = 4` (2 members), 1024-bit `N` and `Ñ`
+//! (`tests/wire.rs`): sender input 2306, Mix stage 4473 (shuffle proof 2413), decryption
+//! stage 1811, Mix record 14914, [`MixnetPublic`] 5964 (it now carries `Ñ`), BB query 230,
+//! reverse stage 2507, DB-SM proof 11666, DKG broadcast 182.
 
 use crate::dbsm::{
     BbQuery, BlindProof, BlindingStage, DbSmProof, DpkCommit, DpkCommitStage, DpkResponseStage,
@@ -75,10 +78,10 @@ use crate::error::MixnetError;
 use crate::mix::{DecryptionStage, MixRecord, MixStage, OUTPUT_SLOT_BITS};
 use crate::packing;
 use crate::params::{Generators, MAX_SENDERS, MIN_PAILLIER_BITS};
-use crate::ring_pedersen::RingPedersenParams;
+use crate::ring_pedersen::{check_auxiliary_modulus, RingPedersenParams, MAX_RING_PEDERSEN_BITS};
 use crate::sender::{LinkProof, SenderInput, MASK_BITS};
 use crate::setup::MixnetPublic;
-use crate::shuffle::{PermutationCommitment, ShuffleProof};
+use crate::shuffle::{PaillierModuli, PermutationCommitment, ShuffleProof};
 use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Group;
 use quorate_bls::msm::g1_msm_vartime;
@@ -90,7 +93,9 @@ use quorate_core::lagrange::{coefficients_at, coefficients_at_zero};
 use quorate_core::shamir::eval_point;
 use quorate_core::transcript::SessionId;
 use quorate_core::{DecodeError, PartyId, ThresholdParams};
-use quorate_paillier::bigint::{from_be_bytes, is_unit_in_range, to_be_bytes_padded};
+use quorate_paillier::bigint::{
+    from_be_bytes, is_unit_in_range, to_be_bytes_minimal, to_be_bytes_padded,
+};
 use quorate_paillier::rug::Integer;
 use quorate_paillier::threshold::{ThresholdPublicKey, MAX_PARTIES};
 use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
@@ -149,15 +154,16 @@ pub enum ShuffleKind {
 }
 
 /// The context a shuffle-proof decoder gets: the kind, the list length `n` and, for a
-/// Paillier shuffle, the Paillier key of the statement.
+/// Paillier shuffle, the Paillier key and the ring-Pedersen modulus `Ñ` of the statement
+/// (`Z`, `Z′`, `k_μ` are range-checked against `Ñ`, `F′`, `k_F` against `N`).
 #[derive(Clone, Copy, Debug)]
 pub struct ShuffleContext<'a> {
     /// What the proof proves.
     pub kind: ShuffleKind,
     /// The list length (`n`).
     pub n: usize,
-    /// The Paillier key (`Some` exactly for [`ShuffleKind::Paillier`]).
-    pub paillier: Option<&'a PublicKey>,
+    /// The Paillier key and `Ñ` (`Some` exactly for [`ShuffleKind::Paillier`]).
+    pub paillier: Option<PaillierModuli<'a>>,
 }
 
 /// Encodes and decodes the [`ShuffleProof`]s embedded in other messages. The decoder must
@@ -176,7 +182,7 @@ pub trait ShuffleProofCodec {
 /// The shuffle proofs' own format ([`ShuffleProof::to_bytes`] / [`ShuffleProof::from_bytes`]),
 /// with the kind checked against the context: a permutation proof has neither the Paillier
 /// nor the ElGamal part, a Paillier shuffle proof the Paillier part (decoded against the
-/// statement's key), an ElGamal one the ElGamal part.
+/// statement's key and `Ñ`), an ElGamal one the ElGamal part.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NativeShuffleCodec;
 
@@ -193,7 +199,7 @@ impl ShuffleProofCodec for NativeShuffleCodec {
         let pk = match ctx.kind {
             ShuffleKind::Paillier => Some(
                 ctx.paillier
-                    .ok_or_else(|| invalid("shuffle proof", "no Paillier key in the context"))?,
+                    .ok_or_else(|| invalid("shuffle proof", "no Paillier moduli in the context"))?,
             ),
             ShuffleKind::Permutation | ShuffleKind::ElGamal => None,
         };
@@ -679,7 +685,10 @@ fn get_mix_stage(
         ShuffleContext {
             kind: ShuffleKind::Paillier,
             n: public.n,
-            paillier: Some(pk),
+            paillier: Some(PaillierModuli {
+                pk,
+                n_hat: &public.ring_pedersen.n_hat,
+            }),
         },
     )?;
     Ok(MixStage {
@@ -1404,9 +1413,9 @@ pub fn decode_dkg_broadcast(
 }
 
 /// Encodes everything a querier needs to verify: `u16 |sid| ‖ sid ‖ u32 n ‖ u16 t ‖ u16 m ‖
-/// g ‖ h ‖ h_0 ‖ h_1 … h_n ‖ u32 len ‖ threshold Paillier key ‖ s ‖ t (ring-Pedersen, `|N|`
-/// bytes each) ‖ ElGamal pk ‖ X_1 … X_m ‖ m permutation commitments (n points each) ‖ m ×
-/// (u32 len ‖ permutation proof)`.
+/// g ‖ h ‖ h_0 ‖ h_1 … h_n ‖ u32 len ‖ threshold Paillier key ‖ u32 len ‖ Ñ (minimal
+/// big-endian) ‖ s ‖ t (ring-Pedersen, `⌈|Ñ|/8⌉` bytes each) ‖ ElGamal pk ‖ X_1 … X_m ‖
+/// m permutation commitments (n points each) ‖ m × (u32 len ‖ permutation proof)`.
 pub fn encode_mixnet_public(
     codec: &dyn ShuffleProofCodec,
     p: &MixnetPublic,
@@ -1429,6 +1438,12 @@ pub fn encode_mixnet_public(
         w.u32(u32_len("threshold paillier key", tpk.len())?)
             .bytes(&tpk);
         let rp = &p.ring_pedersen;
+        if rp.n_hat <= 0 {
+            return Err(invalid("ring-Pedersen modulus", "not positive"));
+        }
+        let n_hat = to_be_bytes_minimal(&rp.n_hat);
+        w.u32(u32_len("ring-Pedersen modulus", n_hat.len())?)
+            .bytes(&n_hat);
         put_unit(w, "ring-Pedersen s", &rp.s, &rp.n_hat)?;
         put_unit(w, "ring-Pedersen t", &rp.t, &rp.n_hat)?;
         put_g1(w, &p.elgamal.pk);
@@ -1459,9 +1474,12 @@ pub fn encode_mixnet_public(
 
 /// Decodes [`encode_mixnet_public`] within `limits`. Beyond the encoding checks it checks
 /// that the generators are exactly the hash-to-curve ones for `n` (no trapdoor can be
-/// slipped in), that the Paillier key has the same `t`-of-`m`, at least
-/// [`MIN_PAILLIER_BITS`] bits, and is the ring-Pedersen modulus, that `s, t` pass
-/// [`RingPedersenParams::check`], that no key or commitment point is the identity, and that
+/// slipped in), that the Paillier key has the same `t`-of-`m` and at least
+/// [`MIN_PAILLIER_BITS`] bits, that the ring-Pedersen parameters `(Ñ, s, t)` pass
+/// [`RingPedersenParams::check_auxiliary`] against the Paillier `N` (`Ñ ≠ N`,
+/// `gcd(Ñ, N) = 1`, `|N| ≤ |Ñ| ≤` [`MAX_RING_PEDERSEN_BITS`], non-degenerate `s, t`; `Ñ` is
+/// read canonically, at most `⌈`[`MAX_RING_PEDERSEN_BITS`]`/8⌉` bytes, and checked before
+/// `s, t` are read), that no key or commitment point is the identity, and that
 /// the ElGamal verification keys lie on one polynomial of degree `t − 1` whose value at 0 is
 /// the public key. The permutation proofs are only parsed: run
 /// [`MixnetPublic::verify_setup`] on the result.
@@ -1507,17 +1525,36 @@ pub fn decode_mixnet_public(
                 "other t-of-m than the mixnet",
             ));
         }
-        let n_hat = paillier.encryption_key().n().clone();
-        if n_hat.significant_bits() < MIN_PAILLIER_BITS {
+        let paillier_n = paillier.encryption_key().n();
+        if paillier_n.significant_bits() < MIN_PAILLIER_BITS {
             return Err(invalid(
                 "threshold paillier key",
                 "modulus below MIN_PAILLIER_BITS",
             ));
         }
+        let n_hat_len = len_at_most(
+            r,
+            "ring-Pedersen modulus",
+            bounded_len(MAX_RING_PEDERSEN_BITS),
+        )?;
+        let n_hat_bytes = r.take(n_hat_len)?;
+        if matches!(n_hat_bytes.first(), None | Some(0)) {
+            return Err(DecodeError::NonCanonical {
+                what: "ring-Pedersen modulus",
+            }
+            .into());
+        }
+        let n_hat = from_be_bytes(n_hat_bytes);
+        if check_auxiliary_modulus(&n_hat, paillier_n).is_err() {
+            return Err(invalid(
+                "ring-Pedersen modulus",
+                "not an auxiliary modulus independent of the Paillier N",
+            ));
+        }
         let s = get_unit(r, "ring-Pedersen s", &n_hat)?;
         let t_rp = get_unit(r, "ring-Pedersen t", &n_hat)?;
         let ring_pedersen = RingPedersenParams { n_hat, s, t: t_rp };
-        if ring_pedersen.check().is_err() {
+        if ring_pedersen.check_auxiliary(paillier_n).is_err() {
             return Err(invalid("ring-Pedersen parameters", "degenerate generators"));
         }
         let epk = r.g1("ElGamal public key")?;

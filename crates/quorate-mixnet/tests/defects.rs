@@ -8,9 +8,13 @@ use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_mixnet::mix;
 use quorate_mixnet::params::{BATCH_BITS, CHALLENGE_BITS, PRODUCTION_PAILLIER_BITS, SLACK_BITS};
+use quorate_mixnet::ring_pedersen::RingPedersenParams;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::keygen_with_test_moduli;
+use quorate_mixnet::wire::{self, NativeShuffleCodec, WireLimits};
 use quorate_mixnet::{dbsm, sharing};
+use quorate_paillier::bigint::{mul_mod, random_unit};
+use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -29,6 +33,8 @@ fn defect_1_fresh_paillier_primes_per_keygen() {
         a.paillier.encryption_key().n(),
         b.paillier.encryption_key().n()
     );
+    // The auxiliary ring-Pedersen modulus is fresh too.
+    assert_ne!(a.ring_pedersen.n_hat, b.ring_pedersen.n_hat);
     // Generators come from hash-to-curve: identical across keygens, no dealer trapdoor.
     assert_eq!(a.gens, b.gens);
 }
@@ -84,4 +90,49 @@ fn defect_7_element_zero_is_proven_and_defect_11_s_is_recomputed() {
     let mut bad = proof;
     bad.decryption[1].shares[2].d = G1Projective::identity();
     assert!(dbsm::verify(&public, &inputs, &rec, &coms, &q, &bad).is_err());
+}
+
+/// Issue 6 (soundness) regression: the ring-Pedersen commitments of the linking, mask and
+/// shuffle proofs must be over an auxiliary modulus `Ñ` that no coalition of servers can
+/// factor. Parameters whose `Ñ` is the Paillier `N` (which any `t` shareholders can factor
+/// from their decryption-exponent shares) are refused by `verify_setup` and by the decoder
+/// (the old code *required* `Ñ = N`); keygen's `Ñ` is independent of `N` and as long.
+#[test]
+fn ring_pedersen_modulus_is_not_the_paillier_modulus() {
+    let mut rng = ChaCha20Rng::seed_from_u64(53);
+    let sid = SessionId::new(b"issue-6-aux-modulus".to_vec());
+    let (public, _) = keygen_with_test_moduli(sid, 2, 2, 2, &mut rng).unwrap();
+    public.verify_setup().unwrap();
+    let n = public.paillier.encryption_key().n().clone();
+    let rp = &public.ring_pedersen;
+    assert_ne!(rp.n_hat, n);
+    assert_eq!(Integer::from(rp.n_hat.gcd_ref(&n)), 1);
+    assert_eq!(rp.n_hat.significant_bits(), n.significant_bits());
+    rp.check_auxiliary(&n).unwrap();
+
+    // Old-style parameters over N: s, t random squares mod N, non-degenerate.
+    let square = |rng: &mut ChaCha20Rng| {
+        let r = random_unit(rng, &n).unwrap();
+        mul_mod(&r, &r, &n)
+    };
+    let over_n = RingPedersenParams {
+        n_hat: n.clone(),
+        s: square(&mut rng),
+        t: square(&mut rng),
+    };
+    over_n.check().unwrap();
+    let mut bad = public.clone();
+    bad.ring_pedersen = over_n;
+    let err = bad.verify_setup().unwrap_err();
+    assert!(err.to_string().contains("Paillier modulus"), "{err}");
+    let codec = NativeShuffleCodec;
+    let bytes = wire::encode_mixnet_public(&codec, &bad).unwrap();
+    assert!(matches!(
+        wire::decode_mixnet_public(&codec, &WireLimits::default(), &bytes),
+        Err(quorate_mixnet::MixnetError::Decode(_))
+    ));
+    // The honest parameters round-trip.
+    let bytes = wire::encode_mixnet_public(&codec, &public).unwrap();
+    let back = wire::decode_mixnet_public(&codec, &WireLimits::default(), &bytes).unwrap();
+    assert_eq!(back.ring_pedersen, public.ring_pedersen);
 }

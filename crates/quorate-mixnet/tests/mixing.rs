@@ -13,12 +13,12 @@ use quorate_mixnet::params::Generators;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
 use quorate_mixnet::shuffle::{
-    self, ElGamalShuffle, PaillierShuffle, PermutationSecret, ShuffleProof,
+    self, ElGamalShuffle, PaillierModuli, PaillierShuffle, PermutationSecret, ShuffleProof,
 };
 use quorate_mixnet::MixnetError;
 use quorate_paillier::bigint::random_unit;
 use quorate_paillier::rug::Integer;
-use quorate_paillier::{Ciphertext, PublicKey, SecretKey};
+use quorate_paillier::{Ciphertext, SecretKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -206,7 +206,8 @@ fn tampered_ring_pedersen_commitment_or_response_is_named() {
     let (public, servers, inputs, _, mut rng) = setup(6, 2, 2, 5);
     let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
     mix::verify_record(&public, &inputs, &rec).unwrap();
-    let n_hat = public.paillier.encryption_key().n().clone();
+    let n_hat = public.ring_pedersen.n_hat.clone();
+    assert_ne!(&n_hat, public.paillier.encryption_key().n());
     for case in 0..6 {
         let mut bad = rec.clone();
         let p = &mut bad.stages[1].proof;
@@ -243,6 +244,9 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
     let n = 6;
     let sk = SecretKey::generate(1024, &mut rng).unwrap();
     let pk = sk.public_key();
+    // The auxiliary ring-Pedersen modulus: another key's N (independent primes).
+    let aux = SecretKey::generate(1024, &mut rng).unwrap();
+    let n_hat = aux.public_key().n();
     let gens = Generators::derive(n);
     let sid = SessionId::new(b"perm-mismatch".to_vec());
     let id = PartyId::new(4).unwrap();
@@ -266,6 +270,7 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
     let honest = shuffle_with(secret.pi());
     let stmt = PaillierShuffle {
         pk,
+        n_hat,
         inputs: &inputs,
         outputs: &honest,
     };
@@ -285,6 +290,7 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
     let cheat = shuffle_with(&sigma);
     let stmt = PaillierShuffle {
         pk,
+        n_hat,
         inputs: &inputs,
         outputs: &cheat,
     };
@@ -305,7 +311,7 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
 fn assert_decode_fails_or_rejected(
     bytes: &[u8],
     n: usize,
-    pk: Option<&PublicKey>,
+    pk: Option<PaillierModuli<'_>>,
     check: &dyn Fn(&ShuffleProof) -> bool,
 ) {
     if let Ok(p) = ShuffleProof::from_bytes(bytes, n, pk) {
@@ -321,10 +327,13 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
     let (public, servers, inputs, _, mut rng) = setup(5, 2, 2, 6);
     let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
     let pk = public.paillier.encryption_key();
+    let n_hat = &public.ring_pedersen.n_hat;
+    let moduli = PaillierModuli { pk, n_hat };
     let id1 = PartyId::new(1).unwrap();
     let com = &public.perm_commitments[0];
     let stmt = PaillierShuffle {
         pk,
+        n_hat,
         inputs: &rec.inputs,
         outputs: &rec.stages[0].outputs,
     };
@@ -374,8 +383,8 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
     };
 
     type Check<'a> = &'a dyn Fn(&ShuffleProof) -> bool;
-    let cases: [(&ShuffleProof, Option<&PublicKey>, Check<'_>); 3] = [
-        (&rec.stages[0].proof, Some(pk), &pai_ok),
+    let cases: [(&ShuffleProof, Option<PaillierModuli<'_>>, Check<'_>); 3] = [
+        (&rec.stages[0].proof, Some(moduli), &pai_ok),
         (&public.perm_proofs[0], None, &perm_ok),
         (&eproof, None, &eg_ok),
     ];
@@ -389,7 +398,7 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
         assert!(ShuffleProof::from_bytes(&bytes, 4, key).is_err());
         assert!(ShuffleProof::from_bytes(&bytes, 6, key).is_err());
         assert!(ShuffleProof::from_bytes(&bytes, 0, key).is_err());
-        let other_key = if key.is_some() { None } else { Some(pk) };
+        let other_key = if key.is_some() { None } else { Some(moduli) };
         assert!(ShuffleProof::from_bytes(&bytes, 5, other_key).is_err());
         // Every truncation (all short prefixes, then a stride) and one extra byte.
         let cuts = (0..bytes.len().min(200)).chain((200..bytes.len()).step_by(11));
@@ -425,7 +434,7 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
     let mut huge = bytes.clone();
     huge[first_ke..first_ke + 4].copy_from_slice(&u32::MAX.to_be_bytes());
     assert!(matches!(
-        ShuffleProof::from_bytes(&huge, 5, Some(pk)),
+        ShuffleProof::from_bytes(&huge, 5, Some(moduli)),
         Err(MixnetError::Decode(_))
     ));
 }

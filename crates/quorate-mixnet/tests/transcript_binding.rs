@@ -6,6 +6,7 @@
 use blstrs::Scalar;
 use ff::Field;
 use group::Group;
+use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use quorate_mixnet::dbsm;
@@ -67,8 +68,10 @@ fn every_statement_element_is_bound() {
     let st = &rec.stages[0];
     let com = &public.perm_commitments[0];
     let id1 = PartyId::new(1).unwrap();
+    let n_hat = &public.ring_pedersen.n_hat;
     let stmt = PaillierShuffle {
         pk,
+        n_hat,
         inputs: &rec.inputs,
         outputs: &st.outputs,
     };
@@ -107,6 +110,7 @@ fn every_statement_element_is_bound() {
         ins[k] = pk.rerandomize(&ins[k], &mut rng).unwrap();
         let s2 = PaillierShuffle {
             pk,
+            n_hat,
             inputs: &ins,
             outputs: &st.outputs,
         };
@@ -118,6 +122,7 @@ fn every_statement_element_is_bound() {
         outs[k] = pk.rerandomize(&outs[k], &mut rng).unwrap();
         let s3 = PaillierShuffle {
             pk,
+            n_hat,
             inputs: &rec.inputs,
             outputs: &outs,
         };
@@ -132,25 +137,49 @@ fn every_statement_element_is_bound() {
     // Ring-Pedersen part of the shuffle proof. Z′·t with k_μ + 1 keeps
     // Z^v Z′ = Π s_i^{k_E} t^{k_μ} true for the old v, so it would verify if Z′ were not in
     // the transcript before v; Z changed (with Z′ unchanged) would verify if neither were.
-    let key = RingPedersenVectorKey::derive(pk.n(), 6).unwrap();
+    let key = RingPedersenVectorKey::derive(n_hat, 6).unwrap();
     let mut forged = st.proof.clone();
     let z_p = forged.rp_z_p.clone().unwrap();
-    forged.rp_z_p = Some(mul_mod(&z_p, &key.t, pk.n()));
+    forged.rp_z_p = Some(mul_mod(&z_p, &key.t, n_hat));
     *forged.k_mu.as_mut().unwrap() += 1u32;
     assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), &forged).is_err());
     let mut forged = st.proof.clone();
     let z = forged.rp_z.clone().unwrap();
-    forged.rp_z = Some(mul_mod(&z, &key.s[0], pk.n()));
+    forged.rp_z = Some(mul_mod(&z, &key.s[0], n_hat));
     assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&stmt), &forged).is_err());
-    // The modulus the ring-Pedersen bases are derived from (and the ciphertexts live under):
-    // the same lists under another key N.
+    // The Paillier modulus the ciphertexts live under: the same lists under another key N
+    // (same Ñ).
     let other = SecretKey::generate(1024, &mut rng).unwrap();
     let s4 = PaillierShuffle {
         pk: other.public_key(),
+        n_hat,
         inputs: &rec.inputs,
         outputs: &st.outputs,
     };
     assert!(shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s4), &st.proof).is_err());
+    // The ring-Pedersen modulus Ñ the bases are derived from: a proof made for one Ñ fails
+    // under another independent modulus of the same size (same N, same lists), and the
+    // mixer is named; the Paillier N itself as Ñ is refused as a parameter error.
+    let other_hat = other.public_key().n();
+    assert_ne!(other_hat, n_hat);
+    let s5 = PaillierShuffle {
+        pk,
+        n_hat: other_hat,
+        inputs: &rec.inputs,
+        outputs: &st.outputs,
+    };
+    let err =
+        shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s5), &st.proof).unwrap_err();
+    assert_eq!(err.culprits(), &[id1]);
+    let s6 = PaillierShuffle {
+        pk,
+        n_hat: pk.n(),
+        inputs: &rec.inputs,
+        outputs: &st.outputs,
+    };
+    let err =
+        shuffle::verify(&public.sid, id1, &public.gens, com, Some(&s6), &st.proof).unwrap_err();
+    assert!(err.culprits().is_empty(), "{err}");
     // Permutation-commitment proof.
     assert!(shuffle::verify(
         &public.sid,

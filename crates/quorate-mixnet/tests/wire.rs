@@ -282,6 +282,64 @@ fn mixnet_public_round_trip_and_hostile() {
             assert!(wire::decode_mixnet_public(codec, &lim, &b).is_err());
         }
     }
+    // The ring-Pedersen modulus (issue 6): Ñ = N — which t Paillier shareholders can
+    // factor — is refused even with non-degenerate s, t (squares mod N); so are an Ñ
+    // sharing a factor with N (3N), an even Ñ and an Ñ shorter than N. Each passes the
+    // encoder and fails the decoder and `verify_setup`.
+    let pn = w.public.paillier.encryption_key().n().clone();
+    let sq = |x: u32| Integer::from(x).pow_mod(&Integer::from(2), &pn).unwrap();
+    let short = (Integer::from(1) << (pn.significant_bits() - 1)) - 1u32;
+    for (n_hat, s_rp, t_rp) in [
+        (pn.clone(), sq(1_000_003), sq(1_000_033)),
+        (Integer::from(&pn * 3u32), sq(1_000_003), sq(1_000_033)),
+        (
+            Integer::from(&w.public.ring_pedersen.n_hat + 1u32),
+            sq(5),
+            sq(7),
+        ),
+        (short, sq(5) % 1_000_000_007u64, sq(7) % 1_000_000_007u64),
+    ] {
+        let mut bad = w.public.clone();
+        bad.ring_pedersen = quorate_mixnet::ring_pedersen::RingPedersenParams {
+            n_hat,
+            s: s_rp,
+            t: t_rp,
+        };
+        let b = wire::encode_mixnet_public(codec, &bad).unwrap();
+        assert!(
+            matches!(
+                wire::decode_mixnet_public(codec, &lim, &b),
+                Err(MixnetError::Decode(_))
+            ),
+            "Ñ = {}",
+            bad.ring_pedersen.n_hat
+        );
+        assert!(bad.verify_setup().is_err());
+    }
+    // Ñ's length prefix: a leading zero byte is non-canonical, an oversized length a typed
+    // error (no allocation).
+    let nh = w
+        .public
+        .ring_pedersen
+        .n_hat
+        .to_digits::<u8>(quorate_paillier::rug::integer::Order::Msf);
+    let nh_at = bytes
+        .windows(nh.len())
+        .position(|win| win == nh.as_slice())
+        .unwrap();
+    let len_at = nh_at - 4;
+    assert_eq!(bytes[len_at..nh_at], (nh.len() as u32).to_be_bytes());
+    let mut padded = bytes[..len_at].to_vec();
+    padded.extend_from_slice(&(nh.len() as u32 + 1).to_be_bytes());
+    padded.push(0);
+    padded.extend_from_slice(&bytes[nh_at..]);
+    assert_eq!(
+        decode_err(wire::decode_mixnet_public(codec, &lim, &padded)),
+        DecodeError::NonCanonical {
+            what: "ring-Pedersen modulus"
+        }
+    );
+    assert!(wire::decode_mixnet_public(codec, &lim, &oversize(&bytes, len_at, 4)).is_err());
     // Identity generator g; a generator that is a valid point but not hash-to-curve.
     let g_at = n_at + 4 + 4;
     assert_eq!(
@@ -872,7 +930,12 @@ fn encoded_sizes() {
     );
     let sender = wire::encode_sender_input(p, &w.inputs[0]).unwrap().len();
     let zmu = (p.ring_pedersen.mu_mask_bits() as usize + 1).div_ceil(8);
-    assert_eq!(sender, 2 + 4 * ct + 2 * 48 + 2 * 53 + 6 * zn + 2 * zmu);
+    let zhat = (p.ring_pedersen.n_hat.significant_bits() as usize).div_ceil(8);
+    assert_eq!(zhat, zn, "keygen makes |Ñ| = |N|");
+    assert_eq!(
+        sender,
+        2 + 4 * ct + 2 * 48 + 2 * 53 + 2 * zn + 4 * zhat + 2 * zmu
+    );
     let i = q.inputs.len();
     let members = 2;
     let sizes = [
