@@ -18,9 +18,11 @@
 //! The proof also carries ring-Pedersen commitments `S_v = s^v t^{μ_v}`, `S_r = s^r t^{μ_r}`
 //! ([`crate::ring_pedersen`]) with first messages `D_v = s^{α_v} t^{β_v}`,
 //! `D_r = s^{α_r} t^{β_r}` and responses `z_{μv} = β_v + e μ_v`, `z_{μr} = β_r + e μ_r`; the
-//! verifier checks `s^{z_v} t^{z_{μv}} = D_v S_v^e` (and for `r`). Under strong RSA this
-//! forces `Δe | Δz`, so the extracted Paillier plaintexts are the integers `v, r < 2^{|q|+…}`
-//! that also open `γ`.
+//! verifier checks `s^{z_v} t^{z_{μv}} = D_v S_v^e` (and for `r`), all mod the auxiliary
+//! modulus `Ñ` of [`crate::setup::MixnetPublic::ring_pedersen`] (independent of the Paillier
+//! `N`, which `t` servers could factor and then help a sender past this check). Under strong
+//! RSA for `Ñ` this forces `Δe | Δz`, so the extracted Paillier plaintexts are the integers
+//! `v, r < 2^{|q|+…}` that also open `γ`.
 
 use crate::error::MixnetError;
 use crate::params::{
