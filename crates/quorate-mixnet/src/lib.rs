@@ -32,7 +32,9 @@
 //!   shares; `quorate_paillier::threshold::deal`) who must erase the factorisation.
 //!   Production moduli have ≥ 3072 bits; tests use 1024 ([`setup::keygen_with_test_moduli`]).
 //! * The ring-Pedersen parameters ([`ring_pedersen`]) that make the Paillier parts of the
-//!   proofs sound over the integers come from the same dealer (see [`setup`]).
+//!   proofs sound over the integers come from the same dealer, over an independent auxiliary
+//!   modulus `Ñ` (fresh safe primes), never the Paillier `N`, which any `t` shareholders
+//!   could factor (see [`setup`]); their binding then holds even if every server colludes.
 //! * The Beaver triples of DB-RSM come from a dealer as preprocessing; every triple is
 //!   publicly verified ([`dbrsm::verify_triples`]) before use.
 //!

@@ -269,7 +269,7 @@ pub struct ShuffleProof {
 }
 
 /// Type tag of an encoded [`ShuffleProof`] ([`ShuffleProof::to_bytes`]).
-pub const SHUFFLE_PROOF_TAG: u8 = 0x53;
+pub const SHUFFLE_PROOF_TAG: u8 = 0x6F;
 /// Format version of an encoded [`ShuffleProof`].
 pub const SHUFFLE_PROOF_VERSION: u8 = 1;
 

@@ -45,12 +45,14 @@
 //! [`NativeShuffleCodec`] uses the proof's own format ([`ShuffleProof::to_bytes`] /
 //! [`ShuffleProof::from_bytes`], owned by `shuffle.rs`) and checks the proof kind.
 //!
-//! # Not covered here (owned elsewhere; for the integrator)
-//! * DB-RSM messages ([`crate::dbrsm`]: BBS+ quasi-signatures and their query, Beaver
-//!   triples and openings, DPK_BBS+ shares), the witness track ([`crate::witness`]) and the
-//!   input sharing ([`crate::sharing`]: mask commitments with proofs, packed decryption
-//!   shares, share commitments `V_k`).
-//! * The DKG's private share ([`crate::dkg::DkgShare`]): a secret, to be sent encrypted.
+//! # Messages encoded elsewhere
+//! * The DB-RSM messages, the witness track and the input sharing are encoded in
+//!   [`crate::wire_rsm`] (tags `0x81..=0x98`, same conventions; DPK_BBS+ `Gt` elements
+//!   compressed to 288 bytes and subgroup-checked).
+//! * The shuffle proof's own format is [`ShuffleProof::to_bytes`] (tag `0x6F`).
+//! * Secrets never travel in the clear and have no encoding here: the DKG's private share
+//!   ([`crate::dkg::DkgShare`], to be sent encrypted), Beaver triple shares, witness and
+//!   blinding shares, DPK nonces, the querier's signing keys.
 //!
 //! # Sizes (bytes; `c = ⌈|N²|/8⌉`, `z = ⌈|N|/8⌉`, `G1 = 48`, `G2 = 96`, `s = 32`)
 //! * [`SenderInput`]: `2 + 4c + 2·G1 + 2·53 + 2z + 4ẑ + 2⌈(|Ñ| + 209)/8⌉` with
@@ -103,8 +105,9 @@ use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 /// The format version of every message in this module.
 pub const WIRE_VERSION: u8 = 1;
 
-/// Message type tags (`0x70..=0x80`; other crates use `0x50..=0x54` (Paillier) and
-/// `0xD1..=0xE3` (ECDSA)). A shuffle-proof format should pick a tag outside this range.
+/// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
+/// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
+/// `0xD1..=0xE3` (ECDSA)).
 pub mod tag {
     /// [`crate::elgamal::ElGamalCiphertext`].
     pub const ELGAMAL_CIPHERTEXT: u8 = 0x70;
