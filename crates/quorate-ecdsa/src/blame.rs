@@ -96,6 +96,8 @@ pub struct BlameRound {
     st: SignRound3,
     /// `(u_j, w_j)` of every signer as received (own included).
     shares: BTreeMap<PartyId, (Scalar, Scalar)>,
+    /// Whether every received echo digest equals ours (see [`BlameState::failing_signers`]).
+    echoes_agree: bool,
 }
 
 impl core::fmt::Debug for BlameRound {
@@ -113,6 +115,10 @@ pub struct BlameState {
     shares: BTreeMap<PartyId, (Scalar, Scalar)>,
     /// The entries this signer sent (and published).
     own_entries: Vec<Entry>,
+    /// Whether every received echo digest equals ours. If not, the bodies of some signers
+    /// may differ between honest signers, and the proofs are not checked here (the
+    /// dispute round names the equivocator).
+    echoes_agree: bool,
 }
 
 impl core::fmt::Debug for BlameState {
@@ -139,7 +145,12 @@ impl BlameRound {
         let mut shares: BTreeMap<PartyId, (Scalar, Scalar)> =
             map.iter().map(|(j, m)| (*j, (m.u, m.w))).collect();
         shares.insert(st.ctx.me, (st.own.u, st.own.w));
-        BlameRound { st, shares }
+        let echoes_agree = map.values().all(|m| m.echo == st.own.echo);
+        BlameRound {
+            st,
+            shares,
+            echoes_agree,
+        }
     }
 
     /// Proves this signer's shares correct: `P = φ_i·R`, `Q = φ_i·B` (for an honest signer
@@ -163,6 +174,7 @@ impl BlameRound {
             bodies: self.st.bodies.clone(),
             shares: self.shares.clone(),
             own_entries: self.st.entries.clone(),
+            echoes_agree: self.echoes_agree,
         };
         (state, msg)
     }
@@ -310,9 +322,19 @@ fn statements_vartime(
 }
 
 impl BlameState {
-    /// The co-signers whose blame message is missing or duplicated, whose published entries
-    /// do not match the hashes in their agreed body, or whose proof does not verify. Empty
-    /// in an honest run.
+    /// The co-signers whose blame message is missing, who sent two different blame
+    /// messages, whose published entries do not match the hashes in their agreed body, or
+    /// whose proof does not verify. Empty in an honest run. An identical copy of a message
+    /// is ignored (a network may replay it; it names nobody).
+    ///
+    /// The proofs are checked only if every echo digest this signer received equals its own
+    /// (always the case after [`crate::sign::combine`] returned
+    /// [`crate::sign::Combined::Blame`]). Otherwise — a signer entered the round with
+    /// [`crate::sign::SignRound3::blame`] although the echoes differ — an equivocator may
+    /// have given honest signers different bodies, so an honest signer's statement computed
+    /// from this signer's view of those bodies can be false and its proof fail here (review
+    /// of issue 4, session 3). Then only missing, doubled and mismatching publications are
+    /// named; [`resolve_blame`] points to the dispute round, which names the equivocator.
     pub fn failing_signers(&self, msgs: &[(PartyId, BlameMsg)]) -> Vec<PartyId> {
         let ctx = &self.ctx;
         let mut culprits = Vec::new();
@@ -321,7 +343,7 @@ impl BlameState {
             if *from == ctx.me || !ctx.signers.contains(from) {
                 continue;
             }
-            if got.insert(*from, m).is_some() {
+            if got.insert(*from, m).is_some_and(|prev| prev != m) {
                 culprits.push(*from);
             }
         }
@@ -343,7 +365,9 @@ impl BlameState {
             match (got.get(p), stmts.get(p)) {
                 (None, _) => culprits.push(*p),
                 (Some(m), Some((big_p, big_q))) => {
-                    if !dleq_verify_vartime(ctx, *p, &b, big_p, big_q, (&m.c, &m.z)) {
+                    if self.echoes_agree
+                        && !dleq_verify_vartime(ctx, *p, &b, big_p, big_q, (&m.c, &m.z))
+                    {
                         culprits.push(*p);
                     }
                 }
@@ -360,9 +384,17 @@ impl BlameState {
 /// missing, whose published entries do not match the hashes in its body, or whose proof
 /// fails ([`CHECK_BLAME`]). [`EcdsaError::InvalidSignature`] only if every proof
 /// verifies, which happens only with negligible probability when the signature failed.
+/// If this signer's echo digests differed (it entered the round through
+/// [`crate::sign::SignRound3::blame`]), the proofs are not judged
+/// ([`BlameState::failing_signers`]) and, with nobody else at fault,
+/// [`EcdsaError::Param`] says to resolve the session with the dispute round instead.
 pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaError {
     let culprits = state.failing_signers(msgs);
-    if culprits.is_empty() {
+    if culprits.is_empty() && !state.echoes_agree {
+        EcdsaError::Param(quorate_core::ParamError::Invalid(
+            "echo digests differ: resolve this session with the dispute round",
+        ))
+    } else if culprits.is_empty() {
         EcdsaError::InvalidSignature
     } else {
         EcdsaError::Aborted(Blame::many(culprits, CHECK_BLAME))
@@ -466,7 +498,8 @@ fn dispute_culprits(state: &DisputeState, msgs: &[(PartyId, DisputeMsg)]) -> Vec
         if *from == ctx.me || !ctx.signers.contains(from) {
             continue;
         }
-        if got.insert(*from, m).is_some() {
+        // An identical copy (a replay) names nobody; two different messages name the sender.
+        if got.insert(*from, m).is_some_and(|prev| prev != m) {
             culprits.push(*from);
         }
     }

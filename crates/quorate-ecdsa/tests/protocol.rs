@@ -1288,3 +1288,193 @@ fn bad_entries_in_new_messages_are_malformed_naming_the_sender() {
         assert!(malformed_from(dec2(&g2), pid(2)));
     }
 }
+
+/// Like [`to_round3`], but `cheater` equivocates `R_i` towards `victim` (validly signed
+/// bodies with different `R`); every round-3 check passes, the echo digests differ.
+#[allow(clippy::type_complexity)]
+fn to_round3_equivocating_r(
+    shares: &mut [KeyShare],
+    ids: &[PartyId],
+    d: &[u8; 32],
+    seed: u64,
+    cheater: PartyId,
+    victim: PartyId,
+) -> (
+    Vec<(PartyId, sign::SignRound3)>,
+    Vec<Vec<(PartyId, SignMsg3)>>,
+) {
+    let n = shares.len();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut st1 = Vec::new();
+    let mut outs = Vec::new();
+    for i in ids {
+        let share = &shares[i.position()];
+        let (st, m) = if *i == cheater {
+            sign::sign_round1_equivocating_r(share, b"eq", ids, victim, &mut rng).unwrap()
+        } else {
+            sign::sign_round1(share, b"eq", ids, &mut rng).unwrap()
+        };
+        st1.push((*i, st));
+        outs.push((*i, m));
+    }
+    let mut inbox = route(outs, n);
+    let mut st2 = Vec::new();
+    let mut outs = Vec::new();
+    for (i, st) in st1 {
+        let msgs = std::mem::take(&mut inbox[i.position()]);
+        let (st, m) = sign::sign_round2(st, &mut shares[i.position()], &msgs, &mut rng).unwrap();
+        st2.push((i, st));
+        outs.push((i, m));
+    }
+    let mut inbox = route(outs, n);
+    let mut st3 = Vec::new();
+    let mut outs = Vec::new();
+    for (i, st) in st2 {
+        let msgs = std::mem::take(&mut inbox[i.position()]);
+        let (st, m) = sign::sign_round3(st, &mut shares[i.position()], d, &msgs).unwrap();
+        st3.push((i, st));
+        outs.push((
+            i,
+            ids.iter()
+                .filter(|j| **j != i)
+                .map(|j| (*j, m))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    (st3, route(outs, n))
+}
+
+/// Review of issue 4 (session 3): a signer that enters the blame round with
+/// `SignRound3::blame` although the echo digests differ (e.g. on a cheater's request) must
+/// not name an honest signer. Here signer 3 opens a different `R_3` to signer 1 (validly
+/// signed bodies), so signers 1 and 2 hold different bodies and statements; before the fix
+/// the honest signers named each other. Now they name nobody in the blame round and the
+/// dispute names exactly signer 3.
+#[test]
+fn blame_entered_despite_differing_echoes_never_names_an_honest_signer() {
+    let mut shares = keygen(3, 4, 90);
+    let ids = [pid(1), pid(2), pid(3)];
+    let d = digest("blame after equivocation");
+    let (cheater, victim) = (pid(3), pid(1));
+    let (st3, inbox3) = to_round3_equivocating_r(&mut shares, &ids, &d, 5, cheater, victim);
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    // Everyone answers a blame request, and also publishes for the dispute.
+    let mut blame_states = Vec::new();
+    let mut dispute_states = Vec::new();
+    let mut blame_outs = Vec::new();
+    let mut dispute_outs = Vec::new();
+    for (i, st) in st3 {
+        let msgs = &inbox3[i.position()];
+        // Combining sees the differing echoes: no signature.
+        assert!(st.signature(msgs).unwrap().is_none());
+        let dispute = st.dispute(msgs).unwrap();
+        let (dst, dm) = dispute.respond();
+        dispute_states.push((i, dst));
+        dispute_outs.push((
+            i,
+            ids.iter()
+                .filter(|j| **j != i)
+                .map(|j| (*j, dm.clone()))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    // A second, identical run (same seeds) gives round-3 states for the blame round
+    // (the states are consumed).
+    let mut shares2 = keygen(3, 4, 90);
+    let (st3b, inbox3b) = to_round3_equivocating_r(&mut shares2, &ids, &d, 5, cheater, victim);
+    for (i, st) in st3b {
+        let (bst, bm) = st.blame(&inbox3b[i.position()]).unwrap().respond(&mut rng);
+        blame_states.push((i, bst));
+        blame_outs.push((
+            i,
+            ids.iter()
+                .filter(|j| **j != i)
+                .map(|j| (*j, bm.clone()))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    let mut binbox = route(blame_outs, 4);
+    for (i, st) in blame_states {
+        if i == cheater {
+            continue;
+        }
+        let msgs = std::mem::take(&mut binbox[i.position()]);
+        assert_eq!(st.failing_signers(&msgs), Vec::<PartyId>::new(), "at {i}");
+        let e = blame::resolve_blame(st, &msgs);
+        assert!(matches!(e, EcdsaError::Param(_)), "at {i}: {e:?}");
+        assert!(e.culprits().is_empty());
+    }
+    let mut dinbox = route(dispute_outs, 4);
+    for (i, st) in dispute_states {
+        if i == cheater {
+            continue;
+        }
+        let e = blame::resolve_dispute(st, &std::mem::take(&mut dinbox[i.position()]));
+        assert_eq!(e.culprits(), &[cheater], "at {i}");
+        assert_eq!(e.check(), Some(blame::CHECK_DISPUTE));
+    }
+}
+
+/// Review of issue 4 (session 3): an identical replayed copy of an honest blame or dispute
+/// message names nobody; two different messages from one sender name it.
+#[test]
+fn replayed_blame_and_dispute_messages_name_nobody() {
+    let mut shares = keygen(3, 3, 91);
+    let ids = [pid(1), pid(2), pid(3)];
+    let d = digest("replay");
+    let (_, st3, inbox3) = to_round3(&mut shares, &ids, &d, 7);
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let mut states = Vec::new();
+    let mut outs = Vec::new();
+    for (i, st) in st3 {
+        let (bst, bm) = st.blame(&inbox3[i.position()]).unwrap().respond(&mut rng);
+        states.push((i, bst));
+        outs.push((i, bm));
+    }
+    let (_, st1) = states.remove(0);
+    let others: Vec<(PartyId, BlameMsg)> = outs[1..].to_vec();
+    // Honest, no duplicates: nobody.
+    assert!(st1.failing_signers(&others).is_empty());
+    // A replayed identical copy of signer 2's message: still nobody.
+    let mut replayed = others.clone();
+    replayed.push(others[0].clone());
+    assert!(st1.failing_signers(&replayed).is_empty());
+    // Two different messages from signer 2: signer 2.
+    let mut twice = others.clone();
+    let mut other = others[0].1.clone();
+    other.corrupt_entry_for_test();
+    twice.push((pid(2), other));
+    assert_eq!(st1.failing_signers(&twice), vec![pid(2)]);
+
+    // The dispute round: an identical replay names nobody, a different second message
+    // names its sender.
+    let mut shares = keygen(3, 3, 92);
+    let (_, st3, inbox3) = to_round3(&mut shares, &ids, &d, 9);
+    let mut dstates = Vec::new();
+    let mut douts = Vec::new();
+    for (i, st) in st3 {
+        let (dst, dm) = st.dispute(&inbox3[i.position()]).unwrap().respond();
+        dstates.push((i, dst));
+        douts.push((i, dm));
+    }
+    let mut it = dstates.into_iter();
+    let (_, d1) = it.next().unwrap();
+    let (_, d1b) = {
+        // A second state of signer 1 for the second check (states are consumed).
+        let mut shares = keygen(3, 3, 92);
+        let (_, st3, inbox3) = to_round3(&mut shares, &ids, &d, 9);
+        let (i, st) = st3.into_iter().next().unwrap();
+        (i, st.dispute(&inbox3[i.position()]).unwrap().respond().0)
+    };
+    let mut replayed: Vec<(PartyId, DisputeMsg)> = douts[1..].to_vec();
+    replayed.push(douts[1].clone());
+    assert_eq!(
+        blame::resolve_dispute(d1, &replayed),
+        EcdsaError::InvalidSignature
+    );
+    let mut twice: Vec<(PartyId, DisputeMsg)> = douts[1..].to_vec();
+    let mut other = douts[1].1.clone();
+    other.corrupt_signature_for_test(pid(3));
+    twice.push((pid(2), other));
+    assert_eq!(blame::resolve_dispute(d1b, &twice).culprits(), &[pid(2)]);
+}
