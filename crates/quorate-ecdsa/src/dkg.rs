@@ -694,6 +694,7 @@ pub fn dkg_round3(
         pairs,
         identity,
         identities: identity_keys,
+        signed_sessions: Default::default(),
     };
     if share.public_share(me) != Some(base_mul(&share.secret))
         || bool::from(k256::elliptic_curve::group::Group::is_identity(&public_key))

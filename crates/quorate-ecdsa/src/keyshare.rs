@@ -44,6 +44,14 @@ pub struct KeyShare {
     /// Every party's identity verifying key (`identities[k]` belongs to party `k + 1`),
     /// agreed in the DKG and covered by [`KeyShare::setup_transcript`].
     pub(crate) identities: Vec<ed25519_dalek::VerifyingKey>,
+    /// The signing session ids (`sid`, which hashes key id, epoch, public key, `sign_id`
+    /// and signer set) under which this share has signed a round-2 body with its identity
+    /// key. A second body under the same `sid` is refused: two validly signed bodies for one
+    /// session are the dispute's evidence of equivocation, so signing two (in two runs
+    /// with a reused `sign_id`) would let a co-signer replay the old one and get this party
+    /// named (review of issue 4, session 3). 32 bytes per signing with three or more
+    /// signers; copies made with `Clone` keep separate records.
+    pub(crate) signed_sessions: std::collections::BTreeSet<[u8; 32]>,
 }
 
 impl Drop for KeyShare {

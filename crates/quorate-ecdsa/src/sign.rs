@@ -510,8 +510,9 @@ fn child_rngs(rng: &mut impl CryptoRngCore, n: usize) -> Vec<ChaCha20Rng> {
 /// Round 1. `sign_id` must be agreed by the signers and should be unique per signing
 /// session (it separates sessions); secrecy does not depend on its uniqueness, because every
 /// OT extension and multiplication mixes in fresh randomness of the honest party (see the
-/// crate notes, "Session-id reuse"). `signers` is the signing set (at least `t` distinct
-/// parties including this one).
+/// crate notes, "Session-id reuse"). Identifiable abort does: with three or more signers
+/// [`sign_round2`] signs a body at most once per session id and refuses a reused one.
+/// `signers` is the signing set (at least `t` distinct parties including this one).
 pub fn sign_round1(
     share: &KeyShare,
     sign_id: &[u8],
@@ -649,7 +650,10 @@ fn sign_round1_inner(
     ))
 }
 
-/// Round 2. A failed OT-extension check bans the culprit in `share` and names it.
+/// Round 2. A failed OT-extension check bans the culprit in `share` and names it. With three
+/// or more signers, a session id (`sign_id` and signer set) under which `share` already
+/// signed a round-2 body is refused ([`EcdsaError::Param`]): a second signed body would be
+/// evidence of equivocation that a co-signer could replay in a dispute.
 pub fn sign_round2(
     state: SignRound1,
     share: &mut KeyShare,
@@ -685,6 +689,16 @@ fn sign_round2_inner(
         );
     }
     let map = collect(state.me, &state.signers, msgs)?;
+    // With three or more signers this round signs the body with the identity key: at most
+    // once per session id, or a co-signer could replay an earlier run's body in a dispute
+    // and get this party named for equivocation (see `KeyShare::signed_sessions`).
+    if state.signers.len() > 2 && !share.signed_sessions.insert(state.sid) {
+        return Err(ParamError::Invalid(
+            "this key share already signed a round-2 body for this session id (reused sign_id \
+             with three or more signers): choose a fresh sign_id",
+        )
+        .into());
+    }
     // All Lagrange coefficients of the signing set at once (one batched inversion); round 3
     // reuses them.
     let xs: Vec<Scalar> = state

@@ -1478,3 +1478,42 @@ fn replayed_blame_and_dispute_messages_name_nobody() {
     twice.push((pid(2), other));
     assert_eq!(blame::resolve_dispute(d1b, &twice).culprits(), &[pid(2)]);
 }
+
+/// Review of issue 4 (session 3): with three or more signers a key share signs a round-2
+/// body at most once per session id. Before the fix a reused `sign_id` made an honest signer
+/// sign two different bodies for one `sid`, and a co-signer could replay the first run's
+/// body in the second run's dispute to get the honest signer named for equivocation. Two
+/// signers (no identity signatures) may still reuse a `sign_id`.
+#[test]
+fn a_reused_sign_id_is_refused_before_a_second_body_is_signed() {
+    let mut shares = keygen(3, 3, 93);
+    let ids = [pid(1), pid(2), pid(3)];
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    for run in 0..2 {
+        let mut st1 = Vec::new();
+        let mut outs = Vec::new();
+        for i in &ids {
+            let (st, m) =
+                sign::sign_round1(&shares[i.position()], b"reused", &ids, &mut rng).unwrap();
+            st1.push((*i, st));
+            outs.push((*i, m));
+        }
+        let mut inbox = route(outs, 3);
+        for (i, st) in st1 {
+            let msgs = std::mem::take(&mut inbox[i.position()]);
+            let res = sign::sign_round2(st, &mut shares[i.position()], &msgs, &mut rng);
+            if run == 0 {
+                assert!(res.is_ok());
+            } else {
+                let err = res.unwrap_err();
+                assert!(matches!(err, EcdsaError::Param(_)), "{err:?}");
+                assert!(err.culprits().is_empty());
+            }
+        }
+    }
+    // A fresh sign_id signs.
+    let d = digest("fresh after reuse");
+    let pk = shares[0].public_key();
+    let sig = run_sign(&mut shares, &[1, 2, 3], &d, 11, SignFault::None).unwrap();
+    check_external(&pk, &d, &sig);
+}
