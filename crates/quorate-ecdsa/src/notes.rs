@@ -234,11 +234,92 @@
 //!   session id and the multiplication sender a fresh 32-byte salt into the pads, `θ` and
 //!   the check vector, both sent in the clear ([`crate::ot::ext`], [`crate::mul`]). Each
 //!   honest party's secret-dependent values are therefore fresh whatever `sign_id` is,
-//!   and `sign_id` uniqueness is no longer a security requirement (it still separates
-//!   sessions for the commitments).
+//!   and `sign_id` uniqueness is no longer a *secrecy* requirement (it still separates
+//!   sessions for the commitments). It is an identifiability requirement with three or
+//!   more signers, enforced locally: [`crate::sign::sign_round2`] refuses a session id
+//!   under which the share already signed a body (see "Review (issue 4, session 3)").
 //! * *Session-id binding*: every sub-protocol's session id hashes the protocol tag, the key id,
 //!   the epoch, the signing session id and signing set (or the setup session), and both
 //!   parties' indices in role order.
 //! * *Input validation*: vector lengths, sender sets, indices, non-canonical scalars and
 //!   invalid or identity points are rejected with typed errors naming the sender.
 //! * *Unhashed messages*: the API signs a 32-byte digest; hashing is the caller's choice.
+//!
+//! # Review (issue 4, session 3)
+//!
+//! An adversarial review of the identifiable-abort additions (signed, echoed round-2
+//! bodies with per-entry hashes; dispute round; blame round). Fixed, with tests that fail
+//! without the fix:
+//!
+//! * *Framing through a reused `sign_id`* (completeness). The dispute treats two validly
+//!   signed, different bodies of one signer for one `sid` as equivocation. A reused
+//!   `sign_id` (same key, epoch and signer set), which the crate otherwise tolerates and a
+//!   malicious proposer can choose, made an honest signer sign two bodies for one `sid`; a
+//!   co-signer replaying the first run's body in the second run's dispute got the honest
+//!   signer named. Fix: a key share signs at most one body per `sid`
+//!   ([`crate::KeyShare`]'s record, checked in [`crate::sign::sign_round2`]). The record is
+//!   in memory: a share restored from an older copy, or a `Clone`, does not know what the
+//!   other copy signed, so applications that persist shares must also keep `sign_id`s
+//!   unique. A protocol-level alternative (binding each signature to fresh values of every
+//!   co-signer) needs every round-1 commitment inside the signed body and a way to blame a
+//!   mismatch, which round 1's point-to-point commitments do not give.
+//! * *Blame resolved with differing echoes* (completeness). [`crate::sign::SignRound3::blame`]
+//!   enters the blame round without looking at the echoes (to answer a co-signer). If an
+//!   equivocator gave honest signers different bodies, an honest signer's statement
+//!   computed from this signer's view is false, so its valid proof failed here and it was
+//!   named. Now the proofs are judged only when every received echo equals one's own
+//!   (always true after [`crate::sign::combine`] returned `Blame`: two honest signers with
+//!   different views see each other's differing echo and both go to the dispute); otherwise
+//!   [`crate::blame::resolve_blame`] names only missing, doubled or mismatching
+//!   publications (safe: an honest signer's body is unique and its entries match it) and
+//!   points to the dispute round.
+//! * *Replayed messages.* An identical second copy of a blame or dispute message named its
+//!   sender; now only two *different* messages do.
+//!
+//! Checked and found sound (no change):
+//!
+//! * *Soundness of the blame round.* With `ψ_{b→a} = φ_b − χ^{a→b}` and the step-3 check
+//!   `χ^{j→i}·R_j = d_u^{j→i}·G + Γ_u^{j→i}`, `u_i·G = φ_i·R + Σ_j (Γ'_u^{i→j} − Γ'_u^{j→i})`
+//!   exactly with the code's `Γ'^{a→b} = Γ^{a→b} + ψ_{b→a}·R_a` (re-derived; likewise
+//!   `w_i·G = φ_i·B + r·Δ^v_i` using `Σ pk_j = pk`). The `Δ` terms come from one map of
+//!   effective entries, so they cancel exactly over all signers; if every statement is
+//!   proven, `Σu_i·G = φ·R` and `Σw_i·G = φ·B` and the signature verifies. So a failed
+//!   signature always names someone, except `Σ u_i = 0` with all proofs valid (needs
+//!   `Σ φ_i = 0`; the honest `φ_i` are hidden behind `χ` pads) and `R = 0` (committed
+//!   before opening). A statement that cannot be computed (a publisher's entries rejected
+//!   or missing) is skipped, and that publisher is named. Arbitrary `ψ` chosen by a
+//!   cheater does not matter: the same published `ψ` enters both sides.
+//! * *Inconsistent round-3 shares* `(u_c, w_c)`: a signer given a wrong share names `c`
+//!   (a proof for `u_c' ≠ u_c` needs `(u_c' − u_c)·G ∈ ⟨R⟩` with known exponent, i.e.
+//!   `k`); a signer given the right one has a valid signature. The in-process drivers
+//!   ([`crate::simulate`], [`crate::netsim`]) do not yet let a signer that combined a
+//!   valid signature answer a co-signer's blame round, so there such a signer would be
+//!   named as missing; the library API supports it ([`crate::sign::SignRound3::signature`]
+//!   then [`crate::sign::SignRound3::blame`]). Only a per-recipient share inconsistency,
+//!   which the fault injection does not produce, reaches that path.
+//! * *Zero knowledge.* The blame round publishes the entries of honest–honest pairs:
+//!   `Γ = c·G` (images of uniformly random additive shares) and `ψ` (padded by the
+//!   prover's own receiver input, which appears elsewhere only inside masked values). The
+//!   DLEQ statement `(P_i, Q_i) = (φ_i·R, φ_i·B)` is computable from public data, and with
+//!   a valid signature `s` the adversary computes itself, `B = s·R`, so `Q_i = s·P_i` adds
+//!   nothing; `φ_i·R` hides `φ_i` under DDH. No scalar of `r_i`, `φ_i`, `χ` or the
+//!   multiplication outputs is published; `φ_i` and the DLEQ nonce are wiped, `SignRound3`
+//!   and `BlameRound` redact `φ_i` in `Debug`.
+//! * *Fiat–Shamir.* The DLEQ challenge binds protocol name and version, `sid`, key id,
+//!   epoch, `sign_id`, signer set, prover, `pk`, digest, `R`, `B`, `P`, `Q` and both
+//!   commitments. Not binding the entries and `(u_i, w_i)` is fine: soundness needs only
+//!   the statement `(R, B, P, Q)`, which every verifier derives from the agreed bodies,
+//!   hash-checked entries and received shares; another proof for the same statement proves
+//!   the same fact.
+//! * *Encodings.* Entries: canonical compressed points (tag 0x02/0x03, on curve, not the
+//!   identity), canonical `ψ`, recipients strictly increasing; bodies: validated `R_i`,
+//!   `pk_i`, sorted hashes never to the sender, exact signer set checked on receipt, length
+//!   ≤ 1 MiB; signature flag 0/1; Ed25519 signatures checked with `verify_strict`
+//!   (canonical `s`, no small-order `R`) under identity keys parsed by the DKG with a
+//!   weak-key check; every decoder ends with `finish` and has truncation and byte-flip
+//!   tests. Challenges and responses of the blame proof are canonical scalars.
+//! * *Two signers.* No body signatures and no echo: nothing is lost for the two signers
+//!   themselves (each body has one recipient, so there is nothing to equivocate, and the
+//!   blame round applies unchanged), but no verdict is transferable to a third party. The
+//!   same holds for every pairwise check at any `t` (p2p entries, commitments,
+//!   multiplication checks, round-3 shares): those blames are local.
