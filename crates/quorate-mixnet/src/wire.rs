@@ -247,31 +247,35 @@ impl Default for WireLimits {
 }
 
 // ---------------------------------------------------------------------------------------
-// Primitive helpers.
+// Primitive helpers (`pub(crate)`: [`crate::wire_rsm`] encodes with the same ones).
 
-fn invalid(what: &'static str, reason: &'static str) -> MixnetError {
+pub(crate) fn invalid(what: &'static str, reason: &'static str) -> MixnetError {
     DecodeError::InvalidValue { what, reason }.into()
 }
 
 /// Maps a Paillier decoding failure to the crate's decode error (never blames anyone: the
 /// bytes, not a server's proof, are at fault).
-fn from_paillier(what: &'static str, e: PaillierError) -> MixnetError {
+pub(crate) fn from_paillier(what: &'static str, e: PaillierError) -> MixnetError {
     match e {
         PaillierError::Decode(d) => d.into(),
         _ => invalid(what, "rejected by the Paillier decoder"),
     }
 }
 
-fn u32_len(what: &'static str, len: usize) -> Result<u32, MixnetError> {
+pub(crate) fn u32_len(what: &'static str, len: usize) -> Result<u32, MixnetError> {
     u32::try_from(len).map_err(|_| invalid(what, "too many elements to encode"))
 }
 
-fn u16_len(what: &'static str, len: usize) -> Result<u16, MixnetError> {
+pub(crate) fn u16_len(what: &'static str, len: usize) -> Result<u16, MixnetError> {
     u16::try_from(len).map_err(|_| invalid(what, "too many elements to encode"))
 }
 
 /// Reads a `u32` length that must equal `expected`.
-fn len_exact(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(), MixnetError> {
+pub(crate) fn len_exact(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    expected: usize,
+) -> Result<(), MixnetError> {
     let len = r.u32()?;
     if usize::try_from(len).ok() != Some(expected) {
         return Err(invalid(
@@ -283,16 +287,38 @@ fn len_exact(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<
 }
 
 /// Reads a `u16` length that must equal `expected`.
-fn len16_exact(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(), MixnetError> {
-    let len = r.u16()?;
-    if usize::from(len) != expected {
-        return Err(invalid(what, "stage count differs from the expected count"));
+pub(crate) fn len16_exact(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    expected: usize,
+) -> Result<(), MixnetError> {
+    u16_exact(
+        r,
+        what,
+        expected,
+        "stage count differs from the expected count",
+    )
+}
+
+/// Reads a `u16` count that must equal `expected`, failing with `reason` otherwise.
+pub(crate) fn u16_exact(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    expected: usize,
+    reason: &'static str,
+) -> Result<(), MixnetError> {
+    if usize::from(r.u16()?) != expected {
+        return Err(invalid(what, reason));
     }
     Ok(())
 }
 
 /// Reads a `u32` length `≤ max`.
-fn len_at_most(r: &mut Reader<'_>, what: &'static str, max: usize) -> Result<usize, MixnetError> {
+pub(crate) fn len_at_most(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    max: usize,
+) -> Result<usize, MixnetError> {
     let len = usize::try_from(r.u32()?).map_err(|_| invalid(what, "length overflows"))?;
     if len > max {
         return Err(invalid(what, "vector length exceeds the permitted maximum"));
@@ -301,7 +327,12 @@ fn len_at_most(r: &mut Reader<'_>, what: &'static str, max: usize) -> Result<usi
 }
 
 /// Checks that at least `count · each` bytes remain, before allocating for `count` items.
-fn need(r: &Reader<'_>, what: &'static str, count: usize, each: usize) -> Result<(), MixnetError> {
+pub(crate) fn need(
+    r: &Reader<'_>,
+    what: &'static str,
+    count: usize,
+    each: usize,
+) -> Result<(), MixnetError> {
     let bytes = count
         .checked_mul(each)
         .ok_or_else(|| invalid(what, "length overflows"))?;
@@ -317,7 +348,7 @@ fn need(r: &Reader<'_>, what: &'static str, count: usize, each: usize) -> Result
 }
 
 /// Reads `count` items of at least `each` bytes each.
-fn read_vec<T>(
+pub(crate) fn read_vec<T>(
     r: &mut Reader<'_>,
     what: &'static str,
     count: usize,
@@ -332,20 +363,20 @@ fn read_vec<T>(
     Ok(out)
 }
 
-fn put_g1(w: &mut Writer, p: &G1Projective) {
+pub(crate) fn put_g1(w: &mut Writer, p: &G1Projective) {
     w.bytes(&g1_to_bytes(p));
 }
 
-fn put_g2(w: &mut Writer, p: &G2Projective) {
+pub(crate) fn put_g2(w: &mut Writer, p: &G2Projective) {
     w.bytes(&g2_to_bytes(p));
 }
 
-fn put_scalar(w: &mut Writer, s: &Scalar) {
+pub(crate) fn put_scalar(w: &mut Writer, s: &Scalar) {
     w.bytes(&scalar_to_bytes(s));
 }
 
 /// Non-negative `x` as exactly `len` big-endian bytes.
-fn put_uint(
+pub(crate) fn put_uint(
     w: &mut Writer,
     what: &'static str,
     x: &Integer,
@@ -357,7 +388,7 @@ fn put_uint(
 }
 
 /// An integer of at most `bits` bits, stored in `⌈bits/8⌉` bytes.
-fn put_bounded(
+pub(crate) fn put_bounded(
     w: &mut Writer,
     what: &'static str,
     x: &Integer,
@@ -369,11 +400,15 @@ fn put_bounded(
     put_uint(w, what, x, bounded_len(bits))
 }
 
-fn bounded_len(bits: u32) -> usize {
+pub(crate) fn bounded_len(bits: u32) -> usize {
     (bits as usize).div_ceil(8)
 }
 
-fn get_bounded(r: &mut Reader<'_>, what: &'static str, bits: u32) -> Result<Integer, MixnetError> {
+pub(crate) fn get_bounded(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    bits: u32,
+) -> Result<Integer, MixnetError> {
     let x = from_be_bytes(r.take(bounded_len(bits))?);
     if x.significant_bits() > bits {
         return Err(invalid(what, "integer exceeds its bit bound"));
@@ -381,11 +416,11 @@ fn get_bounded(r: &mut Reader<'_>, what: &'static str, bits: u32) -> Result<Inte
     Ok(x)
 }
 
-fn modulus_len(m: &Integer) -> usize {
+pub(crate) fn modulus_len(m: &Integer) -> usize {
     (m.significant_bits() as usize).div_ceil(8)
 }
 
-fn put_unit(
+pub(crate) fn put_unit(
     w: &mut Writer,
     what: &'static str,
     x: &Integer,
@@ -395,7 +430,11 @@ fn put_unit(
 }
 
 /// A unit of `Z_m` in `⌈|m|/8⌉` bytes: `0 < x < m`, `gcd(x, m) = 1`.
-fn get_unit(r: &mut Reader<'_>, what: &'static str, m: &Integer) -> Result<Integer, MixnetError> {
+pub(crate) fn get_unit(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    m: &Integer,
+) -> Result<Integer, MixnetError> {
     let x = from_be_bytes(r.take(modulus_len(m))?);
     if !is_unit_in_range(&x, m) {
         return Err(invalid(what, "not a unit in range"));
@@ -403,7 +442,7 @@ fn get_unit(r: &mut Reader<'_>, what: &'static str, m: &Integer) -> Result<Integ
     Ok(x)
 }
 
-fn put_ct(w: &mut Writer, pk: &PublicKey, c: &Ciphertext) -> Result<(), MixnetError> {
+pub(crate) fn put_ct(w: &mut Writer, pk: &PublicKey, c: &Ciphertext) -> Result<(), MixnetError> {
     put_uint(
         w,
         "paillier ciphertext",
@@ -412,12 +451,12 @@ fn put_ct(w: &mut Writer, pk: &PublicKey, c: &Ciphertext) -> Result<(), MixnetEr
     )
 }
 
-fn get_ct(r: &mut Reader<'_>, pk: &PublicKey) -> Result<Ciphertext, MixnetError> {
+pub(crate) fn get_ct(r: &mut Reader<'_>, pk: &PublicKey) -> Result<Ciphertext, MixnetError> {
     pk.decode_ciphertext(r.take(pk.ciphertext_len())?)
         .map_err(|e| from_paillier("paillier ciphertext", e))
 }
 
-fn get_party(
+pub(crate) fn get_party(
     r: &mut Reader<'_>,
     what: &'static str,
     params: &ThresholdParams,
@@ -429,22 +468,25 @@ fn get_party(
     Ok(id)
 }
 
-fn put_eg(w: &mut Writer, c: &ElGamalCiphertext) {
+pub(crate) fn put_eg(w: &mut Writer, c: &ElGamalCiphertext) {
     put_g1(w, &c.a);
     put_g1(w, &c.b);
 }
 
 /// ElGamal ciphertexts may contain the identity (`(1, σ)` is the trivial encryption).
-fn get_eg(r: &mut Reader<'_>, what: &'static str) -> Result<ElGamalCiphertext, MixnetError> {
+pub(crate) fn get_eg(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> Result<ElGamalCiphertext, MixnetError> {
     Ok(ElGamalCiphertext {
         a: r.g1_or_identity(what)?,
         b: r.g1_or_identity(what)?,
     })
 }
 
-const EG_BYTES: usize = 2 * G1_BYTES;
+pub(crate) const EG_BYTES: usize = 2 * G1_BYTES;
 
-fn put_proof(
+pub(crate) fn put_proof(
     w: &mut Writer,
     codec: &dyn ShuffleProofCodec,
     proof: &ShuffleProof,
@@ -454,7 +496,7 @@ fn put_proof(
     Ok(())
 }
 
-fn get_proof(
+pub(crate) fn get_proof(
     r: &mut Reader<'_>,
     codec: &dyn ShuffleProofCodec,
     ctx: ShuffleContext<'_>,
@@ -465,7 +507,7 @@ fn get_proof(
 }
 
 /// Reads a whole message: header, body, no trailing bytes.
-fn read_msg<T>(
+pub(crate) fn read_msg<T>(
     what: &'static str,
     tag: u8,
     bytes: &[u8],
@@ -478,7 +520,7 @@ fn read_msg<T>(
     Ok(out)
 }
 
-fn write_msg(
+pub(crate) fn write_msg(
     tag: u8,
     body: impl FnOnce(&mut Writer) -> Result<(), MixnetError>,
 ) -> Result<Vec<u8>, MixnetError> {

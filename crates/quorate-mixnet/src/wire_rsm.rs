@@ -72,7 +72,6 @@ use crate::dbrsm::{
     DbRsmProof, NonMemberOpening, QuasiSignature, RsmBlindProof, RsmBlindingStage, SignatureTrack,
     TripleProof, TriplePublic, WitnessCommitments,
 };
-use crate::elgamal::ElGamalCiphertext;
 use crate::error::MixnetError;
 use crate::mix::MixStage;
 use crate::packing;
@@ -82,17 +81,17 @@ use crate::sharing::{
     Layout, ShareCommit, ShareCommitStage, ShareDecStage, ShareLinkProof, SharingRecord,
     ValueCommitments, INPUT_BITS, PROOF_MASK_BITS,
 };
-use crate::wire::{self, ShuffleProofCodec, WIRE_VERSION};
+use crate::wire::{
+    self, from_paillier, get_bounded, get_ct, get_eg, get_party, get_unit, invalid, len_exact,
+    modulus_len, put_bounded, put_ct, put_eg, put_g1, put_scalar, put_uint, read_msg, read_vec,
+    u16_exact, u16_len, u32_len, write_msg, ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
+};
 use crate::witness::{WitnessShuffle, WitnessTrack};
-use blstrs::{Compress, G1Projective, Gt, Scalar};
+use blstrs::{Compress, Gt, Scalar};
 use group::Group;
-use quorate_bls::wire::{g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES};
+use quorate_bls::wire::{g2_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
 use quorate_core::encoding::{Reader, Writer};
-use quorate_core::{DecodeError, PartyId};
-use quorate_paillier::bigint::{from_be_bytes, is_unit_in_range, to_be_bytes_padded};
-use quorate_paillier::rug::Integer;
 use quorate_paillier::threshold::DecryptionShare;
-use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 
 /// Message type tags of this module (`0x81..=0x98`; [`crate::wire`] uses `0x70..=0x80`).
 pub mod tag {
@@ -149,75 +148,12 @@ pub mod tag {
 /// Bytes of a compressed `Gt` element.
 pub const GT_BYTES: usize = 288;
 
-const SCALAR_BYTES: usize = 32;
-const EG_BYTES: usize = 2 * G1_BYTES;
-
 // ---------------------------------------------------------------------------------------
-// Primitives (small private equivalents of `wire.rs`'s private helpers).
+// Primitives: the shared ones are `wire.rs`'s; these are DB-RSM's own.
 
-fn invalid(what: &'static str, reason: &'static str) -> MixnetError {
-    DecodeError::InvalidValue { what, reason }.into()
-}
-
-fn len32(what: &'static str, len: usize) -> Result<u32, MixnetError> {
-    u32::try_from(len).map_err(|_| invalid(what, "too many elements to encode"))
-}
-
-fn len16(what: &'static str, len: usize) -> Result<u16, MixnetError> {
-    u16::try_from(len).map_err(|_| invalid(what, "too many elements to encode"))
-}
-
-/// A `u32` length that must equal `expected`.
-fn expect32(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(), MixnetError> {
-    if usize::try_from(r.u32()?).ok() != Some(expected) {
-        return Err(invalid(
-            what,
-            "vector length differs from the expected length",
-        ));
-    }
-    Ok(())
-}
-
-/// A `u16` length that must equal `expected`.
+/// A `u16` count that must equal `expected`.
 fn expect16(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(), MixnetError> {
-    if usize::from(r.u16()?) != expected {
-        return Err(invalid(what, "count differs from the expected count"));
-    }
-    Ok(())
-}
-
-/// Reads `count` items of at least `each` bytes, after checking that the bytes are there.
-fn read_vec<T>(
-    r: &mut Reader<'_>,
-    what: &'static str,
-    count: usize,
-    each: usize,
-    mut f: impl FnMut(&mut Reader<'_>) -> Result<T, MixnetError>,
-) -> Result<Vec<T>, MixnetError> {
-    let bytes = count
-        .checked_mul(each)
-        .ok_or_else(|| invalid(what, "length overflows"))?;
-    if r.remaining() < bytes {
-        return Err(DecodeError::WrongLength {
-            what,
-            expected: bytes,
-            got: r.remaining(),
-        }
-        .into());
-    }
-    let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
-        out.push(f(r)?);
-    }
-    Ok(out)
-}
-
-fn put_g1(w: &mut Writer, p: &G1Projective) {
-    w.bytes(&g1_to_bytes(p));
-}
-
-fn put_scalar(w: &mut Writer, s: &Scalar) {
-    w.bytes(&scalar_to_bytes(s));
+    u16_exact(r, what, expected, "count differs from the expected count")
 }
 
 fn put_scalars(w: &mut Writer, s: &[Scalar]) {
@@ -251,99 +187,9 @@ fn get_gt(r: &mut Reader<'_>, what: &'static str) -> Result<Gt, MixnetError> {
     Gt::read_compressed(r.take(GT_BYTES)?).map_err(|_| invalid(what, "not an element of Gt"))
 }
 
-/// Non-negative `x` with at most `bits` bits, in `⌈bits/8⌉` bytes.
-fn put_bounded(
-    w: &mut Writer,
-    what: &'static str,
-    x: &Integer,
-    bits: u32,
-) -> Result<(), MixnetError> {
-    if *x < 0 || x.significant_bits() > bits {
-        return Err(invalid(what, "integer exceeds its bit bound"));
-    }
-    put_uint(w, what, x, (bits as usize).div_ceil(8))
-}
-
-fn get_bounded(r: &mut Reader<'_>, what: &'static str, bits: u32) -> Result<Integer, MixnetError> {
-    let x = from_be_bytes(r.take((bits as usize).div_ceil(8))?);
-    if x.significant_bits() > bits {
-        return Err(invalid(what, "integer exceeds its bit bound"));
-    }
-    Ok(x)
-}
-
-fn put_uint(
-    w: &mut Writer,
-    what: &'static str,
-    x: &Integer,
-    len: usize,
-) -> Result<(), MixnetError> {
-    let b = to_be_bytes_padded(x, len).ok_or_else(|| invalid(what, "integer out of range"))?;
-    w.bytes(&b);
-    Ok(())
-}
-
-fn modulus_len(m: &Integer) -> usize {
-    (m.significant_bits() as usize).div_ceil(8)
-}
-
-/// A unit of `Z_m`: `0 < x < m`, `gcd(x, m) = 1`, in `⌈|m|/8⌉` bytes.
-fn get_unit(r: &mut Reader<'_>, what: &'static str, m: &Integer) -> Result<Integer, MixnetError> {
-    let x = from_be_bytes(r.take(modulus_len(m))?);
-    if !is_unit_in_range(&x, m) {
-        return Err(invalid(what, "not a unit in range"));
-    }
-    Ok(x)
-}
-
-fn put_ct(w: &mut Writer, pk: &PublicKey, c: &Ciphertext) -> Result<(), MixnetError> {
-    put_uint(
-        w,
-        "paillier ciphertext",
-        c.as_integer(),
-        pk.ciphertext_len(),
-    )
-}
-
-fn get_ct(r: &mut Reader<'_>, pk: &PublicKey) -> Result<Ciphertext, MixnetError> {
-    pk.decode_ciphertext(r.take(pk.ciphertext_len())?)
-        .map_err(|e| from_paillier("paillier ciphertext", e))
-}
-
-fn from_paillier(what: &'static str, e: PaillierError) -> MixnetError {
-    match e {
-        PaillierError::Decode(d) => d.into(),
-        _ => invalid(what, "rejected by the Paillier decoder"),
-    }
-}
-
-fn get_party(
-    r: &mut Reader<'_>,
-    what: &'static str,
-    public: &MixnetPublic,
-) -> Result<PartyId, MixnetError> {
-    let id = r.party()?;
-    if !public.params.contains(id) {
-        return Err(invalid(what, "not one of the servers"));
-    }
-    Ok(id)
-}
-
-fn put_eg(w: &mut Writer, c: &ElGamalCiphertext) {
-    put_g1(w, &c.a);
-    put_g1(w, &c.b);
-}
-
-fn get_eg(r: &mut Reader<'_>, what: &'static str) -> Result<ElGamalCiphertext, MixnetError> {
-    Ok(ElGamalCiphertext {
-        a: r.g1_or_identity(what)?,
-        b: r.g1_or_identity(what)?,
-    })
-}
-
 /// `u32 len ‖ bytes` of an embedded message.
 fn put_sub(w: &mut Writer, what: &'static str, bytes: &[u8]) -> Result<(), MixnetError> {
-    w.u32(len32(what, bytes.len())?).bytes(bytes);
+    w.u32(u32_len(what, bytes.len())?).bytes(bytes);
     Ok(())
 }
 
@@ -357,29 +203,6 @@ fn get_sub<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a [u8], Mixne
 
 fn m_of(public: &MixnetPublic) -> usize {
     usize::from(public.params.n())
-}
-
-fn read_msg<T>(
-    what: &'static str,
-    tag: u8,
-    bytes: &[u8],
-    body: impl FnOnce(&mut Reader<'_>) -> Result<T, MixnetError>,
-) -> Result<T, MixnetError> {
-    let mut r = Reader::new(what, bytes);
-    r.header(tag, WIRE_VERSION)?;
-    let out = body(&mut r)?;
-    r.finish()?;
-    Ok(out)
-}
-
-fn write_msg(
-    tag: u8,
-    body: impl FnOnce(&mut Writer) -> Result<(), MixnetError>,
-) -> Result<Vec<u8>, MixnetError> {
-    let mut w = Writer::new();
-    w.header(tag, WIRE_VERSION);
-    body(&mut w)?;
-    Ok(w.into_bytes())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -424,9 +247,9 @@ pub fn encode_bbs_query(q: &BbsQuery) -> Result<Vec<u8>, MixnetError> {
         ));
     }
     write_msg(tag::BBS_QUERY, |w| {
-        w.u32(len32("BBS+ query inputs", q.inputs.len())?);
+        w.u32(u32_len("BBS+ query inputs", q.inputs.len())?);
         for &i in &q.inputs {
-            w.u32(len32("BBS+ query input index", i)?);
+            w.u32(u32_len("BBS+ query input index", i)?);
         }
         w.bytes(&g2_to_bytes(&q.y));
         q.sigs.iter().for_each(|s| put_qsig(w, s));
@@ -497,7 +320,7 @@ fn put_triple(w: &mut Writer, t: &TriplePublic) -> Result<(), MixnetError> {
     if t.b.len() != m || t.c.len() != m {
         return Err(invalid("Beaver triple", "one commitment per server"));
     }
-    w.u16(len16("Beaver triple servers", m)?);
+    w.u16(u16_len("Beaver triple servers", m)?);
     for v in [&t.a, &t.b, &t.c] {
         v.iter().for_each(|p| put_g1(w, p));
     }
@@ -539,7 +362,7 @@ pub fn decode_triple_public(
 /// Encodes the dealer's list of triples: `u32 count ‖ triples`.
 pub fn encode_triples(ts: &[TriplePublic]) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::TRIPLES, |w| {
-        w.u32(len32("Beaver triples", ts.len())?);
+        w.u32(u32_len("Beaver triples", ts.len())?);
         ts.iter().try_for_each(|t| put_triple(w, t))
     })
 }
@@ -551,7 +374,7 @@ pub fn decode_triples(
     bytes: &[u8],
 ) -> Result<Vec<TriplePublic>, MixnetError> {
     read_msg("Beaver triples", tag::TRIPLES, bytes, |r| {
-        expect32(r, "Beaver triples", count)?;
+        len_exact(r, "Beaver triples", count)?;
         read_vec(
             r,
             "Beaver triples",
@@ -568,7 +391,7 @@ fn put_beaver(w: &mut Writer, o: &BeaverOpening) -> Result<(), MixnetError> {
         return Err(invalid("Beaver opening", "vectors of different lengths"));
     }
     w.party(o.mixer);
-    w.u32(len32("Beaver opening", k)?);
+    w.u32(u32_len("Beaver opening", k)?);
     for v in [&o.d, &o.d_rand, &o.e, &o.e_rand] {
         put_scalars(w, v);
     }
@@ -580,8 +403,8 @@ fn get_beaver(
     public: &MixnetPublic,
     count: usize,
 ) -> Result<BeaverOpening, MixnetError> {
-    let mixer = get_party(r, "Beaver opening server", public)?;
-    expect32(r, "Beaver opening", count)?;
+    let mixer = get_party(r, "Beaver opening server", &public.params)?;
+    len_exact(r, "Beaver opening", count)?;
     if r.remaining() < count.saturating_mul(4 * SCALAR_BYTES) {
         return Err(invalid("Beaver opening", "shorter than its count"));
     }
@@ -648,10 +471,10 @@ pub fn decode_witness_commitments(bytes: &[u8]) -> Result<WitnessCommitments, Mi
 /// Encodes a DPK_BBS+ statement: `u32 j ‖ S̃ ‖ v′ ‖ u16 m ‖ m × (C_k ‖ B_k ‖ R_k)`.
 pub fn encode_bbs_dpk_statement(st: &BbsDpkStatement) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::BBS_DPK_STATEMENT, |w| {
-        w.u32(len32("DPK statement index", st.index)?);
+        w.u32(u32_len("DPK statement index", st.index)?);
         put_g1(w, &st.s_tilde);
         put_scalar(w, &st.v_out);
-        w.u16(len16("DPK statement commitments", st.coms.len())?);
+        w.u16(u16_len("DPK statement commitments", st.coms.len())?);
         st.coms.iter().for_each(|c| put_wcom(w, c));
         Ok(())
     })
@@ -763,7 +586,7 @@ fn put_dpk_proof(w: &mut Writer, p: &BbsDpkProof) -> Result<(), MixnetError> {
             "one commitment and response per server",
         ));
     }
-    w.u16(len16("DPK_BBS+ servers", m)?);
+    w.u16(u16_len("DPK_BBS+ servers", m)?);
     p.mixers.iter().for_each(|&k| {
         w.party(k);
     });
@@ -786,7 +609,7 @@ fn get_dpk_proof(r: &mut Reader<'_>, public: &MixnetPublic) -> Result<BbsDpkProo
         ));
     }
     let mixers = read_vec(r, "DPK_BBS+ servers", m, 2, |r| {
-        get_party(r, "DPK_BBS+ server", public)
+        get_party(r, "DPK_BBS+ server", &public.params)
     })?;
     let commits = read_vec(r, "DPK_BBS+ commits", m, DPK_COMMIT_BYTES, get_dpk_commit)?;
     let responses = read_vec(
@@ -868,7 +691,7 @@ fn put_blinding(w: &mut Writer, s: &RsmBlindingStage) -> Result<(), MixnetError>
         ));
     }
     w.party(s.mixer);
-    w.u32(len32("DB-RSM blinding stage", k)?);
+    w.u32(u32_len("DB-RSM blinding stage", k)?);
     s.contributions.iter().for_each(|c| put_eg(w, c));
     s.b_coms.iter().for_each(|p| put_g1(w, p));
     s.proofs.iter().for_each(|p| put_blind_proof(w, p));
@@ -880,8 +703,8 @@ fn get_blinding(
     public: &MixnetPublic,
     count: usize,
 ) -> Result<RsmBlindingStage, MixnetError> {
-    let mixer = get_party(r, "DB-RSM blinding server", public)?;
-    expect32(r, "DB-RSM blinding stage", count)?;
+    let mixer = get_party(r, "DB-RSM blinding server", &public.params)?;
+    len_exact(r, "DB-RSM blinding stage", count)?;
     let each = EG_BYTES + G1_BYTES + BLIND_PROOF_BYTES;
     if r.remaining() < count.saturating_mul(each) {
         return Err(invalid("DB-RSM blinding stage", "shorter than its count"));
@@ -931,17 +754,17 @@ fn put_signature_track(
     codec: &dyn ShuffleProofCodec,
     t: &SignatureTrack,
 ) -> Result<(), MixnetError> {
-    w.u16(len16("forward stages", t.forward.len())?);
+    w.u16(u16_len("forward stages", t.forward.len())?);
     for s in &t.forward {
         put_sub(w, "forward stage", &wire::encode_reverse_stage(codec, s)?)?;
     }
-    w.u16(len16("blinding stages", t.blinding.len())?);
+    w.u16(u16_len("blinding stages", t.blinding.len())?);
     t.blinding.iter().try_for_each(|s| put_blinding(w, s))?;
-    w.u16(len16("decryption stages", t.decryption.len())?);
+    w.u16(u16_len("decryption stages", t.decryption.len())?);
     for s in &t.decryption {
         put_sub(w, "decryption stage", &wire::encode_elgamal_dec_stage(s)?)?;
     }
-    w.u32(len32("S~", t.s_tilde.len())?);
+    w.u32(u32_len("S~", t.s_tilde.len())?);
     t.s_tilde.iter().for_each(|p| put_g1(w, p));
     Ok(())
 }
@@ -962,7 +785,7 @@ fn get_signature_track(
     let decryption = read_vec(r, "decryption stages", m, 4, |r| {
         wire::decode_elgamal_dec_stage(public, n, get_sub(r, "decryption stage")?)
     })?;
-    expect32(r, "S~", n)?;
+    len_exact(r, "S~", n)?;
     // `S̃_j = 1` is the verified answer "output j is not a member".
     let s_tilde = read_vec(r, "S~", n, G1_BYTES, |r| Ok(r.g1_or_identity("S~_j")?))?;
     Ok(SignatureTrack {
@@ -1002,7 +825,7 @@ fn put_non_member(w: &mut Writer, o: &NonMemberOpening) -> Result<(), MixnetErro
         ));
     }
     w.party(o.mixer);
-    w.u32(len32("non-member opening", o.b.len())?);
+    w.u32(u32_len("non-member opening", o.b.len())?);
     put_scalars(w, &o.b);
     put_scalars(w, &o.s);
     Ok(())
@@ -1013,8 +836,8 @@ fn get_non_member(
     public: &MixnetPublic,
     count: usize,
 ) -> Result<NonMemberOpening, MixnetError> {
-    let mixer = get_party(r, "non-member opening server", public)?;
-    expect32(r, "non-member opening", count)?;
+    let mixer = get_party(r, "non-member opening server", &public.params)?;
+    len_exact(r, "non-member opening", count)?;
     if r.remaining() < count.saturating_mul(2 * SCALAR_BYTES) {
         return Err(invalid("non-member opening", "shorter than its count"));
     }
@@ -1207,7 +1030,7 @@ fn put_commit_stage(
     s: &ShareCommitStage,
 ) -> Result<(), MixnetError> {
     w.party(s.mixer);
-    w.u32(len32("share commit stage", s.commits.len())?);
+    w.u32(u32_len("share commit stage", s.commits.len())?);
     s.commits
         .iter()
         .try_for_each(|c| put_share_commit(w, public, layout, c))
@@ -1219,8 +1042,8 @@ fn get_commit_stage(
     layout: Layout,
     count: usize,
 ) -> Result<ShareCommitStage, MixnetError> {
-    let mixer = get_party(r, "share commit stage server", public)?;
-    expect32(r, "share commit stage", count)?;
+    let mixer = get_party(r, "share commit stage server", &public.params)?;
+    len_exact(r, "share commit stage", count)?;
     let commits = read_vec(r, "share commits", count, share_commit_min(public), |r| {
         get_share_commit(r, public, layout)
     })?;
@@ -1272,7 +1095,7 @@ fn put_dec_stage(
     s: &ShareDecStage,
 ) -> Result<(), MixnetError> {
     w.party(s.mixer);
-    w.u32(len32("share decryption shares", s.shares.len())?);
+    w.u32(u32_len("share decryption shares", s.shares.len())?);
     for sh in &s.shares {
         put_sub(
             w,
@@ -1288,8 +1111,8 @@ fn get_dec_stage(
     public: &MixnetPublic,
     groups: usize,
 ) -> Result<ShareDecStage, MixnetError> {
-    let mixer = get_party(r, "share decryption server", public)?;
-    expect32(r, "share decryption shares", groups)?;
+    let mixer = get_party(r, "share decryption server", &public.params)?;
+    len_exact(r, "share decryption shares", groups)?;
     let min_share = 4 + public.paillier.encryption_key().ciphertext_len();
     let shares = read_vec(r, "share decryption shares", groups, min_share, |r| {
         let sh: DecryptionShare = public
@@ -1334,11 +1157,11 @@ fn put_sharing(
     layout: Layout,
     s: &SharingRecord,
 ) -> Result<(), MixnetError> {
-    w.u16(len16("share commit stages", s.commits.len())?);
+    w.u16(u16_len("share commit stages", s.commits.len())?);
     s.commits
         .iter()
         .try_for_each(|c| put_commit_stage(w, public, layout, c))?;
-    w.u16(len16("share decryption stages", s.decryptions.len())?);
+    w.u16(u16_len("share decryption stages", s.decryptions.len())?);
     s.decryptions
         .iter()
         .try_for_each(|d| put_dec_stage(w, public, d))
@@ -1417,7 +1240,7 @@ fn put_witness_shuffle(
     codec: &dyn ShuffleProofCodec,
     s: &WitnessShuffle,
 ) -> Result<(), MixnetError> {
-    w.u16(len16("witness shuffle stages", s.forward.len())?);
+    w.u16(u16_len("witness shuffle stages", s.forward.len())?);
     for st in &s.forward {
         put_sub(
             w,
@@ -1507,15 +1330,15 @@ pub fn encode_dbrsm_proof(
 ) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::DBRSM_PROOF, |w| {
         put_signature_track(w, codec, &p.signature)?;
-        w.u16(len16("non-member openings", p.non_members.len())?);
+        w.u16(u16_len("non-member openings", p.non_members.len())?);
         p.non_members
             .iter()
             .try_for_each(|o| put_non_member(w, o))?;
         put_witness_shuffle(w, public, codec, &p.witness.shuffle)?;
         put_sharing(w, public, Layout::PerValue, &p.witness.conversion)?;
-        w.u16(len16("Beaver openings", p.beaver.len())?);
+        w.u16(u16_len("Beaver openings", p.beaver.len())?);
         p.beaver.iter().try_for_each(|o| put_beaver(w, o))?;
-        w.u32(len32("DPK_BBS+ proofs", p.dpk.len())?);
+        w.u32(u32_len("DPK_BBS+ proofs", p.dpk.len())?);
         p.dpk.iter().try_for_each(|d| put_dpk_proof(w, d))
     })
 }
@@ -1549,7 +1372,7 @@ pub fn decode_dbrsm_proof(
         let beaver = read_vec(r, "Beaver openings", m, 6, |r| {
             get_beaver(r, public, members)
         })?;
-        expect32(r, "DPK_BBS+ proofs", members)?;
+        len_exact(r, "DPK_BBS+ proofs", members)?;
         let dpk = read_vec(r, "DPK_BBS+ proofs", members, dpk_proof_bytes(m), |r| {
             get_dpk_proof(r, public)
         })?;
@@ -1573,7 +1396,7 @@ mod tests {
     #[test]
     fn gt_round_trip_and_identity_rejected() {
         let g = blstrs::pairing(
-            &blstrs::G1Affine::from(G1Projective::generator()),
+            &blstrs::G1Affine::from(blstrs::G1Projective::generator()),
             &blstrs::G2Affine::from(blstrs::G2Projective::generator()),
         );
         let mut w = Writer::new();
