@@ -9,14 +9,14 @@
 
 use blstrs::Scalar;
 use ff::Field;
-use quorate_core::transcript::SessionId;
 use quorate_mixnet::dbsm::{self, StepTimes};
-use quorate_mixnet::setup::keygen_with_test_moduli;
-use quorate_mixnet::{mix, sender, sharing};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {
     std::env::args()
@@ -103,21 +103,15 @@ fn main() {
     let t: u16 = arg(3, m);
     let reps: usize = arg(4, 3);
     let mut rng = ChaCha20Rng::seed_from_u64(2024);
-    let sid = SessionId::new(b"dbsm-profile".to_vec());
     let t0 = Instant::now();
-    let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let inputs: Vec<_> = (0..n)
-        .map(|i| {
-            let v = Scalar::random(&mut rng);
-            sender::encrypt_for(&public, i as u64, v, &mut rng)
-                .unwrap()
-                .0
-        })
-        .collect();
-    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-    let (_sharing_record, shares) =
-        sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
-    let coms = sharing::verify_sharing(&public, &inputs, &record, &_sharing_record).unwrap();
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = common::mixed(b"dbsm-profile", n, t, m, &mut rng);
+    let (_sharing_record, shares, coms) =
+        common::share(&public, &servers, &inputs, &record, &mut rng);
     println!(
         "setup (keygen, Enc, Mix, sharing) {:.1} s; n = {n}, m = {m}, t = {t}, rayon threads = {}",
         t0.elapsed().as_secs_f64(),

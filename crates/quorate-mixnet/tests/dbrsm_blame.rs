@@ -12,12 +12,14 @@ use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use quorate_mixnet::dbrsm::{self, BbsQuery, DbRsmProof, RsmBlindProof, RsmBlindingStage};
 use quorate_mixnet::elgamal::ElGamalCiphertext;
-use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::mix::MixRecord;
+use quorate_mixnet::sender::SenderInput;
+use quorate_mixnet::setup::{MixServer, MixnetPublic};
 use quorate_mixnet::MixnetError;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+mod common;
 
 struct World {
     public: MixnetPublic,
@@ -30,16 +32,13 @@ struct World {
 
 fn world(n: usize, m: u16, seed: u64) -> World {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let sid = SessionId::new(format!("dbrsm-blame-{seed}").into_bytes());
-    let (public, servers) = keygen_with_test_moduli(sid, n, m, m, &mut rng).unwrap();
-    let inputs: Vec<SenderInput> = (0..n)
-        .map(|i| {
-            sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng)
-                .unwrap()
-                .0
-        })
-        .collect();
-    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let mixed = common::mixed(format!("dbrsm-blame-{seed}").as_bytes(), n, m, m, &mut rng);
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = mixed;
     let gammas = inputs.iter().map(|s| s.gamma).collect();
     World {
         public,

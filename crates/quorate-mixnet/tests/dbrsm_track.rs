@@ -6,13 +6,14 @@
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use quorate_core::error::Culprits;
-use quorate_core::transcript::SessionId;
 use quorate_mixnet::dbrsm::{self, BbsQuery, SignatureTrack};
 use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::sender::SenderInput;
+use quorate_mixnet::setup::{MixServer, MixnetPublic};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+mod common;
 
 struct World {
     public: MixnetPublic,
@@ -25,15 +26,13 @@ struct World {
 
 fn world(n: usize, m: u16, seed: u64) -> World {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let sid = SessionId::new(format!("dbrsm-track-{seed}").into_bytes());
-    let (public, servers) = keygen_with_test_moduli(sid, n, m, m, &mut rng).unwrap();
-    let mut inputs = Vec::new();
-    for i in 0..n {
-        let v = Scalar::random(&mut rng);
-        let (inp, _) = sender::encrypt_for(&public, i as u64, v, &mut rng).unwrap();
-        inputs.push(inp);
-    }
-    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let mixed = common::mixed(format!("dbrsm-track-{seed}").as_bytes(), n, m, m, &mut rng);
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = mixed;
     let gammas = inputs.iter().map(|s| s.gamma).collect();
     World {
         public,

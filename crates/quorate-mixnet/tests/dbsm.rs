@@ -6,15 +6,16 @@ use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use quorate_core::error::Culprits;
-use quorate_core::transcript::SessionId;
 use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
+use quorate_mixnet::sender::SenderInput;
+use quorate_mixnet::setup::{MixServer, MixnetPublic};
 use quorate_mixnet::sharing::{self, MixerShares, SharingRecord};
 use quorate_mixnet::MixnetError;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+mod common;
 
 struct World {
     public: MixnetPublic,
@@ -29,20 +30,14 @@ struct World {
 
 fn world(n: usize, t: u16, m: u16, seed: u64) -> World {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let sid = SessionId::new(format!("dbsm-test-{seed}").into_bytes());
-    let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let inputs: Vec<SenderInput> = (0..n)
-        .map(|i| {
-            let v = Scalar::random(&mut rng);
-            sender::encrypt_for(&public, i as u64, v, &mut rng)
-                .unwrap()
-                .0
-        })
-        .collect();
-    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-    let (sharing, shares) =
-        sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
-    let coms = sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
+    let mixed = common::mixed(format!("dbsm-test-{seed}").as_bytes(), n, t, m, &mut rng);
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = mixed;
+    let (sharing, shares, coms) = common::share(&public, &servers, &inputs, &record, &mut rng);
     World {
         public,
         servers,

@@ -1,29 +1,14 @@
 //! BTraceIn (DB-SM) / BTraceOut (DB-RSM) (Fig. 6) against the ground-truth permutation.
 #![allow(clippy::unwrap_used)]
 
-use blstrs::G1Projective;
-use blstrs::Scalar;
-use ff::Field;
-use quorate_core::transcript::SessionId;
 use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixServer, MixnetPublic};
-use quorate_mixnet::sharing::{self, MixerShares};
+use quorate_mixnet::sender::SenderInput;
+use quorate_mixnet::setup::{MixServer, MixnetPublic};
 use quorate_mixnet::{dbrsm, dbsm, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-fn share(
-    public: &MixnetPublic,
-    servers: &[MixServer],
-    inputs: &[SenderInput],
-    record: &MixRecord,
-    rng: &mut ChaCha20Rng,
-) -> (Vec<MixerShares>, Vec<Vec<G1Projective>>) {
-    let (rec, shares) = sharing::run_sharing(public, servers, inputs, record, rng).unwrap();
-    let coms = sharing::verify_sharing(public, inputs, record, &rec).unwrap();
-    (shares, coms)
-}
+mod common;
 
 fn world(
     n: usize,
@@ -38,16 +23,13 @@ fn world(
     ChaCha20Rng,
 ) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let sid = SessionId::new(format!("trace-test-{seed}").into_bytes());
-    let (public, servers) = keygen_with_test_moduli(sid, n, t, m, &mut rng).unwrap();
-    let inputs: Vec<SenderInput> = (0..n)
-        .map(|i| {
-            sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng)
-                .unwrap()
-                .0
-        })
-        .collect();
-    let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let mixed = common::mixed(format!("trace-test-{seed}").as_bytes(), n, t, m, &mut rng);
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = mixed;
     (public, servers, inputs, record, rng)
 }
 
@@ -71,7 +53,7 @@ fn check_trace_in(
     rng: &mut ChaCha20Rng,
 ) {
     let n = public.n;
-    let (sh, coms) = share(public, servers, inputs, record, rng);
+    let (_rec, sh, coms) = common::share(public, servers, inputs, record, rng);
     // BTraceIn(J) (DB-SM): exactly the inputs that went to J.
     let j_set: Vec<usize> = (0..n).filter(|j| j % 3 == 2).collect();
     let ans = trace::btrace_in(public, servers, inputs, record, &sh, &coms, &j_set, rng).unwrap();
@@ -147,7 +129,7 @@ fn trace_queries_50_3() {
 #[test]
 fn malformed_trace_queries_are_typed_errors() {
     let (public, servers, inputs, record, mut rng) = world(10, 2, 2, 23);
-    let (sh, coms) = share(&public, &servers, &inputs, &record, &mut rng);
+    let (_rec, sh, coms) = common::share(&public, &servers, &inputs, &record, &mut rng);
     // Index sets with repeats or out of range are typed errors.
     assert!(matches!(
         trace::btrace_in(

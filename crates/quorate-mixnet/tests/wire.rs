@@ -6,25 +6,24 @@
 //! and name the server (or sender) that sent it.
 #![allow(clippy::unwrap_used)]
 
-use blstrs::{G1Projective, Scalar};
-use ff::Field;
+use blstrs::G1Projective;
 use group::Group;
-use quorate_core::error::Culprits;
-use quorate_core::transcript::SessionId;
 use quorate_core::{DecodeError, PartyId};
 use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
 use quorate_mixnet::dkg::{self, DkgBroadcast};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
-use quorate_mixnet::sharing;
+use quorate_mixnet::setup::MixnetPublic;
 use quorate_mixnet::wire::{self, NativeShuffleCodec, WireLimits};
 use quorate_mixnet::MixnetError;
 use quorate_paillier::bigint::to_be_bytes_padded;
 use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::SeedableRng;
 use std::sync::OnceLock;
+
+mod common;
+use common::{culprits, g1_identity, replace, scalar_q};
 
 const N: usize = 8;
 const T: u16 = 2;
@@ -44,20 +43,14 @@ fn world() -> &'static World {
     static W: OnceLock<World> = OnceLock::new();
     W.get_or_init(|| {
         let mut rng = ChaCha20Rng::seed_from_u64(606);
-        let sid = SessionId::new(b"wire-test".to_vec());
-        let (public, servers) = keygen_with_test_moduli(sid, N, T, M, &mut rng).unwrap();
-        let inputs: Vec<SenderInput> = (0..N)
-            .map(|i| {
-                let v = Scalar::random(&mut rng);
-                sender::encrypt_for(&public, i as u64, v, &mut rng)
-                    .unwrap()
-                    .0
-            })
-            .collect();
-        let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-        let (sharing, shares) =
-            sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
-        let coms = sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
+        let mixed = common::mixed(b"wire-test", N, T, M, &mut rng);
+        let common::Mixed {
+            public,
+            servers,
+            inputs,
+            record,
+        } = mixed;
+        let (_sharing, shares, coms) = common::share(&public, &servers, &inputs, &record, &mut rng);
         // Inputs 0 and 1 are members of J, inputs 2 and 3 are not.
         let comp = mix::composed_permutation(&servers);
         let fwd = |i: usize| comp.iter().position(|&x| x == i).unwrap();
@@ -85,106 +78,24 @@ fn pid(k: u16) -> PartyId {
     PartyId::new(k).unwrap()
 }
 
-/// Every hostile variant of a valid encoding `good` must be rejected with a typed error or,
-/// if it decodes, re-encode to exactly the same bytes (one encoding per message).
+/// The hostile-bytes effort of this file.
+const HOSTILITY: common::Hostility = common::Hostility {
+    long: 2000,
+    trunc_div: 200,
+    trunc_edge: 100,
+    trailing: &[1, 2, 3],
+    mutations: 60,
+    flip_div: 250,
+    long_masks: &[0x01],
+};
+
 fn hostile<T>(
     name: &str,
     good: &[u8],
     dec: impl Fn(&[u8]) -> Result<T, MixnetError>,
     enc: impl Fn(&T) -> Vec<u8>,
 ) {
-    let ok = dec(good).unwrap_or_else(|e| panic!("{name}: valid encoding rejected: {e}"));
-    assert_eq!(enc(&ok), good, "{name}: not canonical");
-    // Truncations: every one for short messages, a dense sample (all near both ends) else.
-    let len = good.len();
-    let long = len > 2000;
-    let cuts: Vec<usize> = if long {
-        let step = len / 200;
-        (0..len)
-            .filter(|&c| c < 100 || c + 100 > len || c % step == 0)
-            .collect()
-    } else {
-        (0..len).collect()
-    };
-    for c in cuts {
-        assert!(
-            dec(&good[..c]).is_err(),
-            "{name}: truncation to {c} accepted"
-        );
-    }
-    // Trailing bytes.
-    for extra in [&[0u8][..], &[1, 2, 3]] {
-        let mut b = good.to_vec();
-        b.extend_from_slice(extra);
-        assert!(
-            matches!(
-                dec(&b),
-                Err(MixnetError::Decode(DecodeError::TrailingBytes { .. }))
-            ),
-            "{name}: trailing bytes accepted"
-        );
-    }
-    // Wrong tag / version.
-    for (pos, delta) in [(0usize, 1u8), (0, 0x20), (1, 1), (1, 0xFF)] {
-        let mut b = good.to_vec();
-        b[pos] = b[pos].wrapping_add(delta);
-        assert!(
-            matches!(
-                dec(&b),
-                Err(MixnetError::Decode(DecodeError::UnknownVersion { .. }))
-            ),
-            "{name}: wrong header byte {pos} accepted"
-        );
-    }
-    // Garbage of several lengths, with and without the right header.
-    let mut rng = ChaCha20Rng::seed_from_u64(len as u64);
-    for glen in [0usize, 1, 2, 3, 17, 100, 1000, len, len + 1] {
-        for with_header in [false, true] {
-            let mut b = vec![0u8; glen];
-            rng.fill_bytes(&mut b);
-            if with_header && glen >= 2 {
-                b[..2].copy_from_slice(&good[..2]);
-            }
-            assert!(dec(&b).is_err(), "{name}: {glen} garbage bytes accepted");
-        }
-    }
-    // Random multi-byte mutations (1–4 bytes overwritten, sometimes also truncated or
-    // extended): typed errors or canonical re-encodings, never a panic.
-    for _ in 0..60 {
-        let mut b = good.to_vec();
-        for _ in 0..1 + rng.next_u32() % 4 {
-            let pos = rng.next_u32() as usize % len;
-            b[pos] = rng.next_u32() as u8;
-        }
-        match rng.next_u32() % 4 {
-            0 => b.truncate(rng.next_u32() as usize % len),
-            1 => b.extend_from_slice(&[0u8; 48]),
-            _ => {}
-        }
-        if let Ok(x) = dec(&b) {
-            assert_eq!(enc(&x), b, "{name}: mutation decodes to another encoding");
-        }
-    }
-    // One-byte flips at up to ~300 positions, always including both ends (two masks for
-    // short messages, one for long ones).
-    let step = (len / 250).max(1);
-    let positions: Vec<usize> = (0..len)
-        .filter(|&p| p < 32 || p + 32 > len || p % step == 0)
-        .collect();
-    let masks: &[u8] = if long { &[0x01] } else { &[0x01, 0x80] };
-    for p in positions {
-        for &mask in masks {
-            let mut b = good.to_vec();
-            b[p] ^= mask;
-            if let Ok(x) = dec(&b) {
-                assert_eq!(
-                    enc(&x),
-                    b,
-                    "{name}: flip at {p} decodes to another encoding"
-                );
-            }
-        }
-    }
+    common::hostile(&HOSTILITY, name, good, dec, enc)
 }
 
 /// Overwrites `width` bytes at `offset` with `0xFF…` (an oversized length prefix).
@@ -194,34 +105,12 @@ fn oversize(good: &[u8], offset: usize, width: usize) -> Vec<u8> {
     b
 }
 
-fn replace(good: &[u8], offset: usize, with: &[u8]) -> Vec<u8> {
-    let mut b = good.to_vec();
-    b[offset..offset + with.len()].copy_from_slice(with);
-    b
-}
-
 /// The compressed identity of G1.
-fn g1_identity() -> [u8; 48] {
-    let mut b = [0u8; 48];
-    b[0] = 0xC0;
-    b
-}
-
-/// `q` (the scalar field order) big-endian: a non-canonical scalar.
-fn scalar_q() -> [u8; 32] {
-    let q = quorate_mixnet::params::scalar_modulus();
-    to_be_bytes_padded(&q, 32).unwrap().try_into().unwrap()
-}
-
 fn decode_err<T: core::fmt::Debug>(r: Result<T, MixnetError>) -> DecodeError {
     match r {
         Err(MixnetError::Decode(d)) => d,
         other => panic!("expected a decode error, got {other:?}"),
     }
-}
-
-fn culprits(e: &MixnetError) -> Vec<u16> {
-    e.culprits().iter().map(|p| p.get()).collect()
 }
 
 // ------------------------------------------------------------------------------------------

@@ -8,18 +8,14 @@
 #![allow(clippy::unwrap_used)]
 
 use blstrs::{G1Projective, Gt, Scalar};
-use ff::Field;
 use group::Group;
 use quorate_bls::wire::{g1_to_bytes as g1_bytes, scalar_to_bytes};
-use quorate_core::error::Culprits;
-use quorate_core::transcript::SessionId;
-use quorate_core::DecodeError;
 use quorate_mixnet::dbrsm::{
     self, BbsDpkCommit, BbsDpkStatement, BbsQuery, DbRsmProof, TriplePublic, WitnessCommitments,
 };
-use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::{self, SenderInput};
-use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
+use quorate_mixnet::mix::MixRecord;
+use quorate_mixnet::sender::SenderInput;
+use quorate_mixnet::setup::MixnetPublic;
 use quorate_mixnet::sharing::{self, Layout, SharingRecord, ValueCommitments};
 use quorate_mixnet::wire::NativeShuffleCodec;
 use quorate_mixnet::wire_rsm as w;
@@ -28,6 +24,9 @@ use quorate_paillier::bigint::to_be_bytes_padded;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::sync::OnceLock;
+
+mod common;
+use common::{culprits, g1_identity, replace, scalar_q};
 
 const N: usize = 6;
 const M: u16 = 2;
@@ -48,20 +47,15 @@ fn world() -> &'static World {
     static W: OnceLock<World> = OnceLock::new();
     W.get_or_init(|| {
         let mut rng = ChaCha20Rng::seed_from_u64(0x81);
-        let sid = SessionId::new(b"wire-rsm-test".to_vec());
-        let (public, servers) = keygen_with_test_moduli(sid, N, M, M, &mut rng).unwrap();
-        let inputs: Vec<SenderInput> = (0..N)
-            .map(|i| {
-                let v = Scalar::random(&mut rng);
-                sender::encrypt_for(&public, i as u64, v, &mut rng)
-                    .unwrap()
-                    .0
-            })
-            .collect();
-        let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-        let (sharing, _shares) =
-            sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
-        sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
+        let mixed = common::mixed(b"wire-rsm-test", N, M, M, &mut rng);
+        let common::Mixed {
+            public,
+            servers,
+            inputs,
+            record,
+        } = mixed;
+        let (sharing, _shares, _coms) =
+            common::share(&public, &servers, &inputs, &record, &mut rng);
         let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
         let i_set = vec![1, 3, 4];
         let (_key, query) = dbrsm::querier_quasi_sign(&public, &gammas, &i_set, &mut rng).unwrap();
@@ -85,97 +79,24 @@ fn world() -> &'static World {
     })
 }
 
-/// Every hostile variant of a valid encoding `good` must be rejected with a typed error or,
-/// if it decodes, re-encode to exactly the same bytes (one encoding per message).
+/// The hostile-bytes effort of this file.
+const HOSTILITY: common::Hostility = common::Hostility {
+    long: 2000,
+    trunc_div: 150,
+    trunc_edge: 64,
+    trailing: &[7, 7, 7],
+    mutations: 40,
+    flip_div: 150,
+    long_masks: &[0x01, 0x80],
+};
+
 fn hostile<T>(
     name: &str,
     good: &[u8],
     dec: impl Fn(&[u8]) -> Result<T, MixnetError>,
     enc: impl Fn(&T) -> Vec<u8>,
 ) {
-    let ok = dec(good).unwrap_or_else(|e| panic!("{name}: valid encoding rejected: {e}"));
-    assert_eq!(enc(&ok), good, "{name}: not canonical");
-    let len = good.len();
-    let long = len > 2000;
-    // Truncations: all of them for short messages, a dense sample (all near both ends) else.
-    let cuts: Vec<usize> = if long {
-        let step = len / 150;
-        (0..len)
-            .filter(|&c| c < 64 || c + 64 > len || c % step == 0)
-            .collect()
-    } else {
-        (0..len).collect()
-    };
-    for c in cuts {
-        assert!(
-            dec(&good[..c]).is_err(),
-            "{name}: truncation to {c} accepted"
-        );
-    }
-    for extra in [&[0u8][..], &[7, 7, 7]] {
-        let mut b = good.to_vec();
-        b.extend_from_slice(extra);
-        assert!(
-            matches!(
-                dec(&b),
-                Err(MixnetError::Decode(DecodeError::TrailingBytes { .. }))
-            ),
-            "{name}: trailing bytes accepted"
-        );
-    }
-    for (pos, delta) in [(0usize, 1u8), (0, 0x20), (1, 1), (1, 0xFF)] {
-        let mut b = good.to_vec();
-        b[pos] = b[pos].wrapping_add(delta);
-        assert!(
-            matches!(
-                dec(&b),
-                Err(MixnetError::Decode(DecodeError::UnknownVersion { .. }))
-            ),
-            "{name}: wrong header byte {pos} accepted"
-        );
-    }
-    let mut rng = ChaCha20Rng::seed_from_u64(len as u64);
-    for glen in [0usize, 1, 2, 3, 17, 100, 1000, len, len + 1] {
-        for with_header in [false, true] {
-            let mut b = vec![0u8; glen];
-            rng.fill_bytes(&mut b);
-            if with_header && glen >= 2 {
-                b[..2].copy_from_slice(&good[..2]);
-            }
-            assert!(dec(&b).is_err(), "{name}: {glen} garbage bytes accepted");
-        }
-    }
-    // Random multi-byte mutations, sometimes truncated or extended.
-    for _ in 0..40 {
-        let mut b = good.to_vec();
-        for _ in 0..1 + rng.next_u32() % 4 {
-            let pos = rng.next_u32() as usize % len;
-            b[pos] = rng.next_u32() as u8;
-        }
-        match rng.next_u32() % 4 {
-            0 => b.truncate(rng.next_u32() as usize % len),
-            1 => b.extend_from_slice(&[0u8; 48]),
-            _ => {}
-        }
-        if let Ok(x) = dec(&b) {
-            assert_eq!(enc(&x), b, "{name}: mutation decodes to another encoding");
-        }
-    }
-    // One-byte flips at up to ~200 positions, both ends always included.
-    let step = (len / 150).max(1);
-    for p in (0..len).filter(|&p| p < 32 || p + 32 > len || p % step == 0) {
-        for mask in [0x01u8, 0x80] {
-            let mut b = good.to_vec();
-            b[p] ^= mask;
-            if let Ok(x) = dec(&b) {
-                assert_eq!(
-                    enc(&x),
-                    b,
-                    "{name}: flip at {p} decodes to another encoding"
-                );
-            }
-        }
-    }
+    common::hostile(&HOSTILITY, name, good, dec, enc)
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> usize {
@@ -189,22 +110,10 @@ fn find(hay: &[u8], needle: &[u8]) -> usize {
     pos[0]
 }
 
-fn replace(good: &[u8], offset: usize, with: &[u8]) -> Vec<u8> {
-    let mut b = good.to_vec();
-    b[offset..offset + with.len()].copy_from_slice(with);
-    b
-}
-
 /// Flips the lowest bit of the (big-endian) scalar `s` inside `good`.
 fn flip_scalar(good: &[u8], s: &Scalar) -> Vec<u8> {
     let mut b = good.to_vec();
     b[find(good, &scalar_to_bytes(s)) + 31] ^= 1;
-    b
-}
-
-fn g1_identity() -> [u8; 48] {
-    let mut b = [0u8; 48];
-    b[0] = 0xC0;
     b
 }
 
@@ -214,17 +123,8 @@ fn g2_identity() -> [u8; 96] {
     b
 }
 
-fn scalar_q() -> [u8; 32] {
-    let q = quorate_mixnet::params::scalar_modulus();
-    to_be_bytes_padded(&q, 32).unwrap().try_into().unwrap()
-}
-
 fn is_decode<T>(r: Result<T, MixnetError>) -> bool {
     matches!(r, Err(MixnetError::Decode(_)))
-}
-
-fn culprits(e: &MixnetError) -> Vec<u16> {
-    e.culprits().iter().map(|p| p.get()).collect()
 }
 
 fn members(w: &World) -> usize {
