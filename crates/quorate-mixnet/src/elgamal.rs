@@ -341,6 +341,31 @@ pub(crate) fn shares_affine(shares: &[ElGamalDecShare]) -> Vec<G1Affine> {
     batch_affine(&flat)
 }
 
+/// [`dleq_challenge`] for element `i` of the flat affine lists of [`list_affine`] (`l_aff`)
+/// and [`shares_affine`] (`s_aff`): the one place that fixes which points the prover and
+/// the verifiers bind for element `i`.
+fn dleq_challenge_at(
+    sid: &SessionId,
+    who: PartyId,
+    i: usize,
+    g: &G1Affine,
+    xk: &G1Affine,
+    l_aff: &[G1Affine],
+    s_aff: &[G1Affine],
+) -> Scalar {
+    dleq_challenge(
+        sid,
+        who,
+        i as u64,
+        g,
+        xk,
+        (&l_aff[2 * i], &l_aff[2 * i + 1]),
+        &s_aff[3 * i],
+        &s_aff[3 * i + 1],
+        &s_aff[3 * i + 2],
+    )
+}
+
 impl ElGamalKeyShare {
     /// Decryption shares with proofs for every element of `list` (`index` = position).
     pub fn decrypt_shares<R: RngCore + CryptoRng>(
@@ -378,17 +403,7 @@ impl ElGamalKeyShare {
             .zip(masks.par_iter())
             .enumerate()
             .for_each(|(i, (sh, r))| {
-                let c = dleq_challenge(
-                    sid,
-                    self.id,
-                    i as u64,
-                    &g_aff,
-                    &xk_aff,
-                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
-                    &s_aff[3 * i],
-                    &s_aff[3 * i + 1],
-                    &s_aff[3 * i + 2],
-                );
+                let c = dleq_challenge_at(sid, self.id, i, &g_aff, &xk_aff, &l_aff, &s_aff);
                 sh.z = *r + c * self.x;
             });
         // The DLEQ nonces are secret: wipe them.
@@ -444,17 +459,7 @@ fn dec_batch(
                     b.add(&[&[(gens.g, Scalar::ONE)]]); // never holds: g ≠ 1
                     return b;
                 }
-                let c = dleq_challenge(
-                    sid,
-                    who,
-                    i as u64,
-                    &g_aff,
-                    &xk_aff,
-                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
-                    &s_aff[3 * i],
-                    &s_aff[3 * i + 1],
-                    &s_aff[3 * i + 2],
-                );
+                let c = dleq_challenge_at(sid, who, i, &g_aff, &xk_aff, &l_aff, &s_aff);
                 b.add(&[
                     &[(gens.g, s.z), (xk, -c), (s.r1, -Scalar::ONE)],
                     &[(ct.a, s.z), (s.d, -c), (s.r2, -Scalar::ONE)],
@@ -511,17 +516,7 @@ fn dec_all_hold(
                 if bool::from(s.d.is_identity()) && !bool::from(ct.a.is_identity()) {
                     return None;
                 }
-                let c = dleq_challenge(
-                    sid,
-                    *who,
-                    i as u64,
-                    &g_aff,
-                    &xk_aff[kp],
-                    (&l_aff[2 * i], &l_aff[2 * i + 1]),
-                    &s_aff[kp][3 * i],
-                    &s_aff[kp][3 * i + 1],
-                    &s_aff[kp][3 * i + 2],
-                );
+                let c = dleq_challenge_at(sid, *who, i, &g_aff, &xk_aff[kp], &l_aff, &s_aff[kp]);
                 let (w1, w2) = (wts.next(), wts.next());
                 // w1·(g^z − X_k^c − R1) + w2·(a^z − d^c − R2)
                 lc.fixed[0] += w1 * s.z;

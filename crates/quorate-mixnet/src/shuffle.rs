@@ -1118,6 +1118,37 @@ mod tests {
         }
     }
 
+    /// An honest Paillier-shuffle proof for the fixture.
+    fn prove_f(f: &Fixture, rng: &mut ChaCha20Rng) -> ShuffleProof {
+        prove(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(f), &f.rho)),
+            rng,
+        )
+        .unwrap()
+    }
+
+    /// A Paillier-shuffle proof whose ring-Pedersen part commits to `sigma` instead of the
+    /// fixture's permutation (no other deviation).
+    fn prove_inner_f(f: &Fixture, sigma: &[usize], rng: &mut ChaCha20Rng) -> ShuffleProof {
+        prove_inner(
+            &f.sid,
+            f.id,
+            &f.gens,
+            &f.com,
+            &f.secret,
+            Some((&stmt(f), &f.rho)),
+            None,
+            sigma,
+            rng,
+        )
+        .unwrap()
+    }
+
     fn verify_f(f: &Fixture, proof: &ShuffleProof) -> Result<(), MixnetError> {
         verify(&f.sid, f.id, &f.gens, &f.com, Some(&stmt(f)), proof)
     }
@@ -1138,16 +1169,7 @@ mod tests {
     #[test]
     fn honest_shuffle_verifies() {
         let (f, mut rng) = fixture(5, 1, None);
-        let proof = prove(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_f(&f, &mut rng);
         verify_f(&f, &proof).unwrap();
     }
 
@@ -1159,18 +1181,7 @@ mod tests {
         let (f, mut rng) = fixture(5, 2, None);
         let mut other = f.secret.pi.clone();
         other.swap(0, 1);
-        let proof = prove_inner(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            None,
-            &other,
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_inner_f(&f, &other, &mut rng);
         assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "ring-Pedersen");
     }
 
@@ -1184,29 +1195,9 @@ mod tests {
         sigma.swap(2, 4);
         let (f, mut rng) = fixture(5, 3, Some(sigma.clone()));
         assert_eq!(f.secret.pi, probe.secret.pi);
-        let proof = prove(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_f(&f, &mut rng);
         assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "Paillier equation");
-        let proof = prove_inner(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            None,
-            &sigma,
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_inner_f(&f, &sigma, &mut rng);
         assert_named(verify_f(&f, &proof).unwrap_err(), f.id, "ring-Pedersen");
     }
 
@@ -1216,16 +1207,7 @@ mod tests {
     #[test]
     fn ring_pedersen_commitments_are_bound_before_v() {
         let (f, mut rng) = fixture(4, 4, None);
-        let proof = prove(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_f(&f, &mut rng);
         verify_f(&f, &proof).unwrap();
         let v = challenge_v(&f, &proof);
         let key = RingPedersenVectorKey::derive(&f.n_hat, 4).unwrap();
@@ -1264,16 +1246,7 @@ mod tests {
     #[test]
     fn ring_pedersen_modulus_is_auxiliary_and_bound() {
         let (f, mut rng) = fixture(3, 6, None);
-        let proof = prove(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_f(&f, &mut rng);
         verify_f(&f, &proof).unwrap();
         let same = PaillierShuffle {
             n_hat: f.pk.n(),
@@ -1318,16 +1291,7 @@ mod tests {
     #[test]
     fn missing_ring_pedersen_fields_are_a_shape_error() {
         let (f, mut rng) = fixture(3, 5, None);
-        let proof = prove(
-            &f.sid,
-            f.id,
-            &f.gens,
-            &f.com,
-            &f.secret,
-            Some((&stmt(&f), &f.rho)),
-            &mut rng,
-        )
-        .unwrap();
+        let proof = prove_f(&f, &mut rng);
         for k in 0..3 {
             let mut bad = proof.clone();
             match k {

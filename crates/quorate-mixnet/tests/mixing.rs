@@ -267,44 +267,25 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
             })
             .collect()
     };
-    let honest = shuffle_with(secret.pi());
-    let stmt = PaillierShuffle {
-        pk,
-        n_hat,
-        inputs: &inputs,
-        outputs: &honest,
+    // Proves the shuffle of `inputs` to `outputs` (the committed `π`, nonces `ρ`) and
+    // verifies the proof.
+    let prove_and_verify = |outputs: &[Ciphertext], rng: &mut ChaCha20Rng| {
+        let stmt = PaillierShuffle {
+            pk,
+            n_hat,
+            inputs: &inputs,
+            outputs,
+        };
+        let proof =
+            shuffle::prove(&sid, id, &gens, &com, &secret, Some((&stmt, &rho)), rng).unwrap();
+        shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof)
     };
-    let proof = shuffle::prove(
-        &sid,
-        id,
-        &gens,
-        &com,
-        &secret,
-        Some((&stmt, &rho)),
-        &mut rng,
-    )
-    .unwrap();
-    shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof).unwrap();
+    let honest = shuffle_with(secret.pi());
+    prove_and_verify(&honest, &mut rng).unwrap();
     let mut sigma = secret.pi().to_vec();
     sigma.rotate_left(1);
     let cheat = shuffle_with(&sigma);
-    let stmt = PaillierShuffle {
-        pk,
-        n_hat,
-        inputs: &inputs,
-        outputs: &cheat,
-    };
-    let proof = shuffle::prove(
-        &sid,
-        id,
-        &gens,
-        &com,
-        &secret,
-        Some((&stmt, &rho)),
-        &mut rng,
-    )
-    .unwrap();
-    let err = shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof).unwrap_err();
+    let err = prove_and_verify(&cheat, &mut rng).unwrap_err();
     assert_eq!(err.culprits(), &[id]);
 }
 
