@@ -507,6 +507,48 @@ fn commit_points(c: &DpkCommit) -> [G1Projective; COMMIT_PTS] {
     ]
 }
 
+/// Step 5 (Fig. 8) for one member and server `k`, as both batched verifiers fold it: the
+/// share proof `g^{s_v} h^{s_r} = R′ R_k^c`, `S^{s_v} = P′ P_k^c`, `g^{s_b} = W′ W_k^c`,
+/// `g^{s_τ} a^{s_b} = A′_a A_{k,a}^c`, `pk^{s_τ} b^{s_b} = A′_b A_{k,b}^c` (weights w0…w4),
+/// the responses `g^{z_v} h^{z_r} V_k^e = R_k`, `g^{z_τ} a^{z_b} D_{k,a}^e = A_{k,a}`,
+/// `pk^{z_τ} b^{z_b} D_{k,b}^e = A_{k,b}` (w5…w7) and this server's part of the aggregate
+/// opening (weight `λ` on `z_v`, `z_r`, `R_k`). `lc`'s fixed slots 0, 1, 2 are `g`, `h`,
+/// `pk`; the member's `S`, `base.a`, `base.b` scalars go to `sums`. Returns the exponents
+/// `(w6·e, w7·e)` of `D_{k,a}`, `D_{k,b}`, which the callers place differently (summed per
+/// server, or pushed on the contribution directly). All inputs are public.
+#[allow(clippy::too_many_arguments)]
+fn fold_share_step5(
+    lc: &mut LinCheck,
+    wt: &mut impl FnMut() -> Scalar,
+    com: &DpkCommit,
+    c: Scalar,
+    (zv, zr, zb, zt): (Scalar, Scalar, Scalar, Scalar),
+    (lam, e): (Scalar, Scalar),
+    v_com: G1Projective,
+    (s_sc, ba_sc, bb_sc): (&mut Scalar, &mut Scalar, &mut Scalar),
+) -> (Scalar, Scalar) {
+    let p = &com.proof;
+    let w: [Scalar; 8] = core::array::from_fn(|_| wt());
+    lc.fixed[0] += w[0] * p.s_v + w[2] * p.s_b + w[3] * p.s_tau + w[5] * zv + w[6] * zt + lam * zv;
+    lc.fixed[1] += w[0] * p.s_r + w[5] * zr + lam * zr;
+    lc.fixed[2] += w[4] * p.s_tau + w[7] * zt;
+    *s_sc += w[1] * p.s_v;
+    *ba_sc += w[3] * p.s_b + w[6] * zb;
+    *bb_sc += w[4] * p.s_b + w[7] * zb;
+    lc.push(com.r_k, -(w[0] * c) - w[5] - lam);
+    lc.push(p.r1, -w[0]);
+    lc.push(com.p_k, -(w[1] * c));
+    lc.push(p.p1, -w[1]);
+    lc.push(com.w_k, -(w[2] * c));
+    lc.push(p.w1, -w[2]);
+    lc.push(com.a_k.a, -(w[3] * c) - w[6]);
+    lc.push(p.a1.a, -w[3]);
+    lc.push(com.a_k.b, -(w[4] * c) - w[7]);
+    lc.push(p.a1.b, -w[4]);
+    lc.push(v_com, w[5] * e);
+    (w[6] * e, w[7] * e)
+}
+
 /// The share-proof challenge; `com` holds [`commit_points`] in affine form.
 fn share_challenge(
     public: &MixnetPublic,
@@ -1401,7 +1443,6 @@ fn joint_check(
                 lc.push(inputs[t].gamma, lam * e);
                 for (kp, ((k, cst), (_, rst))) in commits.iter().zip(&responses).enumerate() {
                     let com = &cst.commits[u];
-                    let p = &com.proof;
                     let c = share_challenge(
                         public,
                         &ag,
@@ -1411,32 +1452,18 @@ fn joint_check(
                         (ba, bb),
                         &row[lay.commit(kp)..lay.commit(kp) + COMMIT_PTS],
                     );
-                    let (zv, zr, zb, zt) = (rst.z_v[u], rst.z_r[u], rst.z_b[u], rst.z_tau[u]);
-                    let w: [Scalar; 8] = core::array::from_fn(|_| wt());
-                    lc.fixed[0] += w[0] * p.s_v
-                        + w[2] * p.s_b
-                        + w[3] * p.s_tau
-                        + w[5] * zv
-                        + w[6] * zt
-                        + lam * zv;
-                    lc.fixed[1] += w[0] * p.s_r + w[5] * zr + lam * zr;
-                    lc.fixed[2] += w[4] * p.s_tau + w[7] * zt;
-                    s_sc += w[1] * p.s_v;
-                    ba_sc += w[3] * p.s_b + w[6] * zb;
-                    bb_sc += w[4] * p.s_b + w[7] * zb;
-                    lc.push(com.r_k, -(w[0] * c) - w[5] - lam);
-                    lc.push(p.r1, -w[0]);
-                    lc.push(com.p_k, -(w[1] * c));
-                    lc.push(p.p1, -w[1]);
-                    lc.push(com.w_k, -(w[2] * c));
-                    lc.push(p.w1, -w[2]);
-                    lc.push(com.a_k.a, -(w[3] * c) - w[6]);
-                    lc.push(p.a1.a, -w[3]);
-                    lc.push(com.a_k.b, -(w[4] * c) - w[7]);
-                    lc.push(p.a1.b, -w[4]);
-                    lc.push(member_coms[u][kp], w[5] * e);
-                    da[kp] += w[6] * e;
-                    db[kp] += w[7] * e;
+                    let (ea, eb) = fold_share_step5(
+                        &mut lc,
+                        &mut wt,
+                        com,
+                        c,
+                        (rst.z_v[u], rst.z_r[u], rst.z_b[u], rst.z_tau[u]),
+                        (lam, e),
+                        member_coms[u][kp],
+                        (&mut s_sc, &mut ba_sc, &mut bb_sc),
+                    );
+                    da[kp] += ea;
+                    db[kp] += eb;
                 }
             }
             lc.push(bases[t].a, ba_sc);
@@ -1694,7 +1721,6 @@ fn verify_steps(
                 lc.push(inputs[t].gamma, lam * e);
                 for (kp, ((k, cst), (_, rst))) in commits.iter().zip(&responses).enumerate() {
                     let com = &cst.commits[u];
-                    let p = &com.proof;
                     let d = &blind_stages[kp].1.contributions[t];
                     let c = share_challenge(
                         public,
@@ -1705,32 +1731,18 @@ fn verify_steps(
                         (ba, bb),
                         &row[lay.commit(kp)..lay.commit(kp) + COMMIT_PTS],
                     );
-                    let (zv, zr, zb, zt) = (rst.z_v[u], rst.z_r[u], rst.z_b[u], rst.z_tau[u]);
-                    let w: [Scalar; 8] = core::array::from_fn(|_| wt());
-                    lc.fixed[0] += w[0] * p.s_v
-                        + w[2] * p.s_b
-                        + w[3] * p.s_tau
-                        + w[5] * zv
-                        + w[6] * zt
-                        + lam * zv;
-                    lc.fixed[1] += w[0] * p.s_r + w[5] * zr + lam * zr;
-                    lc.fixed[2] += w[4] * p.s_tau + w[7] * zt;
-                    s_sc += w[1] * p.s_v;
-                    ba_sc += w[3] * p.s_b + w[6] * zb;
-                    bb_sc += w[4] * p.s_b + w[7] * zb;
-                    lc.push(com.r_k, -(w[0] * c) - w[5] - lam);
-                    lc.push(p.r1, -w[0]);
-                    lc.push(com.p_k, -(w[1] * c));
-                    lc.push(p.p1, -w[1]);
-                    lc.push(com.w_k, -(w[2] * c));
-                    lc.push(p.w1, -w[2]);
-                    lc.push(com.a_k.a, -(w[3] * c) - w[6]);
-                    lc.push(p.a1.a, -w[3]);
-                    lc.push(com.a_k.b, -(w[4] * c) - w[7]);
-                    lc.push(p.a1.b, -w[4]);
-                    lc.push(member_coms[u][kp], w[5] * e);
-                    lc.push(d.a, w[6] * e);
-                    lc.push(d.b, w[7] * e);
+                    let (ea, eb) = fold_share_step5(
+                        &mut lc,
+                        &mut wt,
+                        com,
+                        c,
+                        (rst.z_v[u], rst.z_r[u], rst.z_b[u], rst.z_tau[u]),
+                        (lam, e),
+                        member_coms[u][kp],
+                        (&mut s_sc, &mut ba_sc, &mut bb_sc),
+                    );
+                    lc.push(d.a, ea);
+                    lc.push(d.b, eb);
                 }
                 lc.push(*sp, s_sc);
                 lc.push(base.a, ba_sc);
