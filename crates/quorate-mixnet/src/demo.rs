@@ -11,28 +11,24 @@
 //! wire codec yet, so these are the sizes such a codec would produce.
 
 use crate::dbrsm;
-use crate::dbsm::{self, DbSmProof, StepTimes};
+use crate::dbsm::{self, StepTimes};
 use crate::error::MixnetError;
 use crate::mix::{self, DecryptionStage, MixStage};
-use crate::sender::{self, SenderInput};
+use crate::sender;
 use crate::setup::{self, MixnetPublic};
-use crate::sharing;
-use crate::shuffle::ShuffleProof;
+use crate::sharing::{self, Layout};
 use crate::trace;
+use crate::wire::{self, NativeShuffleCodec};
+use crate::wire_rsm;
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use quorate_core::transcript::SessionId;
-use quorate_paillier::rug::Integer;
-use quorate_paillier::threshold::DecryptionShare;
 use rand_core::{CryptoRng, RngCore};
 use std::time::{Duration, Instant};
 
+/// Compressed G1 point (the published decryptions `S` of DB-SM have no message of their own).
 const G1: usize = 48;
-const G2: usize = 96;
-const SC: usize = 32;
-/// GT elements in the torus-compressed form (6 × 48 B).
-const GT: usize = 288;
 
 /// What to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,63 +68,39 @@ pub struct DemoReport {
     pub timings: Vec<(&'static str, String, Duration)>,
 }
 
-fn int_len(x: &Integer) -> usize {
-    4 + (x.significant_bits() as usize).div_ceil(8)
+/// Total encoded length of `items` under `encode` ([`crate::wire`], [`crate::wire_rsm`]):
+/// the sizes reported are the bytes a recipient actually receives.
+fn encoded_len<T>(
+    items: &[T],
+    encode: impl Fn(&T) -> Result<Vec<u8>, MixnetError>,
+) -> Result<usize, MixnetError> {
+    items.iter().map(|x| encode(x).map(|b| b.len())).sum()
 }
 
-fn shuffle_proof_size(p: &ShuffleProof, ct: usize, zn: usize) -> usize {
-    let n = p.b.len();
-    let ints: usize = p.k_e.iter().map(int_len).sum();
-    G1 * (2 * n + 3)
-        + SC * (n + 3)
-        + ints
-        + p.f_p.as_ref().map_or(0, |_| ct)
-        + p.k_f.as_ref().map_or(0, |_| zn)
-        + p.f_eg.map_or(0, |_| 2 * G1)
-        + p.k_f_eg.map_or(0, |_| SC)
-}
-
-fn dec_share_size(s: &DecryptionShare, ct: usize) -> usize {
-    let (e, z) = s.proof();
-    2 + ct + int_len(e) + int_len(z)
-}
-
-fn sender_size(s: &SenderInput, ct: usize, zn: usize) -> usize {
-    let p = &s.proof;
-    4 * ct
-        + 2 * G1
-        + int_len(&p.z_v)
-        + int_len(&p.z_r)
-        + 2 * zn
-        + 4 * zn
-        + int_len(&p.z_mu_v)
-        + int_len(&p.z_mu_r)
-}
-
-fn dbsm_sizes(p: &DbSmProof, ct: usize, zn: usize) -> (usize, usize, usize, usize, usize) {
-    let reverse: usize = p
-        .reverse
-        .iter()
-        .map(|s| 2 * G1 * s.outputs.len() + shuffle_proof_size(&s.proof, ct, zn))
-        .sum();
-    let blinding: usize = p
-        .blinding
-        .iter()
-        .map(|s| s.contributions.len() * (4 * G1 + 2 * SC))
-        .sum();
-    let dec: usize = p
-        .decryption
-        .iter()
-        .map(|s| s.shares.len() * (3 * G1 + SC))
-        .sum::<usize>()
-        + p.s.len() * G1;
-    let commits: usize = p
-        .dpk_commits
-        .iter()
-        .map(|s| s.commits.len() * (10 * G1 + 4 * SC))
-        .sum();
-    let responses: usize = p.dpk_responses.iter().map(|s| 4 * SC * s.z_b.len()).sum();
-    (reverse, blinding, dec, commits, responses)
+/// Appends the servers' step rows of `section` (steps a server runs on its own state as the
+/// mean per server, "(per mixer)"; checks of the others' work as their total) and the
+/// `M_k total` row that sums them.
+fn push_mixer_rows(
+    section: &'static str,
+    mt: &StepTimes,
+    timings: &mut Vec<(&'static str, String, Duration)>,
+) {
+    let mut total = Duration::ZERO;
+    for step in mt.steps() {
+        let own = mt.entries.iter().any(|(s, w, _)| *s == step && w.is_some());
+        let (label, d) = if own {
+            (format!("{step} (per mixer)"), mt.mean_per_server(step))
+        } else {
+            (step.to_string(), mt.total(step))
+        };
+        total += d;
+        timings.push((section, label, d));
+    }
+    timings.push((
+        section,
+        "M_k total (own work + checks of the others)".into(),
+        total,
+    ));
 }
 
 /// Runs everything once. Fails (with blame where a server misbehaved) if any check fails.
@@ -164,7 +136,6 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     statuses.push(("setup_proofs", true));
 
     // Input preparation and checking.
-    let pk = public.paillier.encryption_key();
     let t0 = Instant::now();
     let mut submissions = Vec::with_capacity(n);
     let mut values = Vec::with_capacity(n);
@@ -267,9 +238,6 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     ));
     statuses.push(("input_sharing_proofs", true));
 
-    let ct = pk.ciphertext_len();
-    let zn = (pk.modulus_bits() as usize).div_ceil(8);
-
     // Forward set membership, worst case I = J = [n].
     let all: Vec<usize> = (0..n).collect();
     let t0 = Instant::now();
@@ -291,27 +259,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         rng,
         &mut mt,
     )?;
-    let mut m_total = Duration::ZERO;
-    for step in mt.steps() {
-        let own = mt.entries.iter().any(|(s, w, _)| *s == step && w.is_some());
-        let d = if own {
-            mt.mean_per_server(step)
-        } else {
-            mt.total(step)
-        };
-        m_total += d;
-        let label = if own {
-            format!("{step} (per mixer)")
-        } else {
-            step.to_string()
-        };
-        timings.push(("forward set membership (DB-SM)", label, d));
-    }
-    timings.push((
-        "forward set membership (DB-SM)",
-        "M_k total (own work + checks of the others)".into(),
-        m_total,
-    ));
+    push_mixer_rows("forward set membership (DB-SM)", &mt, &mut timings);
     let mut qt = StepTimes::default();
     let t0 = Instant::now();
     let members = dbsm::verify_timed(
@@ -367,27 +315,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         rng,
         &mut mt,
     )?;
-    let mut rsm_mk = Duration::ZERO;
-    for step in mt.steps() {
-        let own = mt.entries.iter().any(|(s, w, _)| *s == step && w.is_some());
-        let d = if own {
-            mt.mean_per_server(step)
-        } else {
-            mt.total(step)
-        };
-        rsm_mk += d;
-        let label = if own {
-            format!("{step} (per mixer)")
-        } else {
-            step.to_string()
-        };
-        timings.push((rsm, label, d));
-    }
-    timings.push((
-        rsm,
-        "M_k total (own work + checks of the others)".into(),
-        rsm_mk,
-    ));
+    push_mixer_rows(rsm, &mt, &mut timings);
     let mut qt = StepTimes::default();
     let t0 = Instant::now();
     let rsm_members = dbrsm::verify_timed(
@@ -422,46 +350,15 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         rsm_proof.beaver.len() == servers.len(),
     ));
     statuses.push(("dbrsm_all_members", rsm_members.iter().all(|m| *m)));
-    let rsm_sig_bytes = bq.sigs.len() * (G1 + 2 * SC) + G2;
-    let rsm_track_bytes: usize = rsm_proof
-        .signature
-        .forward
-        .iter()
-        .map(|s| 2 * G1 * s.outputs.len() + shuffle_proof_size(&s.proof, ct, zn))
-        .sum::<usize>()
-        + rsm_proof
-            .signature
-            .blinding
-            .iter()
-            .map(|s| s.contributions.len() * (5 * G1 + 3 * SC))
-            .sum::<usize>()
-        + rsm_proof
-            .signature
-            .decryption
-            .iter()
-            .map(|s| s.shares.len() * (3 * G1 + SC))
-            .sum::<usize>()
-        + n * G1
-        + rsm_proof
-            .non_members
-            .iter()
-            .map(|o| 2 * SC * o.b.len())
-            .sum::<usize>();
-    let rsm_witness_bytes: usize = rsm_proof
-        .witness
-        .shuffle
-        .forward
-        .iter()
-        .map(|s| s.outputs.len() * ct + shuffle_proof_size(&s.proof, ct, zn))
-        .sum::<usize>()
-        + sharing_size(&rsm_proof.witness.conversion, ct, zn);
-    let rsm_beaver_bytes = rsm_proof
-        .beaver
-        .iter()
-        .map(|o| 4 * SC * o.d.len())
-        .sum::<usize>()
-        + triples.len() * (servers.len() * 3 * G1 + 2 * G1 + 3 * SC);
-    let rsm_dpk_bytes = rsm_proof.dpk.len() * servers.len() * (2 * GT + 3 * G1 + 6 * SC);
+    let codec = &NativeShuffleCodec;
+    let rsm_sig_bytes = wire_rsm::encode_bbs_query(&bq)?.len();
+    let rsm_track_bytes = wire_rsm::encode_signature_track(codec, &rsm_proof.signature)?.len()
+        + encoded_len(&rsm_proof.non_members, wire_rsm::encode_non_member_opening)?;
+    let rsm_witness_bytes =
+        wire_rsm::encode_witness_track(&public, codec, &rsm_proof.witness)?.len();
+    let rsm_beaver_bytes = wire_rsm::encode_triples(&triples)?.len()
+        + encoded_len(&rsm_proof.beaver, wire_rsm::encode_beaver_opening)?;
+    let rsm_dpk_bytes = encoded_len(&rsm_proof.dpk, wire_rsm::encode_bbs_dpk_proof)?;
 
     // Tracing queries: BTraceIn(J) on DB-SM, BTraceOut(I) on DB-RSM (Fig. 6).
     let j_set: Vec<usize> = (0..n).filter(|j| j % 2 == 1).collect();
@@ -511,53 +408,46 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     statuses.push(("trace_out_matches_ground_truth", tout.answer == truth_out));
 
     // Sizes.
-    let (rev, blind, dec, commits, resp) = dbsm_sizes(&proof, ct, zn);
     let sizes = vec![
         (
             "sender upload (all senders)",
-            submissions.iter().map(|s| sender_size(s, ct, zn)).sum(),
+            encoded_len(&submissions, |x| wire::encode_sender_input(&public, x))?,
         ),
         (
-            "permutation commitments + proofs (all servers)",
-            public
-                .perm_commitments
-                .iter()
-                .map(|c| c.u.len() * G1)
-                .sum::<usize>()
-                + public
-                    .perm_proofs
-                    .iter()
-                    .map(|p| shuffle_proof_size(p, ct, zn))
-                    .sum::<usize>(),
+            "public parameters: keys, generators, permutation commitments + proofs",
+            wire::encode_mixnet_public(codec, &public)?.len(),
         ),
         (
             "mix: re-encrypted lists + shuffle proofs (all servers)",
-            record
-                .stages
-                .iter()
-                .map(|s| s.outputs.len() * ct + shuffle_proof_size(&s.proof, ct, zn))
-                .sum(),
+            encoded_len(&record.stages, |x| wire::encode_mix_stage(&public, codec, x))?,
         ),
         (
             "mix: decryption shares with proofs (all servers)",
-            record
-                .decryptions
-                .iter()
-                .flat_map(|d| d.shares.iter())
-                .map(|s| dec_share_size(s, ct))
-                .sum(),
+            encoded_len(&record.decryptions, |x| {
+                wire::encode_decryption_stage(&public, x)
+            })?,
         ),
         (
             "input sharing: mask commitments + proofs + decryption shares (all servers)",
-            sharing_size(&sharing, ct, zn),
+            wire_rsm::encode_sharing_record(&public, Layout::Joint, &sharing)?.len(),
         ),
-        ("DB-SM: BB signatures + key", query.sigs.len() * G1 + G2),
-        ("DB-SM: reverse shuffles + proofs", rev),
-        ("DB-SM: blinding + proofs", blind),
-        ("DB-SM: ElGamal decryption shares + S", dec),
+        ("DB-SM: BB signatures + key", wire::encode_bb_query(&query)?.len()),
+        (
+            "DB-SM: reverse shuffles + proofs",
+            encoded_len(&proof.reverse, |x| wire::encode_reverse_stage(codec, x))?,
+        ),
+        (
+            "DB-SM: blinding + proofs",
+            encoded_len(&proof.blinding, wire::encode_blinding_stage)?,
+        ),
+        (
+            "DB-SM: ElGamal decryption shares + S",
+            encoded_len(&proof.decryption, wire::encode_elgamal_dec_stage)? + proof.s.len() * G1,
+        ),
         (
             "DB-SM: DPK_BB proofs (commitments + responses, all servers)",
-            commits + resp,
+            encoded_len(&proof.dpk_commits, wire::encode_dpk_commit_stage)?
+                + encoded_len(&proof.dpk_responses, wire::encode_dpk_response_stage)?,
         ),
         ("DB-RSM: BBS+ quasi-signatures + key", rsm_sig_bytes),
         (
@@ -589,29 +479,6 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         sizes,
         timings,
     })
-}
-
-fn sharing_size(rec: &crate::sharing::SharingRecord, ct: usize, zn: usize) -> usize {
-    rec.commits
-        .iter()
-        .flat_map(|s| s.commits.iter())
-        .map(|c| {
-            let p = &c.proof;
-            ct + G1 * (1 + usize::from(c.a2_k.is_some()))
-                + 3 * zn
-                + [&p.c, &p.s_a, &p.s_b, &p.z_mu_a, &p.z_mu_b]
-                    .iter()
-                    .map(|x| int_len(x))
-                    .sum::<usize>()
-                + p.z_sigma.map_or(0, |_| 2 * SC)
-        })
-        .sum::<usize>()
-        + rec
-            .decryptions
-            .iter()
-            .flat_map(|d| d.shares.iter())
-            .map(|s| dec_share_size(s, ct))
-            .sum::<usize>()
 }
 
 #[cfg(test)]
