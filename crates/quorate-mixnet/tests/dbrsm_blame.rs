@@ -12,42 +12,16 @@ use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use quorate_mixnet::dbrsm::{self, BbsQuery, DbRsmProof, RsmBlindProof, RsmBlindingStage};
 use quorate_mixnet::elgamal::ElGamalCiphertext;
-use quorate_mixnet::mix::MixRecord;
-use quorate_mixnet::sender::SenderInput;
-use quorate_mixnet::setup::{MixServer, MixnetPublic};
+use quorate_mixnet::setup::MixnetPublic;
 use quorate_mixnet::MixnetError;
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 
 mod common;
 
-struct World {
-    public: MixnetPublic,
-    servers: Vec<MixServer>,
-    inputs: Vec<SenderInput>,
-    gammas: Vec<G1Projective>,
-    record: MixRecord,
-    rng: ChaCha20Rng,
-}
+use common::RsmWorld as World;
 
 fn world(n: usize, m: u16, seed: u64) -> World {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let mixed = common::mixed(format!("dbrsm-blame-{seed}").as_bytes(), n, m, m, &mut rng);
-    let common::Mixed {
-        public,
-        servers,
-        inputs,
-        record,
-    } = mixed;
-    let gammas = inputs.iter().map(|s| s.gamma).collect();
-    World {
-        public,
-        servers,
-        inputs,
-        gammas,
-        record,
-        rng,
-    }
+    common::rsm_world("dbrsm-blame", n, m, seed)
 }
 
 struct Run {

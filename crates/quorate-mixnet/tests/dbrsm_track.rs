@@ -3,45 +3,18 @@
 //! track (including the blinding commitments `B_{k,j}`).
 #![allow(clippy::unwrap_used)]
 
-use blstrs::{G1Projective, Scalar};
+use blstrs::Scalar;
 use ff::Field;
 use quorate_core::error::Culprits;
 use quorate_mixnet::dbrsm::{self, BbsQuery, SignatureTrack};
-use quorate_mixnet::mix::{self, MixRecord};
-use quorate_mixnet::sender::SenderInput;
-use quorate_mixnet::setup::{MixServer, MixnetPublic};
-use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use quorate_mixnet::mix;
 
 mod common;
 
-struct World {
-    public: MixnetPublic,
-    servers: Vec<MixServer>,
-    inputs: Vec<SenderInput>,
-    gammas: Vec<G1Projective>,
-    record: MixRecord,
-    rng: ChaCha20Rng,
-}
+use common::RsmWorld as World;
 
 fn world(n: usize, m: u16, seed: u64) -> World {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let mixed = common::mixed(format!("dbrsm-track-{seed}").as_bytes(), n, m, m, &mut rng);
-    let common::Mixed {
-        public,
-        servers,
-        inputs,
-        record,
-    } = mixed;
-    let gammas = inputs.iter().map(|s| s.gamma).collect();
-    World {
-        public,
-        servers,
-        inputs,
-        gammas,
-        record,
-        rng,
-    }
+    common::rsm_world("dbrsm-track", n, m, seed)
 }
 
 /// Deals fresh triples, runs DB-RSM for `I` and verifies it as the querier; returns the

@@ -52,6 +52,39 @@ pub fn mixed(sid: &[u8], n: usize, t: u16, m: u16, rng: &mut ChaCha20Rng) -> Mix
     }
 }
 
+/// A [`Mixed`] run with the senders' commitments `γ_i` (the DB-RSM statement) and the rng it
+/// was drawn from, for the DB-RSM tests.
+#[allow(dead_code)]
+pub struct RsmWorld {
+    pub public: MixnetPublic,
+    pub servers: Vec<MixServer>,
+    pub inputs: Vec<SenderInput>,
+    pub gammas: Vec<G1Projective>,
+    pub record: MixRecord,
+    pub rng: ChaCha20Rng,
+}
+
+/// [`mixed`] with `t = m` under session `{label}-{seed}`, seeded with `seed`.
+#[allow(dead_code)]
+pub fn rsm_world(label: &str, n: usize, m: u16, seed: u64) -> RsmWorld {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = mixed(format!("{label}-{seed}").as_bytes(), n, m, m, &mut rng);
+    let gammas = inputs.iter().map(|s| s.gamma).collect();
+    RsmWorld {
+        public,
+        servers,
+        inputs,
+        gammas,
+        record,
+        rng,
+    }
+}
+
 /// The input sharing of a mixed run, checked: the record, the servers' shares and the
 /// value commitments `verify_sharing` returns.
 #[allow(dead_code)]
