@@ -18,6 +18,14 @@ fn pid(i: u16) -> PartyId {
     PartyId::new(i).unwrap()
 }
 
+/// The same message from `i` to every other signer in `ids`.
+fn to_others<M: Clone>(ids: &[PartyId], i: PartyId, m: &M) -> Vec<(PartyId, M)> {
+    ids.iter()
+        .filter(|j| **j != i)
+        .map(|j| (*j, m.clone()))
+        .collect()
+}
+
 fn route<M>(outs: Vec<(PartyId, Vec<(PartyId, M)>)>, n: usize) -> Vec<Vec<(PartyId, M)>> {
     let mut inbox: Vec<Vec<(PartyId, M)>> = (0..n).map(|_| Vec::new()).collect();
     for (from, msgs) in outs {
@@ -298,13 +306,7 @@ fn run_sign(
             Ok((st, m)) => {
                 let m = SignMsg3::from_bytes(i, &m.to_bytes()).unwrap();
                 st3.push((i, st));
-                outs.push((
-                    i,
-                    ids.iter()
-                        .filter(|j| **j != i)
-                        .map(|j| (*j, m))
-                        .collect::<Vec<_>>(),
-                ));
+                outs.push((i, to_others(&ids, i, &m)));
             }
             Err(e) => {
                 first_err.get_or_insert(e);
@@ -344,13 +346,7 @@ fn run_sign(
             }
             let m = DisputeMsg::from_bytes(i, &m.to_bytes()).unwrap();
             states.push((i, st));
-            outs.push((
-                i,
-                ids.iter()
-                    .filter(|j| **j != i)
-                    .map(|j| (*j, m.clone()))
-                    .collect::<Vec<_>>(),
-            ));
+            outs.push((i, to_others(&ids, i, &m)));
         }
         let mut inbox = route(outs, n);
         let errs: Vec<EcdsaError> = states
@@ -378,13 +374,7 @@ fn run_sign(
             }
             let m = BlameMsg::from_bytes(i, &m.to_bytes()).unwrap();
             states.push((i, st));
-            outs.push((
-                i,
-                ids.iter()
-                    .filter(|j| **j != i)
-                    .map(|j| (*j, m.clone()))
-                    .collect::<Vec<_>>(),
-            ));
+            outs.push((i, to_others(&ids, i, &m)));
         }
         let mut inbox = route(outs, n);
         let errs: Vec<EcdsaError> = states
@@ -1114,13 +1104,7 @@ fn to_round3(
         let msgs = std::mem::take(&mut inbox[i.position()]);
         let (st, m) = sign::sign_round3(st, &mut shares[i.position()], d, &msgs).unwrap();
         st3.push((i, st));
-        outs.push((
-            i,
-            ids.iter()
-                .filter(|j| **j != i)
-                .map(|j| (*j, m))
-                .collect::<Vec<_>>(),
-        ));
+        outs.push((i, to_others(ids, i, &m)));
     }
     (sample, st3, route(outs, n))
 }
@@ -1333,13 +1317,7 @@ fn to_round3_equivocating_r(
         let msgs = std::mem::take(&mut inbox[i.position()]);
         let (st, m) = sign::sign_round3(st, &mut shares[i.position()], d, &msgs).unwrap();
         st3.push((i, st));
-        outs.push((
-            i,
-            ids.iter()
-                .filter(|j| **j != i)
-                .map(|j| (*j, m))
-                .collect::<Vec<_>>(),
-        ));
+        outs.push((i, to_others(ids, i, &m)));
     }
     (st3, route(outs, n))
 }
@@ -1370,13 +1348,7 @@ fn blame_entered_despite_differing_echoes_never_names_an_honest_signer() {
         let dispute = st.dispute(msgs).unwrap();
         let (dst, dm) = dispute.respond();
         dispute_states.push((i, dst));
-        dispute_outs.push((
-            i,
-            ids.iter()
-                .filter(|j| **j != i)
-                .map(|j| (*j, dm.clone()))
-                .collect::<Vec<_>>(),
-        ));
+        dispute_outs.push((i, to_others(&ids, i, &dm)));
     }
     // A second, identical run (same seeds) gives round-3 states for the blame round
     // (the states are consumed).
@@ -1385,13 +1357,7 @@ fn blame_entered_despite_differing_echoes_never_names_an_honest_signer() {
     for (i, st) in st3b {
         let (bst, bm) = st.blame(&inbox3b[i.position()]).unwrap().respond(&mut rng);
         blame_states.push((i, bst));
-        blame_outs.push((
-            i,
-            ids.iter()
-                .filter(|j| **j != i)
-                .map(|j| (*j, bm.clone()))
-                .collect::<Vec<_>>(),
-        ));
+        blame_outs.push((i, to_others(&ids, i, &bm)));
     }
     let mut binbox = route(blame_outs, 4);
     for (i, st) in blame_states {
