@@ -6,3 +6,6 @@
 //! API.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+pub mod envelope;
+pub mod transport;

@@ -1,0 +1,633 @@
+//! The node-to-node transport: QUIC (quinn) with TLS 1.3 mutual authentication (rustls),
+//! peers pinned to their roster keys.
+//!
+//! - **Identity.** A node's certificate is self-signed with its Ed25519 identity key
+//!   ([`tls::TlsIdentity`]). The dialling side accepts the server only if the certificate
+//!   key is the roster key of the node it dialled; the accepting side accepts any roster key
+//!   and learns the peer's id from it. Unknown keys and another node's certificate are
+//!   refused during the handshake.
+//! - **Version.** The protocol version is negotiated with ALPN ([`ALPN_V1`]); a peer that
+//!   speaks another version fails the handshake with [`TransportError::VersionMismatch`].
+//! - **Framing.** One message per bidirectional QUIC stream: the sender writes the bytes and
+//!   finishes, the receiver reads at most [`TransportConfig::max_message`] bytes (a longer
+//!   stream is refused before anything is decoded) and answers one acknowledgement byte, so a
+//!   successful [`Transport::send`] means the peer's node accepted the bytes.
+//! - **Reconnects.** Connections are cached per peer and re-dialled when closed; every dial
+//!   and every send has a timeout.
+
+pub mod tls;
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
+use tokio::sync::{mpsc, Mutex};
+use tracing::{debug, warn};
+
+use tls::{PinnedServerVerifier, RosterClientVerifier, TlsIdentity};
+
+/// ALPN identifier of version 1 of the node-to-node protocol.
+pub const ALPN_V1: &[u8] = b"quorate/1";
+
+/// Acknowledgement byte: the message was accepted for processing.
+const ACK_OK: u8 = 1;
+/// Stream error code: the message exceeded the size limit.
+const STOP_TOO_LARGE: u32 = 1;
+/// Stream error code: the node is shutting down or overloaded.
+const STOP_UNAVAILABLE: u32 = 2;
+
+/// One peer of the roster as the transport needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerInfo {
+    /// Party id (unique in the roster).
+    pub id: u16,
+    /// Ed25519 identity key.
+    pub key: VerifyingKey,
+    /// Address the node listens on.
+    pub addr: SocketAddr,
+}
+
+/// The set of nodes a node talks to (its roster, including itself).
+#[derive(Clone, Debug, Default)]
+pub struct Peers {
+    by_id: BTreeMap<u16, PeerInfo>,
+}
+
+impl Peers {
+    /// Builds the set; ids and keys must be unique.
+    pub fn new(peers: impl IntoIterator<Item = PeerInfo>) -> Result<Self, TransportError> {
+        let mut by_id = BTreeMap::new();
+        let mut keys = BTreeMap::new();
+        for p in peers {
+            if keys.insert(*p.key.as_bytes(), p.id).is_some() {
+                return Err(TransportError::Config(format!(
+                    "node {} reuses another node's key",
+                    p.id
+                )));
+            }
+            let id = p.id;
+            if by_id.insert(id, p).is_some() {
+                return Err(TransportError::Config(format!("duplicate node id {id}")));
+            }
+        }
+        Ok(Self { by_id })
+    }
+
+    /// The peer with this id.
+    pub fn get(&self, id: u16) -> Option<&PeerInfo> {
+        self.by_id.get(&id)
+    }
+
+    /// Roster key of node `id`.
+    pub fn key(&self, id: u16) -> Option<VerifyingKey> {
+        self.by_id.get(&id).map(|p| p.key)
+    }
+
+    /// All peers in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &PeerInfo> {
+        self.by_id.values()
+    }
+
+    /// All ids in order.
+    pub fn ids(&self) -> Vec<u16> {
+        self.by_id.keys().copied().collect()
+    }
+
+    /// The id whose roster key is `key`.
+    pub fn id_of(&self, key: &VerifyingKey) -> Option<u16> {
+        self.by_id.values().find(|p| &p.key == key).map(|p| p.id)
+    }
+}
+
+/// Transport limits and timeouts.
+#[derive(Clone, Debug)]
+pub struct TransportConfig {
+    /// ALPN identifier offered and required (default [`ALPN_V1`]).
+    pub alpn: Vec<u8>,
+    /// Largest message accepted, in bytes; checked while reading, before decoding.
+    pub max_message: usize,
+    /// Time allowed for one dial (QUIC + TLS handshake).
+    pub connect_timeout: Duration,
+    /// Time allowed for one message to be written and acknowledged.
+    pub send_timeout: Duration,
+    /// Connection idle timeout (keep-alives are sent at a third of it).
+    pub idle_timeout: Duration,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        Self {
+            alpn: ALPN_V1.to_vec(),
+            max_message: 4 << 20,
+            connect_timeout: Duration::from_secs(5),
+            send_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Transport errors. Handshake refusals say which side refused and why.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// Bad configuration (duplicate ids or keys, unknown peer, ...).
+    #[error("transport configuration: {0}")]
+    Config(String),
+    /// Building TLS credentials failed.
+    #[error("TLS setup: {0}")]
+    Tls(String),
+    /// Binding the UDP socket failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// Address.
+        addr: SocketAddr,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The peer is not in the roster.
+    #[error("node {0} is not in the roster")]
+    UnknownPeer(u16),
+    /// We refused the peer's certificate (wrong or unknown key).
+    #[error("node {peer}: refused its identity: {reason}")]
+    PeerRejected {
+        /// Node we dialled.
+        peer: u16,
+        /// Why.
+        reason: String,
+    },
+    /// The peer refused our certificate (our key is not its roster key for us).
+    #[error("node {peer} refused our identity (is our key in its roster?): {reason}")]
+    RejectedByPeer {
+        /// Node we dialled.
+        peer: u16,
+        /// What it said.
+        reason: String,
+    },
+    /// No common protocol version (ALPN).
+    #[error("node {peer}: protocol version mismatch (we speak {ours})")]
+    VersionMismatch {
+        /// Node we dialled.
+        peer: u16,
+        /// Our ALPN identifier.
+        ours: String,
+    },
+    /// The peer did not answer in time.
+    #[error("node {peer}: timed out after {after:?} ({what})")]
+    Timeout {
+        /// Node.
+        peer: u16,
+        /// Which step.
+        what: &'static str,
+        /// Limit.
+        after: Duration,
+    },
+    /// The peer refused the message because it exceeds its size limit.
+    #[error("node {peer}: message of {len} bytes refused as too large")]
+    TooLarge {
+        /// Node.
+        peer: u16,
+        /// Message length.
+        len: usize,
+    },
+    /// Any other connection failure.
+    #[error("node {peer}: {reason}")]
+    Connection {
+        /// Node.
+        peer: u16,
+        /// Cause.
+        reason: String,
+    },
+}
+
+/// A message received from an authenticated peer.
+#[derive(Debug)]
+pub struct Received {
+    /// The peer's id, established by the TLS handshake.
+    pub from: u16,
+    /// The message bytes (at most `max_message`).
+    pub bytes: Vec<u8>,
+}
+
+/// The QUIC endpoint of one node.
+pub struct Transport {
+    self_id: u16,
+    endpoint: quinn::Endpoint,
+    peers: Arc<Peers>,
+    identity: Arc<TlsIdentity>,
+    config: TransportConfig,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    /// One slot per peer, each with its own lock so a slow dial blocks only that peer.
+    conns: HashMap<u16, Arc<Mutex<Option<quinn::Connection>>>>,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("self_id", &self.self_id)
+            .field("local_addr", &self.endpoint.local_addr().ok())
+            .finish()
+    }
+}
+
+fn quic_transport_config(cfg: &TransportConfig) -> Result<quinn::TransportConfig, TransportError> {
+    let mut t = quinn::TransportConfig::default();
+    let idle = quinn::IdleTimeout::try_from(cfg.idle_timeout)
+        .map_err(|e| TransportError::Config(format!("idle timeout: {e}")))?;
+    t.max_idle_timeout(Some(idle));
+    t.keep_alive_interval(Some(cfg.idle_timeout / 3));
+    t.max_concurrent_uni_streams(0u32.into());
+    t.max_concurrent_bidi_streams(256u32.into());
+    Ok(t)
+}
+
+impl Transport {
+    /// Binds the node's endpoint on `listen` and starts accepting authenticated peers.
+    /// Returns the transport and the stream of received messages.
+    pub fn bind(
+        identity_key: &SigningKey,
+        self_id: u16,
+        peers: Peers,
+        listen: SocketAddr,
+        config: TransportConfig,
+    ) -> Result<(Arc<Self>, mpsc::Receiver<Received>), TransportError> {
+        match peers.key(self_id) {
+            Some(k) if k == identity_key.verifying_key() => {}
+            Some(_) => {
+                return Err(TransportError::Config(format!(
+                    "our identity key is not the roster key of node {self_id}"
+                )))
+            }
+            None => return Err(TransportError::UnknownPeer(self_id)),
+        }
+        let identity = Arc::new(TlsIdentity::new(identity_key, self_id)?);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let keys = peers.iter().map(|p| (*p.key.as_bytes(), p.id)).collect();
+        let mut server = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| TransportError::Tls(e.to_string()))?
+            .with_client_cert_verifier(Arc::new(RosterClientVerifier { keys }))
+            .with_single_cert(vec![identity.cert.clone()], identity.key_der())
+            .map_err(|e| TransportError::Tls(e.to_string()))?;
+        server.alpn_protocols = vec![config.alpn.clone()];
+        let quic_server =
+            QuicServerConfig::try_from(server).map_err(|e| TransportError::Tls(e.to_string()))?;
+        let mut server_config = quinn::ServerConfig::with_crypto(Arc::new(quic_server));
+        server_config.transport_config(Arc::new(quic_transport_config(&config)?));
+        let endpoint = quinn::Endpoint::server(server_config, listen).map_err(|source| {
+            TransportError::Bind {
+                addr: listen,
+                source,
+            }
+        })?;
+        let (tx, rx) = mpsc::channel(1024);
+        let conns = peers
+            .ids()
+            .into_iter()
+            .map(|id| (id, Arc::new(Mutex::new(None))))
+            .collect();
+        let transport = Arc::new(Self {
+            self_id,
+            endpoint,
+            peers: Arc::new(peers),
+            identity,
+            config,
+            provider,
+            conns,
+        });
+        tokio::spawn(accept_loop(
+            transport.endpoint.clone(),
+            transport.peers.clone(),
+            transport.config.max_message,
+            tx,
+        ));
+        Ok((transport, rx))
+    }
+
+    /// Our id.
+    pub fn self_id(&self) -> u16 {
+        self.self_id
+    }
+
+    /// The roster the transport pins peers to.
+    pub fn peers(&self) -> &Peers {
+        &self.peers
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.endpoint.local_addr()
+    }
+
+    fn client_config(&self, peer: &PeerInfo) -> Result<quinn::ClientConfig, TransportError> {
+        let mut client = rustls::ClientConfig::builder_with_provider(self.provider.clone())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| TransportError::Tls(e.to_string()))?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(PinnedServerVerifier {
+                expected_id: peer.id,
+                expected_key: peer.key,
+            }))
+            .with_client_auth_cert(vec![self.identity.cert.clone()], self.identity.key_der())
+            .map_err(|e| TransportError::Tls(e.to_string()))?;
+        client.alpn_protocols = vec![self.config.alpn.clone()];
+        let quic =
+            QuicClientConfig::try_from(client).map_err(|e| TransportError::Tls(e.to_string()))?;
+        let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
+        cfg.transport_config(Arc::new(quic_transport_config(&self.config)?));
+        Ok(cfg)
+    }
+
+    async fn dial(&self, peer: &PeerInfo) -> Result<quinn::Connection, TransportError> {
+        let cfg = self.client_config(peer)?;
+        let connecting = self
+            .endpoint
+            .connect_with(cfg, peer.addr, tls::SERVER_NAME)
+            .map_err(|e| TransportError::Connection {
+                peer: peer.id,
+                reason: e.to_string(),
+            })?;
+        let conn = tokio::time::timeout(self.config.connect_timeout, connecting)
+            .await
+            .map_err(|_| TransportError::Timeout {
+                peer: peer.id,
+                what: "handshake",
+                after: self.config.connect_timeout,
+            })?
+            .map_err(|e| self.classify(peer.id, e))?;
+        debug!(peer = peer.id, "connected");
+        Ok(conn)
+    }
+
+    fn classify(&self, peer: u16, e: quinn::ConnectionError) -> TransportError {
+        classify(peer, &self.config.alpn, e)
+    }
+
+    async fn connection(&self, peer: u16) -> Result<quinn::Connection, TransportError> {
+        let info = self
+            .peers
+            .get(peer)
+            .ok_or(TransportError::UnknownPeer(peer))?
+            .clone();
+        let slot = self
+            .conns
+            .get(&peer)
+            .ok_or(TransportError::UnknownPeer(peer))?;
+        let mut slot = slot.lock().await;
+        if let Some(c) = slot.as_ref() {
+            if c.close_reason().is_none() {
+                return Ok(c.clone());
+            }
+        }
+        *slot = None;
+        let conn = self.dial(&info).await?;
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    async fn forget(&self, peer: u16) {
+        if let Some(slot) = self.conns.get(&peer) {
+            *slot.lock().await = None;
+        }
+    }
+
+    async fn send_on(
+        &self,
+        conn: &quinn::Connection,
+        peer: u16,
+        bytes: &[u8],
+    ) -> Result<(), TransportError> {
+        let io = async {
+            let (mut send, mut recv) = conn.open_bi().await.map_err(|e| self.classify(peer, e))?;
+            send.write_all(bytes).await.map_err(|e| match e {
+                quinn::WriteError::Stopped(code) if code == STOP_TOO_LARGE.into() => {
+                    TransportError::TooLarge {
+                        peer,
+                        len: bytes.len(),
+                    }
+                }
+                quinn::WriteError::ConnectionLost(e) => self.classify(peer, e),
+                other => TransportError::Connection {
+                    peer,
+                    reason: other.to_string(),
+                },
+            })?;
+            let _ = send.finish();
+            match recv.read_to_end(16).await {
+                Ok(ack) if ack == [ACK_OK] => Ok(()),
+                Ok(_) => Err(TransportError::Connection {
+                    peer,
+                    reason: "bad acknowledgement".into(),
+                }),
+                Err(quinn::ReadToEndError::Read(quinn::ReadError::Reset(code)))
+                    if code == STOP_TOO_LARGE.into() =>
+                {
+                    Err(TransportError::TooLarge {
+                        peer,
+                        len: bytes.len(),
+                    })
+                }
+                Err(quinn::ReadToEndError::Read(quinn::ReadError::ConnectionLost(e))) => {
+                    Err(self.classify(peer, e))
+                }
+                Err(e) => Err(TransportError::Connection {
+                    peer,
+                    reason: e.to_string(),
+                }),
+            }
+        };
+        tokio::time::timeout(self.config.send_timeout, io)
+            .await
+            .map_err(|_| TransportError::Timeout {
+                peer,
+                what: "send",
+                after: self.config.send_timeout,
+            })?
+    }
+
+    /// Sends one message to `peer` and waits for its acknowledgement. A closed connection is
+    /// re-dialled once.
+    pub async fn send(&self, peer: u16, bytes: &[u8]) -> Result<(), TransportError> {
+        if bytes.len() > self.config.max_message {
+            return Err(TransportError::TooLarge {
+                peer,
+                len: bytes.len(),
+            });
+        }
+        let conn = self.connection(peer).await?;
+        match self.send_on(&conn, peer, bytes).await {
+            Ok(()) => Ok(()),
+            Err(
+                e @ (TransportError::TooLarge { .. }
+                | TransportError::PeerRejected { .. }
+                | TransportError::RejectedByPeer { .. }
+                | TransportError::VersionMismatch { .. }),
+            ) => Err(e),
+            Err(first) => {
+                debug!(peer, error = %first, "send failed; re-dialling once");
+                self.forget(peer).await;
+                let conn = self.connection(peer).await?;
+                self.send_on(&conn, peer, bytes).await
+            }
+        }
+    }
+
+    /// Dials `peer` (fresh connection), completes mutual authentication and one
+    /// message round trip (an empty message). Used by `quorate node check`.
+    pub async fn probe(&self, peer: u16) -> Result<Duration, TransportError> {
+        let info = self
+            .peers
+            .get(peer)
+            .ok_or(TransportError::UnknownPeer(peer))?
+            .clone();
+        let start = std::time::Instant::now();
+        let conn = self.dial(&info).await?;
+        let res = self.send_on(&conn, peer, &[]).await;
+        conn.close(0u32.into(), b"probe done");
+        res.map(|()| start.elapsed())
+    }
+
+    /// Closes every connection and the endpoint, waiting briefly for peers to be told.
+    pub async fn shutdown(&self) {
+        for slot in self.conns.values() {
+            *slot.lock().await = None;
+        }
+        self.endpoint.close(0u32.into(), b"node shutting down");
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.endpoint.wait_idle()).await;
+    }
+}
+
+/// Maps a connection error to a clear transport error (TLS alerts arrive as QUIC
+/// CRYPTO_ERROR codes 0x100 + alert).
+fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError {
+    const NO_APPLICATION_PROTOCOL: u8 = 120;
+    match e {
+        quinn::ConnectionError::TransportError(te) => {
+            if te.code == quinn::TransportErrorCode::crypto(NO_APPLICATION_PROTOCOL) {
+                TransportError::VersionMismatch {
+                    peer,
+                    ours: String::from_utf8_lossy(alpn).into_owned(),
+                }
+            } else if is_crypto(&te.code) {
+                TransportError::PeerRejected {
+                    peer,
+                    reason: te.reason,
+                }
+            } else {
+                TransportError::Connection {
+                    peer,
+                    reason: te.to_string(),
+                }
+            }
+        }
+        quinn::ConnectionError::ConnectionClosed(close) => {
+            if close.error_code == quinn::TransportErrorCode::crypto(NO_APPLICATION_PROTOCOL) {
+                TransportError::VersionMismatch {
+                    peer,
+                    ours: String::from_utf8_lossy(alpn).into_owned(),
+                }
+            } else if is_crypto(&close.error_code) {
+                TransportError::RejectedByPeer {
+                    peer,
+                    reason: close.to_string(),
+                }
+            } else {
+                TransportError::Connection {
+                    peer,
+                    reason: close.to_string(),
+                }
+            }
+        }
+        quinn::ConnectionError::TimedOut => TransportError::Connection {
+            peer,
+            reason: "connection timed out".into(),
+        },
+        other => TransportError::Connection {
+            peer,
+            reason: other.to_string(),
+        },
+    }
+}
+
+fn is_crypto(code: &quinn::TransportErrorCode) -> bool {
+    let v = u64::from(*code);
+    (0x100..0x200).contains(&v)
+}
+
+async fn accept_loop(
+    endpoint: quinn::Endpoint,
+    peers: Arc<Peers>,
+    max_message: usize,
+    tx: mpsc::Sender<Received>,
+) {
+    while let Some(incoming) = endpoint.accept().await {
+        let peers = peers.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let remote = incoming.remote_address();
+            let conn = match incoming.await {
+                Ok(c) => c,
+                Err(e) => {
+                    warn!(%remote, error = %e, "refused incoming connection");
+                    return;
+                }
+            };
+            let Some(from) = peer_id(&conn, &peers) else {
+                warn!(%remote, "connection without a roster identity");
+                conn.close(1u32.into(), b"unknown identity");
+                return;
+            };
+            debug!(peer = from, %remote, "peer connected");
+            serve_connection(conn, from, max_message, tx).await;
+        });
+    }
+}
+
+fn peer_id(conn: &quinn::Connection, peers: &Peers) -> Option<u16> {
+    let identity = conn.peer_identity()?;
+    let certs = identity
+        .downcast::<Vec<rustls::pki_types::CertificateDer<'static>>>()
+        .ok()?;
+    let key = tls::cert_public_key(certs.first()?).ok()?;
+    peers.id_of(&key)
+}
+
+async fn serve_connection(
+    conn: quinn::Connection,
+    from: u16,
+    max_message: usize,
+    tx: mpsc::Sender<Received>,
+) {
+    loop {
+        let (mut send, mut recv) = match conn.accept_bi().await {
+            Ok(s) => s,
+            Err(e) => {
+                debug!(peer = from, error = %e, "connection ended");
+                return;
+            }
+        };
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            match recv.read_to_end(max_message).await {
+                Ok(bytes) => {
+                    // An empty message is a probe: acknowledged, not delivered.
+                    if !bytes.is_empty() && tx.send(Received { from, bytes }).await.is_err() {
+                        let _ = send.reset(STOP_UNAVAILABLE.into());
+                        return;
+                    }
+                    let _ = send.write_all(&[ACK_OK]).await;
+                    let _ = send.finish();
+                    let _ = send.stopped().await;
+                }
+                Err(quinn::ReadToEndError::TooLong) => {
+                    warn!(peer = from, max_message, "refused an oversized message");
+                    let _ = recv.stop(STOP_TOO_LARGE.into());
+                    let _ = send.reset(STOP_TOO_LARGE.into());
+                }
+                Err(e) => debug!(peer = from, error = %e, "stream failed"),
+            }
+        });
+    }
+}
