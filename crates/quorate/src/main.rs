@@ -102,7 +102,7 @@ enum CosiCommand {
     /// The timestamping service: serve, verify a receipt offline, load, bench.
     Timestamp {
         #[command(subcommand)]
-        command: quorate::node::cli::TimestampCommand,
+        command: quorate::timestamp::TimestampCommand,
     },
 }
 
@@ -144,7 +144,7 @@ fn main() -> ExitCode {
             EcdsaCommand::Verify(args) => return ecdsa::verify(&args),
         },
         Command::Cosi { command } => match command {
-            CosiCommand::Timestamp { command } => return quorate::node::cli::run(&command),
+            CosiCommand::Timestamp { command } => return quorate::timestamp::run(&command),
             CosiCommand::Demo(args) => cosi::demo(&args),
             CosiCommand::Verify(args) => return cosi::verify(&args),
         },

@@ -6,7 +6,7 @@
 //! [`Receipt`]: its leaf, the audit path to the root, the round header and the collective
 //! signature. A receipt can be checked offline with nothing but the roster's public keys.
 //! This module is sans-I/O; the HTTP server, the SQLite store and the load generator live in
-//! the `quorate` crate (`quorate::node`).
+//! the `quorate-timestamp` crate.
 //!
 //! ## Why RFC 6962 hashing
 //!
@@ -69,7 +69,7 @@
 //! independent of signing, as it is here. Submitting appends to a batch, and signing runs once
 //! per round, not once per request.
 //!
-//! ## Persistence and restart (in `quorate::node`)
+//! ## Persistence and restart (in `quorate-timestamp`)
 //!
 //! The server writes every signed round to the store in one transaction, before any receipt
 //! for it is released: round number, time, `prev_root`, root, tree size, signature and the

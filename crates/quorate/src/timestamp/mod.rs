@@ -1,32 +1,46 @@
 //! `quorate cosi timestamp …`: serve, verify a receipt offline, generate load, benchmark.
+//!
+//! `verify` is offline and needs only `quorate-cosi`. `serve`, `load` and `bench` are thin
+//! glue over the `quorate-timestamp` crate (HTTP server, SQLite store, load generator) and
+//! exist only with the `timestamp-server` feature (on by default); without it the binary
+//! links no web server.
 
-use super::loadgen::{run_load_blocking, LoadConfig};
-use super::server::{roster_json, ServerConfig, TimestampServer};
-use super::store::Store;
-use crate::bench::BenchSuite;
+#[cfg(feature = "timestamp-server")]
+mod bench;
+
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use quorate_cosi::timestamp::{parse_hash_hex, KeyListVerifier, Receipt, RootCosigner as _};
+use quorate_cosi::timestamp::{parse_hash_hex, KeyListVerifier, Receipt};
 use quorate_cosi::{Policy, PublicKey};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Duration;
+#[cfg(feature = "timestamp-server")]
+use {
+    crate::bench::BenchSuite,
+    quorate_cosi::timestamp::RootCosigner as _,
+    quorate_timestamp::loadgen::{run_load_blocking, LoadConfig},
+    quorate_timestamp::{roster_json, ServerConfig, Service, Store},
+    std::net::SocketAddr,
+    std::time::Duration,
+};
 
 /// The `timestamp` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum TimestampCommand {
+    #[cfg(feature = "timestamp-server")]
     /// Run the timestamp server (until Ctrl-C).
     Serve(ServeArgs),
     /// Check a receipt offline: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(VerifyArgs),
+    #[cfg(feature = "timestamp-server")]
     /// Send a bounded HTTP load to a running server and report requests per second.
     Load(LoadArgs),
+    #[cfg(feature = "timestamp-server")]
     /// Benchmark sustained submits per second (server and load generator on loopback).
     Bench(TimestampBenchArgs),
 }
 
+#[cfg(feature = "timestamp-server")]
 /// Arguments of `timestamp serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -67,6 +81,7 @@ pub struct VerifyArgs {
     pub threshold: Option<usize>,
 }
 
+#[cfg(feature = "timestamp-server")]
 /// Arguments of `timestamp load`.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
@@ -87,6 +102,7 @@ pub struct LoadArgs {
     pub requests: Option<u64>,
 }
 
+#[cfg(feature = "timestamp-server")]
 /// Arguments of `timestamp bench`.
 #[derive(Debug, Args)]
 pub struct TimestampBenchArgs {
@@ -100,12 +116,20 @@ pub struct TimestampBenchArgs {
 
 /// Runs a `timestamp` subcommand and returns the process exit code.
 pub fn run(command: &TimestampCommand) -> ExitCode {
-    let result = match command {
-        TimestampCommand::Serve(args) => serve(args),
-        TimestampCommand::Verify(args) => return verify(args),
-        TimestampCommand::Load(args) => load(args),
-        TimestampCommand::Bench(args) => bench(args),
-    };
+    match command {
+        TimestampCommand::Verify(args) => verify(args),
+        #[cfg(feature = "timestamp-server")]
+        TimestampCommand::Serve(args) => exit_code(serve(args)),
+        #[cfg(feature = "timestamp-server")]
+        TimestampCommand::Load(args) => exit_code(load(args)),
+        #[cfg(feature = "timestamp-server")]
+        TimestampCommand::Bench(args) => exit_code(bench(args)),
+    }
+}
+
+/// 0 on success; otherwise prints the error and exits 2.
+#[cfg(feature = "timestamp-server")]
+fn exit_code(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -115,41 +139,30 @@ pub fn run(command: &TimestampCommand) -> ExitCode {
     }
 }
 
+#[cfg(feature = "timestamp-server")]
 fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.round_ms > 0, "--round-ms must be positive");
     let store = Store::open(&args.db)?;
-    let cosigner = Arc::new(super::open_cosigner(&store, args.witnesses)?);
     let head = store.chain_head()?;
-    if let Some(path) = &args.roster_out {
-        std::fs::write(path, roster_json(cosigner.as_ref()) + "\n")
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
     let config = ServerConfig {
         round_interval: Duration::from_millis(args.round_ms),
         max_batch: args.max_batch.max(1),
         ..ServerConfig::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
-            .with_context(|| format!("binding {}", args.addr))?;
-        let roster_id = hex::encode(cosigner.roster_id());
-        let server = TimestampServer::start(listener, store, cosigner, config).await?;
-        println!(
-            "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
-            server.local_addr(),
-            args.witnesses,
-            roster_id,
-            head.next_round,
-            args.round_ms
-        );
-        tokio::signal::ctrl_c().await?;
-        eprintln!("shutting down: sealing the open batch");
-        server.shutdown().await
-    })
+    let service = Service::start(args.addr, store, args.witnesses, config)?;
+    if let Some(path) = &args.roster_out {
+        std::fs::write(path, roster_json(service.cosigner().as_ref()) + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!(
+        "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
+        service.local_addr(),
+        args.witnesses,
+        hex::encode(service.cosigner().roster_id()),
+        head.next_round,
+        args.round_ms
+    );
+    service.run_until_ctrl_c()
 }
 
 /// Reads a roster file: a JSON array of hex public keys.
@@ -230,6 +243,7 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
     }
 }
 
+#[cfg(feature = "timestamp-server")]
 fn load(args: &LoadArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.seconds > 0.0 && args.seconds <= 600.0,
@@ -257,10 +271,11 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "timestamp-server")]
 fn bench(args: &TimestampBenchArgs) -> anyhow::Result<()> {
     let mut suite = BenchSuite::new("cosi-timestamp", args.quick);
     print!("{}", suite.header());
-    let outcome = super::bench_timestamp(&mut suite, args.quick);
+    let outcome = bench::bench_timestamp(&mut suite, args.quick);
     if !suite.rows().is_empty() || !suite.notes().is_empty() {
         println!();
         print!("{}", suite.table());

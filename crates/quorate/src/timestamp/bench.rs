@@ -10,13 +10,11 @@
 //! the load, sampled receipts are fetched and verified, so the measured requests produced
 //! valid receipts.
 
-use super::loadgen::{http_call, run_load_blocking, LoadConfig};
-use super::server::{ServerConfig, TimestampServer};
-use super::store::Store;
 use crate::bench::{BenchSuite, PaperFigure};
 use anyhow::{ensure, Context as _};
 use quorate_cosi::timestamp::{leaf_hash, seal_round, ChainHead, Hash, Receipt, RootCosigner as _};
-use std::sync::Arc;
+use quorate_timestamp::loadgen::{run_load_blocking, LoadConfig};
+use quorate_timestamp::{ServerConfig, Service, Store};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The paper (§VI-G): "each physical machine effectively handled an aggregate client load of
@@ -58,22 +56,19 @@ pub fn bench_timestamp(suite: &mut BenchSuite, quick: bool) -> anyhow::Result<()
 }
 
 fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> anyhow::Result<()> {
-    let store = Store::open(db)?;
-    let cosigner = Arc::new(super::open_cosigner(&store, WITNESSES)?);
-    let verifier = cosigner.verifier();
     let round_ms = 250;
     let config = ServerConfig {
         round_interval: Duration::from_millis(round_ms),
         ..ServerConfig::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let server = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        TimestampServer::start(listener, store, cosigner.clone(), config).await
-    })?;
+    let server = Service::start_with_threads(
+        "127.0.0.1:0".parse()?,
+        Store::open(db)?,
+        WITNESSES,
+        config,
+        Some(2),
+    )?;
+    let verifier = server.verifier();
     let addr = server.local_addr();
 
     // Sustained submits: each sample is `per_sample` requests over CONNECTIONS connections.
@@ -123,16 +118,16 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
     let load_wall = started.elapsed();
     ensure!(total_ok > 0, "no request succeeded");
     if let Some(e) = failure {
-        runtime.block_on(server.shutdown())?;
+        server.shutdown()?;
         return Err(e.context("load generator failed"));
     }
 
     // The measured requests were real: fetch sampled receipts and verify them.
-    let checked = runtime.block_on(async {
+    let checked = (|| {
         let mut checked = 0usize;
         for (hash, ticket) in sampled.iter().take(40) {
             let (status, body) =
-                http_call(addr, "GET", &format!("/v1/receipt/{ticket}?wait=1"), b"").await?;
+                server.call("GET", &format!("/v1/receipt/{ticket}?wait=1"), b"")?;
             ensure!(status == 200, "receipt {ticket}: HTTP {status}");
             let receipt = Receipt::from_json(std::str::from_utf8(&body)?)?;
             receipt
@@ -141,9 +136,10 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
             checked += 1;
         }
         Ok::<usize, anyhow::Error>(checked)
-    });
-    let (status, head) = runtime.block_on(http_call(addr, "GET", "/v1/head", b""))?;
-    runtime.block_on(server.shutdown())?;
+    })();
+    let (status, head) = server.call("GET", "/v1/head", b"")?;
+    let cosigner = server.cosigner().clone();
+    server.shutdown()?;
     let checked = checked?;
     let rounds = if status == 200 {
         serde_json::from_slice::<serde_json::Value>(&head)?["round"]

@@ -1,29 +1,10 @@
-//! The CoSi timestamping service as a network node: HTTP server, SQLite store, load
-//! generator, command-line entry points and the throughput benchmark.
-//!
-//! The protocol side (Merkle trees, round messages, receipts, the collective signer) is in
-//! [`quorate_cosi::timestamp`]. This module adds the I/O:
-//!
-//! * [`server`]: axum/tokio server. Cheap submits into an in-memory batch; per-round
-//!   sealing, signing and persistence; receipts by ticket, optionally by long poll.
-//! * [`store`]: SQLite store of every signed round and its leaves. Written in a transaction
-//!   before any receipt of the round is released; the chain head is reloaded on restart.
-//! * [`loadgen`]: a time-bounded HTTP/1.1 load generator.
-//! * [`cli`]: `quorate cosi timestamp serve | verify | load | bench`.
-//! * [`bench`]: [`bench_timestamp`], sustained submits per second on loopback.
+//! The in-process witnesses of a store: their key seed lives in the store's `meta` table, so a
+//! restarted server has the same roster.
 
-pub mod bench;
-pub mod cli;
-pub mod loadgen;
-pub mod server;
-pub mod store;
-
-pub use bench::bench_timestamp;
-
+use crate::store::Store;
 use anyhow::{ensure, Context as _};
 use quorate_cosi::timestamp::InProcessCosigner;
 use rand_core::{OsRng, RngCore as _};
-use store::Store;
 
 /// `meta` key of the in-process witnesses' key seed.
 const META_WITNESS_SEED: &str = "witness_seed";

@@ -1,17 +1,13 @@
 //! The timestamping server over real HTTP on loopback: receipts under a short load, restart
-//! persistence, sealing at shutdown, and the offline `verify` command's exit codes.
+//! persistence and sealing at shutdown.
 #![allow(clippy::unwrap_used)]
 
-use quorate::node::cli::{read_roster_keys, roster_verifier};
-use quorate::node::loadgen::{http_call, run_load, LoadConfig};
-use quorate::node::open_cosigner;
-use quorate::node::server::{ServerConfig, TimestampServer};
-use quorate::node::store::Store;
 use quorate_cosi::timestamp::{Hash, KeyListVerifier, Receipt};
-use quorate_cosi::Policy;
+use quorate_cosi::{Policy, PublicKey};
+use quorate_timestamp::loadgen::{http_call, run_load, LoadConfig};
+use quorate_timestamp::{open_cosigner, ServerConfig, Store, TimestampServer};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -66,11 +62,11 @@ async fn verifier_of(addr: SocketAddr) -> KeyListVerifier {
     let (status, body) = http_call(addr, "GET", "/v1/roster", b"").await.unwrap();
     assert_eq!(status, 200);
     let keys: Vec<String> = serde_json::from_slice(&body).unwrap();
-    let keys: Vec<[u8; 32]> = keys
+    let keys = keys
         .iter()
-        .map(|k| hex::decode(k).unwrap().try_into().unwrap())
+        .map(|k| PublicKey::from_bytes(&hex::decode(k).unwrap().try_into().unwrap()).unwrap())
         .collect();
-    roster_verifier(&keys, Policy::Complete).unwrap()
+    KeyListVerifier::new(keys, Policy::Complete).unwrap()
 }
 
 async fn submit(addr: SocketAddr, body: &[u8]) -> String {
@@ -254,139 +250,4 @@ fn shutdown_seals_the_open_batch() {
         r.verify(&verifier_of(addr).await, Some(&hash(5))).unwrap();
         server.shutdown().await.unwrap();
     });
-}
-
-fn quorate(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_quorate"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-#[test]
-fn verify_command_exit_codes() {
-    let dir = TempDir::new("cli");
-    let db = dir.path("ts.sqlite");
-    let (receipt, roster_json) = runtime().block_on(async {
-        let server = start(&db, 4, 20).await.unwrap();
-        let addr = server.local_addr();
-        let t = submit(addr, &hash(42)).await;
-        let r = receipt(addr, &t).await;
-        let (_, roster) = http_call(addr, "GET", "/v1/roster", b"").await.unwrap();
-        server.shutdown().await.unwrap();
-        (r, String::from_utf8(roster).unwrap())
-    });
-    let receipt_file = dir.path("receipt.json");
-    let roster_file = dir.path("roster.json");
-    std::fs::write(&receipt_file, receipt.to_json()).unwrap();
-    std::fs::write(&roster_file, &roster_json).unwrap();
-    assert_eq!(read_roster_keys(&roster_file).unwrap().len(), 4);
-    let rf = receipt_file.to_str().unwrap();
-    let ro = roster_file.to_str().unwrap();
-    let verify = |extra: &[&str]| {
-        let mut args = vec![
-            "cosi",
-            "timestamp",
-            "verify",
-            "--receipt",
-            rf,
-            "--roster",
-            ro,
-        ];
-        args.extend_from_slice(extra);
-        quorate(&args)
-    };
-
-    let (code, stdout, _) = verify(&[]);
-    assert_eq!(code, Some(0), "{stdout}");
-    assert!(stdout.starts_with("valid"));
-    let (code, _, _) = verify(&["--hash", &hex::encode(hash(42))]);
-    assert_eq!(code, Some(0));
-    let (code, _, _) = verify(&["--threshold", "3"]);
-    assert_eq!(code, Some(0));
-
-    // Invalid: another hash, a tampered receipt, another roster.
-    let (code, stdout, _) = verify(&["--hash", &hex::encode(hash(43))]);
-    assert_eq!(code, Some(1));
-    assert!(stdout.starts_with("invalid:"), "{stdout}");
-    let mut tampered = receipt.clone();
-    tampered.time_ms += 1;
-    let tampered_file = dir.path("tampered.json");
-    std::fs::write(&tampered_file, tampered.to_json()).unwrap();
-    let (code, stdout, stderr) = quorate(&[
-        "cosi",
-        "timestamp",
-        "verify",
-        "--receipt",
-        tampered_file.to_str().unwrap(),
-        "--roster",
-        ro,
-    ]);
-    assert_eq!(code, Some(1), "{stdout}{stderr}");
-    assert!(stdout.contains("signature"), "{stdout}");
-    let mut keys: Vec<String> = serde_json::from_str(&roster_json).unwrap();
-    keys.reverse();
-    let other_roster = dir.path("other-roster.json");
-    std::fs::write(&other_roster, serde_json::to_string(&keys).unwrap()).unwrap();
-    let (code, stdout, _) = quorate(&[
-        "cosi",
-        "timestamp",
-        "verify",
-        "--receipt",
-        rf,
-        "--roster",
-        other_roster.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(1));
-    assert!(stdout.contains("roster"), "{stdout}");
-
-    // Malformed: bad hash argument, garbage files, missing file, bad threshold.
-    let garbage = dir.path("garbage.json");
-    std::fs::write(&garbage, "{ not json").unwrap();
-    let g = garbage.to_str().unwrap();
-    for args in [
-        vec!["--hash", "xyz"],
-        vec!["--threshold", "0"],
-        vec!["--threshold", "5"],
-    ] {
-        let (code, _, stderr) = verify(&args);
-        assert_eq!(code, Some(2), "{args:?}");
-        assert!(!stderr.contains("panicked"));
-    }
-    for (receipt_arg, roster_arg) in [(g, ro), (rf, g), ("/nonexistent/r.json", ro)] {
-        let (code, _, stderr) = quorate(&[
-            "cosi",
-            "timestamp",
-            "verify",
-            "--receipt",
-            receipt_arg,
-            "--roster",
-            roster_arg,
-        ]);
-        assert_eq!(code, Some(2));
-        assert!(stderr.starts_with("error:"), "{stderr}");
-        assert!(!stderr.contains("panicked"));
-    }
-    // A roster entry that is not a valid key is malformed input.
-    let bad_key = dir.path("bad-key.json");
-    std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(32))).unwrap();
-    let (code, _, _) = verify_with_roster(rf, bad_key.to_str().unwrap());
-    assert_eq!(code, Some(2));
-}
-
-fn verify_with_roster(receipt: &str, roster: &str) -> (Option<i32>, String, String) {
-    quorate(&[
-        "cosi",
-        "timestamp",
-        "verify",
-        "--receipt",
-        receipt,
-        "--roster",
-        roster,
-    ])
 }

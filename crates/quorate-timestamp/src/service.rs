@@ -1,0 +1,93 @@
+//! [`Service`]: the server on its own tokio runtime, for callers that are not async.
+
+use crate::loadgen::http_call;
+use crate::server::{ServerConfig, TimestampServer};
+use crate::store::Store;
+use crate::witnesses::open_cosigner;
+use anyhow::Context as _;
+use quorate_cosi::timestamp::{InProcessCosigner, RosterVerifier};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// A running timestamp service: the HTTP server, its store and its in-process witnesses, on
+/// a multi-threaded tokio runtime owned by this value.
+#[derive(Debug)]
+pub struct Service {
+    runtime: tokio::runtime::Runtime,
+    server: TimestampServer,
+    cosigner: Arc<InProcessCosigner>,
+}
+
+impl Service {
+    /// Opens the witnesses recorded in `store` (creating `witnesses` of them in a new store;
+    /// see [`open_cosigner`]), binds `addr` and starts serving.
+    pub fn start(
+        addr: SocketAddr,
+        store: Store,
+        witnesses: usize,
+        config: ServerConfig,
+    ) -> anyhow::Result<Service> {
+        Self::start_with_threads(addr, store, witnesses, config, None)
+    }
+
+    /// [`Service::start`] with `worker_threads` runtime threads (default: one per core).
+    pub fn start_with_threads(
+        addr: SocketAddr,
+        store: Store,
+        witnesses: usize,
+        config: ServerConfig,
+        worker_threads: Option<usize>,
+    ) -> anyhow::Result<Service> {
+        let cosigner = Arc::new(open_cosigner(&store, witnesses)?);
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if let Some(threads) = worker_threads {
+            builder.worker_threads(threads);
+        }
+        let runtime = builder.enable_all().build()?;
+        let server = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("binding {addr}"))?;
+            TimestampServer::start(listener, store, cosigner.clone(), config).await
+        })?;
+        Ok(Service {
+            runtime,
+            server,
+            cosigner,
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.server.local_addr()
+    }
+
+    /// The witnesses that cosign the rounds.
+    pub fn cosigner(&self) -> &Arc<InProcessCosigner> {
+        &self.cosigner
+    }
+
+    /// A receipt verifier for this service's roster (every witness must have signed).
+    pub fn verifier(&self) -> RosterVerifier {
+        self.cosigner.verifier()
+    }
+
+    /// One HTTP request to this service: `(status, body)`. See [`http_call`].
+    pub fn call(&self, method: &str, path: &str, body: &[u8]) -> anyhow::Result<(u16, Vec<u8>)> {
+        self.runtime
+            .block_on(http_call(self.local_addr(), method, path, body))
+    }
+
+    /// Serves until Ctrl-C, then shuts down as [`Service::shutdown`] does.
+    pub fn run_until_ctrl_c(self) -> anyhow::Result<()> {
+        self.runtime.block_on(tokio::signal::ctrl_c())?;
+        eprintln!("shutting down: sealing the open batch");
+        self.shutdown()
+    }
+
+    /// Stops accepting connections, seals and stores what is still in the open batch, then
+    /// returns.
+    pub fn shutdown(self) -> anyhow::Result<()> {
+        self.runtime.block_on(self.server.shutdown())
+    }
+}

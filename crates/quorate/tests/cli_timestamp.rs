@@ -1,0 +1,189 @@
+//! `quorate cosi timestamp verify`: exit codes on receipts from a real server on loopback.
+#![allow(clippy::unwrap_used)]
+
+use quorate::timestamp::read_roster_keys;
+use quorate_cosi::timestamp::{Hash, Receipt};
+use quorate_timestamp::loadgen::ticket_of;
+use quorate_timestamp::{ServerConfig, Service, Store};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "quorate-ts-cli-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn hash(i: u8) -> Hash {
+    [i; 32]
+}
+
+fn quorate(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_quorate"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_command_exit_codes() {
+    let dir = TempDir::new("cli");
+    let db = dir.path("ts.sqlite");
+    let config = ServerConfig {
+        round_interval: Duration::from_millis(20),
+        ..ServerConfig::default()
+    };
+    let service = Service::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Store::open(&db).unwrap(),
+        4,
+        config,
+    )
+    .unwrap();
+    let (status, body) = service.call("POST", "/v1/submit", &hash(42)).unwrap();
+    assert_eq!(status, 200);
+    let ticket = ticket_of(&body).unwrap();
+    let (status, body) = service
+        .call("GET", &format!("/v1/receipt/{ticket}?wait=1"), b"")
+        .unwrap();
+    assert_eq!(status, 200);
+    let receipt = Receipt::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+    let (_, roster) = service.call("GET", "/v1/roster", b"").unwrap();
+    let roster_json = String::from_utf8(roster).unwrap();
+    service.shutdown().unwrap();
+    let receipt_file = dir.path("receipt.json");
+    let roster_file = dir.path("roster.json");
+    std::fs::write(&receipt_file, receipt.to_json()).unwrap();
+    std::fs::write(&roster_file, &roster_json).unwrap();
+    assert_eq!(read_roster_keys(&roster_file).unwrap().len(), 4);
+    let rf = receipt_file.to_str().unwrap();
+    let ro = roster_file.to_str().unwrap();
+    let verify = |extra: &[&str]| {
+        let mut args = vec![
+            "cosi",
+            "timestamp",
+            "verify",
+            "--receipt",
+            rf,
+            "--roster",
+            ro,
+        ];
+        args.extend_from_slice(extra);
+        quorate(&args)
+    };
+
+    let (code, stdout, _) = verify(&[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.starts_with("valid"));
+    let (code, _, _) = verify(&["--hash", &hex::encode(hash(42))]);
+    assert_eq!(code, Some(0));
+    let (code, _, _) = verify(&["--threshold", "3"]);
+    assert_eq!(code, Some(0));
+
+    // Invalid: another hash, a tampered receipt, another roster.
+    let (code, stdout, _) = verify(&["--hash", &hex::encode(hash(43))]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.starts_with("invalid:"), "{stdout}");
+    let mut tampered = receipt.clone();
+    tampered.time_ms += 1;
+    let tampered_file = dir.path("tampered.json");
+    std::fs::write(&tampered_file, tampered.to_json()).unwrap();
+    let (code, stdout, stderr) = quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        tampered_file.to_str().unwrap(),
+        "--roster",
+        ro,
+    ]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("signature"), "{stdout}");
+    let mut keys: Vec<String> = serde_json::from_str(&roster_json).unwrap();
+    keys.reverse();
+    let other_roster = dir.path("other-roster.json");
+    std::fs::write(&other_roster, serde_json::to_string(&keys).unwrap()).unwrap();
+    let (code, stdout, _) = quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        rf,
+        "--roster",
+        other_roster.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("roster"), "{stdout}");
+
+    // Malformed: bad hash argument, garbage files, missing file, bad threshold.
+    let garbage = dir.path("garbage.json");
+    std::fs::write(&garbage, "{ not json").unwrap();
+    let g = garbage.to_str().unwrap();
+    for args in [
+        vec!["--hash", "xyz"],
+        vec!["--threshold", "0"],
+        vec!["--threshold", "5"],
+    ] {
+        let (code, _, stderr) = verify(&args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(!stderr.contains("panicked"));
+    }
+    for (receipt_arg, roster_arg) in [(g, ro), (rf, g), ("/nonexistent/r.json", ro)] {
+        let (code, _, stderr) = quorate(&[
+            "cosi",
+            "timestamp",
+            "verify",
+            "--receipt",
+            receipt_arg,
+            "--roster",
+            roster_arg,
+        ]);
+        assert_eq!(code, Some(2));
+        assert!(stderr.starts_with("error:"), "{stderr}");
+        assert!(!stderr.contains("panicked"));
+    }
+    // A roster entry that is not a valid key is malformed input.
+    let bad_key = dir.path("bad-key.json");
+    std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(32))).unwrap();
+    let (code, _, _) = verify_with_roster(rf, bad_key.to_str().unwrap());
+    assert_eq!(code, Some(2));
+}
+
+fn verify_with_roster(receipt: &str, roster: &str) -> (Option<i32>, String, String) {
+    quorate(&[
+        "cosi",
+        "timestamp",
+        "verify",
+        "--receipt",
+        receipt,
+        "--roster",
+        roster,
+    ])
+}
