@@ -8,4 +8,6 @@
 #![deny(missing_docs)]
 
 pub mod envelope;
+pub mod metrics;
+pub mod session;
 pub mod transport;

@@ -1,0 +1,836 @@
+//! The runtime that drives sessions over the transport: routing of verified envelopes,
+//! proposals and policy, attempt claims, round deadlines, culprit naming and retries.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ed25519_dalek::SigningKey;
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tracing::{debug, info, warn};
+
+use super::driver::{
+    DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, SessionContext, Step,
+};
+use super::policy::Policy;
+use super::store::{Claim, SessionStore};
+use super::{
+    AttemptKey, AttemptRecord, Control, Outcome, Proposal, RequestRecord, RequestStatus,
+    SessionError, SessionRequest, MAX_REQUEST_ID,
+};
+use crate::envelope::{Envelope, Header, Recipient};
+use crate::metrics::{describe_waiting, Metrics};
+use crate::transport::{Received, Transport};
+
+/// Runtime limits.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    /// Per-round deadline when the request gives none.
+    pub round_timeout: Duration,
+    /// Smallest per-round deadline a proposal may ask for.
+    pub min_round_timeout: Duration,
+    /// Largest per-round deadline a proposal may ask for.
+    pub max_round_timeout: Duration,
+    /// Attempts per request (the first plus retries without culprits).
+    pub max_attempts: u32,
+    /// Largest envelope payload decoded (each round also has the driver's own limit).
+    pub max_payload: usize,
+    /// Sessions for which early messages are buffered before their proposal arrives.
+    pub max_pending_sessions: usize,
+    /// Early messages buffered per session.
+    pub max_pending_per_session: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            round_timeout: Duration::from_secs(10),
+            min_round_timeout: Duration::from_millis(100),
+            max_round_timeout: Duration::from_secs(600),
+            max_attempts: 3,
+            max_payload: 4 << 20,
+            max_pending_sessions: 64,
+            max_pending_per_session: 256,
+        }
+    }
+}
+
+/// Session id of a proposal: SHA-256 of a domain separator and the proposal payload bytes.
+pub fn session_id_of(proposal_payload: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"quorate/session/v1");
+    h.update(proposal_payload);
+    h.finalize().into()
+}
+
+/// Key id used when a request names none: SHA-256 of the protocol and the request id.
+pub fn derived_key_id(protocol: &str, request_id: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"quorate/key-id/v1");
+    h.update(protocol.as_bytes());
+    h.update([0]);
+    h.update(request_id.as_bytes());
+    h.finalize().into()
+}
+
+#[derive(Default)]
+struct Routes {
+    active: HashMap<[u8; 32], mpsc::Sender<Envelope>>,
+    pending: HashMap<[u8; 32], Vec<Envelope>>,
+    pending_order: VecDeque<[u8; 32]>,
+    closed: HashSet<[u8; 32]>,
+    closed_order: VecDeque<[u8; 32]>,
+}
+
+const MAX_CLOSED_REMEMBERED: usize = 4096;
+
+/// One running attempt as this node sees it.
+struct Session {
+    ctx: SessionContext,
+    protocol: String,
+    version: u16,
+    timeout: Duration,
+}
+
+/// The session runtime of one node.
+pub struct Runtime {
+    self_id: u16,
+    key: SigningKey,
+    transport: Arc<Transport>,
+    protocols: BTreeMap<&'static str, Arc<dyn Protocol>>,
+    policy: Arc<dyn Policy>,
+    store: Arc<dyn SessionStore>,
+    metrics: Arc<Metrics>,
+    config: RuntimeConfig,
+    routes: Mutex<Routes>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("self_id", &self.self_id)
+            .field("protocols", &self.protocols.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+fn is_valid_request_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_REQUEST_ID
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+}
+
+impl Runtime {
+    /// Builds the runtime. `key` must be the identity key the transport was bound with.
+    pub fn new(
+        key: SigningKey,
+        transport: Arc<Transport>,
+        protocols: Vec<Arc<dyn Protocol>>,
+        policy: Arc<dyn Policy>,
+        store: Arc<dyn SessionStore>,
+        metrics: Arc<Metrics>,
+        config: RuntimeConfig,
+    ) -> Arc<Self> {
+        let protocols = protocols.into_iter().map(|p| (p.name(), p)).collect();
+        Arc::new(Self {
+            self_id: transport.self_id(),
+            key,
+            transport,
+            protocols,
+            policy,
+            store,
+            metrics,
+            config,
+            routes: Mutex::new(Routes::default()),
+        })
+    }
+
+    /// This node's id.
+    pub fn self_id(&self) -> u16 {
+        self.self_id
+    }
+
+    /// The metrics registry.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The transport.
+    pub fn transport(&self) -> &Arc<Transport> {
+        &self.transport
+    }
+
+    /// The record of a request id.
+    pub fn request(&self, request_id: &str) -> Result<Option<RequestRecord>, SessionError> {
+        Ok(self.store.request(request_id)?)
+    }
+
+    /// Every request this node coordinated.
+    pub fn requests(&self) -> Result<Vec<RequestRecord>, SessionError> {
+        Ok(self.store.requests()?)
+    }
+
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+        match self.routes.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Starts handling the transport's received messages.
+    pub fn spawn_inbound(self: &Arc<Self>, mut rx: mpsc::Receiver<Received>) -> JoinHandle<()> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            while let Some(m) = rx.recv().await {
+                this.on_message(m);
+            }
+        })
+    }
+
+    fn reject(&self, from: u16, why: impl std::fmt::Display) {
+        self.metrics.inc("quorate_messages_rejected_total");
+        warn!(peer = from, reason = %why, "rejected a message");
+    }
+
+    fn on_message(self: &Arc<Self>, m: Received) {
+        let env = match Envelope::decode(&m.bytes, self.config.max_payload) {
+            Ok(e) => e,
+            Err(e) => return self.reject(m.from, e),
+        };
+        if env.header.sender == self.self_id {
+            return self.reject(m.from, "envelope claims to be from us");
+        }
+        if !env.header.recipient.includes(self.self_id) {
+            return self.reject(m.from, "envelope is not addressed to us");
+        }
+        if let Err(e) = env.verify(|id| self.transport.peers().key(id)) {
+            return self.reject(m.from, e);
+        }
+        self.metrics.inc("quorate_messages_received_total");
+        if env.header.round == 0 {
+            if let Ok(Control::Propose(p)) = serde_json::from_slice::<Control>(&env.payload) {
+                let this = self.clone();
+                tokio::spawn(async move { this.on_proposal(env, p).await });
+                return;
+            }
+        }
+        self.route(env);
+    }
+
+    fn route(&self, env: Envelope) {
+        let sid = env.header.session;
+        let mut r = self.routes();
+        if r.closed.contains(&sid) {
+            debug!(session = %hex::encode(&sid[..8]), "late message for a finished session");
+            return;
+        }
+        if let Some(tx) = r.active.get(&sid) {
+            if tx.try_send(env).is_err() {
+                drop(r);
+                self.reject(0, "session inbox full");
+            }
+            return;
+        }
+        if !r.pending.contains_key(&sid) {
+            if r.pending_order.len() >= self.config.max_pending_sessions {
+                if let Some(old) = r.pending_order.pop_front() {
+                    r.pending.remove(&old);
+                }
+            }
+            r.pending_order.push_back(sid);
+        }
+        let max = self.config.max_pending_per_session;
+        let q = r.pending.entry(sid).or_default();
+        if q.len() < max {
+            q.push(env);
+        }
+    }
+
+    fn open_route(&self, sid: [u8; 32]) -> mpsc::Receiver<Envelope> {
+        let (tx, rx) = mpsc::channel(1024);
+        let mut r = self.routes();
+        if let Some(early) = r.pending.remove(&sid) {
+            r.pending_order.retain(|s| s != &sid);
+            for env in early {
+                let _ = tx.try_send(env);
+            }
+        }
+        r.active.insert(sid, tx);
+        rx
+    }
+
+    fn close_route(&self, sid: [u8; 32]) {
+        let mut r = self.routes();
+        r.active.remove(&sid);
+        if r.closed.insert(sid) {
+            r.closed_order.push_back(sid);
+            if r.closed_order.len() > MAX_CLOSED_REMEMBERED {
+                if let Some(old) = r.closed_order.pop_front() {
+                    r.closed.remove(&old);
+                }
+            }
+        }
+        self.metrics.clear_session(&sid);
+    }
+
+    /// Structural checks every participant applies to a proposal.
+    fn validate(&self, p: &Proposal) -> Result<(Arc<dyn Protocol>, Duration), String> {
+        let protocol = self
+            .protocols
+            .get(p.protocol.as_str())
+            .ok_or_else(|| format!("unknown protocol {:?}", p.protocol))?;
+        if protocol.version() != p.protocol_version {
+            return Err(format!(
+                "protocol {} version {} not supported (this node runs version {})",
+                p.protocol,
+                p.protocol_version,
+                protocol.version()
+            ));
+        }
+        if !is_valid_request_id(&p.request_id) {
+            return Err("malformed request id".into());
+        }
+        if p.participants.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("participants must be sorted and distinct".into());
+        }
+        if !p.participants.contains(&self.self_id) {
+            return Err(format!("node {} is not a participant", self.self_id));
+        }
+        if !p.participants.contains(&p.coordinator) {
+            return Err("the coordinator is not a participant".into());
+        }
+        if let Some(n) = p
+            .participants
+            .iter()
+            .find(|&&n| self.transport.peers().get(n).is_none())
+        {
+            return Err(format!("participant {n} is not in this node's roster"));
+        }
+        let min = protocol.min_participants(&p.params)?;
+        if p.participants.len() < min {
+            return Err(format!(
+                "{} participants, the protocol needs at least {min}",
+                p.participants.len()
+            ));
+        }
+        let timeout = Duration::from_millis(p.round_timeout_ms);
+        if timeout < self.config.min_round_timeout || timeout > self.config.max_round_timeout {
+            return Err(format!("round timeout {timeout:?} out of bounds"));
+        }
+        Ok((protocol.clone(), timeout))
+    }
+
+    fn seal_and_send(
+        self: &Arc<Self>,
+        s: &Session,
+        round: u16,
+        to: Recipient,
+        payload: Vec<u8>,
+    ) -> Result<(), String> {
+        let targets = match to {
+            Recipient::All => s.ctx.others(),
+            Recipient::Node(n) if n != self.self_id && s.ctx.participants.contains(&n) => vec![n],
+            Recipient::Node(n) => return Err(format!("cannot address node {n}")),
+        };
+        let header = Header {
+            protocol: s.protocol.clone(),
+            protocol_version: s.version,
+            key_id: s.ctx.key_id,
+            epoch: s.ctx.epoch,
+            session: s.ctx.session_id,
+            attempt: s.ctx.attempt,
+            round,
+            sender: self.self_id,
+            recipient: to,
+        };
+        let bytes = Arc::new(
+            Envelope::seal(header, payload, &self.key)
+                .map_err(|e| e.to_string())?
+                .encode(),
+        );
+        for t in targets {
+            let this = self.clone();
+            let bytes = bytes.clone();
+            tokio::spawn(async move {
+                match this.transport.send(t, &bytes).await {
+                    Ok(()) => this.metrics.inc("quorate_messages_sent_total"),
+                    Err(e) => {
+                        this.metrics.inc("quorate_send_failures_total");
+                        warn!(peer = t, round, error = %e, "could not deliver");
+                    }
+                }
+            });
+        }
+        Ok(())
+    }
+
+    fn send_control(self: &Arc<Self>, s: &Session, control: &Control) {
+        match serde_json::to_vec(control) {
+            Ok(payload) => {
+                if let Err(e) = self.seal_and_send(s, 0, Recipient::All, payload) {
+                    warn!(error = %e, "could not send a control message");
+                }
+            }
+            Err(e) => warn!(error = %e, "could not encode a control message"),
+        }
+    }
+
+    async fn on_proposal(self: Arc<Self>, env: Envelope, p: Proposal) {
+        let sid = session_id_of(&env.payload);
+        let h = &env.header;
+        if h.session != sid
+            || h.sender != p.coordinator
+            || h.protocol != p.protocol
+            || h.protocol_version != p.protocol_version
+            || h.key_id != p.key_id
+            || h.epoch != p.epoch
+            || h.attempt != p.attempt
+        {
+            return self.reject(h.sender, "proposal envelope does not match its proposal");
+        }
+        let refuse = |this: &Arc<Self>, reason: String| {
+            this.metrics.inc("quorate_sessions_refused_total");
+            info!(request_id = %p.request_id, coordinator = p.coordinator, %reason, "refused a proposal");
+            if p.participants.contains(&this.self_id) {
+                let s = Session {
+                    ctx: context(this.self_id, &p, sid),
+                    protocol: p.protocol.clone(),
+                    version: p.protocol_version,
+                    timeout: Duration::ZERO,
+                };
+                this.send_control(&s, &Control::Refuse { reason });
+            }
+        };
+        let (protocol, timeout) = match self.validate(&p) {
+            Ok(x) => x,
+            Err(reason) => return refuse(&self, reason),
+        };
+        if let Err(reason) = self.policy.check(&p) {
+            return refuse(&self, reason);
+        }
+        let key = AttemptKey {
+            key_id: p.key_id,
+            epoch: p.epoch,
+            attempt: p.attempt,
+        };
+        match self.store.claim_attempt(&key, sid) {
+            Ok(Claim::Claimed) => {}
+            Ok(Claim::Same) => return debug!("duplicate proposal ignored"),
+            Ok(Claim::Taken) => {
+                return refuse(
+                    &self,
+                    format!(
+                        "attempt {} of key {} epoch {} already ran here",
+                        p.attempt,
+                        hex::encode(&p.key_id[..8]),
+                        p.epoch
+                    ),
+                )
+            }
+            Err(e) => return refuse(&self, format!("storage failure: {e}")),
+        }
+        let session = Session {
+            ctx: context(self.self_id, &p, sid),
+            protocol: protocol.name().to_string(),
+            version: protocol.version(),
+            timeout,
+        };
+        let rx = self.open_route(sid);
+        let outcome = match protocol.driver(&session.ctx) {
+            Ok(driver) => self.run_attempt(&session, driver, rx).await,
+            Err(reason) => {
+                self.send_control(
+                    &session,
+                    &Control::Refuse {
+                        reason: reason.clone(),
+                    },
+                );
+                Outcome::Aborted {
+                    reason: format!("refused: {reason}"),
+                    culprits: vec![],
+                    evidence: vec![],
+                }
+            }
+        };
+        self.close_route(sid);
+        if let Err(e) = self.store.finish_attempt(&key, &outcome) {
+            warn!(error = %e, "could not record the outcome");
+        }
+    }
+
+    /// Runs one attempt to its end on this node.
+    async fn run_attempt(
+        self: &Arc<Self>,
+        s: &Session,
+        mut driver: Box<dyn ProtocolDriver>,
+        mut rx: mpsc::Receiver<Envelope>,
+    ) -> Outcome {
+        self.metrics.inc("quorate_sessions_started_total");
+        let sid_short = hex::encode(&s.ctx.session_id[..8]);
+        info!(request_id = %s.ctx.request_id, session = %sid_short, attempt = s.ctx.attempt,
+              participants = ?s.ctx.participants, protocol = %s.protocol, "session started");
+        let outcome = self.drive(s, driver.as_mut(), &mut rx).await;
+        match &outcome {
+            Outcome::Completed { .. } => {
+                self.metrics.inc("quorate_sessions_completed_total");
+                info!(request_id = %s.ctx.request_id, session = %sid_short, "session completed");
+            }
+            Outcome::Aborted {
+                reason, culprits, ..
+            } => {
+                self.metrics.inc("quorate_sessions_aborted_total");
+                warn!(request_id = %s.ctx.request_id, session = %sid_short, %reason, ?culprits, "session aborted");
+            }
+        }
+        self.metrics.clear_session(&s.ctx.session_id);
+        outcome
+    }
+
+    async fn drive(
+        self: &Arc<Self>,
+        s: &Session,
+        driver: &mut dyn ProtocolDriver,
+        rx: &mut mpsc::Receiver<Envelope>,
+    ) -> Outcome {
+        let abort = |reason: String, culprits: Vec<u16>, evidence: Vec<String>| Outcome::Aborted {
+            reason,
+            culprits,
+            evidence,
+        };
+        let mut received: BTreeMap<(u16, u16), Envelope> = BTreeMap::new();
+        let mut outgoing = match driver.start() {
+            Ok(o) => o,
+            Err(e) => return driver_abort(e, &received, 1),
+        };
+        let mut round: u16 = 1;
+        loop {
+            for Outgoing { to, payload } in outgoing {
+                if let Err(e) = self.seal_and_send(s, round, to, payload) {
+                    return abort(format!("sending round {round}: {e}"), vec![], vec![]);
+                }
+            }
+            let expected: Vec<u16> = driver
+                .expected_from(round)
+                .into_iter()
+                .filter(|n| *n != self.self_id && s.ctx.participants.contains(n))
+                .collect();
+            let deadline = tokio::time::Instant::now() + s.timeout;
+            loop {
+                let missing: Vec<u16> = expected
+                    .iter()
+                    .copied()
+                    .filter(|n| !received.contains_key(&(round, *n)))
+                    .collect();
+                self.metrics
+                    .set_waiting(&s.ctx.session_id, &s.ctx.request_id, round, &missing);
+                if missing.is_empty() {
+                    break;
+                }
+                let env = match tokio::time::timeout_at(deadline, rx.recv()).await {
+                    Err(_) => {
+                        return abort(
+                            format!("timed out {}", describe_waiting(&missing, round)),
+                            missing,
+                            vec![],
+                        )
+                    }
+                    Ok(None) => return abort("node shutting down".into(), vec![], vec![]),
+                    Ok(Some(env)) => env,
+                };
+                if let Some(outcome) = self.accept(s, driver, round, &mut received, env) {
+                    return outcome;
+                }
+            }
+            let incoming = expected
+                .iter()
+                .filter_map(|n| received.get(&(round, *n)))
+                .map(|e| {
+                    (
+                        e.header.sender,
+                        Incoming {
+                            from: e.header.sender,
+                            to: e.header.recipient,
+                            payload: e.payload.clone(),
+                        },
+                    )
+                })
+                .collect();
+            match driver.handle(round, incoming) {
+                Ok(Step::Next(out)) => {
+                    round = match round.checked_add(1) {
+                        Some(r) => r,
+                        None => return abort("too many rounds".into(), vec![], vec![]),
+                    };
+                    outgoing = out;
+                }
+                Ok(Step::Done(output)) => return Outcome::Completed { output },
+                Err(e) => return driver_abort(e, &received, round),
+            }
+        }
+    }
+
+    /// Files one envelope of the session; returns an outcome if it ends the session.
+    fn accept(
+        &self,
+        s: &Session,
+        driver: &dyn ProtocolDriver,
+        round: u16,
+        received: &mut BTreeMap<(u16, u16), Envelope>,
+        env: Envelope,
+    ) -> Option<Outcome> {
+        let h = &env.header;
+        let sender = h.sender;
+        if !s.ctx.participants.contains(&sender) {
+            self.reject(sender, "sender is not a participant of the session");
+            return None;
+        }
+        if h.protocol != s.protocol
+            || h.protocol_version != s.version
+            || h.key_id != s.ctx.key_id
+            || h.epoch != s.ctx.epoch
+            || h.attempt != s.ctx.attempt
+        {
+            self.reject(sender, "envelope fields do not match the session");
+            return None;
+        }
+        if h.round == 0 {
+            if let Ok(Control::Refuse { reason }) = serde_json::from_slice::<Control>(&env.payload)
+            {
+                return Some(Outcome::Aborted {
+                    reason: format!("node {sender} refused: {reason}"),
+                    culprits: vec![sender],
+                    evidence: vec![hex::encode(env.encode())],
+                });
+            }
+            self.reject(sender, "unexpected control message");
+            return None;
+        }
+        if h.round < round {
+            debug!(sender, round = h.round, "late message ignored");
+            return None;
+        }
+        if h.round > round.saturating_add(2) {
+            self.reject(sender, "message for a round too far ahead");
+            return None;
+        }
+        let limit = driver.max_payload(h.round);
+        if env.payload.len() > limit {
+            return Some(Outcome::Aborted {
+                reason: format!(
+                    "node {sender} sent {} bytes in round {}, the limit is {limit}",
+                    env.payload.len(),
+                    h.round
+                ),
+                culprits: vec![sender],
+                evidence: vec![hex::encode(env.encode())],
+            });
+        }
+        let slot = (h.round, sender);
+        if let Some(prev) = received.get(&slot) {
+            if prev != &env {
+                return Some(Outcome::Aborted {
+                    reason: format!(
+                        "node {sender} sent two different messages in round {}",
+                        h.round
+                    ),
+                    culprits: vec![sender],
+                    evidence: vec![hex::encode(prev.encode()), hex::encode(env.encode())],
+                });
+            }
+            return None;
+        }
+        received.insert(slot, env);
+        None
+    }
+
+    /// Runs an operator request as its coordinator: proposes the session, runs it, retries
+    /// without culprits while the protocol allows, and records the result under the request
+    /// id. A request id seen before returns its record (the same result) without running.
+    pub async fn submit(
+        self: &Arc<Self>,
+        req: SessionRequest,
+    ) -> Result<RequestRecord, SessionError> {
+        if !is_valid_request_id(&req.request_id) {
+            return Err(SessionError::BadRequest(
+                "request_id must be 1..=128 characters of [A-Za-z0-9._:-]".into(),
+            ));
+        }
+        let protocol = self
+            .protocols
+            .get(req.protocol.as_str())
+            .ok_or_else(|| {
+                SessionError::BadRequest(format!("unknown protocol {:?}", req.protocol))
+            })?
+            .clone();
+        let mut participants = req.participants.clone();
+        participants.sort_unstable();
+        participants.dedup();
+        if participants.len() != req.participants.len() {
+            return Err(SessionError::BadRequest("duplicate participants".into()));
+        }
+        let timeout_ms = req
+            .round_timeout_ms
+            .unwrap_or(self.config.round_timeout.as_millis() as u64);
+        let key_id = req
+            .key_id
+            .unwrap_or_else(|| derived_key_id(&req.protocol, &req.request_id));
+        let min = protocol
+            .min_participants(&req.params)
+            .map_err(SessionError::BadRequest)?;
+        // Validate the first proposal as a participant would, before recording anything.
+        let probe = Proposal {
+            protocol: req.protocol.clone(),
+            protocol_version: protocol.version(),
+            params: req.params.clone(),
+            participants: participants.clone(),
+            coordinator: self.self_id,
+            request_id: req.request_id.clone(),
+            key_id,
+            epoch: req.epoch,
+            attempt: 0,
+            round_timeout_ms: timeout_ms,
+        };
+        self.validate(&probe).map_err(SessionError::BadRequest)?;
+
+        let mut record = RequestRecord {
+            request: req.clone(),
+            key_id: hex::encode(key_id),
+            status: RequestStatus::Running,
+            attempts: vec![],
+            output: None,
+            error: None,
+            culprits: vec![],
+        };
+        if let Some(existing) = self.store.insert_request(&record)? {
+            if existing.request != req {
+                return Err(SessionError::RequestIdReused(req.request_id));
+            }
+            return match existing.status {
+                RequestStatus::Aborted => Err(SessionError::Aborted(Box::new(existing))),
+                _ => Ok(existing),
+            };
+        }
+        for _ in 0..self.config.max_attempts {
+            let attempt = self.store.next_attempt(&key_id, req.epoch)?;
+            let proposal = Proposal {
+                participants: participants.clone(),
+                attempt,
+                ..probe.clone()
+            };
+            let payload = serde_json::to_vec(&Control::Propose(proposal.clone()))
+                .map_err(|e| SessionError::BadRequest(e.to_string()))?;
+            let sid = session_id_of(&payload);
+            let key = AttemptKey {
+                key_id,
+                epoch: req.epoch,
+                attempt,
+            };
+            if self.store.claim_attempt(&key, sid)? != Claim::Claimed {
+                continue;
+            }
+            record.attempts.push(AttemptRecord {
+                attempt,
+                session_id: hex::encode(sid),
+                participants: participants.clone(),
+                outcome: None,
+            });
+            self.store.update_request(&record)?;
+            let session = Session {
+                ctx: context(self.self_id, &proposal, sid),
+                protocol: protocol.name().to_string(),
+                version: protocol.version(),
+                timeout: Duration::from_millis(timeout_ms),
+            };
+            let rx = self.open_route(sid);
+            if let Err(e) = self.seal_and_send(&session, 0, Recipient::All, payload) {
+                warn!(error = %e, "could not send the proposal");
+            }
+            let outcome = match protocol.driver(&session.ctx) {
+                Ok(driver) => self.run_attempt(&session, driver, rx).await,
+                Err(reason) => Outcome::Aborted {
+                    reason: format!("this node refused its own proposal: {reason}"),
+                    culprits: vec![],
+                    evidence: vec![],
+                },
+            };
+            self.close_route(sid);
+            self.store.finish_attempt(&key, &outcome)?;
+            if let Some(last) = record.attempts.last_mut() {
+                last.outcome = Some(outcome.clone());
+            }
+            match outcome {
+                Outcome::Completed { output } => {
+                    record.status = RequestStatus::Completed;
+                    record.output = Some(output);
+                    record.error = None;
+                    record.culprits = vec![];
+                    self.store.update_request(&record)?;
+                    return Ok(record);
+                }
+                Outcome::Aborted {
+                    reason, culprits, ..
+                } => {
+                    record.error = Some(reason);
+                    record.culprits = culprits.clone();
+                    let remaining: Vec<u16> = participants
+                        .iter()
+                        .copied()
+                        .filter(|p| !culprits.contains(p))
+                        .collect();
+                    if culprits.is_empty()
+                        || culprits.contains(&self.self_id)
+                        || remaining.len() < min
+                    {
+                        break;
+                    }
+                    info!(request_id = %req.request_id, excluded = ?culprits, "retrying without the culprits");
+                    participants = remaining;
+                    self.store.update_request(&record)?;
+                }
+            }
+        }
+        record.status = RequestStatus::Aborted;
+        self.store.update_request(&record)?;
+        Err(SessionError::Aborted(Box::new(record)))
+    }
+}
+
+fn context(self_id: u16, p: &Proposal, sid: [u8; 32]) -> SessionContext {
+    SessionContext {
+        self_id,
+        participants: p.participants.clone(),
+        coordinator: p.coordinator,
+        params: p.params.clone(),
+        key_id: p.key_id,
+        epoch: p.epoch,
+        attempt: p.attempt,
+        session_id: sid,
+        request_id: p.request_id.clone(),
+    }
+}
+
+fn driver_abort(e: DriverError, received: &BTreeMap<(u16, u16), Envelope>, round: u16) -> Outcome {
+    match e {
+        DriverError::Blame { culprits, reason } => {
+            let evidence = culprits
+                .iter()
+                .filter_map(|c| received.get(&(round, *c)))
+                .map(|e| hex::encode(e.encode()))
+                .collect();
+            Outcome::Aborted {
+                reason: format!("round {round}: {reason}"),
+                culprits,
+                evidence,
+            }
+        }
+        DriverError::Failed(reason) => Outcome::Aborted {
+            reason: format!("round {round}: {reason}"),
+            culprits: vec![],
+            evidence: vec![],
+        },
+    }
+}

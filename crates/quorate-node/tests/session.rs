@@ -1,0 +1,380 @@
+//! The session runtime over real QUIC on 127.0.0.1, several nodes in one process, driving
+//! a test protocol: completion, idempotent request ids, deadlines that name the silent node,
+//! retries without culprits, policy refusals and third-party-checkable blame evidence.
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ed25519_dalek::SigningKey;
+use quorate_node::envelope::Envelope;
+use quorate_node::metrics::Metrics;
+use quorate_node::session::driver::{
+    DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, SessionContext, Step,
+};
+use quorate_node::session::ping::Ping;
+use quorate_node::session::policy::{AcceptAll, ListPolicy, Policy};
+use quorate_node::session::store::MemoryStore;
+use quorate_node::session::{
+    Outcome, RequestStatus, Runtime, RuntimeConfig, SessionError, SessionRequest,
+};
+use quorate_node::transport::{PeerInfo, Peers, Transport, TransportConfig};
+use rand_core::OsRng;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// How a test node misbehaves in `ping`.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    /// Sends nothing from this round on.
+    SilentFrom(u16),
+    /// Flips a bit of its round-2 message.
+    Corrupt2,
+}
+
+/// The test protocol: `ping` with an optional injected fault, under the same name.
+struct Faulty(Fault);
+
+struct FaultyDriver {
+    inner: Box<dyn ProtocolDriver>,
+    fault: Fault,
+}
+
+impl FaultyDriver {
+    fn filter(&self, round: u16, mut out: Vec<Outgoing>) -> Vec<Outgoing> {
+        match self.fault {
+            Fault::SilentFrom(r) if round >= r => vec![],
+            Fault::Corrupt2 if round == 2 => {
+                for o in &mut out {
+                    o.payload[0] ^= 1;
+                }
+                out
+            }
+            _ => out,
+        }
+    }
+}
+
+impl ProtocolDriver for FaultyDriver {
+    fn start(&mut self) -> Result<Vec<Outgoing>, DriverError> {
+        let out = self.inner.start()?;
+        Ok(self.filter(1, out))
+    }
+    fn expected_from(&self, round: u16) -> Vec<u16> {
+        self.inner.expected_from(round)
+    }
+    fn max_payload(&self, round: u16) -> usize {
+        self.inner.max_payload(round)
+    }
+    fn handle(
+        &mut self,
+        round: u16,
+        incoming: BTreeMap<u16, Incoming>,
+    ) -> Result<Step, DriverError> {
+        match self.inner.handle(round, incoming)? {
+            Step::Next(out) => Ok(Step::Next(self.filter(round + 1, out))),
+            done => Ok(done),
+        }
+    }
+}
+
+impl Protocol for Faulty {
+    fn name(&self) -> &'static str {
+        "ping"
+    }
+    fn version(&self) -> u16 {
+        1
+    }
+    fn min_participants(&self, params: &Value) -> Result<usize, String> {
+        Ping::default().min_participants(params)
+    }
+    fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
+        Ok(Box::new(FaultyDriver {
+            inner: Ping::default().driver(ctx)?,
+            fault: self.0,
+        }))
+    }
+}
+
+fn free_addr() -> SocketAddr {
+    UdpSocket::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+}
+
+struct Cluster {
+    nodes: Vec<Arc<Runtime>>,
+    peers: Peers,
+}
+
+impl Cluster {
+    fn node(&self, id: u16) -> &Arc<Runtime> {
+        &self.nodes[usize::from(id) - 1]
+    }
+
+    async fn stop(self) {
+        for n in &self.nodes {
+            n.transport().shutdown().await;
+        }
+    }
+}
+
+/// `n` nodes; `setup(id)` gives a node's fault and policy.
+fn cluster(n: u16, setup: impl Fn(u16) -> (Option<Fault>, Arc<dyn Policy>)) -> Cluster {
+    let keys: Vec<SigningKey> = (0..n).map(|_| SigningKey::generate(&mut OsRng)).collect();
+    let peers = Peers::new(keys.iter().enumerate().map(|(i, k)| PeerInfo {
+        id: i as u16 + 1,
+        key: k.verifying_key(),
+        addr: free_addr(),
+    }))
+    .expect("roster");
+    let mut nodes = Vec::new();
+    for (i, key) in keys.into_iter().enumerate() {
+        let id = i as u16 + 1;
+        let addr = peers.get(id).expect("peer").addr;
+        let (transport, rx) =
+            Transport::bind(&key, id, peers.clone(), addr, TransportConfig::default())
+                .expect("bind");
+        let (fault, policy) = setup(id);
+        let protocol: Arc<dyn Protocol> = match fault {
+            Some(f) => Arc::new(Faulty(f)),
+            None => Arc::new(Ping::default()),
+        };
+        let runtime = Runtime::new(
+            key,
+            transport,
+            vec![protocol],
+            policy,
+            Arc::new(MemoryStore::default()),
+            Arc::new(Metrics::default()),
+            RuntimeConfig::default(),
+        );
+        runtime.spawn_inbound(rx);
+        nodes.push(runtime);
+    }
+    Cluster { nodes, peers }
+}
+
+fn honest(_: u16) -> (Option<Fault>, Arc<dyn Policy>) {
+    (None, Arc::new(AcceptAll))
+}
+
+fn ping(request_id: &str, participants: &[u16], timeout_ms: u64) -> SessionRequest {
+    SessionRequest {
+        request_id: request_id.into(),
+        protocol: "ping".into(),
+        params: Value::Null,
+        participants: participants.to_vec(),
+        key_id: None,
+        epoch: 0,
+        round_timeout_ms: Some(timeout_ms),
+    }
+}
+
+#[tokio::test]
+async fn ping_completes_and_a_request_id_is_idempotent() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, honest);
+        let rec = c
+            .node(1)
+            .submit(ping("req-1", &[1, 2, 3], 10_000))
+            .await
+            .expect("ping");
+        assert_eq!(rec.status, RequestStatus::Completed);
+        assert_eq!(rec.attempts.len(), 1);
+        let output = rec.output.clone().expect("output");
+        assert_eq!(output["participants"], serde_json::json!([1, 2, 3]));
+        // The same request id returns the same result without running again.
+        let again = c
+            .node(1)
+            .submit(ping("req-1", &[1, 2, 3], 10_000))
+            .await
+            .expect("same");
+        assert_eq!(again, rec);
+        assert_eq!(
+            c.node(1)
+                .metrics()
+                .counter("quorate_sessions_started_total"),
+            1
+        );
+        // The same id for a different request is refused, not silently merged.
+        let err = c
+            .node(1)
+            .submit(ping("req-1", &[1, 2], 10_000))
+            .await
+            .expect_err("reused id");
+        assert!(matches!(err, SessionError::RequestIdReused(_)), "{err}");
+        // A second request gets a fresh session (the next attempt of its key).
+        let other = c
+            .node(2)
+            .submit(ping("req-2", &[2, 3], 10_000))
+            .await
+            .expect("ping 2");
+        assert_ne!(other.output, rec.output);
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn a_silent_node_is_named_and_the_retry_excludes_it() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, |id| {
+            let fault = (id == 3).then_some(Fault::SilentFrom(2));
+            (fault, Arc::new(AcceptAll) as Arc<dyn Policy>)
+        });
+        let node1 = c.node(1).clone();
+        let run =
+            tokio::spawn(async move { node1.submit(ping("req-silent", &[1, 2, 3], 1500)).await });
+        // While round 2 waits for node 3 only, the "waiting for" gauge names it.
+        loop {
+            let w = c.node(1).metrics().waiting();
+            if w.first().is_some_and(|w| w.round == 2 && w.nodes == [3]) {
+                assert_eq!(w[0].describe(), "waiting for node 3 in round 2");
+                let text = c.node(1).metrics().render();
+                assert!(text.contains("round=\"2\",node=\"3\"} 1"), "{text}");
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let rec = run.await.expect("join").expect("completed after retry");
+        assert_eq!(rec.status, RequestStatus::Completed);
+        assert_eq!(rec.attempts.len(), 2);
+        match &rec.attempts[0].outcome {
+            Some(Outcome::Aborted {
+                reason, culprits, ..
+            }) => {
+                assert_eq!(culprits, &vec![3]);
+                assert!(reason.contains("waiting for node 3 in round 2"), "{reason}");
+            }
+            other => panic!("unexpected first outcome {other:?}"),
+        }
+        assert_eq!(rec.attempts[1].participants, vec![1, 2]);
+        assert_eq!(rec.attempts[1].attempt, rec.attempts[0].attempt + 1);
+        assert!(!c
+            .node(1)
+            .metrics()
+            .render()
+            .contains("quorate_session_waiting_for{"));
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn no_retry_below_the_minimum_names_the_culprit() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(2, |id| {
+            let fault = (id == 2).then_some(Fault::SilentFrom(1));
+            (fault, Arc::new(AcceptAll) as Arc<dyn Policy>)
+        });
+        let err = c
+            .node(1)
+            .submit(ping("req-two", &[1, 2], 1000))
+            .await
+            .expect_err("must abort");
+        assert_eq!(err.culprits(), &[2]);
+        assert!(
+            err.to_string().contains("waiting for node 2 in round 1"),
+            "{err}"
+        );
+        // The aborted result is what the request id returns from now on.
+        let again = c
+            .node(1)
+            .submit(ping("req-two", &[1, 2], 1000))
+            .await
+            .expect_err("same abort");
+        assert_eq!(again.culprits(), &[2]);
+        assert_eq!(
+            c.node(1)
+                .metrics()
+                .counter("quorate_sessions_started_total"),
+            1
+        );
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn a_policy_refusal_names_the_refuser_and_others_go_on() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, |id| {
+            let policy: Arc<dyn Policy> = if id == 2 {
+                Arc::new(ListPolicy {
+                    protocols: vec!["ecdsa-sign".into()],
+                    refuse_nodes: vec![],
+                })
+            } else {
+                Arc::new(AcceptAll)
+            };
+            (None, policy)
+        });
+        let rec = c
+            .node(1)
+            .submit(ping("req-policy", &[1, 2, 3], 5000))
+            .await
+            .expect("completes without node 2");
+        match &rec.attempts[0].outcome {
+            Some(Outcome::Aborted {
+                reason, culprits, ..
+            }) => {
+                assert_eq!(culprits, &vec![2]);
+                assert!(reason.contains("node 2 refused"), "{reason}");
+                assert!(reason.contains("not allowed"), "{reason}");
+            }
+            other => panic!("unexpected first outcome {other:?}"),
+        }
+        assert_eq!(rec.attempts[1].participants, vec![1, 3]);
+        assert_eq!(rec.status, RequestStatus::Completed);
+        assert_eq!(
+            c.node(2)
+                .metrics()
+                .counter("quorate_sessions_refused_total"),
+            1
+        );
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn a_cheater_is_blamed_with_evidence_a_third_party_can_check() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, |id| {
+            let fault = (id == 3).then_some(Fault::Corrupt2);
+            (fault, Arc::new(AcceptAll) as Arc<dyn Policy>)
+        });
+        let rec = c
+            .node(1)
+            .submit(ping("req-cheat", &[1, 2, 3], 5000))
+            .await
+            .expect("retry completes");
+        let Some(Outcome::Aborted {
+            culprits, evidence, ..
+        }) = &rec.attempts[0].outcome
+        else {
+            panic!("first attempt must abort");
+        };
+        assert_eq!(culprits, &vec![3]);
+        assert_eq!(evidence.len(), 1);
+        // Anyone with the roster can check who wrote the incriminating message.
+        let env =
+            Envelope::decode(&hex::decode(&evidence[0]).expect("hex"), 1 << 20).expect("decode");
+        env.verify(|id| c.peers.key(id)).expect("verifies");
+        assert_eq!(env.header.sender, 3);
+        assert_eq!(env.header.round, 2);
+        assert_eq!(hex::encode(env.header.session), rec.attempts[0].session_id);
+        assert_eq!(rec.attempts[1].participants, vec![1, 2]);
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
