@@ -23,25 +23,28 @@
 //!    Server `k` holds additive shares `v_k, r_k` of the sender's opening (from the
 //!    preprocessing in [`crate::sharing`], public commitments `V_k = g^{v_k} h^{r_k}`,
 //!    `Π V_k = γ_i`) and `b_k` from step 3. It commits `R_k = g^{ρ_v} h^{ρ_r}`,
-//!    `P_k = S^{ρ_v}`, `W_k = g^{ρ_b}`, `A_k = (g^τ a^{ρ_b}, pk^τ b^{ρ_b})` (with
+//!    `M_k = S^{ρ_v} g^{−ρ_b}`, `A_k = (g^τ a^{ρ_b}, pk^τ b^{ρ_b})` (with
 //!    `(a, b) = R_0[i]`) and proves that these share their exponents ([`DpkShareProof`]).
+//!    Only the combination `M_k` that the pairing equation uses is published: `S^{ρ_v}` and
+//!    `g^{ρ_b}` apart would, with the responses, give everybody `e·v·S` and `e·b·g`, and
+//!    `S^{x+v} = g^b` would then link the input to its output (issue 13).
 //!    The challenge `e` hashes the whole statement and every commitment. Responses
 //!    `z_{v,k} = ρ_v − e v_k`, `z_{r,k} = ρ_r − e r_k`, `z_{b,k} = ρ_b − e b_k`,
 //!    `z_{τ,k} = τ − e ρ_k` are checked per server (`g^{z_v} h^{z_r} V_k^e = R_k` and
 //!    `A_k = (g^{z_τ} a^{z_b} D_{k,0}^e, pk^{z_τ} b^{z_b} D_{k,1}^e)`), so a bad share names its
-//!    server. `Q` sums them and checks, with `R, P, W` the products of the shares,
-//!    `g^{z_v} h^{z_r} γ^e = R` and `e(g^{z_b} S^{−z_v} W^{−1} P, f2)·e(S^e, y) = 1`; over all
+//!    server. `Q` sums them and checks, with `R, M` the products of the shares,
+//!    `g^{z_v} h^{z_r} γ^e = R` and `e(g^{z_b} S^{−z_v} M, f2)·e(S^e, y) = 1`; over all
 //!    elements both are batched with 128-bit weights (one MSM and one 2-pairing product).
 //!    Only group operations: the Paillier work happens once per input in preprocessing.
 //!
 //! **Verification.** The querier checks every reverse shuffle (TW proofs), then steps 3–5
 //! together ([`verify`], `joint_check`): every server's blinding proof, every decryption
 //! share's DLEQ proof and the published `S_i = b_i − Σ λ_k d_{k,i}`, and for every member
-//! every server's DPK share proof (`s_v, s_r, s_b, s_τ` against `R′, P′, W′, A′`) and
+//! every server's DPK share proof (`s_v, s_r, s_b, s_τ` against `R′, M′, A′`) and
 //! responses (`z_v, z_r, z_b, z_τ` against `V_k, R_k, A_k, D_k`) and the aggregate opening
 //! `g^{Σz_v} h^{Σz_r} γ^e = Π R_k`, all as one random linear combination with a 128-bit
 //! weight per relation, in one multi-scalar multiplication (terms on the same point merged:
-//! `4 + 18m` points per element), and the aggregate pairing equations of all members in one
+//! `4 + 16m` points per element), and the aggregate pairing equations of all members in one
 //! batched 2-pairing product. Nothing is checked only on failure: a changed response or
 //! share-proof scalar of any server fails the joint check (issue 6). If the joint check
 //! fails, the step-by-step checks run (each step batched, then per server) to name every
@@ -52,7 +55,7 @@
 //! (blinding) + 3 (decryption share) + 16 (DPK commitments and share proof) constant-time
 //! G1 multiplications, plus the shuffle proof and the batched checks of the others'
 //! blinding and decryption proofs (`4m + 2` and `3m + 1` MSM points per element). The
-//! querier does only MSM work (`4 + 18m` points per element for steps 3–5) and two
+//! querier does only MSM work (`4 + 16m` points per element for steps 3–5) and two
 //! pairings in total. Transcript inputs are normalised to affine in batches (one field
 //! inversion per list, [`crate::elgamal`]) before hashing. Measured with
 //! `examples/dbsm_profile.rs`.
@@ -158,16 +161,14 @@ pub struct ElGamalDecStage {
     pub shares: Vec<ElGamalDecShare>,
 }
 
-/// Proof that a DPK commitment share is well formed (`R_k, P_k` share `ρ_v`; `W_k, A_k`
+/// Proof that a DPK commitment share is well formed (`R_k, M_k` share `ρ_v`; `M_k, A_k`
 /// share `ρ_b`), in commitment form (batch-verifiable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DpkShareProof {
     /// First message `R′ = g^{α_v} h^{α_r}`.
     pub r1: G1Projective,
-    /// First message `P′ = S^{α_v}`.
-    pub p1: G1Projective,
-    /// First message `W′ = g^{β_b}`.
-    pub w1: G1Projective,
+    /// First message `M′ = S^{α_v}·g^{−β_b}`.
+    pub m1: G1Projective,
     /// First message `A′ = (g^{β_τ} a^{β_b}, pk^{β_τ} b^{β_b})`.
     pub a1: ElGamalCiphertext,
     /// `s_v = α_v + c ρ_v`.
@@ -185,10 +186,10 @@ pub struct DpkShareProof {
 pub struct DpkCommit {
     /// `R_k = g^{ρ_v} h^{ρ_r}`.
     pub r_k: G1Projective,
-    /// `P_k = S^{ρ_v}`.
-    pub p_k: G1Projective,
-    /// `W_k = g^{ρ_b}`.
-    pub w_k: G1Projective,
+    /// `M_k = S^{ρ_v}·g^{−ρ_b}`: only this combination is published, never `S^{ρ_v}` and
+    /// `g^{ρ_b}` apart (together with the responses they would reveal `v·S` and `b·g`, and
+    /// `S^{x+v} = g^b` would link the input to its output; issue 13).
+    pub m_k: G1Projective,
     /// `A_k = (g^τ a^{ρ_b}, pk^τ b^{ρ_b})`.
     pub a_k: ElGamalCiphertext,
     /// Well-formedness proof.
@@ -497,19 +498,18 @@ impl AffineGens {
 }
 
 /// Points of one server's DPK commitment, in hashing order:
-/// `[R_k, P_k, W_k, A_k.a, A_k.b, R′, P′, W′, A′.a, A′.b]`.
-const COMMIT_PTS: usize = 10;
+/// `[R_k, M_k, A_k.a, A_k.b, R′, M′, A′.a, A′.b]`.
+const COMMIT_PTS: usize = 8;
 
 fn commit_points(c: &DpkCommit) -> [G1Projective; COMMIT_PTS] {
     let p = &c.proof;
-    [
-        c.r_k, c.p_k, c.w_k, c.a_k.a, c.a_k.b, p.r1, p.p1, p.w1, p.a1.a, p.a1.b,
-    ]
+    [c.r_k, c.m_k, c.a_k.a, c.a_k.b, p.r1, p.m1, p.a1.a, p.a1.b]
 }
 
 /// Step 5 (Fig. 8) for one member and server `k`, as both batched verifiers fold it: the
-/// share proof `g^{s_v} h^{s_r} = R′ R_k^c`, `S^{s_v} = P′ P_k^c`, `g^{s_b} = W′ W_k^c`,
-/// `g^{s_τ} a^{s_b} = A′_a A_{k,a}^c`, `pk^{s_τ} b^{s_b} = A′_b A_{k,b}^c` (weights w0…w4),
+/// share proof `g^{s_v} h^{s_r} = R′ R_k^c`, `S^{s_v} g^{−s_b} = M′ M_k^c`,
+/// `g^{s_τ} a^{s_b} = A′_a A_{k,a}^c`, `pk^{s_τ} b^{s_b} = A′_b A_{k,b}^c` (weights w0…w4;
+/// w2 unused),
 /// the responses `g^{z_v} h^{z_r} V_k^e = R_k`, `g^{z_τ} a^{z_b} D_{k,a}^e = A_{k,a}`,
 /// `pk^{z_τ} b^{z_b} D_{k,b}^e = A_{k,b}` (w5…w7) and this server's part of the aggregate
 /// opening (weight `λ` on `z_v`, `z_r`, `R_k`). `lc`'s fixed slots 0, 1, 2 are `g`, `h`,
@@ -529,7 +529,7 @@ fn fold_share_step5(
 ) -> (Scalar, Scalar) {
     let p = &com.proof;
     let w: [Scalar; 8] = core::array::from_fn(|_| wt());
-    lc.fixed[0] += w[0] * p.s_v + w[2] * p.s_b + w[3] * p.s_tau + w[5] * zv + w[6] * zt + lam * zv;
+    lc.fixed[0] += w[0] * p.s_v - w[1] * p.s_b + w[3] * p.s_tau + w[5] * zv + w[6] * zt + lam * zv;
     lc.fixed[1] += w[0] * p.s_r + w[5] * zr + lam * zr;
     lc.fixed[2] += w[4] * p.s_tau + w[7] * zt;
     *s_sc += w[1] * p.s_v;
@@ -537,10 +537,8 @@ fn fold_share_step5(
     *bb_sc += w[4] * p.s_b + w[7] * zb;
     lc.push(com.r_k, -(w[0] * c) - w[5] - lam);
     lc.push(p.r1, -w[0]);
-    lc.push(com.p_k, -(w[1] * c));
-    lc.push(p.p1, -w[1]);
-    lc.push(com.w_k, -(w[2] * c));
-    lc.push(p.w1, -w[2]);
+    lc.push(com.m_k, -(w[1] * c));
+    lc.push(p.m1, -w[1]);
     lc.push(com.a_k.a, -(w[3] * c) - w[6]);
     lc.push(p.a1.a, -w[3]);
     lc.push(com.a_k.b, -(w[4] * c) - w[7]);
@@ -559,7 +557,7 @@ fn share_challenge(
     base: (&G1Affine, &G1Affine),
     com: &[G1Affine],
 ) -> Scalar {
-    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-share", 2, &public.sid);
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-share", 3, &public.sid);
     t.append_party(b"server", who);
     t.append_u64_be(b"input", index as u64);
     t.append_point(b"g", &ag.g);
@@ -568,13 +566,11 @@ fn share_challenge(
     t.append_point(b"S", s);
     append_ciphertexts_affine(&mut t, b"base", &[(*base.0, *base.1)]);
     t.append_point(b"R_k", &com[0]);
-    t.append_point(b"P_k", &com[1]);
-    t.append_point(b"W_k", &com[2]);
-    append_ciphertexts_affine(&mut t, b"A_k", &[(com[3], com[4])]);
-    t.append_point(b"R'", &com[5]);
-    t.append_point(b"P'", &com[6]);
-    t.append_point(b"W'", &com[7]);
-    append_ciphertexts_affine(&mut t, b"A'", &[(com[8], com[9])]);
+    t.append_point(b"M_k", &com[1]);
+    append_ciphertexts_affine(&mut t, b"A_k", &[(com[2], com[3])]);
+    t.append_point(b"R'", &com[4]);
+    t.append_point(b"M'", &com[5]);
+    append_ciphertexts_affine(&mut t, b"A'", &[(com[6], com[7])]);
     t.challenge_scalar(b"c")
 }
 
@@ -629,7 +625,7 @@ fn dpk_challenge(
     lay: &MemberLayout,
     pts: &[G1Affine],
 ) -> Scalar {
-    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-bb", 2, &public.sid);
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbsm-dpk-bb", 3, &public.sid);
     t.append_u64_be(b"input", index as u64);
     t.append_point(b"g", &ag.g);
     t.append_point(b"h", &ag.h);
@@ -649,9 +645,8 @@ fn dpk_challenge(
     for k in 0..lay.c {
         let o = lay.commit(k);
         t.append_point(b"R_k", &pts[o]);
-        t.append_point(b"P_k", &pts[o + 1]);
-        t.append_point(b"W_k", &pts[o + 2]);
-        append_ciphertexts_affine(&mut t, b"A_k", &[(pts[o + 3], pts[o + 4])]);
+        t.append_point(b"M_k", &pts[o + 1]);
+        append_ciphertexts_affine(&mut t, b"A_k", &[(pts[o + 2], pts[o + 3])]);
     }
     t.challenge_scalar(b"e")
 }
@@ -876,13 +871,11 @@ impl MixServer {
                 let [av, ar, ab, at] = masks[t];
                 DpkCommit {
                     r_k: g * rv + h * rr,
-                    p_k: sv * rv,
-                    w_k: g * rb,
+                    m_k: sv * rv - g * rb,
                     a_k: base.pow(&rb).rerandomize(&g, &epk, &tau),
                     proof: DpkShareProof {
                         r1: g * av + h * ar,
-                        p1: sv * av,
-                        w1: g * ab,
+                        m1: sv * av - g * ab,
                         a1: base.pow(&ab).rerandomize(&g, &epk, &at),
                         s_v: Scalar::ZERO,
                         s_r: Scalar::ZERO,
@@ -949,8 +942,7 @@ fn batch_share_proof(
     let one = -Scalar::ONE;
     batch.add(&[
         &[(g, p.s_v), (h, p.s_r), (com.r_k, -c), (p.r1, one)],
-        &[(*s, p.s_v), (com.p_k, -c), (p.p1, one)],
-        &[(g, p.s_b), (com.w_k, -c), (p.w1, one)],
+        &[(*s, p.s_v), (g, -p.s_b), (com.m_k, -c), (p.m1, one)],
         &[
             (g, p.s_tau),
             (base.a, p.s_b),
@@ -1250,8 +1242,8 @@ pub fn verify_timed(
 /// server's DPK share proof and responses plus the aggregate DPK_BB equations (step 5).
 /// Each relation has its own 128-bit weight; terms on the same point are merged (`g, h,
 /// pk, X_k` once; per element `base`, `S` and each `D_{k,i}` once, the blinded product
-/// `D_i = Π_k D_{k,i}` folded into its factors), so one element costs `4 + 18m` points
-/// instead of `≈ 22m`. `None` on any shape error or failing relation: the caller then
+/// `D_i = Π_k D_{k,i}` folded into its factors), so one element costs `4 + 16m` points
+/// instead of `≈ 20m`. `None` on any shape error or failing relation: the caller then
 /// runs [`verify_steps`] to name the culprit.
 #[allow(clippy::too_many_arguments)]
 fn joint_check(
@@ -1489,24 +1481,20 @@ fn joint_check(
     }
     let t_pair = Instant::now();
     // The aggregate pairing equation, batched over members with μ_u:
-    //   e(Σ μ_u (g^{Σz_b} S^{−Σz_v} W^{−1} P), f2) · e(Σ μ_u e_u S_u, y) = 1.
+    //   e(Σ μ_u (g^{Σz_b} S^{−Σz_v} M), f2) · e(Σ μ_u e_u S_u, y) = 1.
     if !members.is_empty() {
         let mut rng = OsRng;
-        let (mut pts2, mut sc2) = (Vec::with_capacity(3 * cnt + 1), Vec::new());
+        let (mut pts2, mut sc2) = (Vec::with_capacity(2 * cnt + 1), Vec::new());
         let (mut pts3, mut sc3) = (Vec::with_capacity(cnt), Vec::new());
         let mut gc2 = Scalar::ZERO;
         for (u, &(_, t)) in members.iter().enumerate() {
             let mu = elgamal::batch_weight(&mut rng);
-            let (mut p, mut w) = (G1Projective::identity(), G1Projective::identity());
-            for (_, st) in &commits {
-                p += st.commits[u].p_k;
-                w += st.commits[u].w_k;
-            }
+            let m_sum: G1Projective = commits.iter().map(|(_, st)| st.commits[u].m_k).sum();
             let zv: Scalar = responses.iter().map(|(_, r)| r.z_v[u]).sum();
             let zb: Scalar = responses.iter().map(|(_, r)| r.z_b[u]).sum();
             gc2 += mu * zb;
-            pts2.extend([s[t], w, p]);
-            sc2.extend([-(mu * zv), -mu, mu]);
+            pts2.extend([s[t], m_sum]);
+            sc2.extend([-(mu * zv), mu]);
             pts3.push(s[t]);
             sc3.push(mu * e_sc[u]);
         }
@@ -1641,24 +1629,21 @@ fn verify_steps(
     let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     times.add("Q: DPK challenges", None, t_resp.elapsed());
     let t_agg = Instant::now();
-    // Sums over the servers per member: R, P, W and the responses.
+    // Sums over the servers per member: M and the responses.
     struct Agg {
-        p: G1Projective,
-        w: G1Projective,
+        m: G1Projective,
         zv: Scalar,
         zb: Scalar,
     }
     let agg: Vec<Agg> = (0..members.len())
         .map(|u| {
             let mut a = Agg {
-                p: G1Projective::identity(),
-                w: G1Projective::identity(),
+                m: G1Projective::identity(),
                 zv: Scalar::ZERO,
                 zb: Scalar::ZERO,
             };
             for (_, st) in &commits {
-                a.p += st.commits[u].p_k;
-                a.w += st.commits[u].w_k;
+                a.m += st.commits[u].m_k;
             }
             for (_, st) in &responses {
                 a.zv += st.z_v[u];
@@ -1672,10 +1657,7 @@ fn verify_steps(
     let check_one = |u: usize| -> bool {
         let (_, t) = members[u];
         let a = &agg[u];
-        let x = g1_msm_vartime(
-            &[g, s[t], a.w, a.p],
-            &[a.zb, -a.zv, -Scalar::ONE, Scalar::ONE],
-        );
+        let x = g1_msm_vartime(&[g, s[t], a.m], &[a.zb, -a.zv, Scalar::ONE]);
         let zr: Scalar = responses.iter().map(|(_, st)| st.z_r[u]).sum();
         let eq1 = g1_msm_vartime(
             &[
@@ -1694,16 +1676,16 @@ fn verify_steps(
     };
     // One MSM for every relation of step 5, all members and servers, each with its own
     // 128-bit weight, terms on the same point merged (g, h, pk; per member S, base.a,
-    // base.b, γ; per server and member the 13 published points):
-    //   share proof of server k (weights w1…w5):
-    //     g^{s_v} h^{s_r} = R′ R_k^c,  S^{s_v} = P′ P_k^c,  g^{s_b} = W′ W_k^c,
+    // base.b, γ; per server and member the 11 published points):
+    //   share proof of server k (weights w1…w5, w3 unused):
+    //     g^{s_v} h^{s_r} = R′ R_k^c,  S^{s_v} g^{−s_b} = M′ M_k^c,
     //     g^{s_τ} a^{s_b} = A′_a A_{k,a}^c,  pk^{s_τ} b^{s_b} = A′_b A_{k,b}^c;
     //   responses of server k (w6…w8):
     //     g^{z_v} h^{z_r} V_k^e = R_k,  g^{z_τ} a^{z_b} D_{k,a}^e = A_{k,a},
     //     pk^{z_τ} b^{z_b} D_{k,b}^e = A_{k,b};
     //   aggregate opening (λ): g^{Σz_v} h^{Σz_r} γ^e = Π R_k.
     // Then the aggregate pairing equation, batched over members with μ_u:
-    //   e(Σ μ_u (g^{Σz_b} S^{−Σz_v} W^{−1} P), f2) · e(Σ μ_u e_u S_u, y) = 1.
+    //   e(Σ μ_u (g^{Σz_b} S^{−Σz_v} M), f2) · e(Σ μ_u e_u S_u, y) = 1.
     let joint = members.is_empty() || {
         let lc = members
             .par_iter()
@@ -1762,8 +1744,8 @@ fn verify_steps(
         for (u, &(_, t)) in members.iter().enumerate() {
             let a = &agg[u];
             gc2 += mu[u] * a.zb;
-            pts2.extend([s[t], a.w, a.p]);
-            sc2.extend([-(mu[u] * a.zv), -mu[u], mu[u]]);
+            pts2.extend([s[t], a.m]);
+            sc2.extend([-(mu[u] * a.zv), mu[u]]);
             pts3.push(s[t]);
             sc3.push(mu[u] * e_sc[u]);
         }

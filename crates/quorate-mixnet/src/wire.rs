@@ -62,7 +62,7 @@
 //! * [`BbQuery`]: `14 + 4|I| + 4|J| + G2 + |J|·G1`.
 //! * [`ReverseStage`]: `12 + 2n·G1 + proof`; [`BlindingStage`]: `8 + |I|·(4·G1 + 2s)`;
 //!   [`ElGamalDecStage`]: `8 + |I|·(3·G1 + s)`; [`DpkCommitStage`]:
-//!   `8 + members·(10·G1 + 4s)`; [`DpkResponseStage`]: `8 + 4·members·s`.
+//!   `8 + members·(8·G1 + 4s)`; [`DpkResponseStage`]: `8 + 4·members·s`.
 //! * [`DkgBroadcast`]: `6 + (t + 1)·G1 + s`.
 //!
 //! Measured at `n = 8`, `m = 2`, `|I| = 4` (2 members), 1024-bit `N` and `Ñ`
@@ -102,8 +102,10 @@ use quorate_paillier::rug::Integer;
 use quorate_paillier::threshold::{ThresholdPublicKey, MAX_PARTIES};
 use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 
-/// The format version of every message in this module.
-pub const WIRE_VERSION: u8 = 1;
+/// The format version of every message in this module and in [`crate::wire_rsm`].
+/// Version 2: the DB-SM DPK commitment publishes `M_k = S^{ρ_v} g^{−ρ_b}` instead of
+/// `P_k`, `W_k` (issue 13); version-1 bytes are refused.
+pub const WIRE_VERSION: u8 = 2;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
@@ -1180,13 +1182,11 @@ pub fn decode_elgamal_dec_stage(
 
 fn put_dpk_commit(w: &mut Writer, c: &DpkCommit) {
     put_g1(w, &c.r_k);
-    put_g1(w, &c.p_k);
-    put_g1(w, &c.w_k);
+    put_g1(w, &c.m_k);
     put_eg(w, &c.a_k);
     let p = &c.proof;
     put_g1(w, &p.r1);
-    put_g1(w, &p.p1);
-    put_g1(w, &p.w1);
+    put_g1(w, &p.m1);
     put_eg(w, &p.a1);
     for s in [&p.s_v, &p.s_r, &p.s_b, &p.s_tau] {
         put_scalar(w, s);
@@ -1197,22 +1197,18 @@ fn put_dpk_commit(w: &mut Writer, c: &DpkCommit) {
 /// an honest server; the share proof and the aggregate DPK check decide).
 fn get_dpk_commit(r: &mut Reader<'_>) -> Result<DpkCommit, MixnetError> {
     let r_k = r.g1_or_identity("DPK R_k")?;
-    let p_k = r.g1_or_identity("DPK P_k")?;
-    let w_k = r.g1_or_identity("DPK W_k")?;
+    let m_k = r.g1_or_identity("DPK M_k")?;
     let a_k = get_eg(r, "DPK A_k")?;
     let r1 = r.g1_or_identity("DPK share proof R'")?;
-    let p1 = r.g1_or_identity("DPK share proof P'")?;
-    let w1 = r.g1_or_identity("DPK share proof W'")?;
+    let m1 = r.g1_or_identity("DPK share proof M'")?;
     let a1 = get_eg(r, "DPK share proof A'")?;
     Ok(DpkCommit {
         r_k,
-        p_k,
-        w_k,
+        m_k,
         a_k,
         proof: DpkShareProof {
             r1,
-            p1,
-            w1,
+            m1,
             a1,
             s_v: r.scalar("DPK share proof s_v")?,
             s_r: r.scalar("DPK share proof s_r")?,
@@ -1222,7 +1218,7 @@ fn get_dpk_commit(r: &mut Reader<'_>) -> Result<DpkCommit, MixnetError> {
     })
 }
 
-const DPK_COMMIT_BYTES: usize = 10 * G1_BYTES + 4 * SCALAR_BYTES;
+const DPK_COMMIT_BYTES: usize = 8 * G1_BYTES + 4 * SCALAR_BYTES;
 
 fn put_dpk_commit_stage(w: &mut Writer, s: &DpkCommitStage) -> Result<(), MixnetError> {
     w.party(s.mixer);

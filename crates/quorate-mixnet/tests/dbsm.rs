@@ -248,3 +248,68 @@ fn every_response_and_share_proof_scalar_is_checked() {
     bad.dpk_commits[2].commits[0].proof.a1.b += w.public.gens.g;
     assert_eq!(blamed(verify(&w, &q, &bad)), vec![3]);
 }
+
+/// The published top-level DPK_BB commitment points of one server for one member (the
+/// proof's first messages are masks of these and carry nothing more).
+fn published_commitments(c: &dbsm::DpkCommit) -> Vec<G1Projective> {
+    vec![c.r_k, c.m_k, c.a_k.a, c.a_k.b]
+}
+
+/// Issue 13 (critical): the review's linking attack on the published transcript. Take any
+/// two published commitment slots `P`, `W` (per server), sum them over the servers and
+/// compute `X1 = ΣP − (Σz_v)·S`, `X2 = ΣW − (Σz_b)·g`; output `j` is "the" one if
+/// `e(X1, y) = e(v′_j·(X2 − X1), f2)`. When the proof published `S^{ρ_v}` and `g^{ρ_b}`
+/// separately, this singled out the true output of every member from public data. The proof
+/// must publish only their combination, so no choice of slots links any member better than
+/// chance (a blind guess is right for 1 of the 6 members on average).
+#[test]
+fn dbsm_transcript_does_not_link_inputs_to_outputs() {
+    use group::Curve;
+    let n = 6;
+    let mut w = world(n, 2, 2, 16);
+    let fwd = forward(&w.servers);
+    let all: Vec<usize> = (0..n).collect();
+    let (q, p) = query(&mut w, &all, &all);
+    assert_eq!(verify(&w, &q, &p).unwrap(), vec![true; n]);
+    let g = w.public.gens.g;
+    let (y, f2) = (
+        q.y.to_affine(),
+        blstrs::G2Projective::generator().to_affine(),
+    );
+    let slots = published_commitments(&p.dpk_commits[0].commits[0]).len();
+    let mut best = 0;
+    for a in 0..slots {
+        for b in 0..slots {
+            let mut linked = 0;
+            for (u, &i) in q.inputs.iter().enumerate() {
+                let sum = |slot: usize| -> G1Projective {
+                    p.dpk_commits
+                        .iter()
+                        .map(|st| published_commitments(&st.commits[u])[slot])
+                        .sum()
+                };
+                let zv: Scalar = p.dpk_responses.iter().map(|r| r.z_v[u]).sum();
+                let zb: Scalar = p.dpk_responses.iter().map(|r| r.z_b[u]).sum();
+                let x1 = sum(a) - p.s[u] * zv;
+                let x2 = sum(b) - g * zb;
+                let hits: Vec<usize> = (0..n)
+                    .filter(|&j| {
+                        let rhs = (x2 - x1) * w.record.outputs[j];
+                        quorate_bls::pairing::pairing_product_is_identity(&[
+                            (x1.to_affine(), y),
+                            ((-rhs).to_affine(), f2),
+                        ])
+                    })
+                    .collect();
+                if hits == [fwd[i]] {
+                    linked += 1;
+                }
+            }
+            best = best.max(linked);
+        }
+    }
+    assert!(
+        best <= 1,
+        "the transcript links {best} of {n} members to their outputs"
+    );
+}

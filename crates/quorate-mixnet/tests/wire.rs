@@ -711,6 +711,16 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
         |x| wire::encode_dpk_commit_stage(x).unwrap(),
     );
     assert!(wire::decode_dpk_commit_stage(p, members, &oversize(&b, 4, 4)).is_err());
+    // Version 1 (which published `P_k`, `W_k` apart, issue 13) is refused.
+    assert_eq!(b[1], wire::WIRE_VERSION);
+    assert!(matches!(
+        decode_err(wire::decode_dpk_commit_stage(
+            p,
+            members,
+            &replace(&b, 1, &[1])
+        )),
+        DecodeError::UnknownVersion { .. }
+    ));
     // A commitment replaced by another valid point decodes, and server 2 is named. (A
     // one-bit flip of a point almost never gives a point of the subgroup: those are decode
     // errors, covered by `hostile`.)
@@ -718,8 +728,8 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
         let mut c = st.clone();
         let pt = match which {
             0 => &mut c.commits[0].r_k,
-            1 => &mut c.commits[1].p_k,
-            _ => &mut c.commits[0].w_k,
+            1 => &mut c.commits[1].m_k,
+            _ => &mut c.commits[0].a_k.a,
         };
         *pt += p.gens.g;
         let x = wire::encode_dpk_commit_stage(&c).unwrap();
@@ -873,7 +883,7 @@ fn encoded_sizes() {
     );
     assert_eq!(sizes[4].1, 8 + i * (4 * 48 + 64));
     assert_eq!(sizes[5].1, 8 + i * (3 * 48 + 32));
-    assert_eq!(sizes[6].1, 8 + members * (10 * 48 + 128));
+    assert_eq!(sizes[6].1, 8 + members * (8 * 48 + 128));
     assert_eq!(sizes[7].1, 8 + members * 128);
     let mut rng = ChaCha20Rng::seed_from_u64(78);
     let (bc, _) = dkg::deal(&p.gens, p.params, &p.sid, pid(1), &mut rng);
