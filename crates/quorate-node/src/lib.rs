@@ -7,6 +7,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod api;
+pub mod api_client;
 pub mod envelope;
 pub mod metrics;
 pub mod session;
