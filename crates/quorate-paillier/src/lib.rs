@@ -12,7 +12,6 @@
 //! | [`threshold`] | trusted-dealer `t`-of-`ℓ` threshold Paillier (Shoup/Damgård–Jurik, `s = 1`) |
 //! | [`fixed_base`] | Yao tables (public exponents) and full-scan comb tables (secret exponents) |
 //! | [`bigint`] | sampling from a caller's RNG, fixed-length encodings, ct/vartime `pow_mod`, wiping |
-//! | [`bench`](mod@bench) | modexp / fixed-base / Paillier timing helpers and the design notes' figures |
 //!
 //! ```
 //! use quorate_paillier::paillier::SecretKey;
@@ -77,7 +76,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod bench;
 pub mod bigint;
 pub mod error;
 pub mod fixed_base;

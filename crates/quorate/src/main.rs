@@ -4,7 +4,6 @@
 //! any other error (printed to stderr as `error: …`).
 
 use clap::{Args, Parser, Subcommand};
-use quorate::bench::BenchSuite;
 use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
 use quorate::systems::cosi::{self, CosiDemoArgs, CosiVerifyArgs};
 use quorate::systems::ecdsa::{self, EcdsaDemoArgs, EcdsaVerifyArgs};
@@ -13,6 +12,7 @@ use quorate::systems::verenc::{
     self, VerencBackupArgs, VerencDemoArgs, VerencKeygenArgs, VerencRecoverArgs, VerencVerifyArgs,
 };
 use quorate::systems::{BenchOptions, System};
+use quorate_eval::bench::BenchSuite;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -6,7 +6,6 @@
 //! Π_EKS proofs (batch-verified), and a threshold signature by the first t parties that is
 //! checked by our verifier and by blst's.
 
-use crate::bench::{BenchSuite, PaperFigure};
 use anyhow::{ensure, Context as _};
 use quorate_bls::ciphersuite::verify_with_blst;
 use quorate_bls::kzg::ceremony;
@@ -18,6 +17,7 @@ use quorate_bls::{
 };
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
+use quorate_eval::bench::{BenchSuite, PaperFigure};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use std::process::ExitCode;

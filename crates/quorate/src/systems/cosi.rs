@@ -12,7 +12,6 @@
 //!   possession**, so the verifier trusts that whoever compiled the list ruled out rogue keys
 //!   (a key chosen as `a·B − ΣA_i` would let one party sign for all).
 
-use crate::bench::{BenchSuite, PaperFigure};
 use anyhow::{anyhow, bail, ensure, Context as _};
 use curve25519_dalek::edwards::EdwardsPoint;
 use quorate_core::DecodeError;
@@ -26,6 +25,7 @@ use quorate_cosi::{
     sign_in_process, Mode, Policy, PolicyMember, PublicKey, Roster, RosterEntry, Scenario,
     SecretKey, Signature, Tree,
 };
+use quorate_eval::bench::{BenchSuite, PaperFigure};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, RngCore, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet};
@@ -661,7 +661,7 @@ fn time_cpu<'s, R>(
     params: &str,
     samples: usize,
     mut f: impl FnMut() -> R,
-) -> anyhow::Result<&'s mut crate::bench::Row> {
+) -> anyhow::Result<&'s mut quorate_eval::bench::Row> {
     drop(std::hint::black_box(f()));
     let mut durations = Vec::with_capacity(samples.max(1));
     for _ in 0..samples.max(1) {
@@ -670,7 +670,7 @@ fn time_cpu<'s, R>(
         durations.push(watch.elapsed());
         drop(out);
     }
-    let stats = crate::bench::Stats::from_durations(&durations).context("no samples")?;
+    let stats = quorate_eval::bench::Stats::from_durations(&durations).context("no samples")?;
     Ok(suite.record(operation, params, None, stats))
 }
 
@@ -924,7 +924,7 @@ fn write_plots(
             )
         })
         .collect();
-    plot(
+    quorate_eval::plot::line_chart(
         &dir.join("cosi-fig4.svg"),
         "Fig. 4: CPU per round, most loaded node",
         "witnesses",
@@ -932,7 +932,7 @@ fn write_plots(
         &named4,
         true,
     )?;
-    plot(
+    quorate_eval::plot::line_chart(
         &dir.join("cosi-fig5.svg"),
         "Fig. 5: traffic at the root",
         "witnesses",
@@ -940,7 +940,7 @@ fn write_plots(
         &named5,
         true,
     )?;
-    plot(
+    quorate_eval::plot::line_chart(
         &dir.join("cosi-fig6.svg"),
         "Fig. 6: CoSi signing latency (200 ms RTT)",
         "branching factor",
@@ -948,79 +948,5 @@ fn write_plots(
         &named6,
         false,
     )?;
-    Ok(())
-}
-
-fn plot(
-    path: &Path,
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    series: &[(String, Vec<(f64, f64)>)],
-    log: bool,
-) -> anyhow::Result<()> {
-    use plotters::prelude::*;
-    let pts = series.iter().flat_map(|(_, v)| v.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in pts {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    ensure!(x0 <= x1, "nothing to plot");
-    let err = |e: &dyn std::fmt::Debug| anyhow!("plot {}: {e:?}", path.display());
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let colors = [RED, BLUE, GREEN, MAGENTA, BLACK, CYAN];
-    let mut builder = ChartBuilder::on(&root);
-    builder
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(70);
-    macro_rules! draw {
-        ($chart:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(y_desc)
-                .draw()
-                .map_err(|e| err(&e))?;
-            for (i, (name, v)) in series.iter().enumerate() {
-                let c = colors[i % colors.len()];
-                chart
-                    .draw_series(LineSeries::new(v.iter().copied(), c.stroke_width(2)))
-                    .map_err(|e| err(&e))?
-                    .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
-                chart
-                    .draw_series(v.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                    .map_err(|e| err(&e))?;
-            }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(&e))?;
-        }};
-    }
-    if log {
-        let chart = builder
-            .build_cartesian_2d(
-                (x0.max(1.0) * 0.8..x1 * 1.25).log_scale(),
-                (y0.max(1e-3) * 0.5..y1 * 2.0).log_scale(),
-            )
-            .map_err(|e| err(&e))?;
-        draw!(chart);
-    } else {
-        let chart = builder
-            .build_cartesian_2d(0.0..x1 + 1.0, 0.0..y1 * 1.15)
-            .map_err(|e| err(&e))?;
-        draw!(chart);
-    }
-    root.present().map_err(|e| err(&e))?;
     Ok(())
 }

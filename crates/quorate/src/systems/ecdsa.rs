@@ -1,12 +1,12 @@
 //! Threshold ECDSA (DKLs19 multiplication, DKLs23 signing): `quorate ecdsa demo`,
 //! `quorate ecdsa verify`, the `quorate demo` entry and the `quorate bench ecdsa` rows.
 
-use crate::bench::{BenchSuite, PaperFigure, Stats};
 use anyhow::Context as _;
 use k256::ecdsa::signature::hazmat::PrehashVerifier;
 use k256::ecdsa::{Signature as K256Signature, VerifyingKey};
 use quorate_core::{PartyId, ThresholdParams};
 use quorate_ecdsa::{netsim, simulate};
+use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, RngCore, SeedableRng};
 use sha2::{Digest, Sha256};

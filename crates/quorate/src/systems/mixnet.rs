@@ -2,7 +2,7 @@
 //! `quorate bench mixnet` rows. The protocol lives in `quorate-mixnet`; this module only
 //! runs it ([`quorate_mixnet::demo::run_demo`]) and prints the results.
 
-use crate::bench::{BenchSuite, PaperFigure, Stats};
+use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
 use quorate_mixnet::demo::{run_demo, DemoConfig, DemoReport};
 use quorate_mixnet::params::{PRODUCTION_PAILLIER_BITS, TEST_PAILLIER_BITS};
 use rand_chacha::ChaCha20Rng;

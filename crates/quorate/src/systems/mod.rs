@@ -5,7 +5,7 @@
 //! [`System::name`], [`System::run_default_demo`] and [`System::bench`] (plus its own
 //! subcommand in `main.rs`).
 
-use crate::bench::BenchSuite;
+use quorate_eval::bench::BenchSuite;
 
 pub mod bls;
 pub mod cosi;

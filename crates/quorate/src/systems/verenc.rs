@@ -2,9 +2,9 @@
 //! the `quorate demo` entry and the `quorate bench verenc` rows (the CS03 note's modular
 //! exponentiation table, CS03 at |n| = 3072 / 4096 and TZ21 at the reference's sets).
 
-use crate::bench::{BenchSuite, PaperFigure, Stats};
 use anyhow::{anyhow, Context as _};
-use quorate_paillier::bench::{modexp_table, ModexpRow};
+use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
+use quorate_eval::paillier::{modexp_table, ModexpRow};
 use quorate_verenc::backup::{
     self, Backup, BackupError, CurveId, EscrowPublicKey, EscrowSecretKey, Scheme,
 };
@@ -474,7 +474,7 @@ fn bench_modexp(suite: &mut BenchSuite) {
             .note
             .and_then(|n| n.seed_crypto_bigint_052_ms)
             .map(|ms| PaperFigure::new(ms, "CS03 note (crypto-bigint 0.5.2, authors' machine)"));
-        let stats = |t: &quorate_paillier::bench::Timing| {
+        let stats = |t: &quorate_eval::paillier::Timing| {
             Stats::from_ms(t.median_ms, t.min_ms, t.max_ms, t.samples)
         };
         suite.record(
@@ -529,7 +529,7 @@ const TARGET_CS03_V_MS: f64 = 40.0;
 
 /// Section 2: CS03 at |n| = 3072 and 4096 (k = 256, k' = 128) on P-256, the note's curve.
 fn bench_cs03(suite: &mut BenchSuite, rng: &mut ChaCha20Rng) -> anyhow::Result<()> {
-    use quorate_paillier::bench::NOTE_CS03_ESTIMATES;
+    use quorate_eval::paillier::NOTE_CS03_ESTIMATES;
     use quorate_verenc::cs03::{self, AuxParams};
     use quorate_verenc::group::{Curve, P256};
     type C = P256;

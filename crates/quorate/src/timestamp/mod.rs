@@ -5,9 +5,6 @@
 //! exist only with the `timestamp-server` feature (on by default); without it the binary
 //! links no web server.
 
-#[cfg(feature = "timestamp-server")]
-mod bench;
-
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use quorate_cosi::timestamp::{parse_hash_hex, KeyListVerifier, Receipt};
@@ -16,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 #[cfg(feature = "timestamp-server")]
 use {
-    crate::bench::BenchSuite,
     quorate_cosi::timestamp::RootCosigner as _,
+    quorate_eval::bench::BenchSuite,
     quorate_timestamp::loadgen::{run_load_blocking, LoadConfig},
     quorate_timestamp::{roster_json, ServerConfig, Service, Store},
     std::net::SocketAddr,
@@ -275,7 +272,7 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
 fn bench(args: &TimestampBenchArgs) -> anyhow::Result<()> {
     let mut suite = BenchSuite::new("cosi-timestamp", args.quick);
     print!("{}", suite.header());
-    let outcome = bench::bench_timestamp(&mut suite, args.quick);
+    let outcome = quorate_eval::timestamp::bench_timestamp(&mut suite, args.quick);
     if !suite.rows().is_empty() || !suite.notes().is_empty() {
         println!();
         print!("{}", suite.table());

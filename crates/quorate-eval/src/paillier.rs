@@ -1,11 +1,11 @@
-//! Benchmark helpers for the `quorate` binary's `bench` command: they measure and return
+//! Paillier and modexp measurements for `quorate bench verenc`: they measure and return
 //! numbers, and leave printing to the caller.
 //!
 //! * [`modexp_table`]: modular exponentiation at the CS03 note's sizes (modulus bits ^
 //!   exponent bits: 8192^{8192, 4096, 512, 256} and 6144^{6144, 3072, 512, 256}) with GMP's
 //!   `mpz_powm` and `mpz_powm_sec` (our backend) **and** crypto-bigint 0.5 `DynResidue::pow`
 //!   (the note's backend) in the same run, so the ratio is meaningful on any machine.
-//! * [`fixed_base_table`]: the fixed-base tables of [`crate::fixed_base`] against plain
+//! * [`fixed_base_table`]: the fixed-base tables of [`quorate_paillier::fixed_base`] against plain
 //!   exponentiation.
 //! * [`paillier_table`]: Paillier encryption and decryption (CRT and textbook).
 //! * [`threshold_row`]: threshold decryption shares, their verification and combination.
@@ -18,17 +18,17 @@
 //! sample by sample so that their ratio is fair even when the machine is busy. (The notes
 //! quote minima; compare our `min_ms` with them when the machine is loaded.)
 
-use crate::bigint::{pow_mod_vartime, random_bits, SecretInteger};
-use crate::error::PaillierError;
-use crate::fixed_base::{FixedBase, FixedBaseCt};
-use crate::paillier::SecretKey;
 use cpu_time::ThreadTime;
 use crypto_bigint::modular::runtime_mod::{DynResidue, DynResidueParams};
 use crypto_bigint::{Uint, U6144, U8192};
+use quorate_paillier::bigint::{pow_mod_vartime, random_bits, SecretInteger};
+use quorate_paillier::error::PaillierError;
+use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
+use quorate_paillier::paillier::SecretKey;
+use quorate_paillier::rug::integer::Order;
+use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
-use rug::integer::Order;
-use rug::Integer;
 use std::hint::black_box;
 
 /// Median, minimum and maximum of a set of timings, in milliseconds.
@@ -464,7 +464,7 @@ pub fn fixed_base_table(quick: bool) -> Result<Vec<FixedBaseRow>, PaillierError>
     for (mb, eb) in sizes {
         let mut rng = bench_rng(11 + u64::from(mb) * 3 + u64::from(eb));
         let m = random_odd_modulus(&mut rng, mb);
-        let b = crate::bigint::random_unit(&mut rng, &m)?;
+        let b = quorate_paillier::bigint::random_unit(&mut rng, &m)?;
         let (yao, yao_setup_ms) = timed(|| FixedBase::new(&b, &m, eb));
         let yao = yao?;
         let (comb, comb_setup_ms) = timed(|| FixedBaseCt::new(&b, &m, eb));
@@ -534,7 +534,7 @@ pub fn paillier_table(quick: bool) -> Result<Vec<PaillierRow>, PaillierError> {
         let pk = sk.public_key().clone();
         let (mut t_enc, mut t_crt, mut t_tb, mut t_mul) = (vec![], vec![], vec![], vec![]);
         for _ in 0..samples {
-            let m = crate::bigint::random_below(&mut rng, pk.n());
+            let m = quorate_paillier::bigint::random_below(&mut rng, pk.n());
             let k = random_bits(&mut rng, 256);
             let (c, ms) = timed(|| pk.encrypt(&m, &mut rng));
             let c = c?;
@@ -583,7 +583,7 @@ pub struct ThresholdRow {
 
 /// Threshold decryption at `|n| = modulus_bits` with a `t`-of-`parties` dealer key
 /// (fresh safe primes: seconds at 2048 bits, tens of seconds at 3072; see
-/// [`crate::primes`]).
+/// [`quorate_paillier::primes`]).
 pub fn threshold_row(
     modulus_bits: u32,
     t: u16,
@@ -594,13 +594,14 @@ pub fn threshold_row(
     use quorate_core::ThresholdParams;
     let mut rng = bench_rng(200 + u64::from(modulus_bits));
     let params = ThresholdParams::new(t, parties)?;
-    let (dealt, deal_ms) = timed(|| crate::threshold::deal(params, modulus_bits, &mut rng));
+    let (dealt, deal_ms) =
+        timed(|| quorate_paillier::threshold::deal(params, modulus_bits, &mut rng));
     let (tpk, keys) = dealt?;
     let sid = SessionId::new(b"bench".to_vec());
     let pk = tpk.encryption_key();
     let (mut t_share, mut t_verify, mut t_combine) = (vec![], vec![], vec![]);
     for _ in 0..samples.max(1) {
-        let m = crate::bigint::random_below(&mut rng, pk.n());
+        let m = quorate_paillier::bigint::random_below(&mut rng, pk.n());
         let c = pk.encrypt(&m, &mut rng)?;
         let mut verified = Vec::new();
         for key in keys.iter().take(usize::from(t)) {
