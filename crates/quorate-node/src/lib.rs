@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod api_client;
+pub mod daemon;
 pub mod envelope;
 pub mod metrics;
 pub mod session;

@@ -1,0 +1,288 @@
+//! Running a node: transport + session runtime + operator API until a shutdown signal, and
+//! the roster-wide connectivity check. Takes plain values; the CLI loads them from the node
+//! directory and the roster.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ed25519_dalek::SigningKey;
+use serde::Serialize;
+use tracing::info;
+use zeroize::Zeroizing;
+
+use crate::api::{self, ApiError, ApiState};
+use crate::metrics::Metrics;
+use crate::session::driver::Protocol;
+use crate::session::policy::Policy;
+use crate::session::store::SessionStore;
+use crate::session::{Runtime, RuntimeConfig};
+use crate::transport::{Peers, Transport, TransportConfig, TransportError};
+
+/// Everything a running node needs.
+pub struct NodeSetup {
+    /// This node's id.
+    pub id: u16,
+    /// Identity key (its public key must be this node's roster key).
+    pub key: SigningKey,
+    /// The roster.
+    pub peers: Peers,
+    /// Transport bind address.
+    pub listen: SocketAddr,
+    /// Operator API address (loopback only).
+    pub api: SocketAddr,
+    /// Operator API bearer token.
+    pub api_token: Zeroizing<String>,
+    /// Session persistence.
+    pub store: Arc<dyn SessionStore>,
+    /// Protocols this node runs.
+    pub protocols: Vec<Arc<dyn Protocol>>,
+    /// Participant policy.
+    pub policy: Arc<dyn Policy>,
+    /// Transport limits.
+    pub transport: TransportConfig,
+    /// Runtime limits.
+    pub runtime: RuntimeConfig,
+}
+
+impl std::fmt::Debug for NodeSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeSetup")
+            .field("id", &self.id)
+            .field("listen", &self.listen)
+            .field("api", &self.api)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a node could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DaemonError {
+    /// Transport setup failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// API setup failed.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The API server failed.
+    #[error("operator API: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A started node.
+pub struct RunningNode {
+    /// The session runtime.
+    pub runtime: Arc<Runtime>,
+    /// The bound transport address.
+    pub listen: SocketAddr,
+    /// The bound API address.
+    pub api: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl std::fmt::Debug for RunningNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningNode")
+            .field("listen", &self.listen)
+            .field("api", &self.api)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Binds the transport and the API and starts serving.
+pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
+    let listener = api::bind(setup.api).await?;
+    let api_addr = listener.local_addr().map_err(|source| ApiError::Io {
+        addr: setup.api,
+        source,
+    })?;
+    let (transport, rx) = Transport::bind(
+        &setup.key,
+        setup.id,
+        setup.peers,
+        setup.listen,
+        setup.transport,
+    )?;
+    let listen = transport
+        .local_addr()
+        .map_err(|source| TransportError::Bind {
+            addr: setup.listen,
+            source,
+        })?;
+    let runtime = Runtime::new(
+        setup.key,
+        transport,
+        setup.protocols,
+        setup.policy,
+        setup.store,
+        Arc::new(Metrics::default()),
+        setup.runtime,
+    );
+    runtime.spawn_inbound(rx);
+    let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(api::serve(
+        listener,
+        ApiState::new(runtime.clone(), &setup.api_token),
+        async {
+            let _ = stop_rx.await;
+        },
+    ));
+    info!(node = setup.id, %listen, api = %api_addr, "node running");
+    Ok(RunningNode {
+        runtime,
+        listen,
+        api: api_addr,
+        stop,
+        server,
+    })
+}
+
+impl RunningNode {
+    /// Stops the API and the transport (peers are told the connection closes).
+    pub async fn stop(self) -> Result<(), DaemonError> {
+        let _ = self.stop.send(());
+        let served = self.server.await;
+        self.runtime.transport().shutdown().await;
+        info!(node = self.runtime.self_id(), "node stopped");
+        match served {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(DaemonError::Serve(e)),
+            Err(e) => Err(DaemonError::Serve(std::io::Error::other(e.to_string()))),
+        }
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => info!("SIGTERM: stopping"),
+                    _ = tokio::signal::ctrl_c() => info!("SIGINT: stopping"),
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Runs a node until `shutdown` resolves, then stops it cleanly.
+pub async fn run(
+    setup: NodeSetup,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), DaemonError> {
+    let node = start(setup).await?;
+    shutdown.await;
+    node.stop().await
+}
+
+/// One row of `quorate node check`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PeerCheck {
+    /// Node id.
+    pub id: u16,
+    /// Its roster address.
+    pub address: String,
+    /// Whether it is this node (then the check reaches this node's own running process).
+    #[serde(rename = "self")]
+    pub is_self: bool,
+    /// `ok` or `error`.
+    pub status: &'static str,
+    /// Round-trip time of dial + mutual authentication + one message, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<f64>,
+    /// What failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Dials every roster node (including this node's own running process) from a fresh
+/// endpoint on an ephemeral port, authenticating both ways with this node's identity.
+pub async fn check(
+    id: u16,
+    key: &SigningKey,
+    peers: Peers,
+    bind_ip: std::net::IpAddr,
+    timeout: Duration,
+) -> Result<Vec<PeerCheck>, TransportError> {
+    let config = TransportConfig {
+        connect_timeout: timeout,
+        send_timeout: timeout,
+        ..TransportConfig::default()
+    };
+    let (transport, _rx) =
+        Transport::bind(key, id, peers.clone(), SocketAddr::new(bind_ip, 0), config)?;
+    let probes = peers.iter().map(|p| {
+        let t = transport.clone();
+        let p = p.clone();
+        async move {
+            let res = t.probe(p.id).await;
+            PeerCheck {
+                id: p.id,
+                address: p.addr.to_string(),
+                is_self: p.id == id,
+                status: if res.is_ok() { "ok" } else { "error" },
+                rtt_ms: res.as_ref().ok().map(|d| d.as_secs_f64() * 1e3),
+                error: res.err().map(|e| e.to_string()),
+            }
+        }
+    });
+    let rows = futures_join_all(probes).await;
+    transport.shutdown().await;
+    Ok(rows)
+}
+
+async fn futures_join_all<F: std::future::Future + Send + 'static>(
+    futs: impl Iterator<Item = F>,
+) -> Vec<F::Output>
+where
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futs.map(tokio::spawn).collect();
+    let mut out = Vec::with_capacity(handles.len());
+    for h in handles {
+        if let Ok(v) = h.await {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The check as a fixed-width table.
+pub fn check_table(rows: &[PeerCheck]) -> String {
+    let mut out = format!(
+        "{:>5}  {:<24} {:<6} {:>9}  {}\n",
+        "node", "address", "status", "rtt_ms", "error"
+    );
+    for r in rows {
+        let id = if r.is_self {
+            format!("{}*", r.id)
+        } else {
+            r.id.to_string()
+        };
+        let rtt = r
+            .rtt_ms
+            .map(|v| format!("{v:.2}"))
+            .unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "{:>5}  {:<24} {:<6} {:>9}  {}\n",
+            id,
+            r.address,
+            r.status,
+            rtt,
+            r.error.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}
