@@ -14,7 +14,7 @@
 //! | format version (1) | 1 |
 //! | protocol name length `n` (1..=32), name (ASCII `[a-z0-9._-]`) | 1 + n |
 //! | protocol version | 2 |
-//! | key id | 32 |
+//! | key id length `k` (1..=128), key id (`[A-Za-z0-9._:-]`) | 1 + k |
 //! | epoch | 8 |
 //! | session id | 32 |
 //! | attempt | 4 |
@@ -38,6 +38,8 @@ const MAGIC: &[u8; 4] = b"QENV";
 pub const FORMAT_VERSION: u8 = 1;
 /// Longest protocol name.
 pub const MAX_PROTOCOL_NAME: usize = 32;
+/// Longest key id.
+pub const MAX_KEY_ID: usize = 128;
 
 /// Who an envelope is addressed to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,8 +67,9 @@ pub struct Header {
     pub protocol: String,
     /// Protocol version.
     pub protocol_version: u16,
-    /// Key the session is about (all zero when none yet, e.g. during keygen).
-    pub key_id: [u8; 32],
+    /// Key the session is about (the keystore's key id; for keygen, the id the new key
+    /// will have).
+    pub key_id: String,
     /// Key epoch.
     pub epoch: u64,
     /// Session id (hash of the accepted proposal).
@@ -136,6 +139,15 @@ fn payload_hash(payload: &[u8]) -> [u8; 32] {
     Sha256::digest(payload).into()
 }
 
+/// Whether `id` is a valid key id: 1..=128 bytes of `[A-Za-z0-9._:-]`.
+pub fn valid_key_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_KEY_ID
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+}
+
 fn valid_protocol_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_PROTOCOL_NAME
@@ -152,7 +164,9 @@ impl Header {
         out.push(self.protocol.len() as u8);
         out.extend_from_slice(self.protocol.as_bytes());
         out.extend_from_slice(&self.protocol_version.to_be_bytes());
-        out.extend_from_slice(&self.key_id);
+        // Checked by `Envelope::seal` (at most 128 bytes).
+        out.push(self.key_id.len() as u8);
+        out.extend_from_slice(self.key_id.as_bytes());
         out.extend_from_slice(&self.epoch.to_be_bytes());
         out.extend_from_slice(&self.session);
         out.extend_from_slice(&self.attempt.to_be_bytes());
@@ -220,6 +234,9 @@ impl Envelope {
         if !valid_protocol_name(&header.protocol) {
             return Err(EnvelopeError::Malformed("protocol name"));
         }
+        if !valid_key_id(&header.key_id) {
+            return Err(EnvelopeError::Malformed("key id"));
+        }
         if payload.len() > u32::MAX as usize {
             return Err(EnvelopeError::TooLarge {
                 len: payload.len(),
@@ -283,7 +300,12 @@ impl Envelope {
             .ok_or(EnvelopeError::Malformed("protocol name"))?
             .to_string();
         let protocol_version = r.u16()?;
-        let key_id = r.array()?;
+        let key_len = r.u8()? as usize;
+        let key_id = std::str::from_utf8(r.take(key_len)?)
+            .ok()
+            .filter(|k| valid_key_id(k))
+            .ok_or(EnvelopeError::Malformed("key id"))?
+            .to_string();
         let epoch = r.u64()?;
         let session = r.array()?;
         let attempt = r.u32()?;
@@ -338,7 +360,7 @@ mod tests {
         Header {
             protocol: "test-echo".into(),
             protocol_version: 1,
-            key_id: [7; 32],
+            key_id: "key-7".into(),
             epoch: 3,
             session: [9; 32],
             attempt: 2,
@@ -376,7 +398,7 @@ mod tests {
         let mutations: Vec<Mutation> = vec![
             Box::new(|h| h.protocol = "test-other".into()),
             Box::new(|h| h.protocol_version = 2),
-            Box::new(|h| h.key_id[0] ^= 1),
+            Box::new(|h| h.key_id.push('x')),
             Box::new(|h| h.epoch += 1),
             Box::new(|h| h.session[31] ^= 1),
             Box::new(|h| h.attempt += 1),
@@ -450,7 +472,17 @@ mod tests {
         let mut b = bytes.clone();
         b[5] = 0;
         assert!(Envelope::decode(&b, 1024).is_err());
-        let tag_at = 4 + 1 + 1 + "test-echo".len() + 2 + 32 + 8 + 32 + 4 + 2 + 2;
+        let key_at = 4 + 1 + 1 + "test-echo".len() + 2;
+        let mut b = bytes.clone();
+        b[key_at + 1] = b' ';
+        assert_eq!(
+            Envelope::decode(&b, 1024),
+            Err(EnvelopeError::Malformed("key id"))
+        );
+        let mut b = bytes.clone();
+        b[key_at] = 0;
+        assert!(Envelope::decode(&b, 1024).is_err());
+        let tag_at = 4 + 1 + 1 + "test-echo".len() + 2 + 1 + "key-7".len() + 8 + 32 + 4 + 2 + 2;
         let mut b = bytes.clone();
         b[tag_at] = 2;
         assert_eq!(
@@ -489,6 +521,19 @@ mod tests {
                 })
                 .collect();
             let _ = Envelope::decode(&junk, 1024);
+        }
+    }
+
+    #[test]
+    fn seal_refuses_a_bad_key_id() {
+        let k1 = SigningKey::generate(&mut OsRng);
+        for bad in [String::new(), "a b".into(), "k".repeat(129)] {
+            let mut h = header(1);
+            h.key_id = bad;
+            assert_eq!(
+                Envelope::seal(h, vec![], &k1),
+                Err(EnvelopeError::Malformed("key id"))
+            );
         }
     }
 

@@ -81,7 +81,7 @@ pub struct SessionContext {
     /// Protocol parameters from the proposal (the protocol defines their schema).
     pub params: Value,
     /// Key id.
-    pub key_id: [u8; 32],
+    pub key_id: String,
     /// Epoch.
     pub epoch: u64,
     /// Attempt number.

@@ -28,11 +28,10 @@ pub use runtime::{Runtime, RuntimeConfig};
 pub const MAX_REQUEST_ID: usize = 128;
 
 /// (key id, epoch, attempt): the unit that is persisted and never rerun.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct AttemptKey {
     /// Key id.
-    #[serde(with = "hex32")]
-    pub key_id: [u8; 32],
+    pub key_id: String,
     /// Epoch.
     pub epoch: u64,
     /// Attempt number.
@@ -52,9 +51,10 @@ pub struct SessionRequest {
     pub params: Value,
     /// Participants' node ids (the coordinator must be one of them).
     pub participants: Vec<u16>,
-    /// Key id (hex, 32 bytes); derived from the protocol and request id when absent.
-    #[serde(default, with = "opt_hex32", skip_serializing_if = "Option::is_none")]
-    pub key_id: Option<[u8; 32]>,
+    /// Key id (1..=128 characters of `[A-Za-z0-9._:-]`); derived from the protocol and the
+    /// request id when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
     /// Key epoch.
     #[serde(default)]
     pub epoch: u64,
@@ -80,8 +80,7 @@ pub struct Proposal {
     /// Operator's request id.
     pub request_id: String,
     /// Key id.
-    #[serde(with = "hex32")]
-    pub key_id: [u8; 32],
+    pub key_id: String,
     /// Epoch.
     pub epoch: u64,
     /// Attempt.
@@ -166,7 +165,7 @@ pub enum RequestStatus {
 pub struct RequestRecord {
     /// The request as submitted.
     pub request: SessionRequest,
-    /// Key id used (hex).
+    /// Key id used.
     pub key_id: String,
     /// Status.
     pub status: RequestStatus,
@@ -208,39 +207,5 @@ impl SessionError {
             SessionError::Aborted(r) => &r.culprits,
             _ => &[],
         }
-    }
-}
-
-/// `[u8; 32]` as lowercase hex in JSON.
-pub(crate) mod hex32 {
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &[u8; 32], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&hex::encode(v))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 32], D::Error> {
-        let s = String::deserialize(d)?;
-        let v = hex::decode(&s).map_err(D::Error::custom)?;
-        v.try_into()
-            .map_err(|_| D::Error::custom("expected 32 bytes of hex"))
-    }
-}
-
-/// `Option<[u8; 32]>` as hex.
-pub(crate) mod opt_hex32 {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &Option<[u8; 32]>, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(v) => super::hex32::serialize(v, s),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[u8; 32]>, D::Error> {
-        #[derive(Deserialize)]
-        struct W(#[serde(with = "super::hex32")] [u8; 32]);
-        Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
     }
 }

@@ -65,14 +65,16 @@ pub fn session_id_of(proposal_payload: &[u8]) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// Key id used when a request names none: SHA-256 of the protocol and the request id.
-pub fn derived_key_id(protocol: &str, request_id: &str) -> [u8; 32] {
+/// Key id used when a request names none: the protocol name and 128 bits of SHA-256 of the
+/// protocol and the request id, e.g. `ping-3f1c…`.
+pub fn derived_key_id(protocol: &str, request_id: &str) -> String {
     let mut h = Sha256::new();
     h.update(b"quorate/key-id/v1");
     h.update(protocol.as_bytes());
     h.update([0]);
     h.update(request_id.as_bytes());
-    h.finalize().into()
+    let digest: [u8; 32] = h.finalize().into();
+    format!("{protocol}-{}", hex::encode(&digest[..16]))
 }
 
 #[derive(Default)]
@@ -339,7 +341,7 @@ impl Runtime {
         let header = Header {
             protocol: s.protocol.clone(),
             protocol_version: s.version,
-            key_id: s.ctx.key_id,
+            key_id: s.ctx.key_id.clone(),
             epoch: s.ctx.epoch,
             session: s.ctx.session_id,
             attempt: s.ctx.attempt,
@@ -413,7 +415,7 @@ impl Runtime {
             return refuse(&self, reason);
         }
         let key = AttemptKey {
-            key_id: p.key_id,
+            key_id: p.key_id.clone(),
             epoch: p.epoch,
             attempt: p.attempt,
         };
@@ -425,9 +427,7 @@ impl Runtime {
                     &self,
                     format!(
                         "attempt {} of key {} epoch {} already ran here",
-                        p.attempt,
-                        hex::encode(&p.key_id[..8]),
-                        p.epoch
+                        p.attempt, p.key_id, p.epoch
                     ),
                 )
             }
@@ -677,7 +677,13 @@ impl Runtime {
             .unwrap_or(self.config.round_timeout.as_millis() as u64);
         let key_id = req
             .key_id
+            .clone()
             .unwrap_or_else(|| derived_key_id(&req.protocol, &req.request_id));
+        if !crate::envelope::valid_key_id(&key_id) {
+            return Err(SessionError::BadRequest(
+                "key_id must be 1..=128 characters of [A-Za-z0-9._:-]".into(),
+            ));
+        }
         let min = protocol
             .min_participants(&req.params)
             .map_err(SessionError::BadRequest)?;
@@ -689,7 +695,7 @@ impl Runtime {
             participants: participants.clone(),
             coordinator: self.self_id,
             request_id: req.request_id.clone(),
-            key_id,
+            key_id: key_id.clone(),
             epoch: req.epoch,
             attempt: 0,
             round_timeout_ms: timeout_ms,
@@ -698,7 +704,7 @@ impl Runtime {
 
         let mut record = RequestRecord {
             request: req.clone(),
-            key_id: hex::encode(key_id),
+            key_id: key_id.clone(),
             status: RequestStatus::Running,
             attempts: vec![],
             output: None,
@@ -725,7 +731,7 @@ impl Runtime {
                 .map_err(|e| SessionError::BadRequest(e.to_string()))?;
             let sid = session_id_of(&payload);
             let key = AttemptKey {
-                key_id,
+                key_id: key_id.clone(),
                 epoch: req.epoch,
                 attempt,
             };
@@ -805,7 +811,7 @@ fn context(self_id: u16, p: &Proposal, sid: [u8; 32]) -> SessionContext {
         participants: p.participants.clone(),
         coordinator: p.coordinator,
         params: p.params.clone(),
-        key_id: p.key_id,
+        key_id: p.key_id.clone(),
         epoch: p.epoch,
         attempt: p.attempt,
         session_id: sid,
