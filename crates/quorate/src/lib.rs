@@ -1,8 +1,17 @@
 //! # quorate (command-line tool)
 //!
-//! The library half of the `quorate` binary: one module per implemented system ([`systems`]), each providing its demo, verifier and
-//! benchmark entry points, and the glue for `quorate cosi timestamp` ([`timestamp`]) over the
-//! `quorate-timestamp` service crate. `src/main.rs` only parses arguments and dispatches here.
+//! The library half of the `quorate` binary. `src/main.rs` only parses arguments and
+//! dispatches here.
+//!
+//! * [`systems`]: one module per implemented system, each split into its command-line
+//!   arguments (`mod.rs`), `demo`, `verify` and `bench` parts.
+//! * [`common`]: what every command shares: hex arguments, the exit-code rule, JSON output,
+//!   the seeded RNG, millisecond conversions.
+//! * [`timestamp`]: the glue for `quorate cosi timestamp` over the `quorate-timestamp`
+//!   service crate.
+//!
+//! The benchmark harness, the simulations and the plots live in `quorate-eval`.
 
+pub mod common;
 pub mod systems;
 pub mod timestamp;
