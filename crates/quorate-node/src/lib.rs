@@ -4,6 +4,15 @@
 //! their keys, an authenticated and encrypted transport, a persisted session runtime that
 //! drives the sans-I/O protocol crates, an encrypted crash-safe keystore and a local operator
 //! API.
+//!
+//! Foundation modules:
+//!
+//! * [`identity`]: node ids, the Ed25519 identity key, the passphrase;
+//! * [`keystore`]: the encrypted, crash-safe store of secrets, epochs, session states and
+//!   bans (its module docs state the format, the Argon2id/AEAD parameters and the crash
+//!   model);
+//! * [`fsutil`]: bounded reads and durable, never-silent writes;
+//! * [`faults`]: test-only crash hooks at named persist steps (feature `test-faults`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -11,6 +20,10 @@ pub mod api;
 pub mod api_client;
 pub mod daemon;
 pub mod envelope;
+pub mod faults;
+pub mod fsutil;
+pub mod identity;
+pub mod keystore;
 pub mod metrics;
 pub mod session;
 pub mod transport;

@@ -1,0 +1,53 @@
+//! Test-only crash hooks at named persist steps.
+//!
+//! Every durable step of the keystore and of `node init` calls [`crash_point`] with a step
+//! name from [`STEPS`]. Built with the cargo feature `test-faults`, a process whose
+//! environment has `QUORATE_TEST_CRASH_AT=<step>` aborts (`SIGABRT`, no destructors, no
+//! flushing: as abrupt as `kill -9` for everything on disk) when it reaches that step. Without
+//! the feature the hook compiles to nothing and the variable is ignored.
+//!
+//! Step names are `<operation>.before_commit` (inside the SQLite transaction, before
+//! `COMMIT`: nothing of the operation is durable) and `<operation>.after_commit` (the
+//! transaction is durable; any follow-up such as a WAL checkpoint has not run).
+
+/// The environment variable naming the step to crash at.
+pub const CRASH_ENV: &str = "QUORATE_TEST_CRASH_AT";
+
+/// Every named persist step, in the order an operator would meet them.
+pub const STEPS: &[&str] = &[
+    "init.after_keystore",
+    "init.after_token",
+    "init.after_public_entry",
+    "keystore.create.before_commit",
+    "keystore.begin_epoch.before_commit",
+    "keystore.begin_epoch.after_commit",
+    "keystore.put_secret.before_commit",
+    "keystore.put_secret.after_commit",
+    "keystore.commit_epoch.before_commit",
+    "keystore.commit_epoch.after_commit",
+    "keystore.abandon_epoch.before_commit",
+    "keystore.abandon_epoch.after_commit",
+    "sessions.begin.before_commit",
+    "sessions.begin.after_commit",
+    "sessions.update.before_commit",
+    "sessions.update.after_commit",
+    "sessions.finish.before_commit",
+    "sessions.finish.after_commit",
+    "bans.add.before_commit",
+    "bans.add.after_commit",
+];
+
+/// Aborts the process if the `test-faults` feature is on and [`CRASH_ENV`] names `step`.
+#[cfg(feature = "test-faults")]
+pub fn crash_point(step: &str) {
+    debug_assert!(STEPS.contains(&step), "unlisted crash step {step}");
+    if std::env::var(CRASH_ENV).as_deref() == Ok(step) {
+        eprintln!("test-faults: crashing at {step}");
+        std::process::abort();
+    }
+}
+
+/// Does nothing: built without the `test-faults` feature.
+#[cfg(not(feature = "test-faults"))]
+#[inline(always)]
+pub fn crash_point(_step: &str) {}

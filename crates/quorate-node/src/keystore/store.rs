@@ -1,0 +1,834 @@
+//! The keystore proper: creation, opening, epochs and sealed secrets.
+
+use super::crypto::{derive_kek, Ad, KdfParams, SymKey, SALT_LEN};
+use super::error::KeystoreError;
+use super::types::{KeyId, Kind, SecretBytes};
+use crate::faults::crash_point;
+use crate::fsutil::{self, FileError};
+use crate::identity::{Identity, NodeId, Passphrase};
+use rand_core::{OsRng, RngCore};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
+use std::fmt;
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The format version written in the header.
+const FORMAT: i64 = 1;
+/// Largest secret accepted, in bytes.
+pub(crate) const MAX_SECRET_LEN: usize = 16 << 20;
+/// Largest epoch certificate accepted, in bytes.
+const MAX_CERT_LEN: usize = 1 << 20;
+/// The certificate recorded for the identity key's only epoch.
+const IDENTITY_CERT: &[u8] = b"quorate node init";
+
+const SCHEMA: &str = "
+CREATE TABLE header (
+    one       INTEGER PRIMARY KEY CHECK (one = 1),
+    format    INTEGER NOT NULL,
+    node_id   INTEGER NOT NULL,
+    salt      BLOB NOT NULL,
+    m_kib     INTEGER NOT NULL,
+    t_cost    INTEGER NOT NULL,
+    p_cost    INTEGER NOT NULL,
+    kek_check BLOB NOT NULL
+);
+CREATE TABLE epochs (
+    key_id      TEXT NOT NULL,
+    epoch       INTEGER NOT NULL CHECK (epoch >= 0),
+    status      TEXT NOT NULL CHECK (status IN ('pending', 'active', 'retired')),
+    wrapped_key BLOB,
+    certificate BLOB,
+    PRIMARY KEY (key_id, epoch)
+);
+CREATE TABLE secrets (
+    key_id  TEXT NOT NULL,
+    epoch   INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    sealed  BLOB NOT NULL,
+    PRIMARY KEY (key_id, epoch, kind)
+);
+CREATE TABLE sessions (
+    key_id     TEXT NOT NULL,
+    epoch      INTEGER NOT NULL,
+    attempt    INTEGER NOT NULL,
+    request_id TEXT NOT NULL UNIQUE,
+    status     TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+    state      BLOB,
+    result     BLOB,
+    version    INTEGER NOT NULL,
+    PRIMARY KEY (key_id, epoch, attempt)
+);
+CREATE TABLE bans (
+    key_id   TEXT NOT NULL,
+    node_id  INTEGER NOT NULL,
+    reason   TEXT NOT NULL,
+    evidence BLOB NOT NULL,
+    PRIMARY KEY (key_id, node_id)
+);
+";
+
+/// Where an epoch is in its life (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpochStatus {
+    /// Created by a keygen or refresh that has not been certified yet.
+    Pending,
+    /// The current, certified epoch.
+    Active,
+    /// Superseded by a newer certified epoch: data key destroyed.
+    Retired,
+}
+
+impl EpochStatus {
+    /// The status as stored and printed: `pending`, `active` or `retired`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpochStatus::Pending => "pending",
+            EpochStatus::Active => "active",
+            EpochStatus::Retired => "retired",
+        }
+    }
+
+    fn parse(s: &str) -> Result<EpochStatus, KeystoreError> {
+        match s {
+            "pending" => Ok(EpochStatus::Pending),
+            "active" => Ok(EpochStatus::Active),
+            "retired" => Ok(EpochStatus::Retired),
+            _ => Err(KeystoreError::Corrupt("unknown epoch status".into())),
+        }
+    }
+}
+
+/// One epoch of a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpochInfo {
+    /// The key id.
+    pub key_id: KeyId,
+    /// The epoch number.
+    pub epoch: u64,
+    /// Its status.
+    pub status: EpochStatus,
+    /// The epoch certificate, once committed.
+    pub certificate: Option<Vec<u8>>,
+}
+
+/// What [`Keystore::commit_epoch`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// The epoch became active; these older epochs were retired (data keys destroyed) or,
+    /// if still pending, deleted.
+    Committed {
+        /// The epochs retired or deleted, ascending.
+        retired: Vec<u64>,
+    },
+    /// The epoch was already active with this certificate (a repeated commit after a crash
+    /// or a retry): nothing changed.
+    AlreadyCommitted,
+}
+
+/// A secret opened from the store.
+#[derive(Debug)]
+pub struct StoredSecret {
+    /// The attempt that stored it.
+    pub attempt: u32,
+    /// The secret bytes.
+    pub bytes: SecretBytes,
+}
+
+/// An open keystore (see the module docs).
+pub struct Keystore {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+    node: NodeId,
+    kek: SymKey,
+    params: KdfParams,
+}
+
+impl fmt::Debug for Keystore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keystore")
+            .field("path", &self.path)
+            .field("node", &self.node)
+            .field("kdf", &self.params)
+            .field("kek", &quorate_core::secret::REDACTED)
+            .finish()
+    }
+}
+
+pub(crate) fn to_i64(v: u64) -> Result<i64, KeystoreError> {
+    i64::try_from(v).map_err(|_| KeystoreError::TooLarge {
+        what: "an epoch number",
+        len: usize::MAX,
+        max: i64::MAX as usize,
+    })
+}
+
+pub(crate) fn to_u64(v: i64) -> Result<u64, KeystoreError> {
+    u64::try_from(v).map_err(|_| KeystoreError::Corrupt("a stored number is negative".into()))
+}
+
+pub(crate) fn check_len(what: &'static str, len: usize, max: usize) -> Result<(), KeystoreError> {
+    if len > max {
+        return Err(KeystoreError::TooLarge { what, len, max });
+    }
+    Ok(())
+}
+
+fn kek_check_ad(node: NodeId, salt: &[u8], p: KdfParams) -> Ad {
+    let mut ad = Ad::new("kek-check");
+    ad.u16(node.get())
+        .bytes(salt)
+        .u32(p.m_kib)
+        .u32(p.t)
+        .u32(p.p);
+    ad
+}
+
+fn data_key_ad(node: NodeId, key_id: &KeyId, epoch: u64) -> Ad {
+    let mut ad = Ad::new("data-key");
+    ad.u16(node.get()).str(key_id.as_str()).u64(epoch);
+    ad
+}
+
+pub(crate) fn secret_ad(node: NodeId, key_id: &KeyId, epoch: u64, attempt: u32, kind: &Kind) -> Ad {
+    let mut ad = Ad::new("secret");
+    ad.u16(node.get())
+        .str(key_id.as_str())
+        .u64(epoch)
+        .u32(attempt)
+        .str(kind.as_str());
+    ad
+}
+
+/// Opens the SQLite connection with the keystore's settings (never creates a file).
+fn connect(path: &Path) -> Result<Connection, KeystoreError> {
+    if !path.exists() {
+        return Err(KeystoreError::not_found(path.to_path_buf()));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(KeystoreError::Corrupt(format!(
+            "could not switch the journal to WAL (got {mode})"
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    Ok(conn)
+}
+
+/// Truncates the WAL after copying it into the database, so deleted pages survive in
+/// neither file. Best effort: a concurrent reader can make it a no-op until the next one.
+fn checkpoint(conn: &Connection) {
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+}
+
+/// Unwraps the data key of (key id, epoch); it must be pending or active.
+pub(crate) fn data_key(
+    conn: &Connection,
+    node: NodeId,
+    kek: &SymKey,
+    key_id: &KeyId,
+    epoch: u64,
+) -> Result<SymKey, KeystoreError> {
+    let row: Option<(String, Option<Vec<u8>>)> = conn
+        .query_row(
+            "SELECT status, wrapped_key FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+            params![key_id.as_str(), to_i64(epoch)?],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let (status, wrapped) = row.ok_or_else(|| KeystoreError::NoSuchEpoch {
+        key_id: key_id.to_string(),
+        epoch,
+    })?;
+    let retired = || KeystoreError::EpochRetired {
+        key_id: key_id.to_string(),
+        epoch,
+    };
+    if EpochStatus::parse(&status)? == EpochStatus::Retired {
+        return Err(retired());
+    }
+    let wrapped = wrapped.ok_or_else(retired)?;
+    let dk = kek
+        .open(data_key_ad(node, key_id, epoch).as_bytes(), &wrapped)
+        .ok_or_else(|| KeystoreError::Tampered {
+            what: "data key",
+            key_id: key_id.to_string(),
+            epoch,
+        })?;
+    SymKey::from_slice(&dk)
+        .ok_or_else(|| KeystoreError::Corrupt("a data key has the wrong length".into()))
+}
+
+impl Keystore {
+    /// Creates a new keystore at `path` (which must not exist) holding `identity`, with the
+    /// KEK derived from `passphrase` under a fresh salt and `params`.
+    pub fn create(
+        path: &Path,
+        identity: &Identity,
+        passphrase: &Passphrase,
+        params: KdfParams,
+    ) -> Result<Keystore, KeystoreError> {
+        params.validate()?;
+        // Create the file ourselves, exclusively and 0600; SQLite gives its WAL and
+        // shared-memory files the same mode.
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| FileError::io(path, e))?;
+        file.sync_all().map_err(|e| FileError::io(path, e))?;
+        drop(file);
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fsutil::sync_dir(&dir)?;
+
+        let node = identity.id();
+        let mut salt = [0u8; SALT_LEN];
+        OsRng.fill_bytes(&mut salt);
+        let kek = derive_kek(passphrase.as_bytes(), &salt, params)?;
+        let check = kek.seal(kek_check_ad(node, &salt, params).as_bytes(), b"")?;
+
+        let mut conn = connect(path)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute_batch(SCHEMA)?;
+        tx.execute(
+            "INSERT INTO header (one, format, node_id, salt, m_kib, t_cost, p_cost, kek_check)
+             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                FORMAT,
+                node.get(),
+                &salt[..],
+                params.m_kib,
+                params.t,
+                params.p,
+                check
+            ],
+        )?;
+        let id_key = KeyId::identity();
+        let dk = SymKey::random();
+        let wrapped = kek.seal(data_key_ad(node, &id_key, 0).as_bytes(), dk.bytes())?;
+        tx.execute(
+            "INSERT INTO epochs (key_id, epoch, status, wrapped_key, certificate)
+             VALUES (?1, 0, 'active', ?2, ?3)",
+            params![id_key.as_str(), wrapped, IDENTITY_CERT],
+        )?;
+        let seed = identity.seed();
+        let sealed = dk.seal(
+            secret_ad(node, &id_key, 0, 0, &Kind::IDENTITY).as_bytes(),
+            &seed[..],
+        )?;
+        tx.execute(
+            "INSERT INTO secrets (key_id, epoch, kind, attempt, sealed) VALUES (?1, 0, ?2, 0, ?3)",
+            params![id_key.as_str(), Kind::IDENTITY.as_str(), sealed],
+        )?;
+        crash_point("keystore.create.before_commit");
+        tx.commit()?;
+        Ok(Keystore {
+            conn,
+            path: path.to_path_buf(),
+            node,
+            kek,
+            params,
+        })
+    }
+
+    /// Opens an existing keystore; a wrong passphrase is [`KeystoreError::WrongPassphrase`],
+    /// a damaged file [`KeystoreError::Corrupt`].
+    pub fn open(path: &Path, passphrase: &Passphrase) -> Result<Keystore, KeystoreError> {
+        let conn = connect(path)?;
+        let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if check != "ok" {
+            return Err(KeystoreError::Corrupt(format!(
+                "integrity check failed: {check}"
+            )));
+        }
+        let has_header: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'header'",
+            [],
+            |r| r.get(0),
+        )?;
+        let row = if has_header == 1 {
+            conn.query_row(
+                "SELECT format, node_id, salt, m_kib, t_cost, p_cost, kek_check
+                 FROM header WHERE one = 1",
+                [],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, Vec<u8>>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, i64>(4)?,
+                        r.get::<_, i64>(5)?,
+                        r.get::<_, Vec<u8>>(6)?,
+                    ))
+                },
+            )
+            .optional()?
+        } else {
+            None
+        };
+        let Some((format, node, salt, m, t, p, kek_check)) = row else {
+            return Err(KeystoreError::Corrupt(
+                "no keystore header: not a quorate keystore, or its creation did not finish \
+                 (remove the node directory and run `quorate node init` again)"
+                    .into(),
+            ));
+        };
+        if format != FORMAT {
+            return Err(KeystoreError::UnsupportedFormat(format));
+        }
+        let node = u16::try_from(node)
+            .ok()
+            .and_then(|n| NodeId::new(n).ok())
+            .ok_or_else(|| KeystoreError::Corrupt("the header's node id is invalid".into()))?;
+        if salt.len() != SALT_LEN {
+            return Err(KeystoreError::Corrupt(
+                "the header's salt is malformed".into(),
+            ));
+        }
+        let param = |v: i64| {
+            u32::try_from(v).map_err(|_| KeystoreError::KdfParams("stored value out of range"))
+        };
+        let params = KdfParams {
+            m_kib: param(m)?,
+            t: param(t)?,
+            p: param(p)?,
+        };
+        let kek = derive_kek(passphrase.as_bytes(), &salt, params)?;
+        if kek
+            .open(kek_check_ad(node, &salt, params).as_bytes(), &kek_check)
+            .is_none()
+        {
+            return Err(KeystoreError::WrongPassphrase);
+        }
+        // Finish any erasure a crash interrupted between a commit and its checkpoint.
+        checkpoint(&conn);
+        Ok(Keystore {
+            conn,
+            path: path.to_path_buf(),
+            node,
+            kek,
+            params,
+        })
+    }
+
+    /// The node id the keystore belongs to (bound into every sealed value).
+    pub fn node_id(&self) -> NodeId {
+        self.node
+    }
+
+    /// The Argon2id parameters of this store.
+    pub fn kdf_params(&self) -> KdfParams {
+        self.params
+    }
+
+    /// The path of the database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The node's identity key.
+    pub fn identity(&self) -> Result<Identity, KeystoreError> {
+        let id_key = KeyId::identity();
+        let secret = self
+            .get_secret(&id_key, 0, &Kind::IDENTITY)?
+            .ok_or_else(|| KeystoreError::Corrupt("the identity key is missing".into()))?;
+        let seed: [u8; 32] =
+            secret.bytes.expose().try_into().map_err(|_| {
+                KeystoreError::Corrupt("the identity key has the wrong length".into())
+            })?;
+        let seed = zeroize::Zeroizing::new(seed);
+        Ok(Identity::from_seed(self.node, &seed))
+    }
+
+    pub(crate) fn kek(&self) -> &SymKey {
+        &self.kek
+    }
+
+    /// The connection, node id and KEK, borrowed separately (for transactions that also
+    /// unwrap data keys).
+    pub(crate) fn parts(&mut self) -> (&mut Connection, NodeId, &SymKey) {
+        (&mut self.conn, self.node, &self.kek)
+    }
+
+    /// Starts a new epoch of `key_id` (a keygen's first epoch or a refresh's next one) with a
+    /// fresh data key, in the pending state. It must be newer than the active epoch.
+    pub fn begin_epoch(&mut self, key_id: &KeyId, epoch: u64) -> Result<(), KeystoreError> {
+        let e = to_i64(epoch)?;
+        let wrapped = self.kek.seal(
+            data_key_ad(self.node, key_id, epoch).as_bytes(),
+            SymKey::random().bytes(),
+        )?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let exists: Option<i64> = tx
+            .query_row(
+                "SELECT 1 FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+                params![key_id.as_str(), e],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if exists.is_some() {
+            return Err(KeystoreError::EpochExists {
+                key_id: key_id.to_string(),
+                epoch,
+            });
+        }
+        let newest: Option<i64> = tx.query_row(
+            "SELECT max(epoch) FROM epochs WHERE key_id = ?1 AND status != 'pending'",
+            params![key_id.as_str()],
+            |r| r.get(0),
+        )?;
+        if let Some(active) = newest {
+            if e <= active {
+                return Err(KeystoreError::EpochNotNewer {
+                    key_id: key_id.to_string(),
+                    epoch,
+                    active: to_u64(active)?,
+                });
+            }
+        }
+        tx.execute(
+            "INSERT INTO epochs (key_id, epoch, status, wrapped_key, certificate)
+             VALUES (?1, ?2, 'pending', ?3, NULL)",
+            params![key_id.as_str(), e, wrapped],
+        )?;
+        crash_point("keystore.begin_epoch.before_commit");
+        tx.commit()?;
+        crash_point("keystore.begin_epoch.after_commit");
+        Ok(())
+    }
+
+    /// Stores a secret under (key id, epoch, kind), sealed under the epoch's data key with
+    /// the attempt bound in. Insert-only: an existing secret is
+    /// [`KeystoreError::SecretExists`].
+    pub fn put_secret(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        attempt: u32,
+        kind: &Kind,
+        secret: &[u8],
+    ) -> Result<(), KeystoreError> {
+        self.write_secret(key_id, epoch, attempt, kind, secret, false)
+    }
+
+    /// Replaces (or inserts) the secret under (key id, epoch, kind): the explicit
+    /// overwrite, for callers that mean it.
+    pub fn replace_secret(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        attempt: u32,
+        kind: &Kind,
+        secret: &[u8],
+    ) -> Result<(), KeystoreError> {
+        self.write_secret(key_id, epoch, attempt, kind, secret, true)
+    }
+
+    fn write_secret(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        attempt: u32,
+        kind: &Kind,
+        secret: &[u8],
+        replace: bool,
+    ) -> Result<(), KeystoreError> {
+        check_len("a secret", secret.len(), MAX_SECRET_LEN)?;
+        let e = to_i64(epoch)?;
+        let (conn, node, kek) = self.parts();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let dk = data_key(&tx, node, kek, key_id, epoch)?;
+        let exists: Option<i64> = tx
+            .query_row(
+                "SELECT 1 FROM secrets WHERE key_id = ?1 AND epoch = ?2 AND kind = ?3",
+                params![key_id.as_str(), e, kind.as_str()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if exists.is_some() && !replace {
+            return Err(KeystoreError::SecretExists {
+                key_id: key_id.to_string(),
+                epoch,
+                kind: kind.to_string(),
+            });
+        }
+        let sealed = dk.seal(
+            secret_ad(node, key_id, epoch, attempt, kind).as_bytes(),
+            secret,
+        )?;
+        tx.execute(
+            "INSERT OR REPLACE INTO secrets (key_id, epoch, kind, attempt, sealed)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![key_id.as_str(), e, kind.as_str(), attempt, sealed],
+        )?;
+        crash_point("keystore.put_secret.before_commit");
+        tx.commit()?;
+        crash_point("keystore.put_secret.after_commit");
+        Ok(())
+    }
+
+    /// Opens the secret under (key id, epoch, kind): `None` if the epoch has no such secret,
+    /// [`KeystoreError::EpochRetired`] once the epoch's data key is destroyed,
+    /// [`KeystoreError::Tampered`] if the stored blob does not authenticate for this row.
+    pub fn get_secret(
+        &self,
+        key_id: &KeyId,
+        epoch: u64,
+        kind: &Kind,
+    ) -> Result<Option<StoredSecret>, KeystoreError> {
+        let dk = data_key(&self.conn, self.node, &self.kek, key_id, epoch)?;
+        let row: Option<(i64, Vec<u8>)> = self
+            .conn
+            .query_row(
+                "SELECT attempt, sealed FROM secrets WHERE key_id = ?1 AND epoch = ?2 AND kind = ?3",
+                params![key_id.as_str(), to_i64(epoch)?, kind.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((attempt, sealed)) = row else {
+            return Ok(None);
+        };
+        let attempt = u32::try_from(attempt)
+            .map_err(|_| KeystoreError::Corrupt("a stored attempt is out of range".into()))?;
+        let bytes = dk
+            .open(
+                secret_ad(self.node, key_id, epoch, attempt, kind).as_bytes(),
+                &sealed,
+            )
+            .ok_or_else(|| KeystoreError::Tampered {
+                what: "secret",
+                key_id: key_id.to_string(),
+                epoch,
+            })?;
+        Ok(Some(StoredSecret {
+            attempt,
+            bytes: SecretBytes::new(bytes),
+        }))
+    }
+
+    /// Commits a pending epoch with its certificate and, in the same transaction, retires
+    /// every older epoch of the key (destroying its data key and secrets). Repeating a
+    /// commit with the same certificate is [`CommitOutcome::AlreadyCommitted`].
+    pub fn commit_epoch(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        certificate: &[u8],
+    ) -> Result<CommitOutcome, KeystoreError> {
+        check_len("an epoch certificate", certificate.len(), MAX_CERT_LEN)?;
+        let state_err = |reason| KeystoreError::EpochState {
+            op: "commit",
+            key_id: key_id.to_string(),
+            epoch,
+            reason,
+        };
+        if certificate.is_empty() {
+            return Err(state_err("the certificate is empty"));
+        }
+        let e = to_i64(epoch)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row: Option<(String, Option<Vec<u8>>)> = tx
+            .query_row(
+                "SELECT status, certificate FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+                params![key_id.as_str(), e],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (status, stored_cert) = row.ok_or_else(|| KeystoreError::NoSuchEpoch {
+            key_id: key_id.to_string(),
+            epoch,
+        })?;
+        match EpochStatus::parse(&status)? {
+            EpochStatus::Active if stored_cert.as_deref() == Some(certificate) => {
+                return Ok(CommitOutcome::AlreadyCommitted)
+            }
+            EpochStatus::Active => {
+                return Err(state_err(
+                    "it is already committed with another certificate",
+                ))
+            }
+            EpochStatus::Retired => {
+                return Err(KeystoreError::EpochRetired {
+                    key_id: key_id.to_string(),
+                    epoch,
+                })
+            }
+            EpochStatus::Pending => {}
+        }
+        tx.execute(
+            "UPDATE epochs SET status = 'active', certificate = ?3 WHERE key_id = ?1 AND epoch = ?2",
+            params![key_id.as_str(), e, certificate],
+        )?;
+        let older: Vec<(i64, String)> = {
+            let mut stmt = tx.prepare(
+                "SELECT epoch, status FROM epochs
+                 WHERE key_id = ?1 AND epoch < ?2 AND status IN ('active', 'pending')
+                 ORDER BY epoch",
+            )?;
+            let rows =
+                stmt.query_map(params![key_id.as_str(), e], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut retired = Vec::with_capacity(older.len());
+        for (old, status) in older {
+            tx.execute(
+                "DELETE FROM secrets WHERE key_id = ?1 AND epoch = ?2",
+                params![key_id.as_str(), old],
+            )?;
+            tx.execute(
+                "UPDATE sessions SET state = NULL WHERE key_id = ?1 AND epoch = ?2",
+                params![key_id.as_str(), old],
+            )?;
+            if EpochStatus::parse(&status)? == EpochStatus::Pending {
+                tx.execute(
+                    "DELETE FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+                    params![key_id.as_str(), old],
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE epochs SET status = 'retired', wrapped_key = NULL
+                     WHERE key_id = ?1 AND epoch = ?2",
+                    params![key_id.as_str(), old],
+                )?;
+            }
+            retired.push(to_u64(old)?);
+        }
+        crash_point("keystore.commit_epoch.before_commit");
+        tx.commit()?;
+        crash_point("keystore.commit_epoch.after_commit");
+        checkpoint(&self.conn);
+        Ok(CommitOutcome::Committed { retired })
+    }
+
+    /// Deletes a pending epoch (a failed keygen or refresh): its data key, its secrets and
+    /// its session states. Active and retired epochs cannot be abandoned.
+    pub fn abandon_epoch(&mut self, key_id: &KeyId, epoch: u64) -> Result<(), KeystoreError> {
+        let e = to_i64(epoch)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let status: Option<String> = tx
+            .query_row(
+                "SELECT status FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+                params![key_id.as_str(), e],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let status = status.ok_or_else(|| KeystoreError::NoSuchEpoch {
+            key_id: key_id.to_string(),
+            epoch,
+        })?;
+        if EpochStatus::parse(&status)? != EpochStatus::Pending {
+            return Err(KeystoreError::EpochState {
+                op: "abandon",
+                key_id: key_id.to_string(),
+                epoch,
+                reason: "only a pending epoch can be abandoned",
+            });
+        }
+        for sql in [
+            "DELETE FROM secrets WHERE key_id = ?1 AND epoch = ?2",
+            "UPDATE sessions SET state = NULL WHERE key_id = ?1 AND epoch = ?2",
+            "DELETE FROM epochs WHERE key_id = ?1 AND epoch = ?2",
+        ] {
+            tx.execute(sql, params![key_id.as_str(), e])?;
+        }
+        crash_point("keystore.abandon_epoch.before_commit");
+        tx.commit()?;
+        crash_point("keystore.abandon_epoch.after_commit");
+        checkpoint(&self.conn);
+        Ok(())
+    }
+
+    fn epoch_rows(
+        &self,
+        sql: &str,
+        key_id: Option<&KeyId>,
+    ) -> Result<Vec<EpochInfo>, KeystoreError> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let map = |r: &rusqlite::Row<'_>| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<Vec<u8>>>(3)?,
+            ))
+        };
+        let rows: Vec<_> = match key_id {
+            Some(k) => stmt
+                .query_map(params![k.as_str()], map)?
+                .collect::<Result<_, _>>()?,
+            None => stmt.query_map([], map)?.collect::<Result<_, _>>()?,
+        };
+        rows.into_iter()
+            .map(|(k, e, s, c)| {
+                Ok(EpochInfo {
+                    key_id: KeyId::from_stored(k)?,
+                    epoch: to_u64(e)?,
+                    status: EpochStatus::parse(&s)?,
+                    certificate: c,
+                })
+            })
+            .collect()
+    }
+
+    /// Every epoch of `key_id`, ascending.
+    pub fn epochs(&self, key_id: &KeyId) -> Result<Vec<EpochInfo>, KeystoreError> {
+        self.epoch_rows(
+            "SELECT key_id, epoch, status, certificate FROM epochs WHERE key_id = ?1 ORDER BY epoch",
+            Some(key_id),
+        )
+    }
+
+    /// The active epoch of `key_id`, if it has one.
+    pub fn active_epoch(&self, key_id: &KeyId) -> Result<Option<EpochInfo>, KeystoreError> {
+        Ok(self
+            .epochs(key_id)?
+            .into_iter()
+            .find(|e| e.status == EpochStatus::Active))
+    }
+
+    /// Every pending epoch of every key (what a restarted node must commit or abandon).
+    pub fn pending_epochs(&self) -> Result<Vec<EpochInfo>, KeystoreError> {
+        self.epoch_rows(
+            "SELECT key_id, epoch, status, certificate FROM epochs
+             WHERE status = 'pending' ORDER BY key_id, epoch",
+            None,
+        )
+    }
+
+    /// Every key id with at least one epoch, except the node's reserved ones.
+    pub fn key_ids(&self) -> Result<Vec<KeyId>, KeystoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT key_id FROM epochs ORDER BY key_id")?;
+        let ids: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = KeyId::from_stored(id)?;
+            if !id.is_reserved() {
+                out.push(id);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,224 @@
+//! Kills a real process at every keystore persist step (feature `test-faults`) and checks
+//! the crash model of `quorate_node::keystore`: before the commit nothing of the operation
+//! is durable, after it everything is, and the store always reopens.
+//!
+//! The test binary re-executes itself: the `child_process` test does the operation named by
+//! `CRASH_CHILD_DIR`/`QUORATE_TEST_CRASH_AT` and is a no-op in a normal run.
+
+use quorate_node::faults::{CRASH_ENV, STEPS};
+use quorate_node::identity::{Identity, NodeId, Passphrase};
+use quorate_node::keystore::{
+    EpochStatus, KdfParams, KeyId, Keystore, KeystoreError, Kind, RequestId, SessionOutcome,
+    SessionStatus,
+};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Command;
+
+const CHILD_DIR_ENV: &str = "CRASH_CHILD_DIR";
+
+fn pass() -> Passphrase {
+    Passphrase::new("crash test passphrase".into()).expect("passphrase")
+}
+
+fn key() -> KeyId {
+    KeyId::new("k").expect("key id")
+}
+
+fn aux() -> Kind {
+    Kind::new("aux").expect("kind")
+}
+
+fn req(s: &str) -> RequestId {
+    RequestId::new(s).expect("request id")
+}
+
+/// The store every step starts from: key `k` with active epoch 0 and pending epoch 1, and a
+/// running session `r1` (attempt 1 of epoch 0).
+fn setup(dir: &Path) {
+    let id = Identity::generate(NodeId::new(1).ok());
+    let mut ks = Keystore::create(
+        &dir.join("keystore.db"),
+        &id,
+        &pass(),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("create");
+    let k = key();
+    ks.begin_epoch(&k, 0).expect("begin 0");
+    ks.put_secret(&k, 0, 1, &Kind::KEY_SHARE, b"share-0")
+        .expect("put 0");
+    ks.commit_epoch(&k, 0, b"cert-0").expect("commit 0");
+    ks.begin_epoch(&k, 1).expect("begin 1");
+    ks.put_secret(&k, 1, 1, &Kind::KEY_SHARE, b"share-1")
+        .expect("put 1");
+    ks.sessions()
+        .begin(&req("r1"), &k, 0, 1, b"state-1")
+        .expect("session");
+}
+
+/// The operation a step belongs to, run in the child.
+fn operate(dir: &Path, step: &str) {
+    if step.starts_with("keystore.create.") {
+        let id = Identity::generate(NodeId::new(2).ok());
+        let _ = Keystore::create(
+            &dir.join("new.db"),
+            &id,
+            &pass(),
+            KdfParams::insecure_for_tests(),
+        );
+        return;
+    }
+    let mut ks = Keystore::open(&dir.join("keystore.db"), &pass()).expect("open");
+    let k = key();
+    let op = step.rsplit_once('.').map_or(step, |(op, _)| op);
+    let result = match op {
+        "keystore.begin_epoch" => ks.begin_epoch(&KeyId::new("k2").expect("k2"), 0),
+        "keystore.put_secret" => ks.put_secret(&k, 1, 1, &aux(), b"aux-1"),
+        "keystore.commit_epoch" => ks.commit_epoch(&k, 1, b"cert-1").map(|_| ()),
+        "keystore.abandon_epoch" => ks.abandon_epoch(&k, 1),
+        "sessions.begin" => ks
+            .sessions()
+            .begin(&req("r2"), &k, 0, 2, b"state-r2")
+            .map(|_| ()),
+        "sessions.update" => ks.sessions().update(&k, 0, 1, b"state-2"),
+        "sessions.finish" => ks
+            .sessions()
+            .finish(&k, 0, 1, SessionOutcome::Succeeded, b"result"),
+        "bans.add" => ks
+            .bans()
+            .add(&k, NodeId::new(5).expect("id"), "bad", b"evidence")
+            .map(|_| ()),
+        other => panic!("no operation for step {other}"),
+    };
+    result.expect("operation");
+}
+
+/// Checks the reopened store against the crash model for `step`.
+fn check(dir: &Path, step: &str) {
+    let durable = step.ends_with(".after_commit");
+    if step.starts_with("keystore.create.") {
+        let err = Keystore::open(&dir.join("new.db"), &pass()).expect_err("unfinished create");
+        assert!(
+            matches!(&err, KeystoreError::Corrupt(m) if m.contains("did not finish")),
+            "{step}: {err}"
+        );
+        return;
+    }
+    let mut ks = Keystore::open(&dir.join("keystore.db"), &pass()).expect("reopen");
+    let k = key();
+    let op = step.rsplit_once('.').map_or(step, |(op, _)| op);
+    match op {
+        "keystore.begin_epoch" => {
+            let k2 = KeyId::new("k2").expect("k2");
+            assert_eq!(ks.epochs(&k2).expect("epochs").len(), usize::from(durable));
+        }
+        "keystore.put_secret" => {
+            let got = ks.get_secret(&k, 1, &aux()).expect("get");
+            assert_eq!(got.is_some(), durable, "{step}");
+        }
+        "keystore.commit_epoch" => {
+            let active = ks.active_epoch(&k).expect("active").expect("some");
+            let old = ks.get_secret(&k, 0, &Kind::KEY_SHARE);
+            if durable {
+                assert_eq!(active.epoch, 1);
+                assert!(matches!(old, Err(KeystoreError::EpochRetired { .. })));
+                // Reopening finished the interrupted erasure: no file holds share-0's
+                // wrapped data key any more (checked via the retired status and a clean WAL).
+                let wal = dir.join("keystore.db-wal");
+                let wal_len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+                assert_eq!(wal_len, 0, "{step}: the WAL was not checkpointed on open");
+            } else {
+                assert_eq!(active.epoch, 0);
+                let share = old.expect("old readable").expect("some");
+                assert_eq!(share.bytes.expose(), b"share-0");
+                let pending = ks.pending_epochs().expect("pending");
+                assert_eq!(pending[0].epoch, 1);
+                assert_eq!(pending[0].status, EpochStatus::Pending);
+            }
+            // Either way the new share is intact.
+            let new = ks
+                .get_secret(&k, 1, &Kind::KEY_SHARE)
+                .expect("new")
+                .expect("some");
+            assert_eq!(new.bytes.expose(), b"share-1");
+        }
+        "keystore.abandon_epoch" => {
+            let n = ks.epochs(&k).expect("epochs").len();
+            assert_eq!(n, if durable { 1 } else { 2 }, "{step}");
+        }
+        "sessions.begin" => {
+            let rec = ks.sessions().get_by_request_id(&req("r2")).expect("get");
+            assert_eq!(rec.is_some(), durable, "{step}");
+        }
+        "sessions.update" => {
+            let rec = ks.sessions().get(&k, 0, 1).expect("get").expect("some");
+            let want: &[u8] = if durable { b"state-2" } else { b"state-1" };
+            assert_eq!(rec.state.expect("state").expose(), want, "{step}");
+        }
+        "sessions.finish" => {
+            let rec = ks.sessions().get(&k, 0, 1).expect("get").expect("some");
+            let want = if durable {
+                SessionStatus::Succeeded
+            } else {
+                SessionStatus::Running
+            };
+            assert_eq!(rec.status, want, "{step}");
+        }
+        "bans.add" => {
+            let banned = ks
+                .bans()
+                .is_banned(&k, NodeId::new(5).expect("id"))
+                .expect("q");
+            assert_eq!(banned, durable, "{step}");
+        }
+        other => panic!("no check for step {other}"),
+    }
+}
+
+#[test]
+fn child_process() {
+    let (Ok(dir), Ok(step)) = (std::env::var(CHILD_DIR_ENV), std::env::var(CRASH_ENV)) else {
+        return; // a normal test run: nothing to do
+    };
+    operate(Path::new(&dir), &step);
+}
+
+#[test]
+fn every_keystore_persist_step_survives_a_crash() {
+    let exe = std::env::current_exe().expect("test binary");
+    let steps: Vec<&str> = STEPS
+        .iter()
+        .copied()
+        .filter(|s| !s.starts_with("init."))
+        .collect();
+    assert!(steps.len() >= 15, "{steps:?}");
+    for step in steps {
+        let dir = tempfile::tempdir().expect("tempdir");
+        setup(dir.path());
+        let out = Command::new(&exe)
+            .args([
+                "--exact",
+                "child_process",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(CHILD_DIR_ENV, dir.path())
+            .env(CRASH_ENV, step)
+            .output()
+            .expect("spawn child");
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "{step}: the child did not abort at the step (status {:?}, stderr {})",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!("crashing at {step}")),
+            "{step}"
+        );
+        check(dir.path(), step);
+    }
+}
