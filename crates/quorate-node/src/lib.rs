@@ -11,6 +11,10 @@
 //! * [`keystore`]: the encrypted, crash-safe store of secrets, epochs, session states and
 //!   bans (its module docs state the format, the Argon2id/AEAD parameters and the crash
 //!   model);
+//! * [`roster`]: public entries and rosters (pinned keys, addresses, party indices);
+//! * [`config`]: the node config file;
+//! * [`nodedir`]: the node directory layout, `init` and loading a node;
+//! * [`cli`]: the `quorate node` subcommands;
 //! * [`fsutil`]: bounded reads and durable, never-silent writes;
 //! * [`faults`]: test-only crash hooks at named persist steps (feature `test-faults`).
 #![forbid(unsafe_code)]
@@ -18,6 +22,8 @@
 
 pub mod api;
 pub mod api_client;
+pub mod cli;
+pub mod config;
 pub mod daemon;
 pub mod envelope;
 pub mod faults;
@@ -25,5 +31,7 @@ pub mod fsutil;
 pub mod identity;
 pub mod keystore;
 pub mod metrics;
+pub mod nodedir;
+pub mod roster;
 pub mod session;
 pub mod transport;
