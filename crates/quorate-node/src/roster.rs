@@ -695,7 +695,7 @@ mod tests {
             Err(RosterError::File(FileError::TooLarge { .. }))
         ));
         // A roster file is also accepted as a merge input, with the entries it holds.
-        let merged = merge_inputs(&[path.clone()]).expect("merge");
+        let merged = merge_inputs(std::slice::from_ref(&path)).expect("merge");
         assert_eq!(merged, roster);
         let dup = merge_inputs(&[path.clone(), path]).expect_err("same roster twice");
         assert!(matches!(dup, RosterError::DuplicateId { .. }), "{dup}");
