@@ -40,7 +40,8 @@ use std::sync::Arc;
 /// Faults and options of one in-process signing run.
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    /// Signing mode (default [`Mode::TwoNonce`]).
+    /// Signing mode (default [`Mode::TwoNonce`]; [`Mode::Legacy`] needs the
+    /// `insecure-legacy` feature, else every witness refuses it).
     pub mode: Mode,
     /// Witnesses that are down from the start: they never commit.
     pub absent: BTreeSet<usize>,
@@ -227,7 +228,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
             if scenario.absent.contains(&i) {
                 Ok(None)
             } else {
-                Witness::new(roster.clone(), i, k.clone()).map(Some)
+                witness_for(scenario.mode, roster.clone(), i, k.clone()).map(Some)
             }
         })
         .collect::<Result<_, CosiError>>()?;
@@ -309,7 +310,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
                 if kt.tree().children(v).is_empty() {
                     return Ok((v, None, ins.into_iter().next()));
                 }
-                let mut agg = Aggregator::new(kt.clone(), v, ann)?;
+                let mut agg = aggregator_for(kt.clone(), v, ann)?;
                 for c in ins {
                     agg.add_commitment(c)?;
                 }
@@ -423,6 +424,37 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
         attempts: scenario.max_attempts,
         last: last_blame.unwrap_or_else(|| Blame::many(Vec::new(), "no attempt was made")),
     })
+}
+
+/// The witness for `mode`. The driver plays the leader and every witness in one process,
+/// so it may build legacy witnesses for a [`Mode::Legacy`] scenario, but only with the
+/// `insecure-legacy` feature; without it the witnesses refuse
+/// ([`CosiError::LegacyRefused`]).
+pub(crate) fn witness_for(
+    mode: Mode,
+    roster: Arc<Roster>,
+    index: usize,
+    key: SecretKey,
+) -> Result<Witness, CosiError> {
+    #[cfg(feature = "insecure-legacy")]
+    if mode == Mode::Legacy {
+        return Witness::new_insecure_legacy(roster, index, key);
+    }
+    let _ = mode;
+    Witness::new(roster, index, key)
+}
+
+/// The aggregator for the announced mode (see [`witness_for`]).
+pub(crate) fn aggregator_for(
+    tree: Arc<KeyTree>,
+    node: usize,
+    announcement: &Announcement,
+) -> Result<Aggregator, CosiError> {
+    #[cfg(feature = "insecure-legacy")]
+    if announcement.mode == Mode::Legacy {
+        return Aggregator::new_insecure_legacy(tree, node, announcement);
+    }
+    Aggregator::new(tree, node, announcement)
 }
 
 /// Round 2 at one node: derive (or reuse) the context, answer as a witness, aggregate and

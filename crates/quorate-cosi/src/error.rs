@@ -96,6 +96,14 @@ pub enum CosiError {
         /// 0-based roster position of the refusing witness.
         index: usize,
     },
+    /// The witness (or aggregator) at roster position `index` refuses a
+    /// [`crate::Mode::Legacy`] session: it was not built with `new_insecure_legacy`, and a
+    /// leader must not be able to choose the mode that concurrent sessions break.
+    #[error("witness {index} refuses the insecure legacy mode")]
+    LegacyRefused {
+        /// 0-based roster position of the refusing node.
+        index: usize,
+    },
     /// A challenge from the leader is inconsistent with what this node committed or knows;
     /// the node refuses to respond (and its nonces are destroyed).
     #[error("challenge rejected: {check}")]
@@ -162,6 +170,7 @@ impl Culprits for CosiError {
             | CosiError::KeyMismatch { .. }
             | CosiError::InvalidPolicy { .. }
             | CosiError::SessionReused { .. }
+            | CosiError::LegacyRefused { .. }
             | CosiError::InvalidChallenge { .. }
             | CosiError::Misuse { .. }
             | CosiError::InvalidSignature(_)

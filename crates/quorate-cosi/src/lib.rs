@@ -38,7 +38,11 @@
 //! * [`Challenge::new`] at the root, [`ChallengeContext::derive`] at every node,
 //!   [`ChallengeContext::finalize`] to obtain the verified [`Signature`];
 //! * [`Mode::TwoNonce`] (default, concurrency-safe) and [`Mode::Legacy`] (classic CoSi,
-//!   insecure under concurrent sessions, kept to reproduce the paper).
+//!   insecure under concurrent sessions). The leader cannot choose legacy: default witnesses
+//!   and aggregators refuse it ([`CosiError::LegacyRefused`]); only
+//!   `Witness::new_insecure_legacy` / `Aggregator::new_insecure_legacy`, behind the
+//!   `insecure-legacy` cargo feature (off by default), sign or relay it, to reproduce the
+//!   paper.
 //!
 //! **In-process driver** ([`driver`])
 //! * [`sign_in_process`]`(roster, keys, tree, message, policy, &Scenario, rng)

@@ -122,8 +122,14 @@
 //! * Each aggregator also checks that the challenge mask agrees, inside its subtree, with
 //!   what its subtree committed, and a witness refuses a challenge whose mask omits it.
 //!
-//! [`crate::Mode::Legacy`] keeps classic CoSi (`b = 0`, one nonce, `R = R̂1`), clearly
-//! labelled insecure under concurrency, to reproduce the paper's protocol and numbers.
+//! [`crate::Mode::Legacy`] keeps classic CoSi (`b = 0`, one nonce, `R = R̂1`) to reproduce
+//! the paper's protocol and numbers. It is broken by concurrent sessions: with the honest
+//! nonce fixed before the message, a leader that opens `ℓ ≥ 253` sessions picks, per session,
+//! one of two messages so that `Σ w_i c_i = H(Σ w_i R_i ‖ A ‖ M*)` with
+//! `w_i = 2^i/(c_i^1 − c_i^0)` (ROS, ePrint 2020/945, §4), and `Σ w_i s_i` signs `M*`. In
+//! two-nonce mode each session's nonce `R1_i + b_i·R2_i` moves with the message, which is what
+//! MuSig2's proof uses. Hence only witnesses built with `new_insecure_legacy` (feature
+//! `insecure-legacy`) sign legacy sessions.
 //!
 //! ## 5. Trees, exceptions and restarts (design notes §1, §4; the paper)
 //!

@@ -27,8 +27,13 @@
 //! zeroized on drop; a [`Witness`] refuses to commit or respond twice in one session.
 //!
 //! [`Mode::Legacy`] is classic two-round CoSi (one nonce, `R = R̂`); it is **insecure when
-//! sessions run concurrently** (Drijvers et al., ePrint 2018/417) and exists only to
-//! reproduce the paper.
+//! sessions run concurrently** (Drijvers et al., ePrint 2018/417; the ROS attack, ePrint
+//! 2020/945, forges from about 253 concurrent sessions). The leader cannot choose it: a
+//! [`Witness`] built by [`Witness::new`] and an [`Aggregator`] built by [`Aggregator::new`]
+//! refuse a legacy announcement ([`CosiError::LegacyRefused`]). Only witnesses and
+//! aggregators constructed explicitly with `new_insecure_legacy`, behind the
+//! `insecure-legacy` cargo feature (off by default), sign or relay it, to reproduce the
+//! paper.
 
 use crate::error::CosiError;
 use crate::hash::{ed25519_challenge, nonce_coefficient};
@@ -61,8 +66,11 @@ pub enum Mode {
     ///
     /// # Security
     /// Insecure when a witness runs several sessions concurrently: the attacks of Drijvers
-    /// et al. (ePrint 2018/417; ROS, ePrint 2020/945) forge signatures from a few dozen
-    /// concurrent sessions. Kept only to reproduce the 2016 paper's protocol and numbers.
+    /// et al. (ePrint 2018/417; ROS, ePrint 2020/945) forge signatures from a few hundred
+    /// concurrent sessions. Default witnesses and aggregators refuse it
+    /// ([`CosiError::LegacyRefused`]); only those built with `new_insecure_legacy` (cargo
+    /// feature `insecure-legacy`) accept it, to reproduce the 2016 paper's protocol and
+    /// numbers.
     Legacy,
 }
 
@@ -660,6 +668,9 @@ pub struct Witness {
     index: usize,
     key: SecretKey,
     roster: Arc<Roster>,
+    /// Whether this witness was built by [`Witness::new_insecure_legacy`]; a leader can never
+    /// switch it on.
+    legacy: bool,
     committed: HashSet<SessionId>,
     responded: HashSet<SessionId>,
 }
@@ -668,6 +679,7 @@ impl fmt::Debug for Witness {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Witness")
             .field("index", &self.index)
+            .field("insecure_legacy", &self.legacy)
             .field("sessions", &self.committed.len())
             .finish_non_exhaustive()
     }
@@ -705,12 +717,41 @@ impl CommittedWitness {
 
 impl Witness {
     /// A witness at roster `index` holding `key`; the key must match the roster entry.
+    ///
+    /// It signs only in [`Mode::TwoNonce`]: a [`Mode::Legacy`] announcement is refused with
+    /// [`CosiError::LegacyRefused`], whoever sends it.
     pub fn new(roster: Arc<Roster>, index: usize, key: SecretKey) -> Result<Self, CosiError> {
+        Self::build(roster, index, key, false)
+    }
+
+    /// **Insecure.** A witness that also answers [`Mode::Legacy`] announcements.
+    ///
+    /// A leader that runs a few hundred legacy sessions with such a witness concurrently
+    /// forges a signature on a message of its choice under the witness's key (the ROS attack,
+    /// ePrint 2020/945; see `tests/concurrent_sessions.rs`). Exists only to reproduce the
+    /// 2016 paper's protocol and numbers, behind the `insecure-legacy` cargo feature (off by
+    /// default).
+    #[cfg(feature = "insecure-legacy")]
+    pub fn new_insecure_legacy(
+        roster: Arc<Roster>,
+        index: usize,
+        key: SecretKey,
+    ) -> Result<Self, CosiError> {
+        Self::build(roster, index, key, true)
+    }
+
+    fn build(
+        roster: Arc<Roster>,
+        index: usize,
+        key: SecretKey,
+        legacy: bool,
+    ) -> Result<Self, CosiError> {
         match roster.public_key(index) {
             Some(pk) if pk == key.public_key() => Ok(Witness {
                 index,
                 key,
                 roster,
+                legacy,
                 committed: HashSet::new(),
                 responded: HashSet::new(),
             }),
@@ -726,6 +767,14 @@ impl Witness {
         self.index
     }
 
+    /// Refuses [`Mode::Legacy`] unless this witness was built for it.
+    fn check_mode(&self, mode: Mode) -> Result<(), CosiError> {
+        if mode == Mode::Legacy && !self.legacy {
+            return Err(CosiError::LegacyRefused { index: self.index });
+        }
+        Ok(())
+    }
+
     /// The roster.
     pub fn roster(&self) -> &Arc<Roster> {
         &self.roster
@@ -739,12 +788,15 @@ impl Witness {
 
     /// Round 1: draws fresh random nonces for `announcement.session` and commits to them.
     ///
-    /// Refuses ([`CosiError::SessionReused`]) a session this witness already committed in.
+    /// Refuses a [`Mode::Legacy`] announcement ([`CosiError::LegacyRefused`]) unless this
+    /// witness was built by `Witness::new_insecure_legacy`, and a session this witness
+    /// already committed in ([`CosiError::SessionReused`]).
     pub fn commit<R: RngCore + CryptoRng>(
         &mut self,
         announcement: &Announcement,
         rng: &mut R,
     ) -> Result<(CommittedWitness, Commitment), CosiError> {
+        self.check_mode(announcement.mode)?;
         check_session_len(&announcement.session)?;
         if !self.committed.insert(announcement.session.clone()) {
             return Err(CosiError::SessionReused { index: self.index });
@@ -817,6 +869,7 @@ impl Witness {
                 check: "nonce state belongs to another witness or roster",
             });
         }
+        self.check_mode(ctx.mode)?;
         if ctx.roster_id != *self.roster.id() {
             return Err(CosiError::Misuse {
                 check: "context derived for another roster",
@@ -878,7 +931,33 @@ pub struct Aggregator {
 
 impl Aggregator {
     /// An aggregator for `node` of `tree` in the announced session.
+    ///
+    /// Refuses a [`Mode::Legacy`] announcement ([`CosiError::LegacyRefused`]): an honest node
+    /// does not relay sessions its own witness would refuse.
     pub fn new(
+        tree: Arc<KeyTree>,
+        node: usize,
+        announcement: &Announcement,
+    ) -> Result<Self, CosiError> {
+        if announcement.mode == Mode::Legacy {
+            return Err(CosiError::LegacyRefused { index: node });
+        }
+        Self::build(tree, node, announcement)
+    }
+
+    /// **Insecure.** An aggregator that also relays [`Mode::Legacy`] sessions, for the
+    /// paper-reproduction runs with `Witness::new_insecure_legacy` witnesses (cargo feature
+    /// `insecure-legacy`, off by default).
+    #[cfg(feature = "insecure-legacy")]
+    pub fn new_insecure_legacy(
+        tree: Arc<KeyTree>,
+        node: usize,
+        announcement: &Announcement,
+    ) -> Result<Self, CosiError> {
+        Self::build(tree, node, announcement)
+    }
+
+    fn build(
         tree: Arc<KeyTree>,
         node: usize,
         announcement: &Announcement,
@@ -1306,6 +1385,10 @@ mod tests {
             message: Some(b"hello".to_vec()),
         };
         assert_eq!(Announcement::from_bytes(&ann.to_bytes()), Ok(ann.clone()));
+        let ann = Announcement {
+            mode: Mode::TwoNonce,
+            ..ann
+        };
         let mut w = Witness::new(roster.clone(), 10, keys[10].clone()).expect("witness");
         let (s, c) = w.commit(&ann, &mut rng).expect("commit");
         assert_eq!(Commitment::from_bytes(&c.to_bytes(), 11).as_ref(), Ok(&c));

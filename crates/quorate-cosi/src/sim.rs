@@ -415,7 +415,7 @@ impl CosiNode {
         policy: Policy,
         seed: u64,
     ) -> Result<Self, CosiError> {
-        let witness = Witness::new(tree.roster().clone(), index, key)?;
+        let witness = crate::driver::witness_for(mode, tree.roster().clone(), index, key)?;
         let leader = (tree.tree().root() == index).then(|| Leader {
             message: message.to_vec(),
             mode,
@@ -642,7 +642,7 @@ impl CosiRole {
             self.to_parent(ctx, own.to_bytes());
             return Ok(None);
         }
-        let mut agg = Aggregator::new(self.tree.clone(), self.index, &ann)?;
+        let mut agg = crate::driver::aggregator_for(self.tree.clone(), self.index, &ann)?;
         agg.add_commitment(own)?;
         self.aggregator = Some(agg);
         self.phase = Phase::Committing;

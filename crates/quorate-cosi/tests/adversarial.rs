@@ -561,10 +561,45 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
 }
 
 #[test]
+fn legacy_announcement_is_refused_by_default_witnesses_and_aggregators() {
+    let n = 3;
+    let (roster, keys, mut rng) = setup(n, 13);
+    let legacy = Announcement {
+        session: SessionId::new(b"legacy".to_vec()),
+        mode: Mode::Legacy,
+        message: None,
+    };
+    // Whether built from a struct or decoded off the wire, the mode is refused.
+    let wire = Announcement::from_bytes(&legacy.to_bytes()).expect("decodes");
+    for ann in [&legacy, &wire] {
+        for (i, k) in keys.iter().enumerate() {
+            let mut w = Witness::new(roster.clone(), i, k.clone()).expect("witness");
+            assert_eq!(
+                w.commit(ann, &mut rng).err(),
+                Some(CosiError::LegacyRefused { index: i })
+            );
+            // The refusal used no session: the same id in two-nonce mode still commits.
+            let two = Announcement {
+                mode: Mode::TwoNonce,
+                ..ann.clone()
+            };
+            assert!(w.commit(&two, &mut rng).is_ok());
+        }
+        let tree =
+            Arc::new(KeyTree::new(roster.clone(), Tree::complete(n, 2).expect("t")).expect("kt"));
+        assert_eq!(
+            Aggregator::new(tree, 0, ann).err(),
+            Some(CosiError::LegacyRefused { index: 0 })
+        );
+    }
+}
+
+#[cfg(feature = "insecure-legacy")]
+#[test]
 fn legacy_and_two_nonce_states_do_not_mix() {
     let n = 3;
     let (roster, keys, mut rng) = setup(n, 12);
-    let mut w = Witness::new(roster.clone(), 0, keys[0].clone()).expect("witness");
+    let mut w = Witness::new_insecure_legacy(roster.clone(), 0, keys[0].clone()).expect("witness");
     let ann = Announcement {
         session: SessionId::new(b"legacy".to_vec()),
         mode: Mode::Legacy,

@@ -81,6 +81,7 @@ fn masked_signatures_verify_under_the_participants_key() {
     }
 }
 
+#[cfg(feature = "insecure-legacy")]
 #[test]
 fn legacy_mode_signatures_also_verify_strictly() {
     for (n, seed, absent) in [
@@ -455,4 +456,28 @@ fn signing_is_deterministic_given_the_rng_seed_and_independent_of_threads() {
         .0
     };
     assert_eq!(run(true), run(false));
+}
+
+#[test]
+fn legacy_scenario_is_refused_without_the_insecure_feature() {
+    let (roster, keys, mut rng) = setup(5, 23);
+    let tree = Tree::complete(5, 2).expect("tree");
+    let scenario = Scenario::default().with_mode(Mode::Legacy);
+    let out = sign_in_process(
+        &roster,
+        &keys,
+        &tree,
+        MSG,
+        &Policy::Complete,
+        &scenario,
+        &mut rng,
+    );
+    if cfg!(feature = "insecure-legacy") {
+        assert!(out.is_ok());
+    } else {
+        assert!(
+            matches!(out, Err(CosiError::LegacyRefused { .. })),
+            "{out:?}"
+        );
+    }
 }

@@ -4,11 +4,20 @@ use quorate_cosi::sim::{simulate, SimParams, SimProtocol, SimSetup};
 use quorate_cosi::{Mode, Policy, Tree};
 use std::time::Duration;
 
+/// The modes to run: legacy too when the `insecure-legacy` feature is on.
+fn modes() -> Vec<Mode> {
+    let mut m = vec![Mode::TwoNonce];
+    if cfg!(feature = "insecure-legacy") {
+        m.push(Mode::Legacy);
+    }
+    m
+}
+
 #[test]
 fn cosi_small_trees_sign_and_verify() {
     for &(n, b) in &[(1usize, 2usize), (2, 2), (7, 2), (40, 4)] {
         let setup = SimSetup::generate(n, 9).expect("setup");
-        for mode in [Mode::TwoNonce, Mode::Legacy] {
+        for mode in modes() {
             let params =
                 SimParams::new(SimProtocol::Cosi(mode), Tree::complete(n, b).expect("tree"));
             let out = simulate(&setup, &params, b"sim message").expect("round");
@@ -171,7 +180,7 @@ fn a_silent_subleader_is_replaced_when_the_policy_needs_its_subtree() {
 
 #[test]
 fn silence_after_commitment_is_named_and_the_round_restarts() {
-    for mode in [Mode::TwoNonce, Mode::Legacy] {
+    for mode in modes() {
         // A leaf: its parent's response timeout names it.
         let (out, setup) = faulty_round(
             mode,
