@@ -1,0 +1,20 @@
+//! Structure-aware target for quorate-mixnet: a valid message (see
+//! `quorate_fuzz::mixnet`), mutated by an `arbitrary` list of [`quorate_fuzz::Mutation`]s,
+//! decoded and then checked (group, proof and signature checks).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use quorate_fuzz::{checked, run_mutate, Case, MutateInput};
+
+fuzz_target!(
+    init: {
+        quorate_fuzz::write_seeds("mutate_mixnet", cases());
+    },
+    |input: MutateInput| run_mutate(cases(), &input)
+);
+
+fn cases() -> &'static [Case] {
+    thread_local! {
+        static CASES: &'static [Case] = checked(quorate_fuzz::mixnet::cases());
+    }
+    CASES.with(|c| *c)
+}

@@ -1,0 +1,278 @@
+//! quorate-ecdsa: the three DKG messages and the three signing messages of a 2-of-2 run.
+//! Each check replays the receiving party's earlier rounds (deterministic RNGs, so its
+//! state is the one the valid message was made for) and hands it the mutated message: the
+//! round must either succeed or fail naming the sender and nobody else, and a signature
+//! that comes out must verify.
+
+use crate::{re, rng, Case};
+use quorate_core::transcript::SessionId;
+use quorate_core::{PartyId, ThresholdParams};
+use quorate_ecdsa::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
+use quorate_ecdsa::sign::{
+    self, Combined, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
+};
+use quorate_ecdsa::{EcdsaError, KeyShare};
+use rand_chacha::ChaCha20Rng;
+
+const DIGEST: [u8; 32] = [0x5a; 32];
+const SIGN_ID: &[u8] = b"quorate-fuzz sign";
+
+fn pid(i: u16) -> PartyId {
+    PartyId::new(i).expect("party id")
+}
+
+fn session() -> SessionId {
+    SessionId::new(b"quorate-fuzz dkg".to_vec())
+}
+
+fn params() -> ThresholdParams {
+    ThresholdParams::new(2, 2).expect("params")
+}
+
+/// The one message `from` sends to `to` in a list of addressed messages.
+fn to<M: Clone>(msgs: &[(PartyId, M)], to: PartyId) -> M {
+    msgs.iter()
+        .find(|(t, _)| *t == to)
+        .expect("addressed")
+        .1
+        .clone()
+}
+
+/// A round's outcome is acceptable: success, or an error naming only `sender`.
+fn blames_only<T>(r: &Result<T, EcdsaError>, sender: PartyId) -> bool {
+    match r {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(
+                e.culprits().iter().all(|c| *c == sender),
+                "an error blames an honest party: {e:?}"
+            );
+            false
+        }
+    }
+}
+
+/// The whole valid run, replayable party by party.
+struct Run {
+    m1: [Vec<(PartyId, DkgMsg1)>; 2],
+    m2: [Vec<(PartyId, DkgMsg2)>; 2],
+    m3: [Vec<(PartyId, DkgMsg3)>; 2],
+    shares: [KeyShare; 2],
+    s1: [Vec<(PartyId, SignMsg1)>; 2],
+    s2: [Vec<(PartyId, SignMsg2)>; 2],
+    s3: [SignMsg3; 2],
+}
+
+fn dkg_rng(k: usize) -> ChaCha20Rng {
+    rng(100 + k as u64)
+}
+
+fn sign_rng(k: usize) -> ChaCha20Rng {
+    rng(200 + k as u64)
+}
+
+impl Run {
+    fn new() -> Run {
+        let mut r = [dkg_rng(0), dkg_rng(1)];
+        let ids = [pid(1), pid(2)];
+        let (a, b) = r.split_at_mut(1);
+        let (st1a, m1a) = dkg::keygen_round1(params(), ids[0], &session(), &mut a[0]).expect("r1");
+        let (st1b, m1b) = dkg::keygen_round1(params(), ids[1], &session(), &mut b[0]).expect("r1");
+        let (st2a, m2a) =
+            dkg::dkg_round2(st1a, &[(ids[1], to(&m1b, ids[0]))], &mut a[0]).expect("r2");
+        let (st2b, m2b) =
+            dkg::dkg_round2(st1b, &[(ids[0], to(&m1a, ids[1]))], &mut b[0]).expect("r2");
+        let (st3a, m3a) =
+            dkg::dkg_round3(st2a, &[(ids[1], to(&m2b, ids[0]))], &mut a[0]).expect("r3");
+        let (st3b, m3b) =
+            dkg::dkg_round3(st2b, &[(ids[0], to(&m2a, ids[1]))], &mut b[0]).expect("r3");
+        let in3 =
+            |m: &[(PartyId, DkgMsg3)], from: PartyId, me: PartyId| -> Vec<(PartyId, DkgMsg3)> {
+                m.iter()
+                    .filter(|(t, _)| *t == me)
+                    .map(|(_, x)| (from, x.clone()))
+                    .collect()
+            };
+        let ka = dkg::dkg_finish(st3a, &in3(&m3b, ids[1], ids[0])).expect("finish");
+        let kb = dkg::dkg_finish(st3b, &in3(&m3a, ids[0], ids[1])).expect("finish");
+        let fresh = [ka.clone(), kb.clone()];
+        let mut shares = [ka, kb];
+        let mut r = [sign_rng(0), sign_rng(1)];
+        let (a, b) = r.split_at_mut(1);
+        let (sh_a, sh_b) = shares.split_at_mut(1);
+        let (t1a, s1a) = sign::sign_round1(&sh_a[0], SIGN_ID, &ids, &mut a[0]).expect("s1");
+        let (t1b, s1b) = sign::sign_round1(&sh_b[0], SIGN_ID, &ids, &mut b[0]).expect("s1");
+        let (t2a, s2a) =
+            sign::sign_round2(t1a, &mut sh_a[0], &[(ids[1], to(&s1b, ids[0]))], &mut a[0])
+                .expect("s2");
+        let (t2b, s2b) =
+            sign::sign_round2(t1b, &mut sh_b[0], &[(ids[0], to(&s1a, ids[1]))], &mut b[0])
+                .expect("s2");
+        let (t3a, s3a) =
+            sign::sign_round3(t2a, &mut sh_a[0], &DIGEST, &[(ids[1], to(&s2b, ids[0]))])
+                .expect("s3");
+        let (_t3b, s3b) =
+            sign::sign_round3(t2b, &mut sh_b[0], &DIGEST, &[(ids[0], to(&s2a, ids[1]))])
+                .expect("s3");
+        match sign::combine(t3a, &[(ids[1], s3b.clone())]).expect("combine") {
+            Combined::Signature(_) => {}
+            _ => panic!("the valid run did not sign"),
+        }
+        // The checks start from fresh copies of the shares (signing may ban parties).
+        let shares = fresh;
+        Run {
+            m1: [m1a, m1b],
+            m2: [m2a, m2b],
+            m3: [m3a, m3b],
+            shares,
+            s1: [s1a, s1b],
+            s2: [s2a, s2b],
+            s3: [s3a, s3b],
+        }
+    }
+
+    fn dkg1(k: usize, r: &mut ChaCha20Rng) -> DkgRound1 {
+        dkg::keygen_round1(params(), pid(k as u16 + 1), &session(), r)
+            .expect("r1")
+            .0
+    }
+
+    fn dkg2(&self, k: usize, r: &mut ChaCha20Rng) -> DkgRound2 {
+        let st = Self::dkg1(k, r);
+        let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
+        dkg::dkg_round2(st, &[(other, to(&self.m1[1 - k], me))], r)
+            .expect("r2")
+            .0
+    }
+
+    fn dkg3(&self, k: usize, r: &mut ChaCha20Rng) -> DkgRound3 {
+        let st = self.dkg2(k, r);
+        let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
+        dkg::dkg_round3(st, &[(other, to(&self.m2[1 - k], me))], r)
+            .expect("r3")
+            .0
+    }
+
+    fn sign1(&self, _k: usize, share: &KeyShare, r: &mut ChaCha20Rng) -> SignRound1 {
+        sign::sign_round1(share, SIGN_ID, &[pid(1), pid(2)], r)
+            .expect("s1")
+            .0
+    }
+
+    fn sign2(&self, k: usize, share: &mut KeyShare, r: &mut ChaCha20Rng) -> SignRound2 {
+        let st = self.sign1(k, share, r);
+        let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
+        sign::sign_round2(st, share, &[(other, to(&self.s1[1 - k], me))], r)
+            .expect("s2")
+            .0
+    }
+
+    fn sign3(&self, k: usize, share: &mut KeyShare, r: &mut ChaCha20Rng) -> SignRound3 {
+        let st = self.sign2(k, share, r);
+        let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
+        sign::sign_round3(st, share, &DIGEST, &[(other, to(&self.s2[1 - k], me))])
+            .expect("s3")
+            .0
+    }
+}
+
+/// The cases. Party 1's messages go to party 2 (party 2's to party 1 for `DkgMsg3`, which
+/// only flows to lower indices).
+pub fn cases() -> Vec<Case> {
+    let run = std::rc::Rc::new(Run::new());
+    let (p1, p2) = (pid(1), pid(2));
+    let mut out = Vec::new();
+    let r = std::rc::Rc::clone(&run);
+    out.push(
+        Case::new("dkg::DkgMsg1", to(&run.m1[0], p2).to_bytes(), move |b| {
+            re(DkgMsg1::from_bytes(p1, b), DkgMsg1::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = DkgMsg1::from_bytes(p1, b).expect("decoded");
+            let mut g = dkg_rng(1);
+            let st = Run::dkg1(1, &mut g);
+            blames_only(&dkg::dkg_round2(st, &[(p1, m)], &mut g), p1)
+        }),
+    );
+    let r2 = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("dkg::DkgMsg2", to(&run.m2[0], p2).to_bytes(), move |b| {
+            re(DkgMsg2::from_bytes(p1, b), DkgMsg2::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = DkgMsg2::from_bytes(p1, b).expect("decoded");
+            let mut g = dkg_rng(1);
+            let st = r2.dkg2(1, &mut g);
+            blames_only(&dkg::dkg_round3(st, &[(p1, m)], &mut g), p1)
+        }),
+    );
+    let r3 = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("dkg::DkgMsg3", to(&run.m3[1], p1).to_bytes(), move |b| {
+            re(DkgMsg3::from_bytes(p2, b), DkgMsg3::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = DkgMsg3::from_bytes(p2, b).expect("decoded");
+            let mut g = dkg_rng(0);
+            let st = r3.dkg3(0, &mut g);
+            blames_only(&dkg::dkg_finish(st, &[(p2, m)]), p2)
+        }),
+    );
+    let r4 = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("sign::SignMsg1", to(&run.s1[0], p2).to_bytes(), move |b| {
+            re(SignMsg1::from_bytes(p1, b), SignMsg1::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = SignMsg1::from_bytes(p1, b).expect("decoded");
+            let mut g = sign_rng(1);
+            let mut share = r4.shares[1].clone();
+            let st = r4.sign1(1, &share, &mut g);
+            blames_only(&sign::sign_round2(st, &mut share, &[(p1, m)], &mut g), p1)
+        }),
+    );
+    let r5 = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("sign::SignMsg2", to(&run.s2[0], p2).to_bytes(), move |b| {
+            re(SignMsg2::from_bytes(p1, b), SignMsg2::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = SignMsg2::from_bytes(p1, b).expect("decoded");
+            let mut g = sign_rng(1);
+            let mut share = r5.shares[1].clone();
+            let st = r5.sign2(1, &mut share, &mut g);
+            blames_only(&sign::sign_round3(st, &mut share, &DIGEST, &[(p1, m)]), p1)
+        }),
+    );
+    let r6 = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("sign::SignMsg3", run.s3[0].to_bytes(), move |b| {
+            re(SignMsg3::from_bytes(p1, b), SignMsg3::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = SignMsg3::from_bytes(p1, b).expect("decoded");
+            let mut g = sign_rng(1);
+            let mut share = r6.shares[1].clone();
+            let st = r6.sign3(1, &mut share, &mut g);
+            match sign::combine(st, &[(p1, m)]) {
+                Ok(Combined::Signature(sig)) => {
+                    let k = sig.to_k256().expect("a combined signature is well formed");
+                    assert!(
+                        sign::verify_prehash(&share.public_key(), &DIGEST, &k),
+                        "combine output a signature that does not verify"
+                    );
+                    true
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    assert!(
+                        e.culprits().iter().all(|c| *c == p1),
+                        "blames an honest party: {e:?}"
+                    );
+                    false
+                }
+            }
+        }),
+    );
+    out
+}
