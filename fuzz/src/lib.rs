@@ -31,8 +31,10 @@ pub mod bls;
 pub mod core;
 pub mod cosi;
 pub mod ecdsa;
+pub mod json;
 pub mod mixnet;
 pub mod paillier;
+pub mod roundtrip;
 pub mod verenc;
 
 /// Decodes, and on success returns the canonical re-encoding.
