@@ -33,6 +33,7 @@ pub mod cosi;
 pub mod ecdsa;
 pub mod json;
 pub mod mixnet;
+pub mod node;
 pub mod paillier;
 pub mod roundtrip;
 pub mod verenc;
