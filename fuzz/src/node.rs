@@ -29,7 +29,7 @@ pub fn cases() -> Vec<Case> {
         let header = Header {
             protocol: "quorate.fuzz-1".to_string(),
             protocol_version: 1,
-            key_id: [9; 32],
+            key_id: "fuzz-key".to_string(),
             epoch: 4,
             session: [5; 32],
             attempt: 0,
