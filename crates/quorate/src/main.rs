@@ -120,14 +120,14 @@ struct BenchArgs {
     /// Write the results as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Problem size (mixnet: senders; default 100).
-    #[arg(long)]
+    /// Problem size (mixnet: senders, 1 to 10000; default 100).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     n: Option<usize>,
-    /// Number of servers (mixnet: mix-servers; default 4).
-    #[arg(long)]
+    /// Number of servers (mixnet: mix-servers, 1 to 1024; default 4).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     m: Option<u16>,
-    /// Worker threads (mixnet; default 1).
-    #[arg(long)]
+    /// Worker threads (mixnet, 1 to 256; default 1).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: Option<usize>,
 }
 
@@ -190,6 +190,10 @@ fn demo_all() -> anyhow::Result<()> {
 }
 
 fn bench(args: &BenchArgs) -> anyhow::Result<()> {
+    // Fail on an unwritable --json path before the (long) benchmark runs.
+    if let Some(path) = &args.json {
+        quorate::files::check_output_path(path)?;
+    }
     let mut suite = BenchSuite::new(args.system.name(), args.quick);
     print!("{}", suite.header());
     let opts = BenchOptions {

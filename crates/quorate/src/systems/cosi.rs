@@ -58,7 +58,7 @@ pub struct CosiDemoArgs {
 #[derive(Clone, Debug, clap::Args)]
 pub struct CosiVerifyArgs {
     /// JSON file: array of hex public keys (trusted list, no PoP), array of hex 96-byte
-    /// roster entries (key ‖ PoP), or the demo's JSON output.
+    /// roster entries (key ‖ PoP), or the demo's JSON output; at most 4 MiB.
     #[arg(long)]
     pub roster: PathBuf,
     /// The signed message, hex.
@@ -93,7 +93,9 @@ pub fn parse_policy(s: &str) -> anyhow::Result<Policy> {
             PolicyMember::Witness(_) => bail!("group:K:… expected"),
         };
     }
-    bail!("unknown policy {s:?} (complete, any, threshold:T, group:K:M,M,… with M an index or (group:K:…))")
+    bail!("unknown policy {} (complete, any, threshold:T, group:K:M,M,… with M an index or (group:K:…))",
+        crate::files::quote(s)
+    )
 }
 
 /// Nesting limit of `--policy` groups (the library's limit).
@@ -231,8 +233,7 @@ fn hex_array<const N: usize>(v: &serde_json::Value, what: &str) -> anyhow::Resul
 }
 
 fn load_roster(path: &Path) -> anyhow::Result<VerifyRoster> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read roster file {}", path.display()))?;
+    let text = crate::files::read_text(path).context("cannot read the roster file")?;
     let v: serde_json::Value = serde_json::from_str(&text).context("roster file is not JSON")?;
     let (list, entries) = match &v {
         serde_json::Value::Object(o) => match o.get("roster_entries") {
@@ -282,6 +283,10 @@ fn verify_inner(args: &CosiVerifyArgs) -> ExitCode {
         eprintln!("error: {e:#}");
         ExitCode::from(2)
     };
+    let policy = match parse_policy(&args.policy) {
+        Ok(p) => p,
+        Err(e) => return malformed(e),
+    };
     let roster = match load_roster(&args.roster) {
         Ok(r) => r,
         Err(e) => return malformed(e),
@@ -293,10 +298,6 @@ fn verify_inner(args: &CosiVerifyArgs) -> ExitCode {
     let sig_bytes = match hex::decode(args.signature.trim()) {
         Ok(s) => s,
         Err(e) => return malformed(anyhow!("signature is not hex: {e}")),
-    };
-    let policy = match parse_policy(&args.policy) {
-        Ok(p) => p,
-        Err(e) => return malformed(e),
     };
     let n = roster.len();
     if let Err(e) = policy.validate(n) {

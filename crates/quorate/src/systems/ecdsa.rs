@@ -8,19 +8,23 @@ use quorate_core::{PartyId, ThresholdParams};
 use quorate_ecdsa::{netsim, simulate};
 use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{OsRng, RngCore, SeedableRng};
+use rand_core::{RngCore, SeedableRng};
 use sha2::{Digest, Sha256};
 use std::process::ExitCode;
+
+use crate::common::{decode_hex, invalid, malformed, os_rng, valid};
 use std::time::Duration;
 
 /// Arguments of `quorate ecdsa demo`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct EcdsaDemoArgs {
-    /// Threshold: parties needed to sign.
-    #[arg(short, long, default_value_t = 3)]
+    /// Threshold: parties needed to sign (2 to n).
+    #[arg(short, long, default_value_t = 3,
+          value_parser = clap::value_parser!(u16).range(2..=i64::from(MAX_DEMO_PARTIES)))]
     pub t: u16,
-    /// Number of parties.
-    #[arg(short, long, default_value_t = 5)]
+    /// Number of parties (2 to 64: key generation is quadratic in n).
+    #[arg(short, long, default_value_t = 5,
+          value_parser = clap::value_parser!(u16).range(2..=i64::from(MAX_DEMO_PARTIES)))]
     pub n: u16,
     /// The message; SHA-256 of it is signed.
     #[arg(long, default_value = "hello quorate")]
@@ -29,6 +33,9 @@ pub struct EcdsaDemoArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+/// The largest `n` the demo accepts: keygen runs n² pairwise OT setups in one process.
+pub const MAX_DEMO_PARTIES: u16 = 64;
 
 /// Arguments of `quorate ecdsa verify`.
 #[derive(Clone, Debug, clap::Args)]
@@ -42,12 +49,6 @@ pub struct EcdsaVerifyArgs {
     /// The signature: 64-byte r‖s hex (or DER hex).
     #[arg(long)]
     pub signature: String,
-}
-
-fn os_rng() -> ChaCha20Rng {
-    let mut seed = [0u8; 32];
-    OsRng.fill_bytes(&mut seed);
-    ChaCha20Rng::from_seed(seed)
 }
 
 struct Demo {
@@ -65,6 +66,10 @@ struct Demo {
 }
 
 fn run(t: u16, n: u16, message: &[u8], rng: &mut ChaCha20Rng) -> anyhow::Result<Demo> {
+    anyhow::ensure!(
+        n <= MAX_DEMO_PARTIES,
+        "the demo runs at most {MAX_DEMO_PARTIES} parties (asked for {n})"
+    );
     let params = ThresholdParams::new(t, n)?;
     let mut session = [0u8; 16];
     rng.fill_bytes(&mut session);
@@ -163,18 +168,11 @@ pub fn demo(args: &EcdsaDemoArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn decode_hex(what: &str, text: &str) -> Result<Vec<u8>, String> {
-    let trimmed = text.trim();
-    let digits = trimmed
-        .strip_prefix("0x")
-        .or_else(|| trimmed.strip_prefix("0X"))
-        .unwrap_or(trimmed);
-    hex::decode(digits).map_err(|e| format!("{what}: invalid hex: {e}"))
-}
+/// What `quorate ecdsa verify` decoded: the key and digest, and the signature or the reason a
+/// well-formed signature is unacceptable (exit 1, not 2).
+type VerifyInputs = (VerifyingKey, [u8; 32], Result<K256Signature, &'static str>);
 
-fn decode_verify(
-    args: &EcdsaVerifyArgs,
-) -> Result<(VerifyingKey, [u8; 32], K256Signature), String> {
+fn decode_verify(args: &EcdsaVerifyArgs) -> Result<VerifyInputs, String> {
     let pk = decode_hex("public key", &args.public_key)?;
     let vk = VerifyingKey::from_sec1_bytes(&pk)
         .map_err(|_| "public key: not a valid SEC1 secp256k1 point".to_owned())?;
@@ -185,41 +183,39 @@ fn decode_verify(
         .map_err(|_| format!("digest: expected 32 bytes, got {}", digest.len()))?;
     let sig = decode_hex("signature", &args.signature)?;
     let sig = if sig.len() == 64 {
-        K256Signature::from_slice(&sig)
-            .map_err(|_| "signature: r or s is zero or not below the group order".to_owned())?
+        // Right shape; a zero or out-of-range (non-canonical) r or s is an invalid signature.
+        K256Signature::from_slice(&sig).map_err(|_| "r or s is zero or not below the group order")
     } else {
-        K256Signature::from_der(&sig).map_err(|_| {
+        Ok(K256Signature::from_der(&sig).map_err(|_| {
             format!(
-                "signature: expected 64 bytes r‖s or DER, got {} bytes",
+                "signature: expected 64 bytes r‖s or DER, got {} bytes that are not DER",
                 sig.len()
             )
-        })?
+        })?)
     };
     Ok((vk, digest, sig))
 }
 
-/// `quorate ecdsa verify`: exit 0 if valid, 1 if invalid, 2 for malformed input.
+/// `quorate ecdsa verify`: exit 0 if valid, 1 if invalid (including a non-canonical scalar
+/// or a high S: low-S is required), 2 for malformed input.
 pub fn verify(args: &EcdsaVerifyArgs) -> ExitCode {
     let (vk, digest, sig) = match decode_verify(args) {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return malformed(e),
     };
+    let sig = match sig {
+        Ok(sig) => sig,
+        Err(reason) => return invalid(reason),
+    };
+    if sig.normalize_s().is_some() {
+        return invalid(
+            "high-S signature (s > n/2); low-S is required (the same signature with s' = n - s \
+             is the canonical one)",
+        );
+    }
     match vk.verify_prehash(&digest, &sig) {
-        Ok(()) if sig.normalize_s().is_some() => {
-            println!("valid (note: high-S; Bitcoin policy requires low-S)");
-            ExitCode::SUCCESS
-        }
-        Ok(()) => {
-            println!("valid");
-            ExitCode::SUCCESS
-        }
-        Err(_) => {
-            println!("invalid: the signature does not verify for this public key and digest");
-            ExitCode::from(1)
-        }
+        Ok(()) => valid("valid"),
+        Err(_) => invalid("the signature does not verify for this public key and digest"),
     }
 }
 

@@ -19,17 +19,20 @@ pub const NOT_IMPLEMENTED: &[&str] = &[
 /// Arguments of `quorate mixnet demo`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct MixnetDemoArgs {
-    /// Number of senders.
-    #[arg(long, default_value_t = 10)]
+    /// Number of senders (1 to 10000).
+    #[arg(long, default_value_t = 10,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     pub n: usize,
-    /// Number of mix-servers.
-    #[arg(long, default_value_t = 2)]
+    /// Number of mix-servers (1 to 1024).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub m: u16,
-    /// Decryption threshold (default: m).
-    #[arg(long)]
+    /// Decryption threshold (1 to m; default: m).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub t: Option<u16>,
-    /// Paillier modulus bits (3072 for 128-bit security; 1024 only for quick tests).
-    #[arg(long, default_value_t = PRODUCTION_PAILLIER_BITS)]
+    /// Paillier modulus bits (1024 to 8192; 3072 for 128-bit security, 1024 only for quick
+    /// tests).
+    #[arg(long, default_value_t = PRODUCTION_PAILLIER_BITS,
+          value_parser = clap::value_parser!(u32).range(1024..=8192))]
     pub paillier_bits: u32,
     /// Print the result as JSON.
     #[arg(long)]

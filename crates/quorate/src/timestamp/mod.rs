@@ -64,10 +64,10 @@ pub struct ServeArgs {
 /// Arguments of `timestamp verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The receipt (JSON).
+    /// The receipt (JSON; at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub receipt: PathBuf,
-    /// The roster: a JSON array of hex public keys, in roster order.
+    /// The roster: a JSON array of hex public keys, in roster order (at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub roster: PathBuf,
     /// The hash the receipt must be for (64 hex characters).
@@ -164,8 +164,7 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
 
 /// Reads a roster file: a JSON array of hex public keys.
 pub fn read_roster_keys(path: &Path) -> anyhow::Result<Vec<[u8; 32]>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::files::read_text(path)?;
     let items: Vec<String> = serde_json::from_str(&text)
         .with_context(|| format!("{}: expected a JSON array of hex strings", path.display()))?;
     anyhow::ensure!(!items.is_empty(), "{}: empty roster", path.display());
@@ -192,11 +191,10 @@ pub fn roster_verifier(keys: &[[u8; 32]], policy: Policy) -> anyhow::Result<KeyL
 /// `timestamp verify`: 0 valid, 1 invalid (with the reason), 2 malformed input.
 pub fn verify(args: &VerifyArgs) -> ExitCode {
     let parsed = (|| -> anyhow::Result<(Receipt, KeyListVerifier, Option<[u8; 32]>)> {
-        let text = std::fs::read_to_string(&args.receipt)
-            .with_context(|| format!("reading {}", args.receipt.display()))?;
+        let text = crate::files::read_text(&args.receipt)?;
+        let keys = read_roster_keys(&args.roster)?;
         let receipt = Receipt::from_json(&text)
             .with_context(|| format!("{}: not a receipt", args.receipt.display()))?;
-        let keys = read_roster_keys(&args.roster)?;
         let policy = match args.threshold {
             Some(t) => Policy::Threshold(t),
             None => Policy::Complete,
@@ -204,6 +202,16 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
         policy
             .validate(keys.len())
             .context("--threshold must be between 1 and the roster size")?;
+        // A signature of the wrong length for this roster cannot be parsed: exit 2, not 1.
+        if let Err(e @ quorate_core::DecodeError::WrongLength { .. }) =
+            quorate_cosi::Signature::from_bytes(&receipt.signature, keys.len())
+        {
+            anyhow::bail!(
+                "{}: signature: {e} (roster has {} witnesses)",
+                args.receipt.display(),
+                keys.len()
+            );
+        }
         let verifier = roster_verifier(&keys, policy)?;
         let hash = match &args.hash {
             Some(h) => {
@@ -270,6 +278,9 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "timestamp-server")]
 fn bench(args: &TimestampBenchArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.json {
+        crate::files::check_output_path(path)?;
+    }
     let mut suite = BenchSuite::new("cosi-timestamp", args.quick);
     print!("{}", suite.header());
     let outcome = quorate_eval::timestamp::bench_timestamp(&mut suite, args.quick);

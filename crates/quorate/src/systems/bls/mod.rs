@@ -19,11 +19,13 @@ pub use verify::verify;
 /// Arguments of `quorate bls demo`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BlsDemoArgs {
-    /// Threshold: signature shares needed to sign.
-    #[arg(short, long, default_value_t = 3)]
+    /// Threshold: signature shares needed to sign (2 to n).
+    #[arg(short, long, default_value_t = 3,
+          value_parser = clap::value_parser!(u16).range(2..=1024))]
     pub t: u16,
-    /// Number of signers.
-    #[arg(short, long, default_value_t = 5)]
+    /// Number of signers (2 to 1024).
+    #[arg(short, long, default_value_t = 5,
+          value_parser = clap::value_parser!(u16).range(2..=1024))]
     pub n: u16,
     /// The message to sign.
     #[arg(long, default_value = "hello quorate")]

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 struct VerifyInputs {
     public_key: PublicKey,
     message: Vec<u8>,
-    signature: Signature,
+    /// The signature, or why a signature of the right length is not acceptable (exit 1).
+    signature: Result<Signature, String>,
     public_key_bytes: Vec<u8>,
     signature_bytes: Vec<u8>,
 }
@@ -22,7 +23,13 @@ fn decode_verify_inputs(args: &BlsVerifyArgs) -> Result<VerifyInputs, String> {
     let signature_bytes = decode_hex("signature", &args.signature)?;
     // The decoders' errors already name the item ("public key: …", "signature: …").
     let public_key = PublicKey::from_bytes(&public_key_bytes).map_err(|e| e.to_string())?;
-    let signature = Signature::from_bytes(&signature_bytes).map_err(|e| e.to_string())?;
+    // Wrong length: malformed (exit 2). Right length but not a valid signature point
+    // (identity, off the curve, outside the subgroup): parsed but invalid (exit 1).
+    let signature = match Signature::from_bytes(&signature_bytes) {
+        Ok(s) => Ok(s),
+        Err(e @ quorate_core::DecodeError::WrongLength { .. }) => return Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
     Ok(VerifyInputs {
         public_key,
         message,
@@ -39,7 +46,11 @@ pub fn verify(args: &BlsVerifyArgs) -> ExitCode {
         Ok(inputs) => inputs,
         Err(e) => return malformed(e),
     };
-    let ours = inputs.public_key.verify(&inputs.message, &inputs.signature);
+    let signature = match &inputs.signature {
+        Ok(s) => s,
+        Err(reason) => return invalid(reason),
+    };
+    let ours = inputs.public_key.verify(&inputs.message, signature);
     let blst = verify_with_blst(
         &inputs.public_key_bytes,
         &inputs.message,

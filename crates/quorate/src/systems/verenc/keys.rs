@@ -6,30 +6,19 @@ use serde_json::{json, Value};
 use std::path::Path;
 use zeroize::Zeroizing;
 
+use super::json::json_kind;
 use super::json::{backup_to_json, read_json};
 use super::{cs03_params, VerencBackupArgs, VerencKeygenArgs};
 use crate::common::os_rng;
-
-pub(crate) fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        opts.mode(0o600);
-    }
-    let mut f = opts
-        .open(path)
-        .with_context(|| format!("creating {}", path.display()))?;
-    f.write_all(contents.as_bytes())?;
-    Ok(())
-}
+use crate::files::{ensure_writable, read_text, write_new_file, Access};
 
 /// `quorate verenc keygen`.
 pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
     let scheme: Scheme = args.scheme.parse()?;
     let curve: CurveId = args.curve.parse()?;
+    // Refuse existing files before the (possibly slow) key generation.
+    ensure_writable(&args.secret_out, args.force)?;
+    ensure_writable(&args.public_out, args.force)?;
     let params = (scheme == Scheme::Cs03)
         .then(|| cs03_params(args.modulus_bits))
         .transpose()?;
@@ -47,9 +36,19 @@ pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
         })
         .to_string(),
     );
-    std::fs::write(&args.public_out, public.to_string())
-        .with_context(|| format!("writing {}", args.public_out.display()))?;
-    write_private(&args.secret_out, &secret)?;
+    // The secret first: a public key is never published without its secret on disk.
+    write_new_file(
+        &args.secret_out,
+        secret.as_bytes(),
+        Access::Secret,
+        args.force,
+    )?;
+    write_new_file(
+        &args.public_out,
+        public.to_string().as_bytes(),
+        Access::Public,
+        args.force,
+    )?;
     println!(
         "escrow key pair for {scheme}/{curve}: public key {} ({} B), secret key {}",
         args.public_out.display(),
@@ -64,10 +63,14 @@ pub(crate) fn key_file(
     field: &str,
 ) -> anyhow::Result<(Scheme, CurveId, Zeroizing<Vec<u8>>)> {
     let v = read_json(path).map_err(|e| anyhow!(e))?;
-    let get = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .ok_or_else(|| anyhow!("{}: field `{k}` missing", path.display()))
+    let get = |k: &str| match v.get(k) {
+        Some(Value::String(s)) => Ok(s.as_str()),
+        None => Err(anyhow!("{}: field `{k}` is missing", path.display())),
+        Some(other) => Err(anyhow!(
+            "{}: field `{k}` is {}, expected a hex string",
+            path.display(),
+            json_kind(other)
+        )),
     };
     let scheme: Scheme = get("scheme")?.parse()?;
     let curve: CurveId = get("curve")?.parse()?;
@@ -82,10 +85,7 @@ pub(crate) fn key_file(
 pub fn backup_cmd(args: &VerencBackupArgs) -> anyhow::Result<()> {
     let (scheme, curve, bytes) = key_file(&args.escrow, "escrow_public_key")?;
     let epk = EscrowPublicKey::from_bytes(scheme, curve, &bytes)?;
-    let text = Zeroizing::new(
-        std::fs::read_to_string(&args.secret_file)
-            .with_context(|| format!("reading {}", args.secret_file.display()))?,
-    );
+    let text = Zeroizing::new(read_text(&args.secret_file)?);
     let raw = Zeroizing::new(hex::decode(text.trim()).context("secret file: not hex")?);
     let secret: Zeroizing<[u8; 32]> = Zeroizing::new(
         raw.as_slice()
@@ -96,7 +96,7 @@ pub fn backup_cmd(args: &VerencBackupArgs) -> anyhow::Result<()> {
     let out = serde_json::to_string(&backup_to_json(&b))?;
     match &args.out {
         Some(path) => {
-            std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+            write_new_file(path, out.as_bytes(), Access::Public, true)?;
             println!(
                 "backup of {} written to {}",
                 hex::encode(&b.public_share),

@@ -57,9 +57,13 @@ pub struct VerencKeygenArgs {
     /// Where to write the escrow's public key (JSON).
     #[arg(long)]
     pub public_out: PathBuf,
-    /// Where to write the escrow's secret key (JSON, created with mode 0600).
+    /// Where to write the escrow's secret key (JSON, mode 0600; written first, atomically).
     #[arg(long)]
     pub secret_out: PathBuf,
+    /// Replace existing key files (otherwise an existing file is never overwritten: earlier
+    /// backups to the old key would become unrecoverable).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `quorate verenc backup`.
@@ -82,7 +86,7 @@ pub struct VerencBackupArgs {
 /// Arguments of `quorate verenc verify`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct VerencVerifyArgs {
-    /// The backup (JSON, as `backup` or `demo --json` print it).
+    /// The backup (JSON, as `backup` or `demo --json` print it; at most 4 MiB).
     #[arg(long)]
     pub input: PathBuf,
     /// Write the backup with the ciphertext the escrow should store (for TZ21: the
@@ -97,12 +101,15 @@ pub struct VerencRecoverArgs {
     /// The escrow's secret key file (from `quorate verenc keygen`).
     #[arg(long)]
     pub escrow_secret: PathBuf,
-    /// The verified backup (JSON; for TZ21, the output of `verify --out`).
+    /// The verified backup (JSON; for TZ21, the output of `verify --out`; at most 4 MiB).
     #[arg(long)]
     pub input: PathBuf,
-    /// Write the recovered scalar (hex) to FILE (mode 0600) instead of stdout.
+    /// Write the recovered scalar (hex) to FILE (mode 0600, atomically) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace an existing `--out` file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// CS03 parameters for a modulus of `bits` bits.

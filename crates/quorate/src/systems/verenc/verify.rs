@@ -5,30 +5,26 @@ use std::process::ExitCode;
 use zeroize::Zeroizing;
 
 use super::json::{backup_from_json, backup_to_json, read_json};
-use super::keys::{key_file, write_private};
+use super::keys::key_file;
 use super::{VerencRecoverArgs, VerencVerifyArgs};
+use crate::common::malformed;
 use crate::common::os_rng;
+use crate::files::{ensure_writable, write_new_file, Access};
 
 /// `quorate verenc verify`: exit 0 if valid, 1 if invalid, 2 for malformed input.
 pub fn verify(args: &VerencVerifyArgs) -> ExitCode {
     let b = match read_json(&args.input).and_then(|v| backup_from_json(&v)) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return malformed(e),
     };
     match backup::verify(&b, &mut os_rng()) {
         Ok(verified) => {
             if let Some(path) = &args.out {
                 let mut stored = b.clone();
                 stored.ciphertext = verified.escrow_ciphertext;
-                if let Err(e) = serde_json::to_string(&backup_to_json(&stored))
-                    .map_err(anyhow::Error::from)
-                    .and_then(|s| std::fs::write(path, s).map_err(anyhow::Error::from))
-                {
-                    eprintln!("error: writing {}: {e}", path.display());
-                    return ExitCode::from(2);
+                let text = backup_to_json(&stored).to_string();
+                if let Err(e) = write_new_file(path, text.as_bytes(), Access::Public, true) {
+                    return malformed(format_args!("{e:#}"));
                 }
             }
             println!(
@@ -53,27 +49,30 @@ pub fn verify(args: &VerencVerifyArgs) -> ExitCode {
 /// `quorate verenc recover`: exit 0 and the scalar on success, 1 if recovery fails, 2 for
 /// malformed input.
 pub fn recover(args: &VerencRecoverArgs) -> ExitCode {
-    let parsed = key_file(&args.escrow_secret, "escrow_secret_key")
-        .map_err(|e| e.to_string())
+    // Refuse an existing --out file before touching the secret key.
+    let parsed = args
+        .out
+        .as_deref()
+        .map_or(Ok(()), |out| ensure_writable(out, args.force))
+        .and_then(|()| key_file(&args.escrow_secret, "escrow_secret_key"))
+        .map_err(|e| format!("{e:#}"))
         .and_then(|(scheme, curve, bytes)| {
             EscrowSecretKey::from_bytes(scheme, curve, &bytes).map_err(|e| e.to_string())
         })
         .and_then(|sk| Ok((sk, backup_from_json(&read_json(&args.input)?)?)));
     let (sk, b) = match parsed {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return malformed(e),
     };
     match backup::recover(&sk, &b) {
         Ok(x) => {
             let text = Zeroizing::new(hex::encode(&x[..]));
             match &args.out {
                 Some(path) => {
-                    if let Err(e) = write_private(path, &text) {
-                        eprintln!("error: {e:#}");
-                        return ExitCode::from(2);
+                    if let Err(e) =
+                        write_new_file(path, text.as_bytes(), Access::Secret, args.force)
+                    {
+                        return malformed(format_args!("{e:#}"));
                     }
                     println!("recovered; x·G = X checked; written to {}", path.display());
                 }
