@@ -41,6 +41,11 @@ pub enum EcdsaError {
         /// The banned party.
         counterparty: PartyId,
     },
+    /// A check failed and nobody can be blamed for it: a local inconsistency (own share
+    /// against the public key), or a resolution round that found nobody at fault and says
+    /// what to do next. The text names the check.
+    #[error("check failed with nobody to blame: {0}")]
+    ProofRejected(&'static str),
     /// No signature, and nobody to blame. Not returned by [`crate::sign::combine`] (a
     /// signature that does not verify leads to the blame round, which names the culprits).
     /// It remains only where no party can be at fault except with negligible probability:
@@ -68,7 +73,9 @@ impl EcdsaError {
                 core::slice::from_ref(from)
             }
             EcdsaError::Banned { counterparty } => core::slice::from_ref(counterparty),
-            EcdsaError::Param(_) | EcdsaError::InvalidSignature => &[],
+            EcdsaError::Param(_) | EcdsaError::ProofRejected(_) | EcdsaError::InvalidSignature => {
+                &[]
+            }
         }
     }
 

@@ -49,7 +49,7 @@ pub struct KeyShare {
     /// key. A second body under the same `sid` is refused: two validly signed bodies for one
     /// session are the dispute's evidence of equivocation, so signing two (in two runs
     /// with a reused `sign_id`) would let a co-signer replay the old one and get this party
-    /// named (review of issue 4, session 3). 32 bytes per signing with three or more
+    /// named. 32 bytes per signing with three or more
     /// signers; copies made with `Clone` keep separate records.
     pub(crate) signed_sessions: std::collections::BTreeSet<[u8; 32]>,
 }
@@ -167,7 +167,7 @@ impl KeyShare {
     }
 
     /// Test hook: reveals the secret share (for reference computations in tests only).
-    #[doc(hidden)]
+    #[cfg(any(test, feature = "test-faults"))]
     pub fn secret_share_for_test(&self) -> Scalar {
         self.secret
     }

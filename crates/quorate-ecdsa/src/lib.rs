@@ -1,40 +1,137 @@
 //! # quorate-ecdsa
 //!
-//! Threshold ECDSA on secp256k1 for any `t` of `n` parties, from OT-based multiplication:
+//! Threshold ECDSA on secp256k1 for any `t` of `n` parties: DKLs23's three-round signing
+//! over DKLs19's OT-based two-party multiplication, with a dealerless key generation,
+//! proactive refresh, non-hardened BIP32 derivation and identifiable abort.
 //!
-//! * [`ot`]: base OT (Simplest OT with a proof of knowledge) and OT extension with the
-//!   revised KOS consistency check;
-//! * [`mul`]: DKLs19's two-party multiplication (random receiver input, two sender inputs,
-//!   with its consistency check);
-//! * [`dkg`]: dealerless key generation (Feldman commitments, Schnorr proofs,
-//!   commit-then-reveal) with the pairwise OT setup, and proactive refresh;
-//! * [`sign`]: DKLs23's three-round signing, producing low-S signatures with recovery id;
-//! * [`blame`]: the blame round (a wrong round-3 share) and the dispute round (inconsistent
-//!   round-2 broadcasts), run only on failure, so that every abort names its culprit;
-//! * [`bip32`]: non-hardened child-key derivation;
-//! * [`simulate`]: in-process runs with byte counting, for demos and benchmarks;
-//! * [`netsim`]: the same rounds over `quorate-net`'s simulated LAN/WAN (DKLs19 §VI settings);
-//! * [`notes`]: papers, parameters and departures.
+//! # The front door
 //!
-//! All protocols are sans-I/O round functions: each consumes its state by value and returns
-//! the next state and the messages to send. Secrets are wiped on drop; every abort caused by
-//! a counterparty names it ([`EcdsaError::culprits`]).
+//! Every protocol is a sequence of sans-I/O round functions: each consumes the previous
+//! state by value and returns the next state and the messages to send, addressed by
+//! [`PartyId`]. Every message has a canonical `to_bytes`/`from_bytes` encoding whose decoder
+//! names the sender on failure. Both protocols take one [`SessionId`], agreed by the
+//! parties and unique per run.
+//!
+//! * [`keygen`]: `keygen::{round1, round2, round3, finish}` gives every party its
+//!   [`KeyShare`]; [`keygen::refresh_round1`] starts a proactive refresh (same later rounds).
+//! * [`sign`]: `sign::{round1, round2, round3, combine}` gives a low-S [`Signature`] with
+//!   recovery id for a 32-byte digest. If it cannot, [`sign::combine`] hands over to the
+//!   [`sign::blame`] or [`sign::dispute`] round, which names the culprits.
+//! * [`KeyShare::derive_child`]: non-hardened BIP32 children, derived locally.
+//!
+//! Every abort caused by a counterparty names it ([`EcdsaError::culprits`]). Secrets are
+//! wiped on drop and redacted in `Debug`. The lower layers ([`ot`], [`mul`], [`curve`])
+//! are public for review and testing; [`notes`] maps the code to the papers.
+//!
+//! # Example: 2-of-3 key generation, then signing by parties 1 and 3
+//!
+//! ```
+//! use quorate_core::{PartyId, ThresholdParams};
+//! use quorate_ecdsa::{keygen, sign, sign::Combined, KeyShare, SessionId};
+//! use rand_core::OsRng;
+//! use std::collections::BTreeMap;
+//!
+//! /// Delivers `(from, [(to, msg)])` to per-recipient inboxes.
+//! fn route<M>(out: Vec<(PartyId, Vec<(PartyId, M)>)>) -> BTreeMap<PartyId, Vec<(PartyId, M)>> {
+//!     let mut inbox: BTreeMap<_, Vec<_>> = BTreeMap::new();
+//!     for (from, msgs) in out {
+//!         for (to, m) in msgs {
+//!             inbox.entry(to).or_default().push((from, m));
+//!         }
+//!     }
+//!     inbox
+//! }
+//!
+//! # fn main() -> quorate_ecdsa::Result<()> {
+//! let params = ThresholdParams::new(2, 3)?;
+//! let session = SessionId::new(b"example keygen".to_vec());
+//! let mut rng = OsRng;
+//!
+//! // Key generation: three message rounds and a local finish.
+//! let (mut st1, mut out) = (Vec::new(), Vec::new());
+//! for i in params.parties() {
+//!     let (st, msgs) = keygen::round1(params, i, &session, &mut rng)?;
+//!     st1.push((i, st));
+//!     out.push((i, msgs));
+//! }
+//! let mut inbox = route(out);
+//! let (mut st2, mut out) = (Vec::new(), Vec::new());
+//! for (i, st) in st1 {
+//!     let (st, msgs) = keygen::round2(st, &inbox.remove(&i).unwrap_or_default(), &mut rng)?;
+//!     st2.push((i, st));
+//!     out.push((i, msgs));
+//! }
+//! let mut inbox = route(out);
+//! let (mut st3, mut out) = (Vec::new(), Vec::new());
+//! for (i, st) in st2 {
+//!     let (st, msgs) = keygen::round3(st, &inbox.remove(&i).unwrap_or_default(), &mut rng)?;
+//!     st3.push((i, st));
+//!     out.push((i, msgs));
+//! }
+//! let mut inbox = route(out);
+//! let mut shares: Vec<KeyShare> = Vec::new();
+//! for (i, st) in st3 {
+//!     shares.push(keygen::finish(st, &inbox.remove(&i).unwrap_or_default())?);
+//! }
+//! let public_key = shares[0].public_key();
+//!
+//! // Signing by parties 1 and 3: three rounds, then combine.
+//! let signers = [PartyId::new(1)?, PartyId::new(3)?];
+//! let sign_session = SessionId::new(b"example signing 1".to_vec());
+//! let digest = [7u8; 32]; // the caller hashes the message
+//! let (mut st1, mut out) = (Vec::new(), Vec::new());
+//! for &i in &signers {
+//!     let (st, msgs) = sign::round1(&shares[i.position()], &sign_session, &signers, &mut rng)?;
+//!     st1.push((i, st));
+//!     out.push((i, msgs));
+//! }
+//! let mut inbox = route(out);
+//! let (mut st2, mut out) = (Vec::new(), Vec::new());
+//! for (i, st) in st1 {
+//!     let msgs = inbox.remove(&i).unwrap_or_default();
+//!     let (st, msgs) = sign::round2(st, &mut shares[i.position()], &msgs, &mut rng)?;
+//!     st2.push((i, st));
+//!     out.push((i, msgs));
+//! }
+//! let mut inbox = route(out);
+//! let (mut st3, mut out) = (Vec::new(), Vec::new());
+//! for (i, st) in st2 {
+//!     let msgs = inbox.remove(&i).unwrap_or_default();
+//!     let (st, m) = sign::round3(st, &mut shares[i.position()], &digest, &msgs)?;
+//!     st3.push((i, st));
+//!     // The round-3 message is a broadcast to every other signer.
+//!     out.push((i, signers.iter().filter(|j| **j != i).map(|j| (*j, m)).collect()));
+//! }
+//! let mut inbox = route(out);
+//! for (i, st) in st3 {
+//!     match sign::combine(st, &inbox.remove(&i).unwrap_or_default())? {
+//!         Combined::Signature(sig) => {
+//!             let k = sig.to_k256()?;
+//!             assert!(sign::verify_prehash(&public_key, &digest, &k));
+//!         }
+//!         // On failure: run the blame or dispute round, which names the culprits.
+//!         other => panic!("honest run: {other:?}"),
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
 pub mod bip32;
-pub mod blame;
 pub mod curve;
-pub mod dkg;
 pub mod error;
+pub mod keygen;
 pub mod keyshare;
 pub mod mul;
-pub mod netsim;
 pub mod notes;
 pub mod ot;
 pub mod sign;
-pub mod simulate;
 
 pub use error::{EcdsaError, Result};
 pub use keyshare::KeyShare;
+pub use quorate_core::transcript::SessionId;
+pub use quorate_core::PartyId;
+pub use sign::Signature;

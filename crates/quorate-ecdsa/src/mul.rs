@@ -219,7 +219,7 @@ pub fn sender_round2(
 /// Fault-injection hook: a malicious Alice who uses `a_1 + 1` instead of `a_1` in row
 /// `row` only, and otherwise follows the protocol (including the Fiat–Shamir check values).
 /// Bob detects it exactly when `γ_row = 1`.
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-faults"))]
 pub fn sender_round2_malicious(
     seeds: &OteSenderSeeds,
     sid: &[u8; 32],
@@ -389,7 +389,7 @@ impl MulMsg {
     }
 
     /// Test hook: drops the last row (a wrong-length vector).
-    #[doc(hidden)]
+    #[cfg(any(test, feature = "test-faults"))]
     pub fn truncate_for_test(&mut self) {
         self.tau.pop();
         self.tau_bytes.truncate(self.tau.len() * W * SCALAR_LEN);

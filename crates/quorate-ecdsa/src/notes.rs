@@ -46,7 +46,7 @@
 //!   without an extra blame round. If a future change stops publishing `T_j`, the
 //!   zero-sharing must come back.
 //!
-//!   *Second review (audit of issue 4).* The simulation argument holds, and can be put
+//!   *The argument in detail.* The simulation argument holds, and can be put
 //!   more strongly: against a coalition of at most `t − 1` parties the honest `T_j` leak
 //!   nothing beyond `pk`, since with `t − 1` corrupted shares and `pk` the Feldman
 //!   polynomial `p(x)·G` is determined (with fewer, the simulator completes it at random),
@@ -56,9 +56,9 @@
 //!   they are met:
 //!   1. *Fresh multiplication per signing.* Without `ζ`, `sk_i = λ_i p(i)` is the **same**
 //!      RVOLE input in every signing by the same signer set, so its secrecy rests entirely
-//!      on each multiplication being fresh. Before the audit it was not when a signing
-//!      session id was reused (see "Session-id reuse" below: two runs revealed `2·sk_i`).
-//!      DKLs23's `ζ_i` would not have prevented it: the attack needs a repeated session
+//!      on each multiplication being fresh. Without fresh randomness in every multiplication
+//!      it would not be when a signing session id is reused (see "Session-id reuse" below: two runs revealed `2·sk_i`).
+//!      DKLs23's `ζ_i` would not prevent it: the attack needs a repeated session
 //!      id, so `ζ_i` (derived from it) repeats as well and the swap reveals the session's
 //!      share `sk_i + ζ_i` of every honest signer the attacker is paired with, which sum
 //!      with the attacker's own to `sk`. The fix is the fresh salt/nonce, which makes
@@ -95,9 +95,9 @@
 //!   `Δ^v_i` are computed by anyone from the agreed round-2 bodies and the entries every
 //!   signer publishes in the blame round, each checked against its hash in the publisher's
 //!   agreed body (a mismatch names the publisher; the derivation, from the step-3 checks,
-//!   and the soundness of publishing are in [`crate::blame`]). The `Δ` sums cancel over all signers, so if every
+//!   and the soundness of publishing are in [`crate::sign::blame`]). The `Δ` sums cancel over all signers, so if every
 //!   proof holds then `Σ w_i / Σ u_i` is a valid signature (step 4); by contraposition a
-//!   failed signature makes some proof fail and [`crate::blame::resolve_blame`] names every
+//!   failed signature makes some proof fail and [`crate::sign::blame::resolve`] names every
 //!   such signer (and every signer whose proof is missing). The statement is public data and
 //!   the proof is zero-knowledge, so nothing about `r_i`, `φ_i`, `sk_i` or the multiplication
 //!   outputs is revealed (revealing any of them next to a valid signature would reveal `sk`).
@@ -132,11 +132,11 @@
 //!   of every body as received (own included). In
 //!   [`crate::sign::combine`], if any echo differs from one's own, the signers run a dispute
 //!   instead of combining ([`crate::sign::Combined::Dispute`]): each publishes the signed
-//!   bodies it received, and [`crate::blame::resolve_dispute`] names a signer with two
+//!   bodies it received, and [`crate::sign::dispute::resolve`] names a signer with two
 //!   validly signed, different bodies (equivocation; the pair is transferable evidence) and
 //!   any signer whose published bodies do not hash to its echo or carry an invalid
-//!   signature. This closes the audit finding that a signer opening different `R_j` (or
-//!   sending different public round-2 values) to different co-signers made every party
+//!   signature. This rules out that a signer opening different `R_j` (or
+//!   sending different public round-2 values) to different co-signers makes every party
 //!   combine for a different `R` without a culprit.
 //! * **Round-1 commitment equivocation** (different `com_j` to different co-signers) needs
 //!   no broadcast: `com_j` is checked against the opening in `j`'s body, which the echo
@@ -159,7 +159,7 @@
 //!   co-signer: `136 + 34·(t − 1)` bytes, plus a 64-byte signature from three signers on,
 //!   sent to each of the `t − 1` co-signers; the 100-byte entry `(k, Γ_u, Γ_v, ψ)` goes only
 //!   to `k`. Per party and counterparty (all three rounds, measured with
-//!   `examples/profile`): `51,214 + 34·(t − 2)` bytes plus 96 (signature and 32-byte echo
+//!   `quorate-eval`'s `examples/ecdsa_profile`): `51,214 + 34·(t − 2)` bytes plus 96 (signature and 32-byte echo
 //!   digest) from `t = 3` on — 51,214 at `t = 2`, 51,412 at `t = 5`, 51,786 at `t = 16`,
 //!   52,330 at `t = 32`, 55,594 at `t = 128`; under sl-dkls23's 59,165 up to `t = 233`.
 //!   With the full entries in the body it was `136 + 100·(t − 1)` bytes: 51,180 / 51,576 /
@@ -174,7 +174,7 @@
 //!   checks each published entry against its own hash, and the per-signer hashing is
 //!   `t − 1` SHA-256 calls either way; so we chose the hash list. A Merkle root is the
 //!   next step if signing sets beyond about 230 parties matter. CPU is unchanged within
-//!   noise (A/B with `examples/profile`, one thread, minimum per run of 120–300 signings,
+//!   noise (A/B with `quorate-eval`'s `examples/ecdsa_profile`, one thread, minimum per run of 120–300 signings,
 //!   quiet machine, three alternating runs each): `t = 2` 1.90–1.95 ms before and
 //!   1.91–1.95 ms after, `t = 5` 18.41–18.68 ms before and 18.42–18.63 ms after (the
 //!   `2(t − 1)` entry hashes are small; the smaller body is cheaper to sign and echo).
@@ -193,13 +193,13 @@
 //!   it would be a second signing protocol to audit.
 //! * **Setup rounds.** The DKG has three message rounds: the third carries the OT-extension
 //!   message that bootstraps each pair's reverse direction from its one base-OT batch
-//!   ([`crate::dkg`]). That halves the base-OT work (`κ = 128` verified simplest OTs per
+//!   ([`crate::keygen`]). That halves the base-OT work (`κ = 128` verified simplest OTs per
 //!   unordered pair instead of per ordered pair). The bootstrap extension has the same
 //!   revised KOS check as every other one, and a failure names the sender.
 //!
 //! # Performance work and what it did not change
 //!
-//! Profiled with `perf` (`examples/profile.rs`). The changes keep every check:
+//! Profiled with `perf` (`quorate-eval`'s `examples/ecdsa_profile.rs`). The changes keep every check:
 //!
 //! * KOS check: the `κ` column hashes `h(t_i)` are computed bit-sliced from the transposed
 //!   rows (XORs selected by the public challenge bits) instead of one GF(2^128)
@@ -236,8 +236,8 @@
 //!   honest party's secret-dependent values are therefore fresh whatever `sign_id` is,
 //!   and `sign_id` uniqueness is no longer a *secrecy* requirement (it still separates
 //!   sessions for the commitments). It is an identifiability requirement with three or
-//!   more signers, enforced locally: [`crate::sign::sign_round2`] refuses a session id
-//!   under which the share already signed a body (see "Review (issue 4, session 3)").
+//!   more signers, enforced locally: [`crate::sign::round2`] refuses a session id
+//!   under which the share already signed a body (see "Identifiable abort: design points and arguments").
 //! * *Session-id binding*: every sub-protocol's session id hashes the protocol tag, the key id,
 //!   the epoch, the signing session id and signing set (or the setup session), and both
 //!   parties' indices in role order.
@@ -245,19 +245,18 @@
 //!   invalid or identity points are rejected with typed errors naming the sender.
 //! * *Unhashed messages*: the API signs a 32-byte digest; hashing is the caller's choice.
 //!
-//! # Review (issue 4, session 3)
+//! # Identifiable abort: design points and arguments
 //!
-//! An adversarial review of the identifiable-abort additions (signed, echoed round-2
-//! bodies with per-entry hashes; dispute round; blame round). Fixed, with tests that fail
-//! without the fix:
+//! The signed, echoed round-2 bodies with per-entry hashes, the dispute round and the
+//! blame round. Points where a simpler design is wrong (each has a test):
 //!
 //! * *Framing through a reused `sign_id`* (completeness). The dispute treats two validly
 //!   signed, different bodies of one signer for one `sid` as equivocation. A reused
 //!   `sign_id` (same key, epoch and signer set), which the crate otherwise tolerates and a
-//!   malicious proposer can choose, made an honest signer sign two bodies for one `sid`; a
-//!   co-signer replaying the first run's body in the second run's dispute got the honest
-//!   signer named. Fix: a key share signs at most one body per `sid`
-//!   ([`crate::KeyShare`]'s record, checked in [`crate::sign::sign_round2`]). The record is
+//!   malicious proposer can choose, would make an honest signer sign two bodies for one `sid`;
+//!   a co-signer replaying the first run's body in the second run's dispute would get the
+//!   honest signer named. So a key share signs at most one body per `sid`
+//!   ([`crate::KeyShare`]'s record, checked in [`crate::sign::round2`]). The record is
 //!   in memory: a share restored from an older copy, or a `Clone`, does not know what the
 //!   other copy signed, so applications that persist shares must also keep `sign_id`s
 //!   unique. A protocol-level alternative (binding each signature to fresh values of every
@@ -266,21 +265,21 @@
 //! * *Blame resolved with differing echoes* (completeness). [`crate::sign::SignRound3::blame`]
 //!   enters the blame round without looking at the echoes (to answer a co-signer). If an
 //!   equivocator gave honest signers different bodies, an honest signer's statement
-//!   computed from this signer's view is false, so its valid proof failed here and it was
-//!   named. Now the proofs are judged only when every received echo equals one's own
+//!   computed from this signer's view is false, so its valid proof fails there and it would
+//!   be named. So the proofs are judged only when every received echo equals one's own
 //!   (always true after [`crate::sign::combine`] returned `Blame`: two honest signers with
 //!   different views see each other's differing echo and both go to the dispute); otherwise
-//!   [`crate::blame::resolve_blame`] names only missing, doubled or mismatching
+//!   [`crate::sign::blame::resolve`] names only missing, doubled or mismatching
 //!   publications (safe: an honest signer's body is unique and its entries match it) and
 //!   points to the dispute round.
-//! * *Replayed messages.* An identical second copy of a blame or dispute message named its
-//!   sender; now only two *different* messages do.
+//! * *Replayed messages.* An identical second copy of a blame or dispute message names
+//!   nobody (a network may replay it); only two *different* messages name the sender.
 //!
-//! Checked and found sound (no change):
+//! Arguments:
 //!
 //! * *Soundness of the blame round.* With `ψ_{b→a} = φ_b − χ^{a→b}` and the step-3 check
 //!   `χ^{j→i}·R_j = d_u^{j→i}·G + Γ_u^{j→i}`, `u_i·G = φ_i·R + Σ_j (Γ'_u^{i→j} − Γ'_u^{j→i})`
-//!   exactly with the code's `Γ'^{a→b} = Γ^{a→b} + ψ_{b→a}·R_a` (re-derived; likewise
+//!   exactly with the code's `Γ'^{a→b} = Γ^{a→b} + ψ_{b→a}·R_a` (likewise
 //!   `w_i·G = φ_i·B + r·Δ^v_i` using `Σ pk_j = pk`). The `Δ` terms come from one map of
 //!   effective entries, so they cancel exactly over all signers; if every statement is
 //!   proven, `Σu_i·G = φ·R` and `Σw_i·G = φ·B` and the signature verifies. So a failed
@@ -292,7 +291,7 @@
 //! * *Inconsistent round-3 shares* `(u_c, w_c)`: a signer given a wrong share names `c`
 //!   (a proof for `u_c' ≠ u_c` needs `(u_c' − u_c)·G ∈ ⟨R⟩` with known exponent, i.e.
 //!   `k`); a signer given the right one has a valid signature. The in-process drivers
-//!   ([`crate::simulate`], [`crate::netsim`]) do not yet let a signer that combined a
+//!   (`quorate-eval`'s `ecdsa::simulate` and `ecdsa::netsim`) do not yet let a signer that combined a
 //!   valid signature answer a co-signer's blame round, so there such a signer would be
 //!   named as missing; the library API supports it ([`crate::sign::SignRound3::signature`]
 //!   then [`crate::sign::SignRound3::blame`]). Only a per-recipient share inconsistency,

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod ecdsa;
 pub mod paillier;
 pub mod plot;
 #[cfg(feature = "timestamp")]

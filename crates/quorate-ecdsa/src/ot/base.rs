@@ -247,7 +247,7 @@ impl BaseOtMsg2 {
     }
 
     /// Test hook: drops the last point (a wrong-length vector).
-    #[doc(hidden)]
+    #[cfg(any(test, feature = "test-faults"))]
     pub fn truncate_for_test(&mut self) {
         self.a_points.pop();
     }

@@ -372,7 +372,7 @@ pub fn receiver_extend(
 /// check values `x̃ = h(x)`, `t̃_i = h(t_i)` as if it were honest. It passes the check only
 /// if `Δ_i = 0` for every deviating column: the ~1-bit selective-failure leakage that makes
 /// banning after a failure mandatory.
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-faults"))]
 pub fn receiver_extend_malicious(
     seeds: &OteReceiverSeeds,
     sid: &[u8; 32],
@@ -532,7 +532,7 @@ impl OteMsg {
     }
 
     /// Test hook: flips one bit of one column correction (an inconsistent extension).
-    #[doc(hidden)]
+    #[cfg(any(test, feature = "test-faults"))]
     pub fn corrupt_for_test(&mut self, column: usize, byte: usize) {
         if let Some(b) = self.u.get_mut(column * self.col_bytes + byte) {
             *b ^= 1;
@@ -540,7 +540,7 @@ impl OteMsg {
     }
 
     /// Test hook: flips a bit of `x̃`.
-    #[doc(hidden)]
+    #[cfg(any(test, feature = "test-faults"))]
     pub fn corrupt_check_for_test(&mut self) {
         self.x_check ^= 1;
     }

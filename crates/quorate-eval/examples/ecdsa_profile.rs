@@ -1,10 +1,10 @@
-//! Profiling driver: `cargo run --release -p quorate-ecdsa --example profile -- sign 2 200`
+//! Profiling driver: `cargo run --release -p quorate-eval --example ecdsa_profile -- sign 2 200`
 //! (or `keygen 3 5 5`). Runs the in-process protocols in a loop on one thread, for `perf`,
 //! and prints the minimum and median time per run.
 #![allow(clippy::unwrap_used)]
 
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::simulate;
+use quorate_eval::ecdsa::simulate;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::time::Instant;

@@ -1,14 +1,13 @@
-//! In-process runs of the protocols for demos and benchmarks: every message goes through
-//! its canonical byte encoding and is counted. No network is modelled here; [`crate::netsim`]
-//! runs the same rounds over a simulated LAN or WAN.
+//! In-process runs of the threshold-ECDSA protocols for demos and benchmarks: every message
+//! goes through its canonical byte encoding and is counted. No network is modelled here;
+//! [`super::netsim`] runs the same rounds over a simulated LAN or WAN.
 
-use crate::blame::{self, BlameMsg, DisputeMsg};
-use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3};
-use crate::error::{EcdsaError, Result};
-use crate::keyshare::KeyShare;
-use crate::sign::{self, Combined, SignMsg1, SignMsg2, SignMsg3, Signature};
-use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
+use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3};
+use quorate_ecdsa::sign::{
+    self, blame, dispute, BlameMsg, Combined, DisputeMsg, SignMsg1, SignMsg2, SignMsg3, Signature,
+};
+use quorate_ecdsa::{EcdsaError, KeyShare, Result, SessionId};
 use rand_core::CryptoRngCore;
 use std::collections::BTreeMap;
 
@@ -64,9 +63,9 @@ fn run_setup(
                 let share = o
                     .get(i.position())
                     .ok_or(EcdsaError::MissingMessage { from: i })?;
-                dkg::refresh_round1(share, &session, rng)?
+                keygen::refresh_round1(share, &session, rng)?
             }
-            None => dkg::keygen_round1(params, i, &session, rng)?,
+            None => keygen::round1(params, i, &session, rng)?,
         };
         for (to, m) in msgs {
             let b = m.to_bytes();
@@ -78,7 +77,7 @@ fn run_setup(
     let mut states2 = Vec::new();
     let mut inbox2: Inbox<DkgMsg2> = BTreeMap::new();
     for (i, st) in states {
-        let (st2, msgs) = dkg::dkg_round2(st, &take(&mut inbox, i), rng)?;
+        let (st2, msgs) = keygen::round2(st, &take(&mut inbox, i), rng)?;
         for (to, m) in msgs {
             let b = m.to_bytes();
             traffic.add(i, b.len());
@@ -89,7 +88,7 @@ fn run_setup(
     let mut states3 = Vec::new();
     let mut inbox3: Inbox<DkgMsg3> = BTreeMap::new();
     for (i, st) in states2 {
-        let (st3, msgs) = dkg::dkg_round3(st, &take(&mut inbox2, i), rng)?;
+        let (st3, msgs) = keygen::round3(st, &take(&mut inbox2, i), rng)?;
         for (to, m) in msgs {
             let b = m.to_bytes();
             traffic.add(i, b.len());
@@ -99,7 +98,7 @@ fn run_setup(
     }
     let shares = states3
         .into_iter()
-        .map(|(i, st)| dkg::dkg_finish(st, &take(&mut inbox3, i)))
+        .map(|(i, st)| keygen::finish(st, &take(&mut inbox3, i)))
         .collect::<Result<Vec<_>>>()?;
     Ok((shares, traffic))
 }
@@ -136,6 +135,7 @@ pub fn sign(
     sign_id: &[u8],
     rng: &mut impl CryptoRngCore,
 ) -> Result<(Signature, Traffic)> {
+    let sign_id = SessionId::new(sign_id.to_vec());
     let mut traffic = Traffic::default();
     let get = |shares: &[KeyShare], i: PartyId| -> Result<usize> {
         if shares.get(i.position()).is_some() {
@@ -148,7 +148,7 @@ pub fn sign(
     let mut inbox: Inbox<SignMsg1> = BTreeMap::new();
     for &i in signers {
         let k = get(shares, i)?;
-        let (st, msgs) = sign::sign_round1(&shares[k], sign_id, signers, rng)?;
+        let (st, msgs) = sign::round1(&shares[k], &sign_id, signers, rng)?;
         for (to, m) in msgs {
             let b = m.to_bytes();
             traffic.add(i, b.len());
@@ -159,7 +159,7 @@ pub fn sign(
     let mut st2 = Vec::new();
     let mut inbox2: Inbox<SignMsg2> = BTreeMap::new();
     for (i, k, st) in st1 {
-        let (st, msgs) = sign::sign_round2(st, &mut shares[k], &take(&mut inbox, i), rng)?;
+        let (st, msgs) = sign::round2(st, &mut shares[k], &take(&mut inbox, i), rng)?;
         for (to, m) in msgs {
             let b = m.to_bytes();
             traffic.add(i, b.len());
@@ -170,7 +170,7 @@ pub fn sign(
     let mut st3 = Vec::new();
     let mut inbox3: Inbox<SignMsg3> = BTreeMap::new();
     for (i, k, st) in st2 {
-        let (st, m) = sign::sign_round3(st, &mut shares[k], digest, &take(&mut inbox2, i))?;
+        let (st, m) = sign::round3(st, &mut shares[k], digest, &take(&mut inbox2, i))?;
         let b = m.to_bytes();
         for &to in signers.iter().filter(|j| **j != i) {
             traffic.add(i, b.len());
@@ -210,7 +210,7 @@ pub fn sign(
         }
         let mut first = None;
         for (i, st) in states {
-            let e = blame::resolve_dispute(st, &take(&mut inbox, i));
+            let e = dispute::resolve(&st, &take(&mut inbox, i));
             first.get_or_insert(e);
         }
         return Err(first.unwrap_or(EcdsaError::InvalidSignature));
@@ -229,7 +229,7 @@ pub fn sign(
         }
         let mut first = None;
         for (i, st) in states {
-            let e = blame::resolve_blame(st, &take(&mut inbox, i));
+            let e = blame::resolve(&st, &take(&mut inbox, i));
             first.get_or_insert(e);
         }
         return Err(first.unwrap_or(EcdsaError::InvalidSignature));

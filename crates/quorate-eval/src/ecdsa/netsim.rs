@@ -1,7 +1,7 @@
-//! The real protocol rounds over a simulated network ([`quorate_net`]).
+//! The real threshold-ECDSA rounds over a simulated network ([`quorate_net`]).
 //!
-//! Each party is a [`RoundParty`] that runs exactly the sans-I/O functions of [`crate::dkg`]
-//! and [`crate::sign`] on the canonical byte encodings (every message is decoded by its
+//! Each party is a [`RoundParty`] that runs exactly the sans-I/O functions of
+//! [`quorate_ecdsa::keygen`] and [`quorate_ecdsa::sign`] on the canonical byte encodings (every message is decoded by its
 //! receiver with the production decoder, so decoding is part of the charged compute). The
 //! [`Lockstep`] driver of `quorate-net` turns it into a simulated process: a party runs a
 //! round once all messages of the previous round have arrived, the CPU time each round
@@ -16,16 +16,15 @@
 //! used), [`wan`] puts every link at the longest leg of the 16-zone WAN setting (348 ms round
 //! trip, 53.4 Mbit/s), an upper bound for that deployment.
 
-use crate::blame::{self, BlameMsg, BlameState, DisputeMsg, DisputeState};
-use crate::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
-use crate::error::{EcdsaError, Result};
-use crate::keyshare::KeyShare;
-use crate::sign::Signature;
-use crate::sign::{
-    self, Combined, Round3Fault, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
-};
-use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
+use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
+use quorate_ecdsa::sign::blame::{self, BlameState};
+use quorate_ecdsa::sign::dispute::{self, DisputeState};
+use quorate_ecdsa::sign::{
+    self, BlameMsg, Combined, DisputeMsg, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2,
+    SignRound3, Signature,
+};
+use quorate_ecdsa::{EcdsaError, KeyShare, Result, SessionId};
 use quorate_net::rounds::{Lockstep, Outgoing, RoundParty, Step};
 use quorate_net::{
     Bandwidth, ComputeModel, NetworkModel, NodeId, Report, SimConfig, SimTime, Simulation,
@@ -136,9 +135,9 @@ impl DkgParty {
     /// The owner of `share` in a proactive refresh.
     pub fn refresh(share: KeyShare, session: &[u8], rng: ChaCha20Rng) -> Self {
         DkgParty {
-            params: share.params,
-            me: share.id,
-            parties: share.params.parties().collect(),
+            params: share.params(),
+            me: share.id(),
+            parties: share.params().parties().collect(),
             session: SessionId::new(session.to_vec()),
             rng,
             stage: DkgStage::Start(Some(share)),
@@ -169,8 +168,8 @@ impl RoundParty for DkgParty {
         match (round, stage) {
             (0, DkgStage::Start(old)) => {
                 let (st, msgs) = match old {
-                    Some(share) => dkg::refresh_round1(&share, &self.session, &mut self.rng)?,
-                    None => dkg::keygen_round1(self.params, self.me, &self.session, &mut self.rng)?,
+                    Some(share) => keygen::refresh_round1(&share, &self.session, &mut self.rng)?,
+                    None => keygen::round1(self.params, self.me, &self.session, &mut self.rng)?,
                 };
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.parties, out)?;
@@ -179,7 +178,7 @@ impl RoundParty for DkgParty {
             }
             (1, DkgStage::R1(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg1::from_bytes)?;
-                let (st, msgs) = dkg::dkg_round2(st, &msgs, &mut self.rng)?;
+                let (st, msgs) = keygen::round2(st, &msgs, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.parties, out)?;
                 self.stage = DkgStage::R2(st);
@@ -187,7 +186,7 @@ impl RoundParty for DkgParty {
             }
             (2, DkgStage::R2(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg2::from_bytes)?;
-                let (st, msgs) = dkg::dkg_round3(st, &msgs, &mut self.rng)?;
+                let (st, msgs) = keygen::round3(st, &msgs, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.parties, out)?;
                 self.stage = DkgStage::R3(st);
@@ -195,7 +194,7 @@ impl RoundParty for DkgParty {
             }
             (3, DkgStage::R3(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg3::from_bytes)?;
-                Ok(Step::Done(dkg::dkg_finish(st, &msgs)?, Vec::new()))
+                Ok(Step::Done(keygen::finish(st, &msgs)?, Vec::new()))
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
                 "DKG round out of order",
@@ -220,10 +219,11 @@ pub struct SignParty {
     share: KeyShare,
     signers: Vec<PartyId>,
     digest: [u8; 32],
-    sign_id: Vec<u8>,
+    sign_id: SessionId,
     rng: ChaCha20Rng,
     stage: SignStage,
-    fault: Round3Fault,
+    #[cfg(feature = "test-faults")]
+    fault: sign::Round3Fault,
 }
 
 impl SignParty {
@@ -239,16 +239,17 @@ impl SignParty {
             share,
             signers: signers.to_vec(),
             digest,
-            sign_id: sign_id.to_vec(),
+            sign_id: SessionId::new(sign_id.to_vec()),
             rng,
             stage: SignStage::Start,
-            fault: Round3Fault::None,
+            #[cfg(feature = "test-faults")]
+            fault: sign::Round3Fault::None,
         }
     }
 
-    /// Fault injection for tests: this signer deviates in round 3.
-    #[doc(hidden)]
-    pub fn with_round3_fault(mut self, fault: Round3Fault) -> Self {
+    /// Fault injection (feature `test-faults`): this signer deviates in round 3.
+    #[cfg(feature = "test-faults")]
+    pub fn with_round3_fault(mut self, fault: sign::Round3Fault) -> Self {
         self.fault = fault;
         self
     }
@@ -277,7 +278,7 @@ impl RoundParty for SignParty {
         match (round, stage) {
             (0, SignStage::Start) => {
                 let (st, msgs) =
-                    sign::sign_round1(&self.share, &self.sign_id, &self.signers, &mut self.rng)?;
+                    sign::round1(&self.share, &self.sign_id, &self.signers, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.signers, out)?;
                 self.stage = SignStage::R1(Box::new(st));
@@ -285,7 +286,7 @@ impl RoundParty for SignParty {
             }
             (1, SignStage::R1(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg1::from_bytes)?;
-                let (st, msgs) = sign::sign_round2(*st, &mut self.share, &msgs, &mut self.rng)?;
+                let (st, msgs) = sign::round2(*st, &mut self.share, &msgs, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.signers, out)?;
                 self.stage = SignStage::R2(Box::new(st));
@@ -293,14 +294,12 @@ impl RoundParty for SignParty {
             }
             (2, SignStage::R2(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg2::from_bytes)?;
-                let (st, m) = sign::sign_round3_faulty(
-                    *st,
-                    &mut self.share,
-                    &self.digest,
-                    &msgs,
-                    self.fault,
-                )?;
-                let me = self.share.id;
+                #[cfg(feature = "test-faults")]
+                let (st, m) =
+                    sign::round3_faulty(*st, &mut self.share, &self.digest, &msgs, self.fault)?;
+                #[cfg(not(feature = "test-faults"))]
+                let (st, m) = sign::round3(*st, &mut self.share, &self.digest, &msgs)?;
+                let me = self.share.id();
                 let to = self
                     .signers
                     .iter()
@@ -315,7 +314,7 @@ impl RoundParty for SignParty {
             }
             (3, SignStage::R3(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg3::from_bytes)?;
-                let me = self.share.id;
+                let me = self.share.id();
                 let to = self
                     .signers
                     .iter()
@@ -345,11 +344,11 @@ impl RoundParty for SignParty {
             }
             (4, SignStage::Blame(st)) => {
                 let msgs = decode(&self.signers, inbound, BlameMsg::from_bytes)?;
-                Err(blame::resolve_blame(*st, &msgs))
+                Err(blame::resolve(&st, &msgs))
             }
             (4, SignStage::Dispute(st)) => {
                 let msgs = decode(&self.signers, inbound, DisputeMsg::from_bytes)?;
-                Err(blame::resolve_dispute(*st, &msgs))
+                Err(dispute::resolve(&st, &msgs))
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
                 "signing round out of order",
@@ -436,14 +435,35 @@ pub fn sign(
     compute: ComputeModel,
     rngs: impl FnMut(PartyId) -> ChaCha20Rng,
 ) -> Result<NetRun<Signature>> {
-    sign_faulty(
-        shares, signers, digest, sign_id, network, compute, rngs, None,
-    )
+    let parties = sign_parties(shares, signers, digest, sign_id, rngs)?;
+    run(parties, network, compute)
 }
 
-/// Fault-injection variant of [`sign`]: `cheater` deviates in round 3 (the run then takes a
-/// fifth round, the blame or dispute round, and every party outputs its verdict).
-#[doc(hidden)]
+fn sign_parties(
+    shares: &[KeyShare],
+    signers: &[PartyId],
+    digest: &[u8; 32],
+    sign_id: &[u8],
+    mut rngs: impl FnMut(PartyId) -> ChaCha20Rng,
+) -> Result<Vec<SignParty>> {
+    let mut signers = signers.to_vec();
+    signers.sort_unstable();
+    signers
+        .iter()
+        .map(|i| {
+            let share = shares
+                .get(i.position())
+                .cloned()
+                .ok_or(EcdsaError::MissingMessage { from: *i })?;
+            Ok(SignParty::new(share, &signers, *digest, sign_id, rngs(*i)))
+        })
+        .collect()
+}
+
+/// Fault-injection variant of [`sign`] (feature `test-faults`): `cheater` deviates in
+/// round 3 (the run then takes a fifth round, the blame or dispute round, and every party
+/// outputs its verdict).
+#[cfg(feature = "test-faults")]
 #[allow(clippy::too_many_arguments)]
 pub fn sign_faulty(
     shares: &[KeyShare],
@@ -453,24 +473,17 @@ pub fn sign_faulty(
     network: NetworkModel,
     compute: ComputeModel,
     rngs: impl FnMut(PartyId) -> ChaCha20Rng,
-    cheater: Option<(PartyId, Round3Fault)>,
+    cheater: (PartyId, sign::Round3Fault),
 ) -> Result<NetRun<Signature>> {
-    let mut rngs = rngs;
-    let mut signers = signers.to_vec();
-    signers.sort_unstable();
-    let parties = signers
-        .iter()
-        .map(|i| {
-            let share = shares
-                .get(i.position())
-                .cloned()
-                .ok_or(EcdsaError::MissingMessage { from: *i })?;
-            let party = SignParty::new(share, &signers, *digest, sign_id, rngs(*i));
-            Ok(match cheater {
-                Some((c, f)) if c == *i => party.with_round3_fault(f),
-                _ => party,
-            })
+    let parties = sign_parties(shares, signers, digest, sign_id, rngs)?
+        .into_iter()
+        .map(|p| {
+            if p.share.id() == cheater.0 {
+                p.with_round3_fault(cheater.1)
+            } else {
+                p
+            }
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect();
     run(parties, network, compute)
 }

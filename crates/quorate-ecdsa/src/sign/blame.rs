@@ -1,6 +1,6 @@
-//! Identifiable abort after round 3: the **blame round** (a signature that does not verify)
-//! and the **dispute round** (signers disagree on the round-2 broadcast bodies). Both run
-//! only on failure; the honest path does not pay for them.
+//! The blame round: run when the combined signature does not verify, it names every
+//! signer whose round-3 share `(u_i, w_i)` was wrong. It runs only on failure; the honest
+//! path does not pay for it.
 //!
 //! # Blame round: who sent a wrong `(u_i, w_i)`?
 //!
@@ -34,7 +34,7 @@
 //! so if **every** proof holds, `Σ u_i·G = φ·R` and `Σ w_i·G = φ·B` for `φ = Σ φ_i`, i.e.
 //! `u = φ·k`, `w = φ·(H(m) + r·sk)` and `w/u` is a valid signature (DKLs23 step 4). By
 //! contraposition a signature that does not verify makes some proof fail, and that signer
-//! is named ([`resolve_blame`]). The only exception is `Σ u_i = 0` with every proof valid,
+//! is named ([`resolve`]). The only exception is `Σ u_i = 0` with every proof valid,
 //! which requires the sum of the honest `φ_i` to be known to the adversary (negligible).
 //!
 //! *Why publishing the entries is sound.* The signer `a` publishes its entries, and they
@@ -56,39 +56,24 @@
 //! signing session id, the signer set, the prover, `R`, `B`, the digest, the public key and
 //! both statement points.
 //!
-//! # Dispute round: who equivocated?
-//!
-//! With three or more signers every body is signed with the sender's Ed25519 identity key
-//! (agreed in the DKG) and round 3 carries an echo digest of all bodies as received. If an
-//! echo differs from one's own, every signer publishes the signed bodies it holds
-//! ([`DisputeMsg`]); [`resolve_dispute`] names every signer with two validly signed,
-//! different bodies for the session (equivocation; the two bodies are transferable
-//! evidence), and every signer whose published bodies do not hash to its echo or carry an
-//! invalid signature. Two different echoes always imply one of these (or a hash collision
-//! or a forged signature).
 
-use crate::curve::{base_mul, lincomb, malformed, read_scalar, write_scalar};
+use super::messages::{BlameMsg, Entry, SignMsg3, SignedBody};
+use super::round3::SignRound3;
+use super::session::{collect, SessionCtx};
+use crate::curve::{base_mul, lincomb};
 use crate::error::{EcdsaError, Result};
-use crate::sign::{
-    echo_digest, validly_signed, Entry, SessionCtx, SignMsg3, SignRound3, SignedBody, VERSION,
-};
 use k256::{ProjectivePoint, Scalar};
 use merlin::Transcript;
-use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, PartyId};
 use rand_core::CryptoRngCore;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use zeroize::Zeroize;
 
-const BLAME_TAG: u8 = 0xD5;
-const DISPUTE_TAG: u8 = 0xD6;
 const DLEQ_PROTOCOL: &[u8] = b"quorate/ecdsa/dkls23-blame-dleq";
 const DLEQ_VERSION: u16 = 1;
 /// The check named by the blame round.
 pub const CHECK_BLAME: &str = "signing: blame round (published entries, proof of u_j, w_j)";
-/// The check named by the dispute round.
-pub const CHECK_DISPUTE: &str = "signing: round-2 broadcast (echo dispute)";
 
 /// The blame round's state before this signer's proof: holds `φ_i` (wiped on drop,
 /// redacted in `Debug`) and every signer's round-3 shares.
@@ -96,7 +81,7 @@ pub struct BlameRound {
     st: SignRound3,
     /// `(u_j, w_j)` of every signer as received (own included).
     shares: BTreeMap<PartyId, (Scalar, Scalar)>,
-    /// Whether every received echo digest equals ours (see [`BlameState::failing_signers`]).
+    /// Whether every received echo digest equals ours (see [`resolve`]).
     echoes_agree: bool,
 }
 
@@ -128,16 +113,6 @@ impl core::fmt::Debug for BlameState {
             .field("signers", &self.ctx.signers)
             .finish_non_exhaustive()
     }
-}
-
-/// A signer's blame-round broadcast: the entries `(Γ_u, Γ_v, ψ)` it sent to every
-/// co-signer in round 2 (each checked against its hash in the signer's agreed body), and a
-/// Chaum–Pedersen proof `(c, z)` that `log_R(u_i·G − Δ^u_i) = log_B(w_i·G − r·Δ^v_i)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlameMsg {
-    entries: Vec<Entry>,
-    c: Scalar,
-    z: Scalar,
 }
 
 impl BlameRound {
@@ -328,14 +303,14 @@ impl BlameState {
     /// is ignored (a network may replay it; it names nobody).
     ///
     /// The proofs are checked only if every echo digest this signer received equals its own
-    /// (always the case after [`crate::sign::combine`] returned
-    /// [`crate::sign::Combined::Blame`]). Otherwise — a signer entered the round with
-    /// [`crate::sign::SignRound3::blame`] although the echoes differ — an equivocator may
+    /// (always the case after [`super::combine`] returned
+    /// [`super::Combined::Blame`]). Otherwise — a signer entered the round with
+    /// [`SignRound3::blame`] although the echoes differ — an equivocator may
     /// have given honest signers different bodies, so an honest signer's statement computed
-    /// from this signer's view of those bodies can be false and its proof fail here (review
-    /// of issue 4, session 3). Then only missing, doubled and mismatching publications are
-    /// named; [`resolve_blame`] points to the dispute round, which names the equivocator.
-    pub fn failing_signers(&self, msgs: &[(PartyId, BlameMsg)]) -> Vec<PartyId> {
+    /// from this signer's view of those bodies can be false and its proof fail here. Then
+    /// only missing, doubled and mismatching publications are
+    /// named; [`resolve`] points to the dispute round, which names the equivocator.
+    fn failing_signers(&self, msgs: &[(PartyId, BlameMsg)]) -> Vec<PartyId> {
         let ctx = &self.ctx;
         let mut culprits = Vec::new();
         let mut got: BTreeMap<PartyId, &BlameMsg> = BTreeMap::new();
@@ -385,15 +360,16 @@ impl BlameState {
 /// fails ([`CHECK_BLAME`]). [`EcdsaError::InvalidSignature`] only if every proof
 /// verifies, which happens only with negligible probability when the signature failed.
 /// If this signer's echo digests differed (it entered the round through
-/// [`crate::sign::SignRound3::blame`]), the proofs are not judged
-/// ([`BlameState::failing_signers`]) and, with nobody else at fault,
-/// [`EcdsaError::Param`] says to resolve the session with the dispute round instead.
-pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaError {
+/// [`SignRound3::blame`]), the proofs are not judged and, with nobody else at fault,
+/// [`EcdsaError::ProofRejected`] says to resolve the
+/// session with the dispute round instead. The state is kept (a resolution can be
+/// repeated, e.g. when late messages arrive).
+pub fn resolve(state: &BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaError {
     let culprits = state.failing_signers(msgs);
     if culprits.is_empty() && !state.echoes_agree {
-        EcdsaError::Param(quorate_core::ParamError::Invalid(
+        EcdsaError::ProofRejected(
             "echo digests differ: resolve this session with the dispute round",
-        ))
+        )
     } else if culprits.is_empty() {
         EcdsaError::InvalidSignature
     } else {
@@ -401,195 +377,13 @@ pub fn resolve_blame(state: BlameState, msgs: &[(PartyId, BlameMsg)]) -> EcdsaEr
     }
 }
 
-impl BlameMsg {
-    /// Canonical encoding: `count ‖ entries ‖ c ‖ z`.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.header(BLAME_TAG, VERSION);
-        Entry::write_list(&self.entries, &mut w);
-        write_scalar(&mut w, &self.c);
-        write_scalar(&mut w, &self.z);
-        w.into_bytes()
-    }
-
-    /// Decodes a message from `from` (errors name `from`).
-    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
-        let f = malformed(from);
-        let mut r = Reader::new("signing blame round", bytes);
-        r.header(BLAME_TAG, VERSION).map_err(&f)?;
-        let entries = Entry::read_list(&mut r).map_err(&f)?;
-        let c = read_scalar(&mut r, "blame challenge").map_err(&f)?;
-        let z = read_scalar(&mut r, "blame response").map_err(&f)?;
-        r.finish().map_err(&f)?;
-        Ok(BlameMsg { entries, c, z })
-    }
-
-    /// Fault-injection hook: changes `ψ` in the first published entry (which then no longer
-    /// matches its hash in the signer's body).
-    #[doc(hidden)]
-    pub fn corrupt_entry_for_test(&mut self) {
-        if let Some(e) = self.entries.first_mut() {
-            e.psi += Scalar::ONE;
-        }
-    }
-}
-
-/// The dispute round's state (public data only): the bodies as received and every
-/// signer's echo digest.
-pub struct DisputeRound {
-    ctx: SessionCtx,
-    bodies: BTreeMap<PartyId, SignedBody>,
-    /// Every signer's echo digest as received (own included).
-    echoes: BTreeMap<PartyId, [u8; 32]>,
-}
-
-impl core::fmt::Debug for DisputeRound {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("DisputeRound")
-            .field("me", &self.ctx.me)
-            .field("signers", &self.ctx.signers)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The dispute round's state after publishing (the same data as [`DisputeRound`]).
-#[derive(Debug)]
-pub struct DisputeState(DisputeRound);
-
-/// A signer's dispute broadcast: the signed body of every signer as it received them (its
-/// own included), in signer order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DisputeMsg {
-    bodies: Vec<SignedBody>,
-}
-
-impl DisputeRound {
-    pub(crate) fn new(st: &SignRound3, map: &BTreeMap<PartyId, &SignMsg3>) -> Self {
-        let mut echoes: BTreeMap<PartyId, [u8; 32]> = map
-            .iter()
-            .filter_map(|(j, m)| m.echo.map(|e| (*j, e)))
-            .collect();
-        if let Some(e) = st.own.echo {
-            echoes.insert(st.ctx.me, e);
-        }
-        DisputeRound {
-            ctx: st.ctx.clone(),
-            bodies: st.bodies.clone(),
-            echoes,
-        }
-    }
-
-    /// Publishes the bodies this signer received.
-    pub fn respond(self) -> (DisputeState, DisputeMsg) {
-        let msg = DisputeMsg {
-            bodies: self.bodies.values().cloned().collect(),
-        };
-        (DisputeState(self), msg)
-    }
-}
-
-/// The co-signers the dispute names (see the module documentation), in increasing order.
-fn dispute_culprits(state: &DisputeState, msgs: &[(PartyId, DisputeMsg)]) -> Vec<PartyId> {
-    let st = &state.0;
-    let ctx = &st.ctx;
-    let mut culprits = Vec::new();
-    let mut got: BTreeMap<PartyId, &DisputeMsg> = BTreeMap::new();
-    for (from, m) in msgs {
-        if *from == ctx.me || !ctx.signers.contains(from) {
-            continue;
-        }
-        // An identical copy (a replay) names nobody; two different messages name the sender.
-        if got.insert(*from, m).is_some_and(|prev| prev != m) {
-            culprits.push(*from);
-        }
-    }
-    // Validly signed bodies per signer, from every source (own view included).
-    let mut evidence: BTreeMap<PartyId, BTreeSet<&[u8]>> = BTreeMap::new();
-    for (j, sb) in &st.bodies {
-        if *j == ctx.me || validly_signed(*j, sb, &ctx.sid, ctx.identities.get(j)) {
-            evidence.entry(*j).or_default().insert(&sb.body.bytes);
-        }
-    }
-    for p in ctx.signers.iter().filter(|p| **p != ctx.me) {
-        let Some(m) = got.get(p) else {
-            culprits.push(*p);
-            continue;
-        };
-        let mut ok = m.bodies.len() == ctx.signers.len();
-        for (k, sb) in ctx.signers.iter().zip(&m.bodies) {
-            if validly_signed(*k, sb, &ctx.sid, ctx.identities.get(k)) {
-                evidence.entry(*k).or_default().insert(&sb.body.bytes);
-            } else {
-                ok = false;
-            }
-        }
-        let echo = echo_digest(&ctx.sid, m.bodies.iter());
-        if !ok || st.echoes.get(p) != Some(&echo) {
-            culprits.push(*p);
-        }
-    }
-    for (k, set) in &evidence {
-        if set.len() > 1 {
-            culprits.push(*k);
-        }
-    }
-    culprits.sort_unstable();
-    culprits.dedup();
-    culprits
-}
-
-/// Resolves the dispute: [`EcdsaError::Aborted`] ([`CHECK_DISPUTE`]) naming every signer
-/// that signed two different bodies for the session, and every co-signer whose published
-/// bodies are missing, carry an invalid signature or do not hash to its echo digest.
-/// [`EcdsaError::InvalidSignature`] only if nobody is at fault, which two different echo
-/// digests rule out (barring a hash collision or a forged signature).
-pub fn resolve_dispute(state: DisputeState, msgs: &[(PartyId, DisputeMsg)]) -> EcdsaError {
-    let culprits = dispute_culprits(&state, msgs);
-    if culprits.is_empty() {
-        EcdsaError::InvalidSignature
-    } else {
-        EcdsaError::Aborted(Blame::many(culprits, CHECK_DISPUTE))
-    }
-}
-
-impl DisputeMsg {
-    /// Canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.header(DISPUTE_TAG, VERSION).u16(self.bodies.len() as u16);
-        for b in &self.bodies {
-            b.write(&mut w);
-        }
-        w.into_bytes()
-    }
-
-    /// Decodes a message from `from` (errors name `from`).
-    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
-        let f = malformed(from);
-        let mut r = Reader::new("signing dispute round", bytes);
-        r.header(DISPUTE_TAG, VERSION).map_err(&f)?;
-        let n = r.len_prefix(u16::MAX as usize).map_err(&f)?;
-        let mut bodies = Vec::with_capacity(n.min(r.remaining() / 64));
-        for _ in 0..n {
-            bodies.push(SignedBody::read(&mut r).map_err(&f)?);
-        }
-        r.finish().map_err(&f)?;
-        Ok(DisputeMsg { bodies })
-    }
-
-    /// Fault-injection hook: flips a bit of the identity signature on the body of `signer`.
-    #[doc(hidden)]
-    pub fn corrupt_signature_for_test(&mut self, signer: PartyId) {
-        if let Some(Some(sig)) = self
-            .bodies
-            .iter_mut()
-            .find(|b| b.body.from == signer)
-            .map(|b| b.signature.as_mut())
-        {
-            let mut bytes = sig.to_bytes();
-            bytes[9] ^= 1;
-            *sig = ed25519_dalek::Signature::from_bytes(&bytes);
-        }
+impl SignRound3 {
+    /// Enters the blame round without combining, e.g. to answer a co-signer whose
+    /// [`super::combine`] returned [`super::Combined::Blame`] (it may have received other
+    /// round-3 shares).
+    pub fn blame(self, msgs: &[(PartyId, SignMsg3)]) -> Result<BlameRound> {
+        let map = collect(self.ctx.me, &self.ctx.signers, msgs)?;
+        Ok(BlameRound::new(self, &map))
     }
 }
 

@@ -2,8 +2,8 @@
 //! The real DKG and signing rounds over quorate-net's simulated LAN and WAN.
 
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::netsim;
 use quorate_ecdsa::sign::verify_prehash;
+use quorate_eval::ecdsa::netsim;
 use quorate_net::ComputeModel;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -68,8 +68,7 @@ fn keygen_and_signing_over_lan_and_wan() {
 /// (blame or dispute), and every honest party names the cheater.
 #[test]
 fn blame_and_dispute_rounds_over_the_simulated_network() {
-    use quorate_ecdsa::blame;
-    use quorate_ecdsa::sign::Round3Fault;
+    use quorate_ecdsa::sign::{blame, dispute, Round3Fault};
     let params = ThresholdParams::new(3, 3).unwrap();
     let shares = netsim::keygen(
         params,
@@ -85,7 +84,7 @@ fn blame_and_dispute_rounds_over_the_simulated_network() {
     let cheater = PartyId::new(2).unwrap();
     for (fault, check) in [
         (Round3Fault::WrongU, blame::CHECK_BLAME),
-        (Round3Fault::WrongEcho, blame::CHECK_DISPUTE),
+        (Round3Fault::WrongEcho, dispute::CHECK_DISPUTE),
     ] {
         let run = netsim::sign_faulty(
             &shares,
@@ -95,7 +94,7 @@ fn blame_and_dispute_rounds_over_the_simulated_network() {
             netsim::lan(),
             ComputeModel::Ignore,
             rng_for(4),
-            Some((cheater, fault)),
+            (cheater, fault),
         )
         .unwrap();
         // Four message rounds: at least four one-way latencies.

@@ -1,0 +1,197 @@
+//! The key-generation messages and their canonical encodings.
+
+use super::setup::encode_reveal;
+use crate::curve::{malformed, read_point, read_scalar, write_scalar, DlogProof};
+use crate::error::Result;
+use crate::ot::base::{BaseOtMsg1, BaseOtMsg2};
+use crate::ot::ext::OteMsg;
+use ed25519_dalek::VerifyingKey;
+use k256::{ProjectivePoint, Scalar};
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::PartyId;
+use zeroize::Zeroize;
+
+const MSG1_TAG: u8 = 0xE1;
+const MSG2_TAG: u8 = 0xE2;
+const MSG3_TAG: u8 = 0xE3;
+const VERSION: u8 = 1;
+
+/// Round-1 message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg1 {
+    pub(crate) commitment: [u8; 32],
+    /// *Broadcast*: the sender's Ed25519 identity verifying key (kept by a refresh).
+    pub(crate) identity: VerifyingKey,
+    /// Present exactly when the recipient has the lower index.
+    pub(crate) base_ot: Option<BaseOtMsg1>,
+}
+
+/// Round-3 message (to lower-index parties only): the OT-extension message that bootstraps
+/// the reverse direction of the pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg3 {
+    pub(crate) ote: OteMsg,
+}
+
+/// Round-2 message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DkgMsg2 {
+    pub(crate) feldman: Vec<ProjectivePoint>,
+    pub(crate) proof: Option<DlogProof>,
+    pub(crate) chain: [u8; 32],
+    pub(crate) salt: [u8; 32],
+    pub(crate) share: Scalar,
+    /// Present exactly when the recipient has the higher index.
+    pub(crate) base_ot: Option<BaseOtMsg2>,
+}
+
+impl Drop for DkgMsg2 {
+    fn drop(&mut self) {
+        self.share.zeroize();
+    }
+}
+
+impl DkgMsg1 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG1_TAG, VERSION).bytes(&self.commitment);
+        w.bytes(self.identity.as_bytes());
+        match &self.base_ot {
+            Some(b) => {
+                w.bytes(&[1]);
+                b.write(&mut w);
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 1", bytes);
+        r.header(MSG1_TAG, VERSION).map_err(&f)?;
+        let commitment = r.array().map_err(&f)?;
+        let identity = read_identity(&mut r).map_err(&f)?;
+        let base_ot = match read_flag(&mut r, "DKG round 1").map_err(&f)? {
+            true => Some(BaseOtMsg1::read(&mut r).map_err(&f)?),
+            false => None,
+        };
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg1 {
+            commitment,
+            identity,
+            base_ot,
+        })
+    }
+}
+
+impl DkgMsg2 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG2_TAG, VERSION);
+        encode_reveal(&mut w, &self.feldman, &self.proof, &self.chain, &self.salt);
+        write_scalar(&mut w, &self.share);
+        match &self.base_ot {
+            Some(b) => {
+                w.bytes(&[1]);
+                b.write(&mut w);
+            }
+            None => {
+                w.bytes(&[0]);
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 2", bytes);
+        r.header(MSG2_TAG, VERSION).map_err(&f)?;
+        let len = r.len_prefix(1024).map_err(&f)?;
+        let mut feldman = Vec::with_capacity(len);
+        for _ in 0..len {
+            feldman.push(read_point(&mut r, "Feldman commitment").map_err(&f)?);
+        }
+        let [flag] = r.array().map_err(&f)?;
+        let proof = match flag {
+            0 => None,
+            1 => Some(DlogProof::read(&mut r).map_err(&f)?),
+            _ => {
+                return Err(f(quorate_core::DecodeError::InvalidValue {
+                    what: "DKG round 2",
+                    reason: "proof flag must be 0 or 1",
+                }))
+            }
+        };
+        let chain = r.array().map_err(&f)?;
+        let salt = r.array().map_err(&f)?;
+        let share = read_scalar(&mut r, "DKG share").map_err(&f)?;
+        let base_ot = match read_flag(&mut r, "DKG round 2").map_err(&f)? {
+            true => Some(BaseOtMsg2::read(&mut r).map_err(&f)?),
+            false => None,
+        };
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg2 {
+            feldman,
+            proof,
+            chain,
+            salt,
+            share,
+            base_ot,
+        })
+    }
+}
+
+impl DkgMsg3 {
+    /// Canonical encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(MSG3_TAG, VERSION);
+        self.ote.write(&mut w);
+        w.into_bytes()
+    }
+
+    /// Decodes a message from `from` (errors name `from`).
+    pub fn from_bytes(from: PartyId, bytes: &[u8]) -> Result<Self> {
+        let f = malformed(from);
+        let mut r = Reader::new("DKG round 3", bytes);
+        r.header(MSG3_TAG, VERSION).map_err(&f)?;
+        let ote = OteMsg::read(&mut r, 64).map_err(&f)?;
+        r.finish().map_err(&f)?;
+        Ok(DkgMsg3 { ote })
+    }
+}
+
+/// Reads an Ed25519 verifying key: a valid point encoding, not of small order.
+pub(crate) fn read_identity(
+    r: &mut Reader<'_>,
+) -> core::result::Result<VerifyingKey, quorate_core::DecodeError> {
+    let what = "Ed25519 identity key";
+    let bytes: [u8; 32] = r.array()?;
+    let vk = VerifyingKey::from_bytes(&bytes)
+        .map_err(|_| quorate_core::DecodeError::InvalidPoint { what })?;
+    if vk.is_weak() {
+        return Err(quorate_core::DecodeError::Identity { what });
+    }
+    Ok(vk)
+}
+
+fn read_flag(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> core::result::Result<bool, quorate_core::DecodeError> {
+    match r.array::<1>()? {
+        [0] => Ok(false),
+        [1] => Ok(true),
+        _ => Err(quorate_core::DecodeError::InvalidValue {
+            what,
+            reason: "presence flag must be 0 or 1",
+        }),
+    }
+}

@@ -1,0 +1,260 @@
+//! Key-generation round 3: verify every opening, vector length, proof and share (a failure
+//! names its sender), finish the base OTs, aggregate the share, and send the OT-extension
+//! message that bootstraps the reverse direction of each pair to the lower-index party.
+
+use super::messages::{DkgMsg2, DkgMsg3};
+use super::round1::DkgRound1;
+use super::round2::DkgRound2;
+use super::setup::{
+    collect, commitment, encode_reveal, eval_commitment, others, per_party_rngs, Mode, PROOF_LABEL,
+    TAG_BOOT, TAG_CHAIN, TAG_TRANSCRIPT,
+};
+use crate::curve::{base_mul, tagged_hash};
+use crate::error::{EcdsaError, Result};
+use crate::keyshare::{pair_sid, KeyShare, PairState};
+use crate::ot::base;
+use crate::ot::ext::{self, OteReceiverSeeds, OteSenderSeeds};
+use k256::{ProjectivePoint, Scalar};
+use quorate_core::encoding::Writer;
+use quorate_core::PartyId;
+use rand_core::CryptoRngCore;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use subtle::ConstantTimeEq;
+
+/// State after round 3: the verified share, waiting for the bootstrap messages of the
+/// higher-index parties.
+pub struct DkgRound3 {
+    pub(crate) share: KeyShare,
+    pub(crate) setup_sid: [u8; 32],
+    /// For `j > me`: our extension-sender seeds towards `j` (from the base OTs).
+    pub(crate) forward: BTreeMap<PartyId, OteSenderSeeds>,
+}
+
+impl core::fmt::Debug for DkgRound3 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DkgRound3")
+            .field("me", &self.share.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Round 3: verifies everything (naming the culprit of any failure), finishes the base OTs
+/// and sends the reverse-direction bootstrap message to every lower-index party.
+pub fn round3(
+    state: DkgRound2,
+    msgs: &[(PartyId, DkgMsg2)],
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound3, Vec<(PartyId, DkgMsg3)>)> {
+    let DkgRound2 {
+        r1,
+        commitments,
+        identities,
+        mut ot_receivers,
+    } = state;
+    let DkgRound1 {
+        params,
+        me,
+        mode,
+        setup_sid,
+        key_id,
+        poly,
+        feldman,
+        proof,
+        chain,
+        salt,
+        mut ot_senders,
+        identity,
+    } = r1;
+    let map = collect(params, me, msgs)?;
+    let refresh = matches!(mode, Mode::Refresh(_));
+    let t = usize::from(params.t());
+    let expected_len = if refresh { t - 1 } else { t };
+    let x_me = Scalar::from(u64::from(me.get()));
+    // Per-party checks, in party order (the first failure is reported).
+    for (j, m) in &map {
+        let j = *j;
+        let com = commitments
+            .get(&j)
+            .ok_or(EcdsaError::MissingMessage { from: j })?;
+        let opened = commitment(&setup_sid, j, &m.feldman, &m.proof, &m.chain, &m.salt);
+        if !bool::from(opened.ct_eq(com)) {
+            return Err(EcdsaError::blame(j, "DKG: commitment opening"));
+        }
+        if m.feldman.len() != expected_len {
+            return Err(EcdsaError::blame(j, "DKG: Feldman vector length"));
+        }
+        match (&m.proof, refresh) {
+            (Some(p), false) => {
+                if !p.verify(PROOF_LABEL, &setup_sid, j, &m.feldman[0]) {
+                    return Err(EcdsaError::blame(j, "DKG: proof of knowledge"));
+                }
+            }
+            (None, true) => {}
+            _ => return Err(EcdsaError::blame(j, "DKG: proof of knowledge")),
+        }
+        let mut full = m.feldman.clone();
+        if refresh {
+            full.insert(0, ProjectivePoint::IDENTITY);
+        }
+        if base_mul(&m.share) != eval_commitment(&full, u64::from(me.get())) {
+            return Err(EcdsaError::blame(j, "DKG: share verification"));
+        }
+    }
+    // Pairs {j, me} with j < me: we were Bob (base-OT sender); finish with j's answer, then
+    // bootstrap the reverse direction (we become Alice towards j).
+    let mut jobs = Vec::new();
+    let mut forward = BTreeMap::new();
+    for ((j, m), r) in map.iter().zip(per_party_rngs(rng, &others(params, me))) {
+        if *j < me {
+            let st = ot_senders
+                .remove(j)
+                .ok_or(EcdsaError::MissingMessage { from: *j })?;
+            let b = m
+                .base_ot
+                .as_ref()
+                .ok_or(EcdsaError::blame(*j, "DKG: base-OT message presence"))?;
+            jobs.push((*j, st, b, r.1));
+        } else {
+            if m.base_ot.is_some() {
+                return Err(EcdsaError::blame(*j, "DKG: base-OT message presence"));
+            }
+            let recv = ot_receivers
+                .remove(j)
+                .ok_or(EcdsaError::MissingMessage { from: *j })?;
+            forward.insert(*j, OteSenderSeeds::from(recv));
+        }
+    }
+    type Finished = (PartyId, PairState, DkgMsg3);
+    let finished: Vec<Result<Finished>> = jobs
+        .into_par_iter()
+        .map(|(j, st, b, mut r)| {
+            let receiver: OteReceiverSeeds = base::sender_finish(st, j, b)?.into();
+            let boot = pair_sid(TAG_BOOT, &setup_sid, me, j);
+            let (sender, ote) = ext::bootstrap_receiver(&receiver, &boot, &mut r);
+            Ok((j, PairState::Ready { sender, receiver }, DkgMsg3 { ote }))
+        })
+        .collect();
+    let mut pairs = BTreeMap::new();
+    let mut out3 = Vec::new();
+    for f in finished {
+        let (j, p, m3) = f?;
+        pairs.insert(j, p);
+        out3.push((j, m3));
+    }
+    // Aggregate.
+    let mut agg: Vec<ProjectivePoint> = if refresh {
+        std::iter::once(ProjectivePoint::IDENTITY)
+            .chain(feldman.iter().copied())
+            .collect()
+    } else {
+        feldman.clone()
+    };
+    let mut secret = poly.evaluate(&x_me);
+    for m in map.values() {
+        secret += m.share;
+        let off = usize::from(refresh);
+        for (k, c) in m.feldman.iter().enumerate() {
+            agg[k + off] += c;
+        }
+    }
+    let mut th = Writer::new();
+    // The transcript covers every party's opening and its identity key.
+    let mut all: Vec<(PartyId, Vec<u8>)> = map
+        .iter()
+        .map(|(j, m)| {
+            let mut w = Writer::new();
+            encode_reveal(&mut w, &m.feldman, &m.proof, &m.chain, &m.salt);
+            if let Some(vk) = identities.get(j) {
+                w.bytes(vk.as_bytes());
+            }
+            (*j, w.into_bytes())
+        })
+        .collect();
+    let mut mine = Writer::new();
+    encode_reveal(&mut mine, &feldman, &proof, &chain, &salt);
+    mine.bytes(identity.verifying_key().as_bytes());
+    all.push((me, mine.into_bytes()));
+    all.sort_by_key(|(j, _)| *j);
+    for (j, b) in &all {
+        th.party(*j).bytes(b);
+    }
+    let transcript = tagged_hash(TAG_TRANSCRIPT, &[&setup_sid, &th.into_bytes()]);
+    let public_shares: Vec<ProjectivePoint> = params
+        .parties()
+        .map(|k| eval_commitment(&agg, u64::from(k.get())))
+        .collect();
+    let (secret, public_key, public_shares, chain_code, epoch) = match mode {
+        Mode::Keygen => {
+            let mut chains: Vec<(PartyId, [u8; 32])> =
+                map.iter().map(|(j, m)| (*j, m.chain)).collect();
+            chains.push((me, chain));
+            chains.sort_by_key(|(j, _)| *j);
+            let flat: Vec<u8> = chains.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+            (
+                secret,
+                agg[0],
+                public_shares,
+                tagged_hash(TAG_CHAIN, &[&key_id, &flat]),
+                0,
+            )
+        }
+        Mode::Refresh(old) => {
+            let shares = old
+                .public_shares
+                .iter()
+                .zip(&public_shares)
+                .map(|(a, b)| *a + b)
+                .collect();
+            (
+                old.secret + secret,
+                old.public_key,
+                shares,
+                old.chain_code,
+                old.epoch + 1,
+            )
+        }
+    };
+    let mut identity_keys = Vec::with_capacity(usize::from(params.n()));
+    for k in params.parties() {
+        if k == me {
+            identity_keys.push(identity.verifying_key());
+        } else {
+            identity_keys.push(
+                *identities
+                    .get(&k)
+                    .ok_or(EcdsaError::MissingMessage { from: k })?,
+            );
+        }
+    }
+    let share = KeyShare {
+        params,
+        id: me,
+        key_id,
+        epoch,
+        secret,
+        public_key,
+        public_shares,
+        chain_code,
+        transcript,
+        pairs,
+        identity,
+        identities: identity_keys,
+        signed_sessions: Default::default(),
+    };
+    if share.public_share(me) != Some(base_mul(&share.secret))
+        || bool::from(k256::elliptic_curve::group::Group::is_identity(&public_key))
+    {
+        return Err(EcdsaError::ProofRejected(
+            "DKG output is inconsistent with its own public share",
+        ));
+    }
+    Ok((
+        DkgRound3 {
+            share,
+            setup_sid,
+            forward,
+        },
+        out3,
+    ))
+}
