@@ -37,6 +37,10 @@ pub enum MixnetError {
         /// The input position (DB-SM) or the output position (DB-RSM's DPK_BBS+).
         input: usize,
     },
+    /// A check failed that names nobody: with every message of every party verified, only a
+    /// broken assumption (a proof's soundness) leads here.
+    #[error("proof rejected: {0}")]
+    ProofRejected(&'static str),
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
     Misbehaviour(Blame),
@@ -51,6 +55,7 @@ impl Culprits for MixnetError {
             | MixnetError::Decode(_)
             | MixnetError::InvalidInput { .. }
             | MixnetError::InvalidQuery(_)
+            | MixnetError::ProofRejected(_)
             | MixnetError::DpkFailed { .. } => &[],
         }
     }

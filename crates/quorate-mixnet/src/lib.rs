@@ -23,6 +23,7 @@
 //! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
 //! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
+//! | `faults` | (cargo feature `test-faults`, off by default) cheating senders and servers for the tests |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
 //! | [`wire_rsm`] | wire encodings of the DB-RSM, witness-track and input-sharing messages (same conventions as [`wire`]) |
@@ -73,6 +74,8 @@ pub mod demo;
 pub mod dkg;
 pub mod elgamal;
 pub mod error;
+#[cfg(feature = "test-faults")]
+pub mod faults;
 pub mod mix;
 pub mod notes;
 pub mod packing;

@@ -6,7 +6,7 @@
 use crate::error::{blame, MixnetError};
 use crate::packing;
 use crate::params::{int_to_scalar, scalar_modulus};
-use crate::sender::{check_input, SenderInput};
+use crate::sender::{check_input, SenderInput, MASK_BITS};
 use crate::setup::{MixServer, MixnetPublic};
 use crate::shuffle::{self, PaillierShuffle, ShuffleProof};
 use blstrs::Scalar;
@@ -29,8 +29,17 @@ pub struct MixStage {
     pub proof: ShuffleProof,
 }
 
-/// Bits of one output slot in the packed decryption (outputs are below `q < 2^255`).
-pub const OUTPUT_SLOT_BITS: u32 = 256;
+/// Bits of one output slot in the packed decryption: the sender's linking proof bounds the
+/// plaintext of an accepted `c` only by `|v| < 2^{MASK_BITS+1}` (integer slack; a value
+/// `≥ q` or negative passes, issue 13), so the slot has [`MASK_BITS`]` + 2` bits and holds
+/// `v + `[`output_offset`], and the output is `(slot − offset) mod q`: the value `γ` commits
+/// to, and no sender can carry into or borrow from a neighbouring slot.
+pub const OUTPUT_SLOT_BITS: u32 = MASK_BITS + 2;
+
+/// The public offset `2^{MASK_BITS+1}` added to every Mix output slot before decryption.
+pub fn output_offset() -> Integer {
+    Integer::from(1) << (MASK_BITS + 1)
+}
 
 /// One server's decryption shares of the final list: one share, with its proof, per packed
 /// group of [`OUTPUT_SLOT_BITS`]-bit outputs ([`crate::packing`]), so every element,
@@ -150,6 +159,7 @@ impl MixServer {
             list,
             OUTPUT_SLOT_BITS,
             packing::slots_per_ciphertext(pk, OUTPUT_SLOT_BITS),
+            &output_offset(),
         )?;
         let shares = packed
             .par_iter()
@@ -212,8 +222,9 @@ pub fn verify_mixing<'a>(
     Ok(current)
 }
 
-/// Verifies every decryption share of every element and combines them; outputs must be
-/// below `q` (they are openings of G1 commitments). Failing shares name their servers.
+/// Verifies every decryption share of every element and combines them; each output is its
+/// slot minus [`output_offset`], reduced mod `q` (the value the sender's `γ` opens to).
+/// Failing shares name their servers.
 pub fn verify_decryption(
     public: &MixnetPublic,
     list: &[Ciphertext],
@@ -231,7 +242,8 @@ pub fn verify_decryption(
         }
     }
     let q = scalar_modulus();
-    let packed = packing::pack(pk, list, OUTPUT_SLOT_BITS, slots)?;
+    let offset = output_offset();
+    let packed = packing::pack(pk, list, OUTPUT_SLOT_BITS, slots, &offset)?;
     let results: Vec<Result<Vec<Scalar>, MixnetError>> = packed
         .par_iter()
         .enumerate()
@@ -244,17 +256,15 @@ pub fn verify_decryption(
                 .paillier
                 .verify_and_combine(&public.sid, c, &shares)?;
             let count = (list.len() - g * slots).min(slots);
-            let values = packing::unpack(&m, OUTPUT_SLOT_BITS, count)
-                .ok_or(ParamError::Invalid("packed plaintext out of range"))?;
-            values
+            // Unreachable for accepted inputs (their plaintexts are below the offset in
+            // absolute value) unless the linking proof's soundness fails.
+            let values = packing::unpack(&m, OUTPUT_SLOT_BITS, count).ok_or(
+                MixnetError::ProofRejected("packed Mix plaintext outside its slots"),
+            )?;
+            Ok(values
                 .iter()
-                .map(|v| {
-                    if *v >= q {
-                        return Err(ParamError::Invalid("decrypted value is not below q").into());
-                    }
-                    Ok(int_to_scalar(v, &q))
-                })
-                .collect()
+                .map(|v| int_to_scalar(&Integer::from(v - &offset), &q))
+                .collect())
         })
         .collect();
     // Collect every blamed server across elements.

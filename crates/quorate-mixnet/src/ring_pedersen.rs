@@ -126,9 +126,16 @@ impl RingPedersenParams {
         self.mu_bits() + CHALLENGE_BITS + SLACK_BITS
     }
 
-    /// `s^x t^μ mod Ñ` (constant-time in `x, μ`; both non-negative).
+    /// `s^x t^μ mod Ñ` (constant-time in `x, μ`; `μ ≥ 0`; a negative `x` commits with
+    /// `s^{−1}`, time depending only on `|x|`'s bound).
     pub fn commit(&self, x: &Integer, mu: &Integer) -> Result<Integer, MixnetError> {
-        let a = pow_mod_secret(&self.s, x, &self.n_hat)?;
+        let a = if *x < 0 {
+            let inv = inv_mod(&self.s, &self.n_hat)
+                .ok_or(ParamError::Invalid("ring-Pedersen base is not a unit"))?;
+            pow_mod_secret(&inv, &Integer::from(-x), &self.n_hat)?
+        } else {
+            pow_mod_secret(&self.s, x, &self.n_hat)?
+        };
         let b = pow_mod_secret(&self.t, mu, &self.n_hat)?;
         Ok(mul_mod(&a, &b, &self.n_hat))
     }

@@ -23,6 +23,17 @@
 //! `N`, which `t` servers could factor and then help a sender past this check). Under strong
 //! RSA for `Ñ` this forces `Δe | Δz`, so the extracted Paillier plaintexts are the integers
 //! `v, r < 2^{|q|+…}` that also open `γ`.
+//!
+//! # Slack, not a range proof
+//! The proof bounds the extracted plaintexts only by `|v|, |r| < 2^{MASK_BITS+1}`
+//! (`0 ≤ z < 2^{MASK_BITS+1}` and `Δe ≥ 1`): a sender may encrypt `v + δ·2^256`, a value in
+//! `[q, 2^256)` or a negative value, with `γ` committing to `v mod q`. Everything that
+//! decrypts these plaintexts tolerates that slack instead of proving a range (issue 13):
+//! Mix decrypts in slots of `MASK_BITS + 2` bits around a public offset and outputs
+//! `v mod q` ([`crate::mix::OUTPUT_SLOT_BITS`]), and the Enc-to-shares conversion of `c`,
+//! `c′` (and of the witness list) has slots wide enough for the same slack around its own
+//! offset ([`crate::sharing::SLOT_BITS`]). A value beyond the slack fails this proof and
+//! the submission is refused with its index ([`MixnetError::InvalidInput`]).
 
 use crate::error::MixnetError;
 use crate::params::{
@@ -35,7 +46,7 @@ use merlin::Transcript;
 use quorate_bls::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_paillier::bigint::{
-    mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit, to_be_bytes_padded,
+    modulo, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit, to_be_bytes_padded,
 };
 use quorate_paillier::rug::Integer;
 use quorate_paillier::{Ciphertext, PublicKey};
@@ -192,18 +203,37 @@ pub fn encrypt<R: RngCore + CryptoRng>(
 ) -> Result<(SenderInput, SenderOpening), MixnetError> {
     let r = Scalar::random(&mut *rng);
     let (vi, ri) = (scalar_to_int(&v), scalar_to_int(&r));
+    let input = encrypt_integers(gens, pk, rp, sid, index, vi, ri, rng)?;
+    Ok((input, SenderOpening { v, r }))
+}
+
+/// The submission for the integers `v`, `r` (any sign; the honest sender's are below `q`):
+/// `c = Enc(v mod N)`, `c′ = Enc(r mod N)`, `γ = g^{v mod q} h^{r mod q}` and the linking
+/// proof. A value outside `[0, q)` is what a cheating sender can do within the proof's
+/// slack ([`crate::mix::OUTPUT_SLOT_BITS`]); `crate::faults` uses that.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encrypt_integers<R: RngCore + CryptoRng>(
+    gens: &Generators,
+    pk: &PublicKey,
+    rp: &RingPedersenParams,
+    sid: &SessionId,
+    index: u64,
+    vi: Integer,
+    ri: Integer,
+    rng: &mut R,
+) -> Result<SenderInput, MixnetError> {
+    let q = crate::params::scalar_modulus();
     let rho1 = random_unit(rng, pk.n())?;
     let rho2 = random_unit(rng, pk.n())?;
-    let c = pk.ciphertext_from_integer(enc_raw(pk, &vi, &rho1)?)?;
-    let c_prime = pk.ciphertext_from_integer(enc_raw(pk, &ri, &rho2)?)?;
-    let gamma = gens.g * v + gens.h * r;
+    let c = pk.ciphertext_from_integer(enc_raw(pk, &modulo(&vi, pk.n()), &rho1)?)?;
+    let c_prime = pk.ciphertext_from_integer(enc_raw(pk, &modulo(&ri, pk.n()), &rho2)?)?;
+    let gamma = gens.g * int_to_scalar(&vi, &q) + gens.h * int_to_scalar(&ri, &q);
     let alpha_v = random_bits(rng, MASK_BITS);
     let alpha_r = random_bits(rng, MASK_BITS);
     let mu1 = random_unit(rng, pk.n())?;
     let mu2 = random_unit(rng, pk.n())?;
     let a1 = pk.ciphertext_from_integer(enc_raw(pk, &alpha_v, &mu1)?)?;
     let a2 = pk.ciphertext_from_integer(enc_raw(pk, &alpha_r, &mu2)?)?;
-    let q = crate::params::scalar_modulus();
     let big_gamma = gens.g * int_to_scalar(&alpha_v, &q) + gens.h * int_to_scalar(&alpha_r, &q);
     let (mu_v, mu_r) = (rp.random_mu(rng), rp.random_mu(rng));
     let (beta_v, beta_r) = (rp.random_mu_mask(rng), rp.random_mu_mask(rng));
@@ -250,29 +280,26 @@ pub fn encrypt<R: RngCore + CryptoRng>(
     ] {
         quorate_paillier::bigint::wipe_integer(x);
     }
-    Ok((
-        SenderInput {
-            c,
-            c_prime,
-            gamma,
-            proof: LinkProof {
-                a1,
-                a2,
-                big_gamma,
-                z_v,
-                z_r,
-                w1,
-                w2,
-                rp_v,
-                rp_r,
-                rp_dv,
-                rp_dr,
-                z_mu_v,
-                z_mu_r,
-            },
+    Ok(SenderInput {
+        c,
+        c_prime,
+        gamma,
+        proof: LinkProof {
+            a1,
+            a2,
+            big_gamma,
+            z_v,
+            z_r,
+            w1,
+            w2,
+            rp_v,
+            rp_r,
+            rp_dv,
+            rp_dr,
+            z_mu_v,
+            z_mu_r,
         },
-        SenderOpening { v, r },
-    ))
+    })
 }
 
 /// Input checking: verifies one submission. `index` is its position in the input list

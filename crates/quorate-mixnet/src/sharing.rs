@@ -13,9 +13,14 @@
 //!    `E_k = Enc_N(a_k + 2^K a′_k)`, `A_k = g^{a_k} h^{a′_k}` and a proof that both hold the
 //!    same integers ([`ShareLinkProof`]: Σ-protocol with ring-Pedersen commitments, so the
 //!    extracted `a_k, a′_k` are integers below `2^{|q|+40+128+40+1}`).
-//! 2. The servers threshold-decrypt `D = c · c′^{2^K} · Π_k E_k` (a proof per share) to
-//!    `d = (v + Σa_k) + 2^K (r + Σa′_k)`; `K` leaves room for the largest masks a proof can
-//!    hide, so the two slots never carry into each other.
+//! 2. The servers threshold-decrypt `D = c · c′^{2^K} · Π_k E_k · Enc(o + 2^K o)` (a proof
+//!    per share) to `d = (v + Σa_k + o) + 2^K (r + Σa′_k + o)` with the public offset
+//!    `o = 2^{K−1}` ([`slot_offset`]). The proofs bound the extracted masks only in absolute
+//!    value (`|a_k| < 2^{PROOF_MASK_BITS+1}`, negative masks pass) and the sender's proof
+//!    bounds `|v|, |r| < 2^{`[`crate::sender::MASK_BITS`]`+1}`; with `m < 2^16` servers
+//!    `|v + Σa_k| < 2^{K−1} = o`, so both slots stay in `[0, 2^K)` and never borrow or carry
+//!    (issue 13; before the offset a negative mask made the conversion abort naming nobody).
+//!    `d_v, d_r` are the slots minus `o`.
 //! 3. Shares: `v_1 = d_v − a_1`, `v_k = −a_k` (k > 1), likewise for `r`; commitments
 //!    `V_1 = g^{d_v} h^{d_r} A_1^{−1}`, `V_k = A_k^{−1}`, computable by anyone. `d_v, d_r`
 //!    hide `v, r` statistically (40 bits) as long as one server is honest.
@@ -61,9 +66,20 @@ use std::time::Instant;
 pub const A_BITS: u32 = SCALAR_BITS + SLACK_BITS;
 /// Bits of the proof masks.
 pub const PROOF_MASK_BITS: u32 = A_BITS + CHALLENGE_BITS + SLACK_BITS;
-/// Slot width of the packed plaintexts (room for `m < 2^16` masks of the largest size a
-/// proof admits, plus `v`).
+/// Slot width of the packed plaintexts: `v + Σa_k` for `m < 2^16` masks of the largest size
+/// a proof admits (either sign) and a sender's value within its proof's slack, plus the
+/// offset [`slot_offset`], stays in `[0, 2^K)`.
 pub const SLOT_BITS: u32 = PROOF_MASK_BITS + 1 + 18;
+
+/// The public per-slot offset `o = 2^{K−1}` added before the packed decryption.
+pub fn slot_offset() -> Integer {
+    Integer::from(1) << (SLOT_BITS - 1)
+}
+
+/// The offset of one packed input (two slots): `o + 2^K o`.
+fn input_offset() -> Integer {
+    slot_offset() + (slot_offset() << SLOT_BITS)
+}
 /// Bits per input in the packed decryption (two slots: `v + Σa`, `r + Σa′`).
 pub const INPUT_BITS: u32 = 2 * SLOT_BITS;
 
@@ -309,6 +325,7 @@ impl MixServer {
         public: &MixnetPublic,
         layout: Layout,
         count: usize,
+        fault: Option<&MaskFault>,
         rng: &mut R,
     ) -> Result<(ShareCommitStage, Vec<Mask>), MixnetError> {
         let pk = public.paillier.encryption_key();
@@ -329,9 +346,13 @@ impl MixServer {
             zeta: [Scalar; 2],
         }
         let mut draws = Vec::with_capacity(count);
-        for _ in 0..count {
+        for i in 0..count {
+            let a = match fault {
+                Some(f) if f.server == self.id && f.input == i => f.a.clone(),
+                _ => random_bits(rng, A_BITS),
+            };
             draws.push(Draw {
-                a: random_bits(rng, A_BITS),
+                a,
                 b: random_bits(rng, A_BITS),
                 mu: random_unit(rng, pk.n())?,
                 al: random_bits(rng, PROOF_MASK_BITS),
@@ -437,6 +458,14 @@ impl MixServer {
     }
 }
 
+/// A test fault: `server` uses the integer `a` (any sign or size) as its mask `a_k` for
+/// input `input` and proves it honestly (`crate::faults`).
+pub(crate) struct MaskFault {
+    pub(crate) server: PartyId,
+    pub(crate) input: usize,
+    pub(crate) a: Integer,
+}
+
 /// A server's masks for one element (wiped by the caller).
 pub(crate) struct Mask {
     a: Integer,
@@ -513,13 +542,15 @@ pub(crate) fn accepted_inputs<'a>(
         .collect()
 }
 
+/// `(d_v, d_r)`: the two slots of one decrypted input, each minus [`slot_offset`].
 fn split(d: &Integer) -> Option<(Integer, Integer)> {
     if *d < 0 || d.significant_bits() > 2 * SLOT_BITS {
         return None;
     }
     let hi = Integer::from(d >> SLOT_BITS);
     let lo = d - Integer::from(&hi << SLOT_BITS);
-    Some((lo, hi))
+    let o = slot_offset();
+    Some((lo - &o, hi - o))
 }
 
 /// Verifies a sharing record and returns the public share commitments `V[i][k]` (input `i`,
@@ -558,9 +589,9 @@ fn joint_commitments(
             }
             let prod: G1Projective = v.iter().sum();
             if prod != inputs[i].gamma {
-                return Err(
-                    ParamError::Invalid("share commitments do not multiply to gamma").into(),
-                );
+                return Err(MixnetError::ProofRejected(
+                    "share commitments do not multiply to gamma",
+                ));
             }
             Ok(v)
         })
@@ -652,7 +683,7 @@ fn verify_inner(
     let cts = packed_cts(public, bases, &sharing.commits)?;
     let pk = public.paillier.encryption_key();
     let slots = packing::slots_per_ciphertext(pk, INPUT_BITS);
-    let groups = packing::pack(pk, &cts, INPUT_BITS, slots)?;
+    let groups = packing::pack(pk, &cts, INPUT_BITS, slots, &input_offset())?;
     for (k, st) in public.params.parties().zip(&sharing.decryptions) {
         if st.mixer != k || st.shares.len() != groups.len() || st.shares.iter().any(|s| s.id() != k)
         {
@@ -672,8 +703,10 @@ fn verify_inner(
                 .paillier
                 .verify_and_combine(&public.sid, ct, &shares)?;
             let count = (n - g * slots).min(slots);
-            packing::unpack(&m, INPUT_BITS, count)
-                .ok_or_else(|| ParamError::Invalid("Enc-to-shares plaintext out of range").into())
+            // Unreachable once every mask proof passed (see the module notes on the offset).
+            packing::unpack(&m, INPUT_BITS, count).ok_or(MixnetError::ProofRejected(
+                "Enc-to-shares plaintext outside its slots",
+            ))
         })
         .collect();
     let mut culprits = Vec::new();
@@ -697,8 +730,9 @@ fn verify_inner(
     }
     ds.iter()
         .map(|d| {
-            split(d)
-                .ok_or_else(|| ParamError::Invalid("Enc-to-shares plaintext out of range").into())
+            split(d).ok_or(MixnetError::ProofRejected(
+                "Enc-to-shares plaintext outside its slots",
+            ))
         })
         .collect()
 }
@@ -712,6 +746,18 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
     record: &MixRecord,
     rng: &mut R,
 ) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
+    run_sharing_with(public, servers, submissions, record, None, rng)
+}
+
+/// [`run_sharing`] with an optional [`MaskFault`].
+pub(crate) fn run_sharing_with<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    fault: Option<&MaskFault>,
+    rng: &mut R,
+) -> Result<(SharingRecord, Vec<MixerShares>), MixnetError> {
     let inputs = accepted_inputs(submissions, record)?;
     let bases = input_bases(public, &inputs)?;
     let (sharing, parts, shares) = run_inner(
@@ -719,6 +765,7 @@ pub fn run_sharing<R: RngCore + CryptoRng>(
         servers,
         Layout::Joint,
         &bases,
+        fault,
         rng,
         &mut StepTimes::default(),
     )?;
@@ -750,7 +797,8 @@ pub fn run_value_sharing_timed<R: RngCore + CryptoRng>(
     rng: &mut R,
     times: &mut StepTimes,
 ) -> Result<ValueSharingOut, MixnetError> {
-    let (sharing, parts, shares) = run_inner(public, servers, Layout::PerValue, bases, rng, times)?;
+    let (sharing, parts, shares) =
+        run_inner(public, servers, Layout::PerValue, bases, None, rng, times)?;
     let coms = value_commitments(public, &sharing, &parts);
     Ok((sharing, shares, coms))
 }
@@ -765,6 +813,7 @@ fn run_inner<R: RngCore + CryptoRng>(
     servers: &[MixServer],
     layout: Layout,
     bases: &[Ciphertext],
+    fault: Option<&MaskFault>,
     rng: &mut R,
     times: &mut StepTimes,
 ) -> Result<RunOut, MixnetError> {
@@ -773,7 +822,7 @@ fn run_inner<R: RngCore + CryptoRng>(
     let mut masks = Vec::with_capacity(servers.len());
     for s in servers {
         let (st, mk) = times.time("M: Enc-to-shares masks + proofs", Some(s.id), || {
-            s.share_commit(public, layout, n, rng)
+            s.share_commit(public, layout, n, fault, rng)
         })?;
         commits.push(st);
         masks.push(mk);
@@ -785,6 +834,7 @@ fn run_inner<R: RngCore + CryptoRng>(
         &cts,
         INPUT_BITS,
         packing::slots_per_ciphertext(pk, INPUT_BITS),
+        &input_offset(),
     )?;
     let decryptions: Vec<ShareDecStage> = servers
         .iter()

@@ -313,3 +313,53 @@ fn dbsm_transcript_does_not_link_inputs_to_outputs() {
         "the transcript links {best} of {n} members to their outputs"
     );
 }
+
+/// Issue 13 (medium): the Enc-to-shares mask proof bounds a server's mask `a_k` only in
+/// absolute value, and `a_k ≈ −2^330` made `v + Σa` borrow from the next slot: the
+/// conversion aborted with an error naming nobody. With the public slot offset a negative
+/// mask is just a mask (the conversion opens `γ` and DB-SM answers correctly); a mask
+/// beyond the proof's bound, of either sign, is refused naming its server.
+#[test]
+fn negative_sharing_masks_work_and_oversized_masks_name_their_server() {
+    use quorate_mixnet::faults;
+    use quorate_paillier::rug::Integer;
+    let n = 4;
+    let mut rng = ChaCha20Rng::seed_from_u64(18);
+    let common::Mixed {
+        public,
+        servers,
+        inputs,
+        record,
+    } = common::mixed(b"dbsm-test-masks", n, 2, 2, &mut rng);
+    let two = quorate_core::PartyId::new(2).unwrap();
+    let neg = -Integer::from(Integer::from(1) << 330);
+    let (sharing, shares) = faults::run_sharing_with_mask(
+        &public, &servers, &inputs, &record, two, 1, &neg, &mut rng,
+    )
+    .unwrap();
+    let coms = sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
+    let mut w = World {
+        public,
+        servers,
+        inputs,
+        record,
+        sharing,
+        shares,
+        coms,
+        rng,
+    };
+    let fwd = forward(&w.servers);
+    let j_set = [fwd[1], fwd[3]];
+    let mut j_sorted = j_set.to_vec();
+    j_sorted.sort();
+    let all: Vec<usize> = (0..n).collect();
+    let (q, p) = query(&mut w, &all, &j_sorted);
+    assert_eq!(verify(&w, &q, &p).unwrap(), vec![false, true, false, true]);
+    for huge in [-Integer::from(Integer::from(1) << 470), Integer::from(1) << 470] {
+        let err = faults::run_sharing_with_mask(
+            &w.public, &w.servers, &w.inputs, &w.record, two, 1, &huge, &mut w.rng,
+        )
+        .unwrap_err();
+        assert_eq!(common::culprits(&err), vec![2], "{err}");
+    }
+}

@@ -419,3 +419,48 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
         Err(MixnetError::Decode(_))
     ));
 }
+
+/// Issue 13 (high): the linking proof bounds a sender's plaintext only by
+/// `|v| < 2^{MASK_BITS+1}`, so a sender can encrypt `x + 2^256` (it carried into the
+/// neighbouring 256-bit slot and changed an honest output), a negative value or one in
+/// `[q, 2^256)` (both aborted Mix naming nobody). With slots of `MASK_BITS + 2` bits and a
+/// public offset, every output is exactly its sender's `v mod q` (the value `γ` commits to),
+/// the Enc-to-shares conversion agrees with `γ`, and a value beyond the slack is refused
+/// naming its sender.
+#[test]
+fn slack_plaintexts_neither_change_honest_outputs_nor_abort() {
+    use quorate_mixnet::faults;
+    use quorate_mixnet::params::{int_to_scalar, scalar_modulus};
+    let n = 6;
+    let (public, servers, mut inputs, mut values, mut rng) = setup(n, 2, 2, 72);
+    let q = scalar_modulus();
+    let cheats = [
+        Integer::from(12345) + (Integer::from(1) << 256),
+        Integer::from(-7),
+        Integer::from(&q + 5u32),
+        (Integer::from(1) << 256) - 1u32,
+    ];
+    for (i, v) in cheats.iter().enumerate() {
+        inputs[i] = faults::encrypt_integer(&public, i as u64, v, &mut rng).unwrap();
+        values[i] = int_to_scalar(v, &q);
+    }
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let pi = mix::composed_permutation(&servers);
+    for (j, out) in rec.outputs.iter().enumerate() {
+        assert_eq!(*out, values[pi[j]], "output {j}");
+    }
+    assert_eq!(mix::verify_record(&public, &inputs, &rec).unwrap(), rec.outputs);
+    // The conversion to shares opens every γ, the slack senders' included.
+    let (sharing, _) =
+        quorate_mixnet::sharing::run_sharing(&public, &servers, &inputs, &rec, &mut rng).unwrap();
+    quorate_mixnet::sharing::verify_sharing(&public, &inputs, &rec, &sharing).unwrap();
+    // Beyond the slack (either sign): refused, and the sender is named.
+    for v in [Integer::from(1) << 300, -Integer::from(Integer::from(1) << 300)] {
+        let mut bad = inputs.clone();
+        bad[4] = faults::encrypt_integer(&public, 4, &v, &mut rng).unwrap();
+        match mix::run(&public, &servers, &bad, &mut rng) {
+            Err(MixnetError::InvalidInput { index: 4, .. }) => {}
+            other => panic!("out-of-range input not refused: {other:?}"),
+        }
+    }
+}
