@@ -66,7 +66,13 @@
 //! computable commitments `Z_k = C_k + e·A_k + d·B_k (+ de·g)`
 //! ([`beaver_product_commitments`]); DPK_BBS+ uses `Z_k` as the `r′` commitments, so a
 //! server using a wrong product share fails its DPK share check and is named. The openings
-//! leak nothing: `a_k, b_k, α_k, β_k` are uniform one-time pads.
+//! are one-time pads `a_k, b_k, α_k, β_k` **known to the dealer**: they hide the witnesses
+//! from everybody else, but a dealer colluding with the querier (or with all servers)
+//! learns `x = d + a` and `w = e + b` (the blinding and the witness randomness), so the
+//! dealer must be trusted not to collude with the querier; the public checks
+//! ([`verify_triples`], [`TripleShares::check_against`]) prove only that the triples are
+//! multiplication triples, not that the dealer forgot them. A triple must be used once: two
+//! uses open `x − a` and `x′ − a`, whose difference leaks `x − x′` to everybody.
 
 use crate::elgamal::batch_weight;
 use crate::error::MixnetError;
@@ -608,7 +614,7 @@ pub fn beaver_check_openings(
         .collect();
     let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "Beaver opening",
         )));
@@ -722,7 +728,7 @@ fn blame_dealer() -> MixnetError {
 // ([`MixnetError::DpkFailed`]).
 
 use crate::elgamal::BatchCheck;
-use blstrs::Gt;
+use blstrs::{Compress, Gt};
 use merlin::Transcript;
 use quorate_core::transcript::ProtocolTranscript;
 
@@ -822,10 +828,35 @@ impl core::fmt::Debug for BbsDpkNonces {
     }
 }
 
-fn append_gt(t: &mut Transcript, label: &'static [u8], x: &Gt) {
-    // blstrs has no canonical GT encoding; the Debug form prints every Fp coordinate of the
-    // (unique) Fp12 representative, which is injective and deterministic.
-    t.append_message(label, format!("{x:?}").as_bytes());
+/// Bytes of a compressed `Gt` element (the wire form, [`crate::wire_rsm::GT_BYTES`]).
+pub(crate) const GT_COMPRESSED_BYTES: usize = 288;
+
+/// The canonical compressed encoding of a `Gt` element (torus compression with canonical
+/// `Fp` coordinates, as `blstrs` writes it); `None` for the identity, which has none.
+pub(crate) fn gt_compressed(x: &Gt) -> Option<Vec<u8>> {
+    // Torus compression divides by the `c1` coordinate, which is zero only for `±1`; `-1`
+    // is outside the order-q subgroup, so excluding the identity excludes both.
+    if bool::from(x.is_identity()) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(GT_COMPRESSED_BYTES);
+    x.write_compressed(&mut out).ok()?;
+    Some(out)
+}
+
+/// Absorbs a `Gt` element by its canonical encoding: `0x01 ‖ compressed` (288 bytes), or
+/// `0x00` for the identity (issue 13: this hashed the `Debug` string before, which is not
+/// a specified encoding).
+pub(crate) fn append_gt(t: &mut Transcript, label: &'static [u8], x: &Gt) {
+    match gt_compressed(x) {
+        Some(bytes) => {
+            let mut msg = Vec::with_capacity(1 + bytes.len());
+            msg.push(1u8);
+            msg.extend_from_slice(&bytes);
+            t.append_message(label, &msg);
+        }
+        None => t.append_message(label, &[0u8]),
+    }
 }
 
 /// `f1·g^{v′}`.
@@ -868,7 +899,7 @@ pub fn bbs_dpk_challenge(
     st: &BbsDpkStatement,
     commits: &[BbsDpkCommit],
 ) -> Scalar {
-    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbrsm-dpk-bbs+", 1, &public.sid);
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/dbrsm-dpk-bbs+", 2, &public.sid);
     t.append_u64_be(b"output", st.index as u64);
     t.append_point(b"g", &public.gens.g);
     t.append_point(b"h", &public.gens.h);
@@ -1048,7 +1079,7 @@ pub fn bbs_dpk_verify(
         .collect();
     let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "DPK_BBS+ share (commitment opening)",
         )));
@@ -1103,7 +1134,7 @@ pub fn bbs_dpk_verify(
         }
     }
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "DPK_BBS+ share",
         )));
@@ -1449,7 +1480,7 @@ pub fn verify_rsm_blinding(
         .collect();
     let culprits = BatchCheck::failing(stages.iter().map(|(k, _)| *k), &batches);
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "DB-RSM blinding proof",
         )));
@@ -1610,17 +1641,7 @@ fn verify_signature_track_timed(
 // The whole DB-RSM: run (servers) and verify (querier).
 // ---------------------------------------------------------------------------------------
 
-/// One server's openings `(b_{k,j}, s_{k,j})` of `B_{k,j}` at the outputs with `S̃_j = 1`
-/// (in increasing `j`), proving `b_j ≠ 0` there (see the notes above).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NonMemberOpening {
-    /// The server.
-    pub mixer: PartyId,
-    /// `b_{k,j}`.
-    pub b: Vec<Scalar>,
-    /// `s_{k,j}`.
-    pub s: Vec<Scalar>,
-}
+pub use crate::dbsm::NonMemberOpening;
 
 /// Everything the servers publish for one DB-RSM query (paper Fig. 9, steps 4–8).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1675,49 +1696,11 @@ fn check_non_members(
     non_members: &[usize],
     openings: &[NonMemberOpening],
 ) -> Result<(), MixnetError> {
-    let parties: Vec<PartyId> = public.params.parties().collect();
-    if openings.len() != parties.len() || blinding.len() != parties.len() {
-        return Err(ParamError::Invalid("non-member openings: one per server").into());
-    }
-    let (g, h) = (public.gens.g, public.gens.h);
-    let cnt = non_members.len();
-    let batches: Vec<Option<BatchCheck>> = openings
+    let coms: Vec<(PartyId, &[G1Projective])> = blinding
         .iter()
-        .zip(blinding)
-        .zip(&parties)
-        .map(|((o, bl), &k)| {
-            (o.mixer == k && o.b.len() == cnt && o.s.len() == cnt).then(|| {
-                let mut b = BatchCheck::default();
-                for (u, &j) in non_members.iter().enumerate() {
-                    let com = bl
-                        .b_coms
-                        .get(j)
-                        .copied()
-                        .unwrap_or(G1Projective::identity());
-                    b.add(&[&[(g, o.b[u]), (h, o.s[u]), (com, -Scalar::ONE)]]);
-                }
-                b
-            })
-        })
+        .map(|st| (st.mixer, st.b_coms.as_slice()))
         .collect();
-    let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
-    if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
-            culprits,
-            "non-member blinding opening",
-        )));
-    }
-    for u in 0..cnt {
-        let sum: Scalar = openings.iter().map(|o| o.b[u]).sum();
-        if bool::from(sum.is_zero()) {
-            // Only a coalition of all servers can arrange this: every one of them is blamed.
-            return Err(MixnetError::Misbehaviour(Blame::many(
-                parties,
-                "blinding sums to zero (hides a member)",
-            )));
-        }
-    }
-    Ok(())
+    crate::dbsm::check_non_member_openings(public, &coms, non_members, openings)
 }
 
 /// DPK_BBS+ statements for the members (`coms[u][k]` from the witness conversion,
@@ -2103,4 +2086,42 @@ pub fn verify_timed(
         .iter()
         .map(|s| !bool::from(s.is_identity()))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 13: `append_gt` absorbs the canonical compressed encoding (the wire form), not
+    /// a `Debug` string, and distinguishes the identity.
+    #[test]
+    fn append_gt_hashes_the_canonical_encoding() {
+        let x = blstrs::pairing(
+            &G1Projective::generator().to_affine(),
+            &G2Projective::generator().to_affine(),
+        ) * Scalar::from(7u64);
+        let challenge = |f: &dyn Fn(&mut Transcript)| {
+            let mut t = Transcript::new(b"append_gt test");
+            f(&mut t);
+            let mut out = [0u8; 32];
+            t.challenge_bytes(b"c", &mut out);
+            out
+        };
+        let mut wire = vec![1u8];
+        wire.extend(gt_compressed(&x).unwrap_or_default());
+        assert_eq!(wire.len(), 1 + GT_COMPRESSED_BYTES);
+        assert_eq!(
+            challenge(&|t| append_gt(t, b"Y", &x)),
+            challenge(&|t| t.append_message(b"Y", &wire))
+        );
+        let one = Gt::identity();
+        assert_eq!(
+            challenge(&|t| append_gt(t, b"Y", &one)),
+            challenge(&|t| t.append_message(b"Y", &[0u8]))
+        );
+        assert_ne!(
+            challenge(&|t| append_gt(t, b"Y", &x)),
+            challenge(&|t| append_gt(t, b"Y", &(x + x)))
+        );
+    }
 }

@@ -14,10 +14,16 @@
 //!    ElGamal shuffle proof against the *same* permutation commitment as in Mix (input and
 //!    output lists swapped). After server 1, `R_0[i] = Enc(σ_{π(i)})` for the composed `π`.
 //! 3. **Blinding.** For each `i ∈ I` every server publishes `D_{k,i} = Enc(1; ρ)·R_0[i]^{b}`
-//!    with a proof of knowledge of `(ρ, b)` ([`BlindProof`]); `Π_k D_{k,i} = Enc(σ^{Σ_k b_k})`.
+//!    and the hiding commitment `B_{k,i} = g^{b} h^{s}`, with a proof of knowledge of
+//!    `(ρ, b, s)` that both use the same `b` ([`BlindProof`]);
+//!    `Π_k D_{k,i} = Enc(σ^{Σ_k b_k})`.
 //! 4. **Decryption.** Threshold ElGamal decryption with a DLEQ proof per element and server
-//!    gives `S_i = σ_{π(i)}^{b_i}`. `S_i = 1` means `π(i) ∉ J` (the slot held `(1, 1)`): the
-//!    answer *not a member*, publicly checkable from the verified decryption. Otherwise
+//!    gives `S_i = σ_{π(i)}^{b_i}`. `S_i = 1` happens for an empty slot (`π(i) ∉ J`) **or**
+//!    for `b_i = 0`, which all servers together could arrange to hide a member (issue 13);
+//!    so at every `S_i = 1` each server opens `(b_{k,i}, s_{k,i})` ([`NonMemberOpening`]),
+//!    the querier checks the openings against `B_{k,i}` (a wrong one names its server) and
+//!    `Σ_k b_{k,i} ≠ 0` (else every server is blamed); then the answer is *not a member*.
+//!    Otherwise
 //!    `S_i ≠ 1` (the artifact never checked this: defect 11) and step 5 runs.
 //! 5. **DPK_BB** `PK{(v, r, b): γ_i = g^v h^r ∧ e(S_i, y·f2^v) = e(g, f2)^b}`, distributed.
 //!    Server `k` holds additive shares `v_k, r_k` of the sender's opening (from the
@@ -129,16 +135,20 @@ pub struct ReverseStage {
     pub proof: ShuffleProof,
 }
 
-/// Proof of knowledge of `(ρ, b)` with `D = Enc(1; ρ)·(a, b_ct)^b`, in commitment form
-/// (batch-verifiable).
+/// Proof of knowledge of `(ρ, b, s)` with `D = Enc(1; ρ)·(a, b_ct)^b` and the blinding
+/// commitment `B = g^b h^s` (the same `b`), in commitment form (batch-verifiable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlindProof {
     /// First message `T = Enc(1; α)·(a, b_ct)^β`.
     pub t: ElGamalCiphertext,
+    /// First message `T_B = g^β h^ζ`.
+    pub t_b: G1Projective,
     /// `z_ρ = α + cρ`.
     pub z_rho: Scalar,
     /// `z_b = β + c b`.
     pub z_b: Scalar,
+    /// `z_s = ζ + c s`.
+    pub z_s: Scalar,
 }
 
 /// One server's blinding contributions `D_{k,i}` for `i ∈ I`.
@@ -148,8 +158,26 @@ pub struct BlindingStage {
     pub mixer: PartyId,
     /// `D_{k,i}` in `I` order.
     pub contributions: Vec<ElGamalCiphertext>,
+    /// The hiding commitments `B_{k,i} = g^{b_{k,i}} h^{s_{k,i}}` to the blinding shares,
+    /// opened at the non-members ([`NonMemberOpening`]).
+    pub b_coms: Vec<G1Projective>,
     /// Their proofs.
     pub proofs: Vec<BlindProof>,
+}
+
+/// One server's openings `(b_{k,i}, s_{k,i})` of its blinding commitments at the elements
+/// whose blinded signature decrypted to `1` (in increasing position), proving that the
+/// blinding `b_i = Σ_k b_{k,i}` is not zero there, so `1` means an empty slot (DB-SM: input
+/// `i` is not a member; DB-RSM: output `j` did not come from `I`). Harmless to publish: the
+/// slot's plaintext is `1` whatever the blinding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonMemberOpening {
+    /// The server.
+    pub mixer: PartyId,
+    /// `b_{k,i}`.
+    pub b: Vec<Scalar>,
+    /// `s_{k,i}`.
+    pub s: Vec<Scalar>,
 }
 
 /// One server's ElGamal decryption shares of the blinded list.
@@ -293,6 +321,9 @@ pub struct DbSmProof {
     pub decryption: Vec<ElGamalDecStage>,
     /// `S_i` for `i ∈ I`.
     pub s: Vec<G1Projective>,
+    /// Every server's openings of its blinding commitments at the non-members (`S_i = 1`),
+    /// server order.
+    pub non_members: Vec<NonMemberOpening>,
     /// DPK commitments.
     pub dpk_commits: Vec<DpkCommitStage>,
     /// DPK responses.
@@ -302,6 +333,7 @@ pub struct DbSmProof {
 /// A server's secrets between the blinding and DPK rounds (wiped on drop).
 pub(crate) struct BlindSecrets {
     pub(crate) b: Vec<Scalar>,
+    s: Vec<Scalar>,
     rho: Vec<Scalar>,
 }
 
@@ -309,6 +341,7 @@ impl Drop for BlindSecrets {
     fn drop(&mut self) {
         self.b
             .iter_mut()
+            .chain(self.s.iter_mut())
             .chain(self.rho.iter_mut())
             .for_each(|x| *x = Scalar::ZERO);
     }
@@ -452,25 +485,28 @@ pub fn initial_list(n: usize, q: &BbQuery) -> Vec<ElGamalCiphertext> {
 }
 
 /// Affine forms of the points the blinding proof of one element hashes:
-/// `[base.a, base.b, D.a, D.b, T.a, T.b]`.
-const BLIND_PTS: usize = 6;
+/// `[base.a, base.b, D.a, D.b, T.a, T.b, B, T_B]`.
+const BLIND_PTS: usize = 8;
 
+/// `gph` = `[g, pk, h]` in affine form.
 fn blind_challenge(
     sid: &SessionId,
     who: PartyId,
     index: usize,
-    g: &G1Affine,
-    pk: &G1Affine,
+    gph: &[G1Affine],
     pts: &[G1Affine],
 ) -> Scalar {
-    let mut tr = Transcript::for_protocol(b"quorate/mixnet/dbsm-blinding", 1, sid);
+    let mut tr = Transcript::for_protocol(b"quorate/mixnet/dbsm-blinding", 2, sid);
     tr.append_party(b"server", who);
     tr.append_u64_be(b"input", index as u64);
-    tr.append_point(b"g", g);
-    tr.append_point(b"pk", pk);
+    tr.append_point(b"g", &gph[0]);
+    tr.append_point(b"pk", &gph[1]);
+    tr.append_point(b"h", &gph[2]);
     append_ciphertexts_affine(&mut tr, b"base", &[(pts[0], pts[1])]);
     append_ciphertexts_affine(&mut tr, b"D", &[(pts[2], pts[3])]);
     append_ciphertexts_affine(&mut tr, b"T", &[(pts[4], pts[5])]);
+    tr.append_point(b"B", &pts[6]);
+    tr.append_point(b"T_B", &pts[7]);
     tr.challenge_scalar(b"c")
 }
 
@@ -772,64 +808,82 @@ impl MixServer {
         )
     }
 
-    /// Step 3 (also DB-RSM's blinding): `D_t = Enc(1; ρ_t)·bases[t]^{b_t}` with proofs;
-    /// `indices[t]` labels element `t` in the proofs' transcripts.
+    /// Step 3: `D_t = Enc(1; ρ_t)·bases[t]^{b_t}` and `B_t = g^{b_t} h^{s_t}` with proofs;
+    /// `indices[t]` labels element `t` in the proofs' transcripts. `fixed` sets the blinding
+    /// of one element (only the `test-faults` hooks use it).
     pub(crate) fn blind<R: RngCore + CryptoRng>(
         &self,
         public: &MixnetPublic,
         indices: &[usize],
         bases: &[ElGamalCiphertext],
+        fixed: Option<(usize, Scalar)>,
         rng: &mut R,
     ) -> (BlindingStage, BlindSecrets) {
-        let (g, pk) = (public.gens.g, public.elgamal.pk);
+        let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
         let k = bases.len();
-        let secrets = BlindSecrets {
+        let mut secrets = BlindSecrets {
             b: (0..k).map(|_| Scalar::random(&mut *rng)).collect(),
+            s: (0..k).map(|_| Scalar::random(&mut *rng)).collect(),
             rho: (0..k).map(|_| Scalar::random(&mut *rng)).collect(),
         };
-        let mut masks: Vec<(Scalar, Scalar)> = (0..k)
-            .map(|_| (Scalar::random(&mut *rng), Scalar::random(&mut *rng)))
+        if let Some((t, b)) = fixed {
+            if let Some(x) = secrets.b.get_mut(t) {
+                *x = b;
+            }
+        }
+        let mut masks: Vec<[Scalar; 3]> = (0..k)
+            .map(|_| [(); 3].map(|_| Scalar::random(&mut *rng)))
             .collect();
-        // Secret exponents (b, ρ, α, β): constant-time multiplications.
-        let (contributions, firsts): (Vec<_>, Vec<_>) = (0..k)
+        // Secret exponents (b, s, ρ, α, β, ζ): constant-time multiplications.
+        type Blinded = (
+            ElGamalCiphertext,
+            ElGamalCiphertext,
+            G1Projective,
+            G1Projective,
+        );
+        let items: Vec<Blinded> = (0..k)
             .into_par_iter()
             .map(|t| {
-                let (base, b, rho, (al, be)) = (&bases[t], secrets.b[t], secrets.rho[t], masks[t]);
+                let (base, b, s, rho) = (&bases[t], secrets.b[t], secrets.s[t], secrets.rho[t]);
+                let [al, be, ze] = masks[t];
                 (
                     base.pow(&b).rerandomize(&g, &pk, &rho),
                     base.pow(&be).rerandomize(&g, &pk, &al),
+                    g * b + h * s,
+                    g * be + h * ze,
                 )
             })
-            .unzip();
+            .collect();
         let flat: Vec<G1Projective> = (0..k)
             .flat_map(|t| {
-                let (b, d, f) = (&bases[t], &contributions[t], &firsts[t]);
-                [b.a, b.b, d.a, d.b, f.a, f.b]
+                let (b, (d, f, bc, tb)) = (&bases[t], &items[t]);
+                [b.a, b.b, d.a, d.b, f.a, f.b, *bc, *tb]
             })
             .collect();
         let aff = batch_affine(&flat);
-        let gp = batch_affine(&[g, pk]);
+        let gph = batch_affine(&[g, pk, h]);
         let proofs: Vec<BlindProof> = (0..k)
             .into_par_iter()
             .map(|t| {
                 let pts = &aff[BLIND_PTS * t..BLIND_PTS * (t + 1)];
-                let c = blind_challenge(&public.sid, self.id, indices[t], &gp[0], &gp[1], pts);
-                let (al, be) = masks[t];
+                let c = blind_challenge(&public.sid, self.id, indices[t], &gph, pts);
+                let [al, be, ze] = masks[t];
                 BlindProof {
-                    t: firsts[t],
+                    t: items[t].1,
+                    t_b: items[t].3,
                     z_rho: al + c * secrets.rho[t],
                     z_b: be + c * secrets.b[t],
+                    z_s: ze + c * secrets.s[t],
                 }
             })
             .collect();
         // The proof nonces are secret: wipe them.
-        masks
-            .iter_mut()
-            .for_each(|m| *m = (Scalar::ZERO, Scalar::ZERO));
+        masks.iter_mut().for_each(|m| *m = [Scalar::ZERO; 3]);
         (
             BlindingStage {
                 mixer: self.id,
-                contributions,
+                contributions: items.iter().map(|x| x.0).collect(),
+                b_coms: items.iter().map(|x| x.2).collect(),
                 proofs,
             },
             secrets,
@@ -958,23 +1012,28 @@ fn batch_share_proof(
     ]);
 }
 
-/// Adds the two relations of one blinding proof to `batch` (per-server blame path).
+/// Adds the three relations of one blinding proof to `batch` (per-server blame path).
+#[allow(clippy::too_many_arguments)]
 fn batch_blind_proof(
     public: &MixnetPublic,
     who: PartyId,
     index: usize,
     base: &ElGamalCiphertext,
     d: &ElGamalCiphertext,
+    b_com: &G1Projective,
     p: &BlindProof,
     batch: &mut BatchCheck,
 ) {
-    let (g, pk) = (public.gens.g, public.elgamal.pk);
-    let x = batch_affine(&[g, pk, base.a, base.b, d.a, d.b, p.t.a, p.t.b]);
-    let c = blind_challenge(&public.sid, who, index, &x[0], &x[1], &x[2..]);
+    let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
+    let x = batch_affine(&[
+        g, pk, h, base.a, base.b, d.a, d.b, p.t.a, p.t.b, *b_com, p.t_b,
+    ]);
+    let c = blind_challenge(&public.sid, who, index, &x[..3], &x[3..]);
     let one = -Scalar::ONE;
     batch.add(&[
         &[(g, p.z_rho), (base.a, p.z_b), (d.a, -c), (p.t.a, one)],
         &[(pk, p.z_rho), (base.b, p.z_b), (d.b, -c), (p.t.b, one)],
+        &[(g, p.z_b), (h, p.z_s), (*b_com, -c), (p.t_b, one)],
     ]);
 }
 
@@ -1015,7 +1074,7 @@ fn blamed(culprits: Vec<PartyId>, check: &'static str) -> Result<(), MixnetError
     if culprits.is_empty() {
         Ok(())
     } else {
-        Err(MixnetError::Misbehaviour(Blame::many(culprits, check)))
+        Err(MixnetError::Aborted(Blame::many(culprits, check)))
     }
 }
 
@@ -1062,6 +1121,76 @@ fn verify_reverse(
     Ok(bases)
 }
 
+/// The points of a blinding stage that its proofs hash, per element after the base:
+/// `[D.a, D.b, T.a, T.b, B, T_B]` (shapes checked by the caller).
+fn blind_points(st: &BlindingStage) -> Vec<G1Projective> {
+    st.contributions
+        .iter()
+        .zip(&st.b_coms)
+        .zip(&st.proofs)
+        .flat_map(|((d, b), p)| [d.a, d.b, p.t.a, p.t.b, *b, p.t_b])
+        .collect()
+}
+
+/// The check of the non-member openings (DB-SM and DB-RSM): at every position in
+/// `positions` (where the blinded signature decrypted to `1`), every server's
+/// `(b_{k,i}, s_{k,i})` must open its commitment `b_coms[k][i]` (a wrong or missing opening
+/// names the server) and `Σ_k b_{k,i} ≠ 0`, otherwise the blinding, not an empty slot, made
+/// the `1`: only all servers together can arrange that, and all are blamed.
+pub(crate) fn check_non_member_openings(
+    public: &MixnetPublic,
+    b_coms: &[(PartyId, &[G1Projective])],
+    positions: &[usize],
+    openings: &[NonMemberOpening],
+) -> Result<(), MixnetError> {
+    let parties: Vec<PartyId> = public.params.parties().collect();
+    if b_coms.len() != parties.len() || b_coms.iter().zip(&parties).any(|((k, _), p)| k != p) {
+        return Err(ParamError::Invalid("blinding commitments: one list per server").into());
+    }
+    if openings.len() != parties.len() {
+        return Err(ParamError::LengthMismatch {
+            what: "non-member openings",
+            expected: parties.len(),
+            got: openings.len(),
+        }
+        .into());
+    }
+    let (g, h) = (public.gens.g, public.gens.h);
+    let cnt = positions.len();
+    let batches: Vec<Option<BatchCheck>> = openings
+        .iter()
+        .zip(b_coms)
+        .zip(&parties)
+        .map(|((o, (_, coms)), &k)| {
+            (o.mixer == k && o.b.len() == cnt && o.s.len() == cnt).then(|| {
+                let mut b = BatchCheck::default();
+                for (u, &i) in positions.iter().enumerate() {
+                    let com = coms.get(i).copied().unwrap_or(G1Projective::identity());
+                    b.add(&[&[(g, o.b[u]), (h, o.s[u]), (com, -Scalar::ONE)]]);
+                }
+                b
+            })
+        })
+        .collect();
+    let culprits = BatchCheck::failing(parties.iter().copied(), &batches);
+    if !culprits.is_empty() {
+        return Err(MixnetError::Aborted(Blame::many(
+            culprits,
+            "non-member blinding opening",
+        )));
+    }
+    for u in 0..cnt {
+        let sum: Scalar = openings.iter().map(|o| o.b[u]).sum();
+        if bool::from(sum.is_zero()) {
+            return Err(MixnetError::Aborted(Blame::many(
+                parties,
+                "blinding sums to zero (hides a member)",
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Verifies blinding; returns the products `D_i = Π_k D_{k,i}`.
 pub(crate) fn verify_blinding(
     public: &MixnetPublic,
@@ -1076,62 +1205,67 @@ pub(crate) fn verify_blinding(
     let n = bases.len();
     let shapes = stages
         .iter()
-        .all(|(_, st)| st.contributions.len() == n && st.proofs.len() == n);
-    // Every server's proofs in one MSM: per element, relation weights w1 (first component)
-    // and w2 (second), with g, pk and the element's base merged across servers
-    // (`4m + 2` points per element instead of `8m`).
+        .all(|(_, st)| st.contributions.len() == n && st.b_coms.len() == n && st.proofs.len() == n);
+    // Every server's proofs in one MSM: per element, relation weights w1 (first component),
+    // w2 (second) and w3 (commitment `B`), with g, pk, h and the element's base merged across
+    // servers (`6m + 2` points per element instead of `12m`).
     let joint = shapes && {
-        let (g, pk) = (public.gens.g, public.elgamal.pk);
-        let gp = batch_affine(&[g, pk]);
+        let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
+        let gph = batch_affine(&[g, pk, h]);
         let base_flat: Vec<G1Projective> = bases.iter().flat_map(|b| [b.a, b.b]).collect();
         let base_aff = batch_affine(&base_flat);
         let st_aff: Vec<Vec<G1Affine>> = stages
             .iter()
-            .map(|(_, st)| {
-                let flat: Vec<G1Projective> = st
-                    .contributions
-                    .iter()
-                    .zip(&st.proofs)
-                    .flat_map(|(d, p)| [d.a, d.b, p.t.a, p.t.b])
-                    .collect();
-                batch_affine(&flat)
-            })
+            .map(|(_, st)| batch_affine(&blind_points(st)))
             .collect();
         (0..n)
             .into_par_iter()
             .map(|t| {
                 let mut wts = elgamal::Weights::new();
-                let mut lc = LinCheck::with_fixed(2);
+                let mut lc = LinCheck::with_fixed(3);
                 let (mut sa, mut sb) = (Scalar::ZERO, Scalar::ZERO);
                 for (kp, (k, st)) in stages.iter().enumerate() {
                     let (d, p) = (&st.contributions[t], &st.proofs[t]);
-                    let x = &st_aff[kp][4 * t..4 * t + 4];
-                    let pts = [base_aff[2 * t], base_aff[2 * t + 1], x[0], x[1], x[2], x[3]];
-                    let c = blind_challenge(&public.sid, *k, indices[t], &gp[0], &gp[1], &pts);
-                    let (w1, w2) = (wts.next(), wts.next());
+                    let x = &st_aff[kp][6 * t..6 * t + 6];
+                    let pts = [
+                        base_aff[2 * t],
+                        base_aff[2 * t + 1],
+                        x[0],
+                        x[1],
+                        x[2],
+                        x[3],
+                        x[4],
+                        x[5],
+                    ];
+                    let c = blind_challenge(&public.sid, *k, indices[t], &gph, &pts);
+                    let (w1, w2, w3) = (wts.next(), wts.next(), wts.next());
                     // w1·(g^{z_ρ} a^{z_b} D.a^{−c} T.a^{−1}) + w2·(pk^{z_ρ} b^{z_b} D.b^{−c} T.b^{−1})
-                    lc.fixed[0] += w1 * p.z_rho;
+                    // + w3·(g^{z_b} h^{z_s} B^{−c} T_B^{−1})
+                    lc.fixed[0] += w1 * p.z_rho + w3 * p.z_b;
                     lc.fixed[1] += w2 * p.z_rho;
+                    lc.fixed[2] += w3 * p.z_s;
                     sa += w1 * p.z_b;
                     sb += w2 * p.z_b;
                     lc.push(d.a, -(w1 * c));
                     lc.push(p.t.a, -w1);
                     lc.push(d.b, -(w2 * c));
                     lc.push(p.t.b, -w2);
+                    lc.push(st.b_coms[t], -(w3 * c));
+                    lc.push(p.t_b, -w3);
                 }
                 lc.push(bases[t].a, sa);
                 lc.push(bases[t].b, sb);
                 lc
             })
-            .reduce(|| LinCheck::with_fixed(2), LinCheck::merge)
-            .holds_vartime(&[g, pk])
+            .reduce(|| LinCheck::with_fixed(3), LinCheck::merge)
+            .holds_vartime(&[g, pk, h])
     };
     if !joint {
         // Name the culprits: each server's proofs alone.
         let culprits: Vec<PartyId> = stages
             .iter()
             .filter(|(k, st)| {
-                !(st.contributions.len() == n && st.proofs.len() == n && {
+                !(st.contributions.len() == n && st.b_coms.len() == n && st.proofs.len() == n && {
                     (0..n)
                         .into_par_iter()
                         .map(|t| {
@@ -1142,6 +1276,7 @@ pub(crate) fn verify_blinding(
                                 indices[t],
                                 &bases[t],
                                 &st.contributions[t],
+                                &st.b_coms[t],
                                 &st.proofs[t],
                                 &mut b,
                             );
@@ -1157,7 +1292,9 @@ pub(crate) fn verify_blinding(
             .map(|(k, _)| *k)
             .collect();
         if culprits.is_empty() {
-            return Err(ParamError::Invalid("blinding proofs fail the joint check").into());
+            return Err(MixnetError::ProofRejected(
+                "blinding proofs fail the joint check",
+            ));
         }
         blamed(culprits, "blinding proof")?;
     }
@@ -1229,11 +1366,30 @@ pub fn verify_timed(
     })?;
     let fast = joint_check(public, &inputs, share_coms, q, proof, &bases, times);
     if let Some(answers) = fast {
+        times.time("Q: non-member openings", None, || {
+            check_dbsm_non_members(public, proof)
+        })?;
         return Ok(answers);
     }
     // Something failed: the step-by-step checks name the culprit.
     verify_steps(public, &inputs, share_coms, q, proof, bases, times)?;
-    Err(ParamError::Invalid("DB-SM proof fails the joint check").into())
+    Err(MixnetError::ProofRejected(
+        "DB-SM proof fails the joint check",
+    ))
+}
+
+/// The non-members of a DB-SM proof (`S_i = 1`, already verified) and the check of every
+/// server's openings there ([`check_non_member_openings`]).
+fn check_dbsm_non_members(public: &MixnetPublic, proof: &DbSmProof) -> Result<(), MixnetError> {
+    let positions: Vec<usize> = (0..proof.s.len())
+        .filter(|&t| bool::from(proof.s[t].is_identity()))
+        .collect();
+    let coms: Vec<(PartyId, &[G1Projective])> = proof
+        .blinding
+        .iter()
+        .map(|st| (st.mixer, st.b_coms.as_slice()))
+        .collect();
+    check_non_member_openings(public, &coms, &positions, &proof.non_members)
 }
 
 /// The querier's optimistic check of steps 3–5 in **one** multi-scalar multiplication and
@@ -1268,7 +1424,7 @@ fn joint_check(
         || s.len() != n
         || blind
             .iter()
-            .any(|(_, b)| b.contributions.len() != n || b.proofs.len() != n)
+            .any(|(_, b)| b.contributions.len() != n || b.b_coms.len() != n || b.proofs.len() != n)
         || dec.iter().any(|(_, d)| d.shares.len() != n)
     {
         return None;
@@ -1311,16 +1467,9 @@ fn joint_check(
     let base_aff = batch_affine(&base_flat);
     let blind_aff: Vec<Vec<G1Affine>> = blind
         .iter()
-        .map(|(_, st)| {
-            let flat: Vec<G1Projective> = st
-                .contributions
-                .iter()
-                .zip(&st.proofs)
-                .flat_map(|(d, p)| [d.a, d.b, p.t.a, p.t.b])
-                .collect();
-            batch_affine(&flat)
-        })
+        .map(|(_, st)| batch_affine(&blind_points(st)))
         .collect();
+    let gph = [ag.g, ag.pk, ag.h];
     let blinded: Vec<ElGamalCiphertext> = (0..n)
         .map(|t| {
             blind.iter().fold(
@@ -1373,14 +1522,16 @@ fn joint_check(
             let mut da = vec![Scalar::ZERO; m];
             let mut db = vec![Scalar::ZERO; m];
             let base_pts = [base_aff[2 * t], base_aff[2 * t + 1]];
-            // Step 3, server k: g^{z_ρ} a^{z_b} = T_a D_{k,a}^c, pk^{z_ρ} b^{z_b} = T_b D_{k,b}^c.
+            // Step 3, server k: g^{z_ρ} a^{z_b} = T_a D_{k,a}^c, pk^{z_ρ} b^{z_b} = T_b D_{k,b}^c,
+            // g^{z_b} h^{z_s} = T_B B_k^c.
             for (kp, (k, st)) in blind.iter().enumerate() {
                 let p = &st.proofs[t];
-                let x = &blind_aff[kp][4 * t..4 * t + 4];
-                let pts = [base_pts[0], base_pts[1], x[0], x[1], x[2], x[3]];
-                let c = blind_challenge(&public.sid, *k, q.inputs[t], &ag.g, &ag.pk, &pts);
-                let (w1, w2) = (wt(), wt());
-                lc.fixed[0] += w1 * p.z_rho;
+                let x = &blind_aff[kp][6 * t..6 * t + 6];
+                let pts = [base_pts[0], base_pts[1], x[0], x[1], x[2], x[3], x[4], x[5]];
+                let c = blind_challenge(&public.sid, *k, q.inputs[t], &gph, &pts);
+                let (w1, w2, w3) = (wt(), wt(), wt());
+                lc.fixed[0] += w1 * p.z_rho + w3 * p.z_b;
+                lc.fixed[1] += w3 * p.z_s;
                 lc.fixed[2] += w2 * p.z_rho;
                 ba_sc += w1 * p.z_b;
                 bb_sc += w2 * p.z_b;
@@ -1388,6 +1539,8 @@ fn joint_check(
                 db[kp] -= w2 * c;
                 lc.push(p.t.a, -w1);
                 lc.push(p.t.b, -w2);
+                lc.push(st.b_coms[t], -(w3 * c));
+                lc.push(p.t_b, -w3);
             }
             // Step 4, server k on D = Π_k D_k: g^z = R1 X_k^c, D_a^z = R2 d^c; and
             // ω·(D_b − S − Σ λ_k d_k) = 0. D_a, D_b are spread over their factors D_{k,·}.
@@ -1551,6 +1704,7 @@ fn verify_steps(
     )?;
     let s = proof.s.clone();
     times.add("Q: verify ElGamal decryption", None, t_dec.elapsed());
+    check_dbsm_non_members(public, proof)?;
     let t_shares = Instant::now();
     // Step 5: members are the S ≠ 1.
     let members: Vec<(usize, usize)> = (0..s.len())
@@ -1886,6 +2040,33 @@ pub fn run_timed<R: RngCore + CryptoRng>(
     rng: &mut R,
     times: &mut StepTimes,
 ) -> Result<DbSmProof, MixnetError> {
+    run_with(
+        public,
+        servers,
+        submissions,
+        record,
+        (shares, share_coms),
+        q,
+        None,
+        rng,
+        times,
+    )
+}
+
+/// [`run_timed`]; `zero_blinding_at = Some(t)` makes the last server cancel the others'
+/// blinding of element `t` (all servers colluding; only `crate::faults` uses it).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_with<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    (shares, share_coms): (&[MixerShares], &[Vec<G1Projective>]),
+    q: &BbQuery,
+    zero_blinding_at: Option<usize>,
+    rng: &mut R,
+    times: &mut StepTimes,
+) -> Result<DbSmProof, MixnetError> {
     times.time("M: check BB signatures", None, || {
         check_query(public, &record.outputs, q)
     })?;
@@ -1909,6 +2090,7 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         blinding: Vec::new(),
         decryption: Vec::new(),
         s: Vec::new(),
+        non_members: Vec::new(),
         dpk_commits: Vec::new(),
         dpk_responses: Vec::new(),
     };
@@ -1916,10 +2098,16 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         verify_reverse(public, q, &proof)
     })?;
     // Step 3: blinding.
-    let mut blind_secrets = Vec::with_capacity(servers.len());
-    for srv in servers {
+    let mut blind_secrets: Vec<BlindSecrets> = Vec::with_capacity(servers.len());
+    for (pos, srv) in servers.iter().enumerate() {
+        let fixed = zero_blinding_at
+            .filter(|_| pos + 1 == servers.len())
+            .map(|t| {
+                let others: Scalar = blind_secrets.iter().filter_map(|b| b.b.get(t)).sum();
+                (t, -others)
+            });
         let (st, sec) = times.time("M: homomorphic blinding + proofs", Some(srv.id), || {
-            srv.blind(public, &q.inputs, &bases, rng)
+            srv.blind(public, &q.inputs, &bases, fixed, rng)
         });
         proof.blinding.push(st);
         blind_secrets.push(sec);
@@ -1962,6 +2150,19 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         )
     })?;
     let s = proof.s.clone();
+    // Every server opens its blinding commitments where S_i = 1 (non-members).
+    let non: Vec<usize> = (0..s.len())
+        .filter(|&t| bool::from(s[t].is_identity()))
+        .collect();
+    proof.non_members = servers
+        .iter()
+        .zip(&blind_secrets)
+        .map(|(srv, sec)| NonMemberOpening {
+            mixer: srv.id,
+            b: non.iter().map(|&t| sec.b[t]).collect(),
+            s: non.iter().map(|&t| sec.s[t]).collect(),
+        })
+        .collect();
     // Step 5: DPK_BB for the members.
     let members: Vec<(usize, usize)> = (0..s.len())
         .filter(|&t| !bool::from(s[t].is_identity()))

@@ -5,10 +5,8 @@
 //! published. The Beaver triples come from the dealer of the preprocessing assumption
 //! ([`crate::dbrsm::deal_triples`]), fresh for each query.
 //!
-//! Sizes are computed from fixed-width encodings of every field (G1 48 B compressed, G2
-//! 96 B, scalars 32 B, Paillier ciphertexts `⌈|N²|/8⌉` B, elements of `Z_N` `⌈|N|/8⌉` B,
-//! integer responses their minimal big-endian length plus a 4-byte length); the crate has no
-//! wire codec yet, so these are the sizes such a codec would produce.
+//! Sizes are the lengths of the messages' wire encodings ([`crate::wire`],
+//! [`crate::wire_rsm`]: versioned, with typed decoders), as a node would send them.
 
 use crate::dbrsm;
 use crate::dbsm::{self, StepTimes};

@@ -181,7 +181,7 @@ pub fn finish(
         }
     }
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(quorate_core::Blame::many(
+        return Err(MixnetError::Aborted(quorate_core::Blame::many(
             culprits,
             "DKG share does not match the dealer's commitments",
         )));

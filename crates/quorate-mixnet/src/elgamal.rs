@@ -592,7 +592,7 @@ pub fn verify_and_combine(
         return Err(if culprits.is_empty() {
             ParamError::Invalid("decryption shares fail the joint check").into()
         } else {
-            MixnetError::Misbehaviour(quorate_core::Blame::many(
+            MixnetError::Aborted(quorate_core::Blame::many(
                 culprits,
                 "ElGamal decryption share proof",
             ))
@@ -637,7 +637,7 @@ pub fn verify_published(
     Err(if culprits.is_empty() {
         ParamError::Invalid("published S differs from the verified decryption").into()
     } else {
-        MixnetError::Misbehaviour(quorate_core::Blame::many(
+        MixnetError::Aborted(quorate_core::Blame::many(
             culprits,
             "ElGamal decryption share proof",
         ))

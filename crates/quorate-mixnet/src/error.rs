@@ -43,13 +43,13 @@ pub enum MixnetError {
     ProofRejected(&'static str),
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
-    Misbehaviour(Blame),
+    Aborted(Blame),
 }
 
 impl Culprits for MixnetError {
     fn culprits(&self) -> &[PartyId] {
         match self {
-            MixnetError::Misbehaviour(b) => b.culprits(),
+            MixnetError::Aborted(b) => b.culprits(),
             MixnetError::Paillier(p) => p.culprits(),
             MixnetError::Param(_)
             | MixnetError::Decode(_)
@@ -63,5 +63,5 @@ impl Culprits for MixnetError {
 
 /// Shorthand for a blamed failure of party `id`.
 pub(crate) fn blame(id: PartyId, check: &'static str) -> MixnetError {
-    MixnetError::Misbehaviour(Blame::one(id, check))
+    MixnetError::Aborted(Blame::one(id, check))
 }

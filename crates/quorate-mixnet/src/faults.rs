@@ -53,3 +53,31 @@ pub fn run_sharing_with_mask<R: RngCore + CryptoRng>(
     };
     sharing::run_sharing_with(public, servers, submissions, record, Some(&fault), rng)
 }
+
+/// [`crate::dbsm::run`] where **all** servers collude to hide a member: the last server
+/// picks its blinding of element `t` (position in `q.inputs`) as minus the sum of the
+/// others', so `S_t = 1` whatever the slot held, with valid blinding proofs.
+#[allow(clippy::too_many_arguments)]
+pub fn dbsm_run_zero_blinding<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    servers: &[MixServer],
+    submissions: &[SenderInput],
+    record: &MixRecord,
+    shares: &[MixerShares],
+    share_coms: &[Vec<blstrs::G1Projective>],
+    q: &crate::dbsm::BbQuery,
+    t: usize,
+    rng: &mut R,
+) -> Result<crate::dbsm::DbSmProof, MixnetError> {
+    crate::dbsm::run_with(
+        public,
+        servers,
+        submissions,
+        record,
+        (shares, share_coms),
+        q,
+        Some(t),
+        rng,
+        &mut crate::dbsm::StepTimes::default(),
+    )
+}

@@ -19,7 +19,7 @@
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
 //! | [`dbrsm`] | DB-RSM (Fig. 9): `run`/`verify`; BBS+ quasi-signatures, signature track with blinding commitments, non-member openings, Beaver on Pedersen commitments, distributed DPK_BBS+ with blame |
-//! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, blinding, decryption, DPK_BB; querier verification |
+//! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, committed blinding (opened at non-members), decryption, DPK_BB; querier verification |
 //! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
 //! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
 //! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
@@ -36,15 +36,19 @@
 //!   proofs sound over the integers come from the same dealer, over an independent auxiliary
 //!   modulus `Ñ` (fresh safe primes), never the Paillier `N`, which any `t` shareholders
 //!   could factor (see [`setup`]); their binding then holds even if every server colludes.
-//! * The Beaver triples of DB-RSM come from a dealer as preprocessing; every triple is
-//!   publicly verified ([`dbrsm::verify_triples`]) before use.
+//! * The Beaver triples of DB-RSM come from a dealer as preprocessing. Their multiplication
+//!   proofs are publicly verified ([`dbrsm::verify_triples`]) before use, but the dealer
+//!   knows the one-time pads of the Beaver openings: a dealer colluding with the querier
+//!   breaks the privacy of DB-RSM, and each triple must be used for one query only.
 //!
 //! # Status
 //! Done (Figs. 6, 8, 9 of the paper, as reconstructed in the design notes):
 //! * keygen, Enc with the linking proof, Mix with Terelius–Wikström shuffle proofs (the
 //!   Paillier part with a ring-Pedersen vector commitment to `e′`, see the soundness note in
 //!   [`shuffle`]) and threshold decryption with a proof for every element;
-//! * DB-SM (Fig. 8, [`dbsm`]): every proof (reverse shuffles, blinding, ElGamal decryption
+//! * DB-SM (Fig. 8, [`dbsm`]): only the combined DPK commitment `M_k` is published (no
+//!   input-to-output link from the transcript), blinding committed and opened at the
+//!   non-members; every proof (reverse shuffles, blinding, ElGamal decryption
 //!   shares, every server's DPK_BB share proof and responses) checked by the querier in
 //!   batched multi-scalar multiplications with 128-bit weights, per-server fallback naming
 //!   the culprit; input sharing ([`sharing`]) done once per input so queries use group

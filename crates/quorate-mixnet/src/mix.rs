@@ -280,7 +280,7 @@ pub fn verify_decryption(
         }
     }
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "decryption share proof",
         )));

@@ -675,7 +675,7 @@ fn verify_inner(
         }
     }
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "Enc-to-shares mask proof",
         )));
@@ -723,7 +723,7 @@ fn verify_inner(
     culprits.sort();
     culprits.dedup();
     if !culprits.is_empty() {
-        return Err(MixnetError::Misbehaviour(Blame::many(
+        return Err(MixnetError::Aborted(Blame::many(
             culprits,
             "Enc-to-shares decryption share",
         )));

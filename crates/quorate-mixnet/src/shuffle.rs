@@ -68,11 +68,16 @@
 //!    `0 < |Δv| < 2^{128}` is coprime to `N`, Bézout (`aΔv + bN = 1`) gives an `N`-th root, so
 //!    `Π w′_i^{e′_i} = F·R^N` for an explicit `R`.
 //! 2. *Integer equality with the G1 exponents.* `e′_i ≡ e_{π(i)} (mod q)` from the G1 part.
-//!    The range check `0 ≤ k_{E,i} < 2^{297}` gives `|e′_i| < 2^{297}/|Δv|`; a prover that
-//!    succeeds with probability `ρ` lets the extractor pick `|Δv| ≥ 2^{43}` except with
-//!    probability about `2^{44}/(ρ·2^{128})`, so `|e′_i| < 2^{254}`; with
+//!    The range check `0 ≤ k_{E,i} < 2^{297}` ([`EPS_BITS`]` + 1` bits) gives
+//!    `|Δk_{E,i}| < 2^{297}` and `|e′_i| < 2^{297}/|Δv|`; a prover that succeeds with
+//!    probability `ρ` lets the extractor pick the second challenge with `|Δv| ≥ 2^{44}`
+//!    except with probability about `2^{45}/(ρ·2^{128})`, so `|e′_i| < 2^{253}`; with
 //!    `0 ≤ e_{π(i)} < 2^{128}` the difference `e′_i − e_{π(i)}` is a multiple of `q` of
-//!    absolute value below `2^{254} + 2^{128} < q`, hence zero: `e′_i = e_{π(i)}`.
+//!    absolute value below `2^{253} + 2^{128} < 2^{254} < q` (`q ≈ 2^{254.86}`, 255 bits),
+//!    hence zero: `e′_i = e_{π(i)}`. (An earlier wording used `|Δv| ≥ 2^{43}` and
+//!    `2^{254} + 2^{128} < q`, which also holds for this `q`; a review read `q` as
+//!    `2^{253.86}`. The `2^{44}` version keeps a bit of margin below `2^{254}` and is checked
+//!    by the unit test `soundness_note_bound_is_below_q`.)
 //! 3. *Shuffle.* Hence `Π_j (w′_{π⁻¹(j)}/w_j)^{e_j}` is an `N`-th residue, i.e.
 //!    `Σ_j e_j·d_j ≡ 0 (mod N)` for the plaintext differences `d_j`, which were fixed (the
 //!    lists are in the transcript) before `e`. If some `d_j ≢ 0` modulo a prime factor `P`
@@ -1054,6 +1059,18 @@ mod tests {
     use quorate_paillier::SecretKey;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
+
+    /// The integer bound of the soundness note (step 2): `2^{EPS_BITS+1−44} + 2^{128} < q`
+    /// and below `2^{254}`, and `q` has 255 bits.
+    #[test]
+    fn soundness_note_bound_is_below_q() {
+        let q = scalar_modulus();
+        assert_eq!(q.significant_bits(), 255);
+        let e_prime = Integer::from(1) << (EPS_BITS + 1 - 44);
+        let diff = e_prime + (Integer::from(1) << CHALLENGE_BITS);
+        assert!(diff < (Integer::from(1) << 254u32));
+        assert!(diff < q);
+    }
 
     struct Fixture {
         sid: SessionId,

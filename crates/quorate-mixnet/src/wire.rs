@@ -60,7 +60,7 @@
 //! * [`ElGamalCiphertext`] `2 + 2·G1`; [`ElGamalDecShare`] `2 + 3·G1 + s`.
 //! * [`MixStage`]: `12 + n·c + proof`; [`DecryptionStage`]: `8 + groups·(4 + share)`.
 //! * [`BbQuery`]: `14 + 4|I| + 4|J| + G2 + |J|·G1`.
-//! * [`ReverseStage`]: `12 + 2n·G1 + proof`; [`BlindingStage`]: `8 + |I|·(4·G1 + 2s)`;
+//! * [`ReverseStage`]: `12 + 2n·G1 + proof`; [`BlindingStage`]: `8 + |I|·(6·G1 + 3s)`;
 //!   [`ElGamalDecStage`]: `8 + |I|·(3·G1 + s)`; [`DpkCommitStage`]:
 //!   `8 + members·(8·G1 + 4s)`; [`DpkResponseStage`]: `8 + 4·members·s`.
 //! * [`DkgBroadcast`]: `6 + (t + 1)·G1 + s`.
@@ -72,7 +72,7 @@
 
 use crate::dbsm::{
     BbQuery, BlindProof, BlindingStage, DbSmProof, DpkCommit, DpkCommitStage, DpkResponseStage,
-    DpkShareProof, ElGamalDecStage, ReverseStage,
+    DpkShareProof, ElGamalDecStage, NonMemberOpening, ReverseStage,
 };
 use crate::dkg::{DkgBroadcast, ElGamalPublic};
 use crate::elgamal::{ElGamalCiphertext, ElGamalDecShare};
@@ -1052,21 +1052,27 @@ pub fn decode_reverse_stage(
 
 fn put_blind_proof(w: &mut Writer, p: &BlindProof) {
     put_eg(w, &p.t);
+    put_g1(w, &p.t_b);
     put_scalar(w, &p.z_rho);
     put_scalar(w, &p.z_b);
+    put_scalar(w, &p.z_s);
 }
 
+/// `T_B` may be the identity (a uniformly random point for an honest server; the proof
+/// check decides).
 fn get_blind_proof(r: &mut Reader<'_>) -> Result<BlindProof, MixnetError> {
     Ok(BlindProof {
         t: get_eg(r, "blinding proof T")?,
+        t_b: r.g1_or_identity("blinding proof T_B")?,
         z_rho: r.scalar("blinding proof z_rho")?,
         z_b: r.scalar("blinding proof z_b")?,
+        z_s: r.scalar("blinding proof z_s")?,
     })
 }
 
-const BLIND_PROOF_BYTES: usize = EG_BYTES + 2 * SCALAR_BYTES;
+const BLIND_PROOF_BYTES: usize = EG_BYTES + G1_BYTES + 3 * SCALAR_BYTES;
 
-/// Encodes one blinding proof: `T ‖ z_ρ ‖ z_b`.
+/// Encodes one blinding proof: `T ‖ T_B ‖ z_ρ ‖ z_b ‖ z_s`.
 pub fn encode_blind_proof(p: &BlindProof) -> Vec<u8> {
     let mut w = Writer::new();
     w.header(tag::BLIND_PROOF, WIRE_VERSION);
@@ -1080,13 +1086,19 @@ pub fn decode_blind_proof(bytes: &[u8]) -> Result<BlindProof, MixnetError> {
 }
 
 fn put_blinding_stage(w: &mut Writer, s: &BlindingStage) -> Result<(), MixnetError> {
-    if s.contributions.len() != s.proofs.len() {
-        return Err(invalid("blinding stage", "one proof per contribution"));
+    if s.contributions.len() != s.proofs.len() || s.contributions.len() != s.b_coms.len() {
+        return Err(invalid(
+            "blinding stage",
+            "one commitment and one proof per contribution",
+        ));
     }
     w.party(s.mixer);
     w.u32(u32_len("blinding contributions", s.contributions.len())?);
     for c in &s.contributions {
         put_eg(w, c);
+    }
+    for b in &s.b_coms {
+        put_g1(w, b);
     }
     for p in &s.proofs {
         put_blind_proof(w, p);
@@ -1101,9 +1113,18 @@ fn get_blinding_stage(
 ) -> Result<BlindingStage, MixnetError> {
     let mixer = get_party(r, "blinding stage server", &public.params)?;
     len_exact(r, "blinding contributions", count)?;
-    need(r, "blinding stage", count, EG_BYTES + BLIND_PROOF_BYTES)?;
+    need(
+        r,
+        "blinding stage",
+        count,
+        EG_BYTES + G1_BYTES + BLIND_PROOF_BYTES,
+    )?;
     let contributions = read_vec(r, "blinding contributions", count, EG_BYTES, |r| {
         get_eg(r, "blinding contribution")
+    })?;
+    // A commitment may be the identity (`g^b h^s` is uniformly random for an honest server).
+    let b_coms = read_vec(r, "blinding commitments", count, G1_BYTES, |r| {
+        Ok(r.g1_or_identity("blinding commitment B")?)
     })?;
     let proofs = read_vec(
         r,
@@ -1115,11 +1136,12 @@ fn get_blinding_stage(
     Ok(BlindingStage {
         mixer,
         contributions,
+        b_coms,
         proofs,
     })
 }
 
-/// Encodes one server's blinding stage: `server ‖ u32 |I| ‖ D_{k,i}* ‖ proofs*`.
+/// Encodes one server's blinding stage: `server ‖ u32 |I| ‖ D_{k,i}* ‖ B_{k,i}* ‖ proofs*`.
 pub fn encode_blinding_stage(s: &BlindingStage) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::BLINDING_STAGE, |w| put_blinding_stage(w, s))
 }
@@ -1346,6 +1368,10 @@ pub fn encode_dbsm_proof(
         for s in &p.s {
             put_g1(w, s);
         }
+        w.u16(u16_len("non-member openings", p.non_members.len())?);
+        for o in &p.non_members {
+            put_non_member(w, o)?;
+        }
         w.u16(u16_len("DPK commitment stages", p.dpk_commits.len())?);
         for s in &p.dpk_commits {
             put_dpk_commit_stage(w, s)?;
@@ -1390,6 +1416,10 @@ pub fn decode_dbsm_proof(
         len_exact(r, "S", count)?;
         let s = read_vec(r, "S", count, G1_BYTES, |r| Ok(r.g1_or_identity("S_i")?))?;
         let members = s.iter().filter(|x| !bool::from(x.is_identity())).count();
+        len16_exact(r, "non-member openings", m)?;
+        let non_members = read_vec(r, "non-member openings", m, 6, |r| {
+            get_non_member(r, public, count - members)
+        })?;
         len16_exact(r, "DPK commitment stages", m)?;
         let dpk_commits = read_vec(r, "DPK commitment stages", m, 2, |r| {
             get_dpk_commit_stage(r, public, members)
@@ -1403,9 +1433,55 @@ pub fn decode_dbsm_proof(
             blinding,
             decryption,
             s,
+            non_members,
             dpk_commits,
             dpk_responses,
         })
+    })
+}
+
+pub(crate) fn put_scalars(w: &mut Writer, s: &[Scalar]) {
+    s.iter().for_each(|x| put_scalar(w, x));
+}
+
+pub(crate) fn get_scalars(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    count: usize,
+) -> Result<Vec<Scalar>, MixnetError> {
+    read_vec(r, what, count, SCALAR_BYTES, |r| Ok(r.scalar(what)?))
+}
+
+/// One server's non-member openings: `server ‖ u32 k ‖ b* ‖ s*` (DB-SM and DB-RSM).
+pub(crate) fn put_non_member(w: &mut Writer, o: &NonMemberOpening) -> Result<(), MixnetError> {
+    if o.b.len() != o.s.len() {
+        return Err(invalid(
+            "non-member opening",
+            "vectors of different lengths",
+        ));
+    }
+    w.party(o.mixer);
+    w.u32(u32_len("non-member opening", o.b.len())?);
+    put_scalars(w, &o.b);
+    put_scalars(w, &o.s);
+    Ok(())
+}
+
+/// Decodes [`put_non_member`] with exactly `count` openings.
+pub(crate) fn get_non_member(
+    r: &mut Reader<'_>,
+    public: &MixnetPublic,
+    count: usize,
+) -> Result<NonMemberOpening, MixnetError> {
+    let mixer = get_party(r, "non-member opening server", &public.params)?;
+    len_exact(r, "non-member opening", count)?;
+    if r.remaining() < count.saturating_mul(2 * SCALAR_BYTES) {
+        return Err(invalid("non-member opening", "shorter than its count"));
+    }
+    Ok(NonMemberOpening {
+        mixer,
+        b: get_scalars(r, "non-member opening b", count)?,
+        s: get_scalars(r, "non-member opening s", count)?,
     })
 }
 

@@ -82,9 +82,10 @@ use crate::sharing::{
     ValueCommitments, INPUT_BITS, PROOF_MASK_BITS,
 };
 use crate::wire::{
-    self, from_paillier, get_bounded, get_ct, get_eg, get_party, get_unit, invalid, len_exact,
-    modulus_len, put_bounded, put_ct, put_eg, put_g1, put_scalar, put_uint, read_msg, read_vec,
-    u16_exact, u16_len, u32_len, write_msg, ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
+    self, from_paillier, get_bounded, get_ct, get_eg, get_non_member, get_party, get_scalars,
+    get_unit, invalid, len_exact, modulus_len, put_bounded, put_ct, put_eg, put_g1, put_non_member,
+    put_scalar, put_scalars, put_uint, read_msg, read_vec, u16_exact, u16_len, u32_len, write_msg,
+    ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
 };
 use crate::witness::{WitnessShuffle, WitnessTrack};
 use blstrs::{Compress, Gt, Scalar};
@@ -146,7 +147,7 @@ pub mod tag {
 }
 
 /// Bytes of a compressed `Gt` element.
-pub const GT_BYTES: usize = 288;
+pub const GT_BYTES: usize = crate::dbrsm::GT_COMPRESSED_BYTES;
 
 // ---------------------------------------------------------------------------------------
 // Primitives: the shared ones are `wire.rs`'s; these are DB-RSM's own.
@@ -156,27 +157,9 @@ fn expect16(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(
     u16_exact(r, what, expected, "count differs from the expected count")
 }
 
-fn put_scalars(w: &mut Writer, s: &[Scalar]) {
-    s.iter().for_each(|x| put_scalar(w, x));
-}
-
-fn get_scalars(
-    r: &mut Reader<'_>,
-    what: &'static str,
-    count: usize,
-) -> Result<Vec<Scalar>, MixnetError> {
-    read_vec(r, what, count, SCALAR_BYTES, |r| Ok(r.scalar(what)?))
-}
-
 fn put_gt(w: &mut Writer, what: &'static str, x: &Gt) -> Result<(), MixnetError> {
-    // Torus compression divides by the `c1` coordinate, which is zero only for `±1`; `-1`
-    // is outside the order-q subgroup, so excluding the identity excludes both.
-    if bool::from(x.is_identity()) {
-        return Err(invalid(what, "the identity of Gt has no compressed form"));
-    }
-    let mut out = Vec::with_capacity(GT_BYTES);
-    x.write_compressed(&mut out)
-        .map_err(|_| invalid(what, "Gt compression failed"))?;
+    let out = crate::dbrsm::gt_compressed(x)
+        .ok_or_else(|| invalid(what, "the identity of Gt has no compressed form"))?;
     w.bytes(&out);
     Ok(())
 }
@@ -814,37 +797,6 @@ pub fn decode_signature_track(
 ) -> Result<SignatureTrack, MixnetError> {
     read_msg("DB-RSM signature track", tag::SIGNATURE_TRACK, bytes, |r| {
         get_signature_track(r, public, codec)
-    })
-}
-
-fn put_non_member(w: &mut Writer, o: &NonMemberOpening) -> Result<(), MixnetError> {
-    if o.b.len() != o.s.len() {
-        return Err(invalid(
-            "non-member opening",
-            "vectors of different lengths",
-        ));
-    }
-    w.party(o.mixer);
-    w.u32(u32_len("non-member opening", o.b.len())?);
-    put_scalars(w, &o.b);
-    put_scalars(w, &o.s);
-    Ok(())
-}
-
-fn get_non_member(
-    r: &mut Reader<'_>,
-    public: &MixnetPublic,
-    count: usize,
-) -> Result<NonMemberOpening, MixnetError> {
-    let mixer = get_party(r, "non-member opening server", &public.params)?;
-    len_exact(r, "non-member opening", count)?;
-    if r.remaining() < count.saturating_mul(2 * SCALAR_BYTES) {
-        return Err(invalid("non-member opening", "shorter than its count"));
-    }
-    Ok(NonMemberOpening {
-        mixer,
-        b: get_scalars(r, "non-member opening b", count)?,
-        s: get_scalars(r, "non-member opening s", count)?,
     })
 }
 

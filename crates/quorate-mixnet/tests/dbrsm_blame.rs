@@ -65,7 +65,7 @@ impl Run {
         )
         .expect_err(case);
         assert!(
-            matches!(err, MixnetError::Misbehaviour(_)),
+            matches!(err, MixnetError::Aborted(_)),
             "{case}: expected blame, got {err:?}"
         );
         err.culprits().to_vec()

@@ -332,11 +332,10 @@ fn negative_sharing_masks_work_and_oversized_masks_name_their_server() {
         record,
     } = common::mixed(b"dbsm-test-masks", n, 2, 2, &mut rng);
     let two = quorate_core::PartyId::new(2).unwrap();
-    let neg = -Integer::from(Integer::from(1) << 330);
-    let (sharing, shares) = faults::run_sharing_with_mask(
-        &public, &servers, &inputs, &record, two, 1, &neg, &mut rng,
-    )
-    .unwrap();
+    let neg = Integer::from(-1) << 330;
+    let (sharing, shares) =
+        faults::run_sharing_with_mask(&public, &servers, &inputs, &record, two, 1, &neg, &mut rng)
+            .unwrap();
     let coms = sharing::verify_sharing(&public, &inputs, &record, &sharing).unwrap();
     let mut w = World {
         public,
@@ -355,11 +354,59 @@ fn negative_sharing_masks_work_and_oversized_masks_name_their_server() {
     let all: Vec<usize> = (0..n).collect();
     let (q, p) = query(&mut w, &all, &j_sorted);
     assert_eq!(verify(&w, &q, &p).unwrap(), vec![false, true, false, true]);
-    for huge in [-Integer::from(Integer::from(1) << 470), Integer::from(1) << 470] {
+    for huge in [Integer::from(-1) << 470, Integer::from(1) << 470] {
         let err = faults::run_sharing_with_mask(
             &w.public, &w.servers, &w.inputs, &w.record, two, 1, &huge, &mut w.rng,
         )
         .unwrap_err();
         assert_eq!(common::culprits(&err), vec![2], "{err}");
     }
+}
+
+/// Issue 13 (medium): `S_i = 1` was read as "not a member" without checking the blinding,
+/// so all `m` servers together (the last one choosing `b_m = −Σ_{k<m} b_k` with a valid
+/// blinding proof) could report a member as absent. Now every server commits to its
+/// blinding `B_{k,i} = g^{b} h^{s}` (bound to `D_{k,i}` by the blinding proof) and opens it
+/// where `S_i = 1`: the zero sum blames every server, and hiding it behind a wrong opening
+/// names that server.
+#[test]
+fn colluding_servers_cannot_forge_a_non_member() {
+    use quorate_mixnet::faults;
+    let n = 5;
+    let mut w = world(n, 2, 2, 19);
+    let fwd = forward(&w.servers);
+    let all: Vec<usize> = (0..n).collect();
+    let mut j_set = vec![fwd[0], fwd[3]];
+    j_set.sort();
+    let (_key, q) =
+        dbsm::querier_sign(&w.public, &w.record.outputs, &all, &j_set, &mut w.rng).unwrap();
+    let honest = dbsm::run(
+        &w.public, &w.servers, &w.inputs, &w.record, &w.shares, &w.coms, &q, &mut w.rng,
+    )
+    .unwrap();
+    assert_eq!(
+        verify(&w, &q, &honest).unwrap(),
+        vec![true, false, false, true, false]
+    );
+    let forged = faults::dbsm_run_zero_blinding(
+        &w.public, &w.servers, &w.inputs, &w.record, &w.shares, &w.coms, &q, 0, &mut w.rng,
+    )
+    .unwrap();
+    assert!(
+        bool::from(forged.s[0].is_identity()),
+        "the forgery makes S_0 = 1"
+    );
+    assert_eq!(blamed(verify(&w, &q, &forged)), vec![1, 2]);
+    // Opening a different blinding to hide the zero sum names the server that does it.
+    let mut bad = forged.clone();
+    bad.non_members[1].b[0] += Scalar::ONE;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
+    // A wrong opening in an honest proof names its server too.
+    let mut bad = honest.clone();
+    bad.non_members[0].s[1] += Scalar::ONE;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![1]);
+    // A changed blinding commitment fails the blinding proof and names its server.
+    let mut bad = honest;
+    bad.blinding[1].b_coms[2] += w.public.gens.h;
+    assert_eq!(blamed(verify(&w, &q, &bad)), vec![2]);
 }

@@ -136,3 +136,84 @@ fn ring_pedersen_modulus_is_not_the_paillier_modulus() {
     let back = wire::decode_mixnet_public(&codec, &WireLimits::default(), &bytes).unwrap();
     assert_eq!(back.ring_pedersen, public.ring_pedersen);
 }
+
+/// Defect 8: the artifact's Paillier decryption-share proof masked `e·Δ·s_i` with a mask
+/// no wider than that product, so the response `z = r + e·Δ·s_i` leaked the key share. Here
+/// the mask has `|n²| + |Δ| + 256 + 128` bits (`quorate-paillier`): every response of a
+/// real Mix is that wide (so it is dominated by the mask, 128 bits above the largest
+/// product), and a response beyond the bound is refused, naming the server.
+#[test]
+fn defect_8_decryption_share_proofs_are_zero_knowledge() {
+    use quorate_mixnet::packing;
+    use quorate_paillier::threshold::{
+        DecryptionShare, CHALLENGE_BITS as E_BITS, STATISTICAL_BITS,
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(58);
+    let sid = SessionId::new(b"defect-8".to_vec());
+    let (public, servers) = keygen_with_test_moduli(sid, 3, 2, 2, &mut rng).unwrap();
+    let inputs: Vec<SenderInput> = (0..3)
+        .map(|i| {
+            sender::encrypt_for(&public, i, Scalar::random(&mut rng), &mut rng)
+                .unwrap()
+                .0
+        })
+        .collect();
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let tpk = &public.paillier;
+    let pk = tpk.encryption_key();
+    let (n2_bits, delta_bits) = (
+        pk.n_squared().significant_bits(),
+        tpk.delta().significant_bits(),
+    );
+    let mask_bits = n2_bits + delta_bits + E_BITS + STATISTICAL_BITS;
+    // The largest secret product e·Δ·s_i (s_i < n²) is STATISTICAL_BITS below the mask.
+    assert!(E_BITS + delta_bits + n2_bits + STATISTICAL_BITS <= mask_bits);
+    let mut count = 0;
+    for st in &rec.decryptions {
+        for sh in &st.shares {
+            let (e, z) = sh.proof();
+            assert!(e.significant_bits() <= E_BITS);
+            assert!(
+                z.significant_bits() <= mask_bits + 1,
+                "response above its bound"
+            );
+            // Fails with probability 2^-40 per honest share: the mask fills its width.
+            assert!(
+                z.significant_bits() + 40 >= mask_bits,
+                "response narrower than the mask"
+            );
+            count += 1;
+        }
+    }
+    assert!(count >= 2);
+    // A response beyond the bound is refused and its server named.
+    let last = &rec.stages.last().unwrap().outputs;
+    let slots = packing::slots_per_ciphertext(pk, mix::OUTPUT_SLOT_BITS);
+    let packed = packing::pack(
+        pk,
+        last,
+        mix::OUTPUT_SLOT_BITS,
+        slots,
+        &mix::output_offset(),
+    )
+    .unwrap();
+    let mut shares: Vec<DecryptionShare> = rec
+        .decryptions
+        .iter()
+        .map(|d| d.shares[0].clone())
+        .collect();
+    assert!(tpk
+        .verify_and_combine(&public.sid, &packed[0], &shares)
+        .is_ok());
+    let (e, z) = shares[1].proof();
+    let wide = z.clone() + (Integer::from(1) << (mask_bits + 1));
+    shares[1] =
+        DecryptionShare::from_parts(shares[1].id(), shares[1].value().clone(), e.clone(), wide);
+    let err = tpk
+        .verify_and_combine(&public.sid, &packed[0], &shares)
+        .unwrap_err();
+    assert_eq!(
+        err.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),
+        vec![2]
+    );
+}

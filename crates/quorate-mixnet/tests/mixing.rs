@@ -81,9 +81,10 @@ fn cheating_mixer_is_named() {
 fn bad_decryption_share_is_named() {
     let (public, servers, inputs, _, mut rng) = setup(10, 2, 2, 3);
     let mut rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
-    // Ten outputs in packed groups of three (1024-bit test modulus): four shares each.
-    assert_eq!(rec.decryptions[0].shares.len(), 4);
-    // Mixer 1 replays its share of group 0 (elements 0–2) for group 2.
+    // Ten outputs in packed groups of two (1024-bit test modulus, 425-bit slots): five
+    // shares each.
+    assert_eq!(rec.decryptions[0].shares.len(), 5);
+    // Mixer 1 replays its share of group 0 (elements 0–1) for group 2.
     let mut bad = rec.clone();
     bad.decryptions[0].shares[2] = bad.decryptions[0].shares[0].clone();
     let err = mix::verify_record(&public, &inputs, &bad).unwrap_err();
@@ -183,7 +184,7 @@ fn malformed_sender_input_is_rejected() {
     ));
 }
 
-/// A 2048-bit modulus packs several values per decryption (7 outputs, 2 sharing inputs per
+/// A 2048-bit modulus packs several values per decryption (4 outputs, 2 sharing inputs per
 /// group), including partial last groups; every status of a whole run must hold.
 #[test]
 fn packed_decryption_with_several_slots_per_group() {
@@ -449,13 +450,16 @@ fn slack_plaintexts_neither_change_honest_outputs_nor_abort() {
     for (j, out) in rec.outputs.iter().enumerate() {
         assert_eq!(*out, values[pi[j]], "output {j}");
     }
-    assert_eq!(mix::verify_record(&public, &inputs, &rec).unwrap(), rec.outputs);
+    assert_eq!(
+        mix::verify_record(&public, &inputs, &rec).unwrap(),
+        rec.outputs
+    );
     // The conversion to shares opens every γ, the slack senders' included.
     let (sharing, _) =
         quorate_mixnet::sharing::run_sharing(&public, &servers, &inputs, &rec, &mut rng).unwrap();
     quorate_mixnet::sharing::verify_sharing(&public, &inputs, &rec, &sharing).unwrap();
     // Beyond the slack (either sign): refused, and the sender is named.
-    for v in [Integer::from(1) << 300, -Integer::from(Integer::from(1) << 300)] {
+    for v in [Integer::from(1) << 300, Integer::from(-1) << 300] {
         let mut bad = inputs.clone();
         bad[4] = faults::encrypt_integer(&public, 4, &v, &mut rng).unwrap();
         match mix::run(&public, &servers, &bad, &mut rng) {

@@ -379,7 +379,7 @@ fn elgamal_items_round_trip_and_hostile() {
         wire::decode_blind_proof,
         wire::encode_blind_proof,
     );
-    assert!(wire::decode_blind_proof(&replace(&b, 2 + 96, &scalar_q())).is_err());
+    assert!(wire::decode_blind_proof(&replace(&b, 2 + 96 + 48, &scalar_q())).is_err());
 }
 
 #[test]
@@ -881,7 +881,7 @@ fn encoded_sizes() {
         sizes[3].1,
         14 + 4 * i + 4 * q.outputs.len() + 96 + 48 * q.outputs.len()
     );
-    assert_eq!(sizes[4].1, 8 + i * (4 * 48 + 64));
+    assert_eq!(sizes[4].1, 8 + i * (6 * 48 + 96));
     assert_eq!(sizes[5].1, 8 + i * (3 * 48 + 32));
     assert_eq!(sizes[6].1, 8 + members * (8 * 48 + 128));
     assert_eq!(sizes[7].1, 8 + members * 128);
