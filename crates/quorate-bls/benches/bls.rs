@@ -139,12 +139,10 @@ fn bench_proofs(c: &mut Criterion) {
     let (cold, hot) = (&s.cold[0], &s.hot[0]);
     let id = cold.index();
     let ek = *cold.public_key().point();
-    let vk = *s.public.public_key().point();
-    let com_t = *s.public.hot_share_commitment();
     let cold_proof = cold.prove(&s.ctx, &mut rng);
     let hot_proof = hot.prove(&s.crs, &s.ctx, &mut rng);
     verify_cold(&ek, id, &s.ctx, &cold_proof).expect("Π_DL verifies");
-    verify_hot(&s.crs, &com_t, id, &vk, &s.ctx, &hot_proof).expect("Π_EKS verifies");
+    verify_hot(&s.crs, &s.public, id, &s.ctx, &hot_proof).expect("Π_EKS verifies");
 
     let mut g = c.benchmark_group("proofs");
     configure(&mut g);
@@ -156,7 +154,7 @@ fn bench_proofs(c: &mut Criterion) {
         b.iter(|| hot.prove(&s.crs, &s.ctx, &mut rng))
     });
     g.bench_function("Π_EKS verify", |b| {
-        b.iter(|| verify_hot(&s.crs, &com_t, id, &vk, &s.ctx, black_box(&hot_proof)))
+        b.iter(|| verify_hot(&s.crs, &s.public, id, &s.ctx, black_box(&hot_proof)))
     });
     g.finish();
 }

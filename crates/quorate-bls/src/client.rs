@@ -17,7 +17,7 @@
 use crate::ciphersuite::{PublicKey, SecretKey, Signature};
 use crate::cold::{derive_pad, registration_context, ColdPublicKey, ColdRegistration};
 use crate::error::BlsError;
-use crate::group::{GroupPublic, RefreshPublic, DST_REFRESH};
+use crate::group::{authorization_message, GroupPublic, RefreshPublic, DST_REFRESH};
 use crate::kzg::Crs;
 use crate::proofs::batch_verify_cold;
 use crate::wire::{g1_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
@@ -295,11 +295,11 @@ pub struct Refresh {
     pub shares: Vec<RefreshShare>,
 }
 
-/// Hot party `i`'s private refresh share `(i, δ_i, π_δ,i)`.
+/// Hot party `i`'s private refresh share `(i, δ_i)`. (Its KZG opening `π_δ,i` is public,
+/// in [`RefreshPublic`].)
 pub struct RefreshShare {
     pub(crate) index: PartyId,
     pub(crate) delta: Scalar,
-    pub(crate) opening: G1Projective,
 }
 
 impl fmt::Debug for RefreshShare {
@@ -318,25 +318,31 @@ impl Drop for RefreshShare {
 }
 
 impl RefreshShare {
+    /// Encoded size: header, index, δ_i.
+    pub const BYTES: usize = 2 + 2 + SCALAR_BYTES;
+
     /// The addressee.
     pub fn index(&self) -> PartyId {
         self.index
     }
 
-    /// Encoding: header, index, δ_i, π_δ,i. **Contains a secret**; send it encrypted.
+    /// Encoding: header, index, δ_i. **Contains a secret**; send it encrypted.
     pub fn to_bytes(&self) -> Vec<u8> {
-        private_payload(TAG_REFRESH_SHARE, self.index, &self.delta, &self.opening)
+        let mut w = Writer::new();
+        w.header(TAG_REFRESH_SHARE, VERSION)
+            .party(self.index)
+            .bytes(&scalar_to_bytes(&self.delta));
+        w.into_bytes()
     }
 
     /// Checked decoding.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let (index, delta, opening) =
-            read_private_payload("refresh share", TAG_REFRESH_SHARE, bytes)?;
-        Ok(RefreshShare {
-            index,
-            delta,
-            opening,
-        })
+        let mut r = Reader::new("refresh share", bytes);
+        r.header(TAG_REFRESH_SHARE, VERSION)?;
+        let index = r.party()?;
+        let delta = r.scalar("refresh share δ_i")?;
+        r.finish()?;
+        Ok(RefreshShare { index, delta })
     }
 }
 
@@ -401,7 +407,6 @@ fn deal_refresh(
         .map(|id| RefreshShare {
             index: id,
             delta: values[id.position()],
-            opening: openings[id.position()],
         })
         .collect();
     wipe_fields(&mut values);
@@ -413,9 +418,16 @@ fn deal_refresh(
         zero_proof,
         degree_proof,
         delta_vs,
+        openings: openings[..usize::from(params.n())].to_vec(),
     };
-    public.authorization = sk.sign_with_dst(&public.authorization_body(), DST_REFRESH);
+    sign_refresh(sk, &mut public);
     Ok(Refresh { public, shares })
+}
+
+/// Signs `refresh` (every field but the signature) with the client key.
+fn sign_refresh(sk: &SecretKey, refresh: &mut RefreshPublic) {
+    let msg = authorization_message(&refresh.group_digest, refresh.epoch, &refresh.refresh_id());
+    refresh.authorization = sk.sign_with_dst(&msg, DST_REFRESH);
 }
 
 /// Playing a misbehaving dealer, for tests and audits. Hot parties check every refresh,
@@ -426,9 +438,7 @@ pub mod testing {
     /// Re-signs a (tampered) refresh with `client`'s key, so that only the content
     /// checks can reject it.
     pub fn resign(client: &Client, refresh: &mut RefreshPublic) {
-        refresh.authorization = client
-            .sk
-            .sign_with_dst(&refresh.authorization_body(), DST_REFRESH);
+        sign_refresh(&client.sk, refresh);
     }
 
     /// Deals a refresh from arbitrary coefficients `δ_0, δ_1, …` (even `δ(0) ≠ 0` or too

@@ -1,16 +1,20 @@
 //! Errors of the hot/cold BLS system.
 //!
-//! Faults by a numbered party (a hot or cold party `i`) carry a [`Blame`] naming it.
-//! Faults by the client or the refresh dealer, who are not numbered parties, have their own
-//! variants ([`BlsError::InvalidRegistration`], [`BlsError::InvalidRefresh`]) so a hot party
-//! can refuse the payload and report who sent it.
+//! Faults by a numbered party (a hot or cold party `i`) carry a [`Blame`] naming it
+//! ([`BlsError::Aborted`]). Faults by the client or the refresh dealer, who are not
+//! numbered parties, have their own variants ([`BlsError::InvalidRegistration`],
+//! [`BlsError::InvalidRefresh`], [`BlsError::ClientEquivocated`]) so a hot party can refuse
+//! the payload and report who sent it. Parties that are merely out of step (they hold
+//! another record state) get [`BlsError::StateMismatch`], never blame.
 
+use crate::group::RefreshEquivocation;
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use thiserror::Error;
 
 /// Everything that can go wrong in `quorate-bls`.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum BlsError {
     /// The caller supplied impossible parameters (threshold, indices, lengths).
     #[error(transparent)]
@@ -21,6 +25,10 @@ pub enum BlsError {
     /// One or more numbered parties misbehaved (identifiable abort).
     #[error("aborted: {0}")]
     Aborted(Blame),
+    /// A proof or check failed and nobody can be blamed for it (for example a batch that
+    /// fails although every member passes alone, which happens with probability `2^-128`).
+    #[error("proof rejected: {0}")]
+    ProofRejected(&'static str),
     /// The client's registration payload failed a check; the hot party refuses it.
     #[error("registration payload rejected: {check}")]
     InvalidRegistration {
@@ -33,24 +41,28 @@ pub enum BlsError {
         /// The failed check.
         check: &'static str,
     },
-    /// A proof did not verify against the stated public inputs.
-    #[error("proof rejected: {check}")]
-    InvalidProof {
-        /// The failed check.
-        check: &'static str,
+    /// Partial signatures or Π_EKS proofs were made under another record state (epoch,
+    /// `com_T`, `vs`) than the verifier's, and too few of the rest remain. The senders are
+    /// out of step, for example after a client dealt two different refreshes; they are
+    /// named here but not blamed.
+    #[error("parties {parties:?} hold another record state than this one (epoch {epoch})")]
+    StateMismatch {
+        /// The senders whose record digest differs from the verifier's.
+        parties: Vec<PartyId>,
+        /// The verifier's epoch.
+        epoch: u64,
     },
-    /// A partial signature comes from another refresh epoch than the combiner's record
-    /// (the parties are out of step; nobody is blamed).
-    #[error(
-        "partial signature of party {index} is for epoch {got}, the record is at epoch {expected}"
-    )]
-    EpochMismatch {
-        /// The sender.
-        index: PartyId,
-        /// The combiner's epoch.
-        expected: u64,
-        /// The partial's epoch.
-        got: u64,
+    /// The client signed two different refreshes of the same record and epoch: the
+    /// evidence verifies under the client key alone. No numbered party is to blame.
+    #[error("the client dealt two different refreshes for the same epoch")]
+    ClientEquivocated(Box<RefreshEquivocation>),
+    /// A pending refresh cannot be committed yet: too few hot parties confirmed it.
+    #[error("refresh confirmed by {confirmed} hot parties, {needed} needed")]
+    RefreshNotConfirmed {
+        /// Distinct parties (this one included) that confirmed the same refresh.
+        confirmed: usize,
+        /// The threshold `t`.
+        needed: usize,
     },
     /// A KZG setup (powers of tau) or its ceremony transcript failed a check.
     #[error("KZG setup rejected: {check} (contribution {contribution:?})")]
@@ -75,10 +87,12 @@ impl Culprits for BlsError {
             BlsError::Aborted(b) => b.culprits(),
             BlsError::Param(_)
             | BlsError::Decode(_)
+            | BlsError::ProofRejected(_)
             | BlsError::InvalidRegistration { .. }
             | BlsError::InvalidRefresh { .. }
-            | BlsError::InvalidProof { .. }
-            | BlsError::EpochMismatch { .. }
+            | BlsError::StateMismatch { .. }
+            | BlsError::ClientEquivocated(_)
+            | BlsError::RefreshNotConfirmed { .. }
             | BlsError::InvalidSetup { .. } => &[],
         }
     }

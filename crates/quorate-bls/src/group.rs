@@ -21,8 +21,9 @@ use crate::kzg::Crs;
 use crate::msm::{g1_msm_vartime, g2_msm_vartime};
 use crate::pairing::prepared_product_is_identity;
 use crate::wire::{g1_to_bytes, g2_to_bytes, ReadBls, G1_BYTES, G2_BYTES};
-use blstrs::{G1Projective, G2Prepared, G2Projective, Scalar};
+use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::Field;
+use group::prime::PrimeCurveAffine;
 use group::Curve;
 use group::Group;
 use quorate_core::encoding::{Reader, Writer};
@@ -123,39 +124,39 @@ impl GroupPublic {
         Ok(())
     }
 
-    /// Applies the public part of a refresh after checking it: right epoch and length,
-    /// `δ(0) = 0` (zero opening), `deg δ ≤ t−1` (degree proof), and `Δvs_j` on a degree
-    /// `≤ t−1` polynomial through 0 at 0 (SCRAPE). Returns the next record; `self` is
-    /// untouched whatever happens.
+    /// The combiner's (and any auditor's) refresh step: checks **all** of the public part
+    /// of `refresh` and returns the next record; `self` is untouched whatever happens.
+    ///
+    /// Checks: next epoch, lengths, CRS id, the digest of `self`, the client's
+    /// authorisation, `C_δ ≠ 0`, `δ(0) = 0` (zero opening), `deg δ ≤ t−1` (degree proof),
+    /// and that every `Δvs_j` is `δ(z_j)·g2` for the committed `δ` (its public opening
+    /// `π_δ,j`, verified with the value in G2). All in one random-weight multi-pairing
+    /// (see `RefreshCheck` in the notes, §Refresh).
     pub fn refreshed<R: RngCore + CryptoRng>(
         &self,
         crs: &Crs,
         refresh: &RefreshPublic,
         rng: &mut R,
     ) -> Result<GroupPublic, BlsError> {
-        self.refreshed_checking(crs, refresh, None, rng)
+        self.check_refresh(crs, refresh, rng)?;
+        Ok(self.apply_refresh(refresh))
     }
 
-    /// [`GroupPublic::refreshed`] plus, for hot party `i`, the check of its private share
-    /// `e(C_δ − δ_i·g1 + z_i·π_δ,i, g2)·e(π_δ,i, −[τ]_2) = 1`. The zero-opening, degree and
-    /// own-opening equations are checked together in one multi-pairing with random 128-bit
-    /// weights `r_1, r_2, r_3`:
-    /// `e(r_1 C_δ − r_2 dcom + r_3(C_δ − δ_i g1 + z_i π_δ,i), g2) · e(r_1 π_0 + r_3 π_δ,i, −[τ]_2)
-    /// · e(r_2 C_δ, [τ^(D−t+1)]_2) = 1`; if it fails, each equation is checked alone to
-    /// report which one is wrong.
-    pub(crate) fn refreshed_checking<R: RngCore + CryptoRng>(
+    /// Every check of [`GroupPublic::refreshed`], without building the next record.
+    pub(crate) fn check_refresh<R: RngCore + CryptoRng>(
         &self,
         crs: &Crs,
         refresh: &RefreshPublic,
-        own: Option<OwnShare<'_>>,
         rng: &mut R,
-    ) -> Result<GroupPublic, BlsError> {
+    ) -> Result<(), BlsError> {
         let bad = |check| BlsError::InvalidRefresh { check };
         if refresh.epoch != self.epoch.wrapping_add(1) || refresh.epoch == 0 {
             return Err(bad("refresh is not for the next epoch"));
         }
-        if refresh.delta_vs.len() != self.vs.len() {
-            return Err(bad("wrong number of verification-share updates"));
+        if refresh.delta_vs.len() != self.vs.len() || refresh.openings.len() != self.vs.len() {
+            return Err(bad(
+                "wrong number of verification-share updates or openings",
+            ));
         }
         if crs.id() != self.crs_id {
             return Err(bad("CRS is not the one this record was registered under"));
@@ -166,78 +167,16 @@ impl GroupPublic {
         if bool::from(refresh.delta_commitment.is_identity()) {
             return Err(bad("δ is zero: the refresh would re-randomise nothing"));
         }
-        let bound = usize::from(self.params.t()) - 1;
-        let shift = crs
-            .max_degree()
-            .checked_sub(bound)
-            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
-        let c = refresh.delta_commitment;
-        let (r1, r2, r3, r4) = (
-            random_u128_scalar(rng),
-            random_u128_scalar(rng),
-            random_u128_scalar(rng),
-            random_u128_scalar(rng),
-        );
-        // Authorisation: e(σ_auth, g2) = e(H(body), vk), folded in with weight r_4.
-        let auth_point = refresh.authorization_point();
-        let mut g2_side = vec![c, -refresh.degree_proof, refresh.authorization.0];
-        let mut g2_scalars = vec![r1, r2, r4];
-        let mut tau_side = vec![refresh.zero_proof];
-        let mut tau_scalars = vec![r1];
-        if let Some(own) = &own {
-            // δ_i is secret: multiply it in constant time, then weight by public r_3.
-            let shifted = c - G1Projective::generator() * own.delta;
-            g2_side.extend([shifted, *own.opening]);
-            g2_scalars.extend([r3, r3 * own.z]);
-            tau_side.push(*own.opening);
-            tau_scalars.push(r3);
+        let check = RefreshCheck::new(crs, self, refresh)?;
+        if check.batched(rng) {
+            return Ok(());
         }
-        let all_hold = prepared_product_is_identity(&[
-            (
-                g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
-                crs.g2_prepared().clone(),
-            ),
-            (
-                g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
-                crs.neg_tau_g2_prepared().clone(),
-            ),
-            (
-                (c * r2).to_affine(),
-                G2Prepared::from(crs.g2_powers()[shift]),
-            ),
-            (
-                (-(auth_point * r4)).to_affine(),
-                G2Prepared::from(self.vk.point().to_affine()),
-            ),
-        ]);
-        if !all_hold {
-            if !self.vk.verify_with_dst(
-                &refresh.authorization_body(),
-                &refresh.authorization,
-                DST_REFRESH,
-            ) {
-                return Err(bad("refresh is not authorised by the client key"));
-            }
-            if !crs.verify_opening(&c, &Scalar::ZERO, &Scalar::ZERO, &refresh.zero_proof) {
-                return Err(bad("δ(0) is not zero"));
-            }
-            if !crs.verify_degree(&c, bound, &refresh.degree_proof)? {
-                return Err(bad("δ has degree above t-1"));
-            }
-            return Err(bad("δ_i does not open C_δ at this party's point"));
-        }
-        if !scrape_check(
-            crs,
-            self.params,
-            &G2Projective::identity(),
-            &refresh.delta_vs,
-            rng,
-        ) {
-            return Err(bad(
-                "verification-share updates are not a degree t-1 sharing of zero",
-            ));
-        }
-        Ok(GroupPublic {
+        Err(bad(check.first_failure()))
+    }
+
+    /// `com_T += C_δ`, `vs_j += Δvs_j`, epoch + 1 (after [`GroupPublic::check_refresh`]).
+    pub(crate) fn apply_refresh(&self, refresh: &RefreshPublic) -> GroupPublic {
+        GroupPublic {
             crs_id: self.crs_id,
             params: self.params,
             epoch: refresh.epoch,
@@ -250,7 +189,7 @@ impl GroupPublic {
                 .zip(&refresh.delta_vs)
                 .map(|(v, d)| v + d)
                 .collect(),
-        })
+        }
     }
 
     /// Encoding: header, CRS id, t, n, epoch, vk, PoP, com_T, vs_1..vs_n.
@@ -306,16 +245,6 @@ pub(crate) fn read_params(r: &mut Reader<'_>) -> Result<ThresholdParams, DecodeE
     })
 }
 
-/// Hot party `i`'s private refresh share, checked together with the public part.
-pub(crate) struct OwnShare<'a> {
-    /// `z_i`.
-    pub z: Scalar,
-    /// `δ_i`.
-    pub delta: &'a Scalar,
-    /// `π_δ,i`.
-    pub opening: &'a G1Projective,
-}
-
 /// The public part of a refresh, broadcast to every hot party and the combiner.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefreshPublic {
@@ -326,6 +255,7 @@ pub struct RefreshPublic {
     pub(crate) zero_proof: G1Projective,
     pub(crate) degree_proof: G1Projective,
     pub(crate) delta_vs: Vec<G2Projective>,
+    pub(crate) openings: Vec<G1Projective>,
 }
 
 impl RefreshPublic {
@@ -334,27 +264,44 @@ impl RefreshPublic {
         self.epoch
     }
 
+    /// The digest of the record this refresh applies to.
+    pub fn group_digest(&self) -> [u8; 32] {
+        self.group_digest
+    }
+
     /// `C_δ = [δ(τ)]_1`.
     pub fn delta_commitment(&self) -> &G1Projective {
         &self.delta_commitment
     }
 
-    /// The degree proof `[δ(τ)·τ^(D−t+1)]_1`. (The paper's 48-byte "refresh proof"
-    /// `zopen_i` is the per-party opening in [`crate::client::RefreshShare`].)
+    /// The degree proof `[δ(τ)·τ^(D−t+1)]_1`.
     pub fn degree_proof(&self) -> &G1Projective {
         &self.degree_proof
     }
 
-    /// The bytes the client signs: every field but the signature, under a domain tag.
-    pub(crate) fn authorization_body(&self) -> Vec<u8> {
-        let mut body = b"quorate/bls/refresh/v1".to_vec();
-        body.extend_from_slice(&self.unsigned_bytes());
-        body
+    /// The public opening `π_δ,j = [(δ(τ) − δ(z_j))/(τ − z_j)]_1` of party `j` (the paper's
+    /// 48-byte per-party refresh proof). It is public because `Δvs_j = δ(z_j)·g2` already
+    /// is, and the opening reveals nothing more about `δ(z_j)`.
+    pub fn opening(&self, id: PartyId) -> Option<&G1Projective> {
+        self.openings.get(id.position())
     }
 
-    /// `H(body)` under [`DST_REFRESH`].
+    /// `SHA-256(tag ‖ every field but the signature)`: what the client signs and what hot
+    /// parties echo to each other before committing.
+    pub fn refresh_id(&self) -> [u8; 32] {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"quorate/bls/refresh-id/v2");
+        h.update(self.unsigned_bytes());
+        h.finalize().into()
+    }
+
+    /// `H(tag ‖ group digest ‖ epoch ‖ refresh id)` under [`DST_REFRESH`].
     pub(crate) fn authorization_point(&self) -> G1Projective {
-        hash_to_g1(&self.authorization_body(), DST_REFRESH)
+        hash_to_g1(
+            &authorization_message(&self.group_digest, self.epoch, &self.refresh_id()),
+            DST_REFRESH,
+        )
     }
 
     fn unsigned_bytes(&self) -> Vec<u8> {
@@ -368,11 +315,14 @@ impl RefreshPublic {
         for d in &self.delta_vs {
             w.bytes(&g2_to_bytes(d));
         }
+        for p in &self.openings {
+            w.bytes(&g1_to_bytes(p));
+        }
         w.into_bytes()
     }
 
     /// Encoding: header, client signature, group digest, epoch, n, C_δ, π_0, dcom,
-    /// Δvs_1..Δvs_n.
+    /// Δvs_1..Δvs_n, π_δ,1..π_δ,n.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(TAG_REFRESH_PUBLIC, VERSION)
@@ -381,9 +331,9 @@ impl RefreshPublic {
         w.into_bytes()
     }
 
-    /// Checked decoding. The identity is allowed for `π_0`, `dcom` and the `Δvs_j` (they
-    /// are well-formed group elements; the checks decide) and for `C_δ`, which
-    /// [`GroupPublic::refreshed`] then rejects with a typed error.
+    /// Checked decoding. The identity is allowed for `π_0`, `dcom`, the `Δvs_j` and the
+    /// openings (they are well-formed group elements; the checks decide) and for `C_δ`,
+    /// which [`GroupPublic::refreshed`] then rejects with a typed error.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new("refresh public part", bytes);
         r.header(TAG_REFRESH_PUBLIC, VERSION)?;
@@ -397,10 +347,11 @@ impl RefreshPublic {
                 reason: "no parties",
             });
         }
-        if r.remaining() != 3 * G1_BYTES + usize::from(n) * G2_BYTES {
+        let body = 3 * G1_BYTES + usize::from(n) * (G2_BYTES + G1_BYTES);
+        if r.remaining() != body {
             return Err(DecodeError::WrongLength {
                 what: "refresh public part",
-                expected: 2 + G1_BYTES + 32 + 8 + 2 + 3 * G1_BYTES + usize::from(n) * G2_BYTES,
+                expected: 2 + G1_BYTES + 32 + 8 + 2 + body,
                 got: bytes.len(),
             });
         }
@@ -409,6 +360,9 @@ impl RefreshPublic {
         let degree_proof = r.g1_or_identity("degree proof")?;
         let delta_vs = (0..n)
             .map(|_| r.g2_or_identity("Δvs"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let openings = (0..n)
+            .map(|_| r.g1_or_identity("refresh opening"))
             .collect::<Result<Vec<_>, _>>()?;
         r.finish()?;
         Ok(RefreshPublic {
@@ -419,7 +373,236 @@ impl RefreshPublic {
             zero_proof,
             degree_proof,
             delta_vs,
+            openings,
         })
+    }
+}
+
+/// The message the client signs to authorise a refresh.
+pub(crate) fn authorization_message(
+    group_digest: &[u8; 32],
+    epoch: u64,
+    refresh_id: &[u8; 32],
+) -> Vec<u8> {
+    let mut m = Vec::with_capacity(22 + 32 + 8 + 32);
+    m.extend_from_slice(b"quorate/bls/refresh/v2");
+    m.extend_from_slice(group_digest);
+    m.extend_from_slice(&epoch.to_be_bytes());
+    m.extend_from_slice(refresh_id);
+    m
+}
+
+/// The random-weight batched check of a refresh's public part against a record: with
+/// independent 128-bit weights `r_0` (authorisation), `r_1` (zero opening), `r_2`
+/// (degree proof) and `s_j` (opening of party `j`),
+///
+/// ```text
+/// e(r_0 σ_auth + r_1 C_δ − r_2 dcom + Σ s_j (C_δ + z_j π_δ,j), g2)
+///   · e(r_1 π_0 + Σ s_j π_δ,j, −[τ]_2) · e(r_2 C_δ, [τ^(D−t+1)]_2)
+///   · e(−r_0 H(auth), vk) · e(−g1, Σ s_j Δvs_j) = 1
+/// ```
+///
+/// which holds for honest data and, if any single equation fails, with probability
+/// `≤ 2^-128`.
+pub(crate) struct RefreshCheck<'a> {
+    crs: &'a Crs,
+    record: &'a GroupPublic,
+    refresh: &'a RefreshPublic,
+    shift: usize,
+}
+
+impl<'a> RefreshCheck<'a> {
+    pub(crate) fn new(
+        crs: &'a Crs,
+        record: &'a GroupPublic,
+        refresh: &'a RefreshPublic,
+    ) -> Result<Self, BlsError> {
+        let bound = usize::from(record.params.t()) - 1;
+        let shift = crs
+            .max_degree()
+            .checked_sub(bound)
+            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
+        Ok(RefreshCheck {
+            crs,
+            record,
+            refresh,
+            shift,
+        })
+    }
+
+    /// The batched equation over every party's opening.
+    pub(crate) fn batched<R: RngCore + CryptoRng>(&self, rng: &mut R) -> bool {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        let (r0, r1, r2) = (
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+        );
+        let points = self.crs.domain().party_points(self.record.params.n());
+        let s: Vec<Scalar> = points.iter().map(|_| random_u128_scalar(rng)).collect();
+        let s_sum: Scalar = s.iter().sum();
+        let mut g2_side = vec![rf.authorization.0, c, rf.degree_proof];
+        let mut g2_scalars = vec![r0, r1 + s_sum, -r2];
+        g2_side.extend_from_slice(&rf.openings);
+        g2_scalars.extend(s.iter().zip(&points).map(|(s, z)| s * z));
+        let mut tau_side = vec![rf.zero_proof];
+        let mut tau_scalars = vec![r1];
+        tau_side.extend_from_slice(&rf.openings);
+        tau_scalars.extend_from_slice(&s);
+        let delta_vs_sum = g2_msm_vartime(&rf.delta_vs, &s);
+        prepared_product_is_identity(&[
+            (
+                g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
+                self.crs.g2_prepared().clone(),
+            ),
+            (
+                g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
+                self.crs.neg_tau_g2_prepared().clone(),
+            ),
+            (
+                (c * r2).to_affine(),
+                G2Prepared::from(self.crs.g2_powers()[self.shift]),
+            ),
+            (
+                (-(rf.authorization_point() * r0)).to_affine(),
+                G2Prepared::from(self.record.vk.point().to_affine()),
+            ),
+            (
+                (-G1Projective::generator()).to_affine(),
+                G2Prepared::from(delta_vs_sum.to_affine()),
+            ),
+        ])
+    }
+
+    /// After a failed batch: the first equation that fails on its own.
+    pub(crate) fn first_failure(&self) -> &'static str {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        if !self.record.vk.verify_with_dst(
+            &authorization_message(&rf.group_digest, rf.epoch, &rf.refresh_id()),
+            &rf.authorization,
+            DST_REFRESH,
+        ) {
+            return "refresh is not authorised by the client key";
+        }
+        if !self
+            .crs
+            .verify_opening(&c, &Scalar::ZERO, &Scalar::ZERO, &rf.zero_proof)
+        {
+            return "δ(0) is not zero";
+        }
+        let degree_ok = crate::pairing::pairing_product_is_identity(&[
+            (rf.degree_proof.to_affine(), -G2Affine::generator()),
+            (c.to_affine(), self.crs.g2_powers()[self.shift]),
+        ]);
+        if !degree_ok {
+            return "δ has degree above t-1";
+        }
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+    }
+}
+
+/// Hot party `i`'s echo of the refresh it accepted: its index, the record and epoch the
+/// refresh applies to, the refresh id and the client's signature on them. Hot parties
+/// send it to each other; a party commits only after `t` parties (itself included) echo
+/// the same refresh id ([`crate::hot::PendingRefresh`]). Because the client's signature
+/// travels with it, two confirmations naming different refresh ids for the same record
+/// and epoch are evidence, checkable by anyone holding `vk`, that the client equivocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefreshConfirmation {
+    pub(crate) index: PartyId,
+    pub(crate) group_digest: [u8; 32],
+    pub(crate) epoch: u64,
+    pub(crate) refresh_id: [u8; 32],
+    pub(crate) authorization: Signature,
+}
+
+const TAG_CONFIRMATION: u8 = 0x09;
+
+impl RefreshConfirmation {
+    /// Encoded size: header, index, record digest, epoch, refresh id, signature.
+    pub const BYTES: usize = 2 + 2 + 32 + 8 + 32 + G1_BYTES;
+
+    pub(crate) fn of(index: PartyId, refresh: &RefreshPublic) -> Self {
+        RefreshConfirmation {
+            index,
+            group_digest: refresh.group_digest,
+            epoch: refresh.epoch,
+            refresh_id: refresh.refresh_id(),
+            authorization: refresh.authorization,
+        }
+    }
+
+    /// The sender.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// The confirmed refresh.
+    pub fn refresh_id(&self) -> [u8; 32] {
+        self.refresh_id
+    }
+
+    /// Whether the client key `vk` signed this refresh id for this record and epoch.
+    pub fn is_signed_by(&self, vk: &PublicKey) -> bool {
+        vk.verify_with_dst(
+            &authorization_message(&self.group_digest, self.epoch, &self.refresh_id),
+            &self.authorization,
+            DST_REFRESH,
+        )
+    }
+
+    /// Encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.header(TAG_CONFIRMATION, VERSION)
+            .party(self.index)
+            .bytes(&self.group_digest)
+            .u64(self.epoch)
+            .bytes(&self.refresh_id)
+            .bytes(&self.authorization.to_bytes());
+        w.into_bytes()
+    }
+
+    /// Checked decoding.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new("refresh confirmation", bytes);
+        r.header(TAG_CONFIRMATION, VERSION)?;
+        let index = r.party()?;
+        let group_digest = r.array::<32>()?;
+        let epoch = r.u64()?;
+        let refresh_id = r.array::<32>()?;
+        let authorization = Signature(r.g1("refresh authorisation")?);
+        r.finish()?;
+        Ok(RefreshConfirmation {
+            index,
+            group_digest,
+            epoch,
+            refresh_id,
+            authorization,
+        })
+    }
+}
+
+/// Evidence that the client signed two different refreshes of one record and epoch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefreshEquivocation {
+    /// One signed refresh.
+    pub first: RefreshConfirmation,
+    /// Another one, for the same record and epoch.
+    pub second: RefreshConfirmation,
+}
+
+impl RefreshEquivocation {
+    /// Checks the evidence against the client key: same record and epoch, different
+    /// refresh ids, both signed by `vk`.
+    pub fn verify(&self, vk: &PublicKey) -> bool {
+        self.first.group_digest == self.second.group_digest
+            && self.first.epoch == self.second.epoch
+            && self.first.refresh_id != self.second.refresh_id
+            && self.first.is_signed_by(vk)
+            && self.second.is_signed_by(vk)
     }
 }
 
@@ -497,7 +680,7 @@ mod tests {
     #[test]
     fn scrape_accepts_degree_t_minus_1_and_rejects_degree_t() {
         let mut rng = ChaCha20Rng::seed_from_u64(9);
-        let crs = ceremony::run_in_process(7, 1, &SessionId::new(b"s".to_vec())).unwrap();
+        let crs = ceremony::run_in_process(7, 2, &SessionId::new(b"s".to_vec())).unwrap();
         let params = ThresholdParams::new(3, 7).unwrap();
         let g2 = G2Projective::generator();
         for (deg, ok) in [(2usize, true), (3, false)] {

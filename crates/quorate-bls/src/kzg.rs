@@ -24,7 +24,6 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Scalar}
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
-use merlin::Transcript;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{ParamError, PartyId};
 use rand_core::{CryptoRng, RngCore};
@@ -219,19 +218,27 @@ impl PartialEq for Crs {
 }
 
 impl Crs {
-    /// Builds a CRS from powers of tau after checking their structure: both lists start at
-    /// the generators, have equal length `N = 2^k`, `[τ]_1 ≠ 0`, and (random linear
-    /// combination over all `j`) `e([τ^(j+1)]_1, g2) = e([τ^j]_1, [τ]_2)` and
-    /// `e(g1, [τ^(j+1)]_2) = e([τ]_1, [τ^j]_2)`.
-    pub fn from_powers<R: RngCore + CryptoRng>(
-        powers: PowersOfTau,
+    /// Verifies a ceremony transcript ([`ceremony::Transcript`]) and builds the CRS it
+    /// produced. This is the only way to obtain a [`Crs`]: powers of unknown origin are
+    /// not accepted. Checks, besides every contribution ([`ceremony::verify`]):
+    /// * at least [`ceremony::MIN_CONTRIBUTIONS`] contributions, none of them trivial
+    ///   (`τ_k = ±1`) and no two with the same `U = τ_k·g1`, so one contributor alone does
+    ///   not make a CRS;
+    /// * the final `τ` is not trivial: `τ ≠ 0` and `τ^N ≠ 1`, i.e.
+    ///   `e([τ^(N−1)]_1, [τ]_2) ≠ e(g1, g2)`. That excludes `τ = ±1` and every point of the
+    ///   evaluation domain, where KZG openings would break down.
+    ///
+    /// The CRS id ([`Crs::id`]) is the SHA-256 of the whole transcript, so a record names
+    /// the ceremony that made its CRS, not just the powers.
+    pub fn from_transcript<R: RngCore + CryptoRng>(
+        transcript: &ceremony::Transcript,
         rng: &mut R,
     ) -> Result<Self, BlsError> {
-        check_powers_structure(&powers, None, rng)?;
-        Ok(Self::from_checked_powers(powers))
+        let powers = ceremony::verify_transcript(transcript, rng)?;
+        Ok(Self::from_checked_powers(powers, transcript.id()))
     }
 
-    fn from_checked_powers(powers: PowersOfTau) -> Self {
+    fn from_checked_powers(powers: PowersOfTau, id: [u8; 32]) -> Self {
         let n = powers.g1.len();
         let domain = Domain::with_log_size(n.trailing_zeros()).expect("checked length");
         let mut g1_powers = vec![G1Affine::identity(); n];
@@ -250,7 +257,6 @@ impl Crs {
 
         let g2_prepared = G2Prepared::from(G2Affine::generator());
         let neg_tau_g2_prepared = G2Prepared::from(-g2_powers[1]);
-        let id = powers_digest(&powers);
         Crs {
             domain,
             g1_powers,
@@ -262,18 +268,11 @@ impl Crs {
         }
     }
 
-    /// A 32-byte identifier of this CRS: SHA-256 over a domain tag and every power.
-    /// Registrations record it, so a record is only ever used with its own CRS.
+    /// A 32-byte identifier of this CRS: the id of the ceremony transcript that produced
+    /// it ([`ceremony::Transcript::id`]). Registrations record it, so a record is only
+    /// ever used with its own CRS.
     pub fn id(&self) -> [u8; 32] {
         self.id
-    }
-
-    /// The powers of tau this CRS was built from (for export).
-    pub fn powers(&self) -> PowersOfTau {
-        PowersOfTau {
-            g1: self.g1_powers.iter().map(G1Projective::from).collect(),
-            g2: self.g2_powers.iter().map(G2Projective::from).collect(),
-        }
     }
 
     /// The evaluation domain.
@@ -506,20 +505,6 @@ impl fmt::Debug for PowersOfTau {
     }
 }
 
-fn powers_digest(p: &PowersOfTau) -> [u8; 32] {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(b"quorate/bls/kzg-crs/v1");
-    h.update((p.g1.len() as u64).to_be_bytes());
-    for g in &p.g1 {
-        h.update(crate::wire::g1_to_bytes(g));
-    }
-    for g in &p.g2 {
-        h.update(crate::wire::g2_to_bytes(g));
-    }
-    h.finalize().into()
-}
-
 const TAG_POWERS: u8 = 0x07;
 const POWERS_VERSION: u8 = 1;
 
@@ -540,7 +525,7 @@ impl PowersOfTau {
     }
 
     /// Checked decoding: length, canonical subgroup points, no identities. The structure
-    /// check is [`Crs::from_powers`]'s job.
+    /// check is [`ceremony::verify`]'s job.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
         use crate::wire::ReadBls;
         let mut r = quorate_core::encoding::Reader::new("powers of tau", bytes);
@@ -611,6 +596,27 @@ fn check_powers_structure<R: RngCore + CryptoRng>(
     Ok(())
 }
 
+/// `τ ≠ 0` and `τ^N ≠ 1` for the final powers (see [`Crs::from_transcript`]).
+fn check_tau_nontrivial(p: &PowersOfTau) -> Result<(), BlsError> {
+    let n = p.g1.len();
+    let bad = |check| BlsError::InvalidSetup {
+        check,
+        contribution: None,
+    };
+    if bool::from(p.g1[1].is_identity()) {
+        return Err(bad("τ is zero"));
+    }
+    // e([τ^(N−1)]_1, [τ]_2) = e(g1, g2)  ⇔  τ^N = 1.
+    let root_of_unity = crate::pairing::pairing_product_is_identity(&[
+        (p.g1[n - 1].to_affine(), p.g2[1].to_affine()),
+        (-G1Affine::generator(), G2Affine::generator()),
+    ]);
+    if root_of_unity {
+        return Err(bad("τ is trivial: τ^N = 1 (τ = ±1 or a domain point)"));
+    }
+    Ok(())
+}
+
 /// A verifiable multi-party powers-of-tau ceremony.
 ///
 /// Contributor `k` takes the current powers `[τ^j]`, picks a secret `τ_k`, publishes
@@ -619,7 +625,7 @@ fn check_powers_structure<R: RngCore + CryptoRng>(
 /// can check each step; the final `τ = Π τ_k` is unknown unless every contributor
 /// colludes. The checks per contribution are:
 /// `e(U, g2) = e(g1, V)`, `e([τ']_1, g2) = e([τ]_1, V)`, the proof of knowledge, and the
-/// structure check of [`Crs::from_powers`] on the new powers.
+/// structure check of the new powers (consecutive powers of one `τ`).
 pub mod ceremony {
     use super::*;
 
@@ -701,7 +707,7 @@ pub mod ceremony {
         v: &G2Projective,
         a: &G1Projective,
     ) -> Scalar {
-        let mut t = Transcript::for_protocol(PROTOCOL, VERSION, session);
+        let mut t = merlin::Transcript::for_protocol(PROTOCOL, VERSION, session);
         t.append_u64_be(b"contribution-index", index as u64);
         t.append_u64_be(b"powers", prev.g1.len() as u64);
         t.append_point(b"previous-tau-g1", &prev.g1[1]);
@@ -729,11 +735,25 @@ pub mod ceremony {
         index: usize,
         rng: &mut R,
     ) -> Result<Contribution, BlsError> {
-        check_shape(prev, index)?;
         let mut tau_k = Scalar::random(&mut *rng);
         while bool::from(tau_k.is_zero()) {
             tau_k = Scalar::random(&mut *rng);
         }
+        let out = contribute_with(prev, session, index, &tau_k, rng);
+        quorate_core::secret::wipe_field(&mut tau_k);
+        out
+    }
+
+    /// [`contribute`] with a given `τ_k` (tests play trivial contributors with it).
+    pub(crate) fn contribute_with<R: RngCore + CryptoRng>(
+        prev: &PowersOfTau,
+        session: &SessionId,
+        index: usize,
+        tau_k: &Scalar,
+        rng: &mut R,
+    ) -> Result<Contribution, BlsError> {
+        check_shape(prev, index)?;
+        let tau_k = *tau_k;
         let mut pows = Vec::with_capacity(prev.g1.len());
         let mut acc = Scalar::ONE;
         for _ in 0..prev.g1.len() {
@@ -758,7 +778,6 @@ pub mod ceremony {
         let pok_commitment = G1Projective::generator() * a;
         let c = challenge(session, index, prev, &u, &v, &pok_commitment);
         let pok_response = a + c * tau_k;
-        quorate_core::secret::wipe_field(&mut tau_k);
         quorate_core::secret::wipe_field(&mut a);
         quorate_core::secret::wipe_field(&mut acc);
         quorate_core::secret::wipe_fields(&mut pows);
@@ -820,32 +839,167 @@ pub mod ceremony {
         Ok(next.clone())
     }
 
-    /// Runs a ceremony with `contributors` contributors inside this process, verifying
-    /// every step, and returns the resulting CRS.
+    /// The fewest contributions [`Crs::from_transcript`] accepts: one contributor alone
+    /// would know `τ`.
+    pub const MIN_CONTRIBUTIONS: usize = 2;
+    /// The most contributions a decoded transcript may hold.
+    pub const MAX_CONTRIBUTIONS: usize = 256;
+
+    /// A whole ceremony: its session, the party count it serves (which fixes the number of
+    /// powers `N`) and every contribution in order, starting from [`initial`].
+    #[derive(Clone, Debug)]
+    pub struct Transcript {
+        /// The ceremony's session id, bound into every proof of knowledge.
+        pub session: SessionId,
+        /// The party count `n` the CRS serves.
+        pub parties: u16,
+        /// The contributions, in order.
+        pub contributions: Vec<Contribution>,
+    }
+
+    const TAG_TRANSCRIPT: u8 = 0x0a;
+    const TRANSCRIPT_VERSION: u8 = 1;
+
+    impl Transcript {
+        /// SHA-256 over a domain tag, the session, `n`, and every contribution's encoding
+        /// (its `U`, `V`, proof of knowledge and powers): the id of the CRS it yields.
+        pub fn id(&self) -> [u8; 32] {
+            use sha2::{Digest, Sha256};
+            let mut h = Sha256::new();
+            h.update(b"quorate/bls/kzg-ceremony-transcript/v1");
+            h.update((self.session.as_bytes().len() as u64).to_be_bytes());
+            h.update(self.session.as_bytes());
+            h.update(self.parties.to_be_bytes());
+            h.update((self.contributions.len() as u64).to_be_bytes());
+            for c in &self.contributions {
+                h.update(c.to_bytes());
+            }
+            h.finalize().into()
+        }
+
+        /// Encoding: header, `u16` session length and session, `u16` n, `u16` count, then
+        /// each contribution ([`Contribution::to_bytes`], all of one length).
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let mut w = quorate_core::encoding::Writer::new();
+            w.header(TAG_TRANSCRIPT, TRANSCRIPT_VERSION)
+                .u16(self.session.as_bytes().len() as u16)
+                .bytes(self.session.as_bytes())
+                .u16(self.parties)
+                .u16(self.contributions.len() as u16);
+            for c in &self.contributions {
+                w.bytes(&c.to_bytes());
+            }
+            w.into_bytes()
+        }
+
+        /// Checked decoding (lengths and points; the checks are
+        /// [`Crs::from_transcript`]'s job).
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
+            let mut r = quorate_core::encoding::Reader::new("ceremony transcript", bytes);
+            r.header(TAG_TRANSCRIPT, TRANSCRIPT_VERSION)?;
+            let session_len = usize::from(r.u16()?);
+            let session = SessionId::new(r.take(session_len)?.to_vec());
+            let parties = r.u16()?;
+            let size = Domain::for_parties(parties)
+                .map_err(|_| quorate_core::DecodeError::InvalidValue {
+                    what: "ceremony transcript",
+                    reason: "party count out of range",
+                })?
+                .size();
+            let count = r.len_prefix(MAX_CONTRIBUTIONS)?;
+            let each = 2 * crate::wire::G1_BYTES
+                + crate::wire::G2_BYTES
+                + crate::wire::SCALAR_BYTES
+                + 4
+                + size * (crate::wire::G1_BYTES + crate::wire::G2_BYTES);
+            let contributions = (0..count)
+                .map(|_| Contribution::from_bytes(r.take(each)?))
+                .collect::<Result<Vec<_>, _>>()?;
+            r.finish()?;
+            Ok(Transcript {
+                session,
+                parties,
+                contributions,
+            })
+        }
+    }
+
+    /// Checks a whole transcript (see [`Crs::from_transcript`]) and returns the final
+    /// powers.
+    pub(crate) fn verify_transcript<R: RngCore + CryptoRng>(
+        transcript: &Transcript,
+        rng: &mut R,
+    ) -> Result<PowersOfTau, BlsError> {
+        let k = transcript.contributions.len();
+        if k < MIN_CONTRIBUTIONS {
+            return Err(BlsError::InvalidSetup {
+                check: "a CRS needs at least two contributions",
+                contribution: None,
+            });
+        }
+        let g1 = G1Projective::generator();
+        let mut powers = initial(transcript.parties)?;
+        for (index, c) in transcript.contributions.iter().enumerate() {
+            if c.u == g1 || c.u == -g1 {
+                return Err(BlsError::InvalidSetup {
+                    check: "trivial contribution τ_k = ±1",
+                    contribution: Some(index),
+                });
+            }
+            if transcript.contributions[..index].iter().any(|o| o.u == c.u) {
+                return Err(BlsError::InvalidSetup {
+                    check: "contribution repeats an earlier τ_k",
+                    contribution: Some(index),
+                });
+            }
+            powers = verify(&powers, c, &transcript.session, index, rng)?;
+        }
+        check_tau_nontrivial(&powers)?;
+        Ok(powers)
+    }
+
+    /// Runs a ceremony with `contributors ≥ 2` contributors inside this process and
+    /// returns the verified transcript.
     ///
     /// Each contributor draws `τ_k` from the operating system's RNG (never from a
     /// caller-supplied or seeded generator, so no seed can reproduce `τ`) and erases it as
     /// soon as it has contributed; the final `τ = Π τ_k` is never formed. Because all
     /// contributors run in one process, this protects against later compromise but not
     /// against a compromised host *during* the run: deployments that need that run
-    /// [`contribute`] on separate machines, exchange [`PowersOfTau::to_bytes`] and call
-    /// [`verify`] (or [`Crs::from_powers`] on imported powers). The demo and the benches
+    /// [`contribute`] on separate machines, exchange [`Contribution::to_bytes`], and check
+    /// the assembled [`Transcript`] with [`Crs::from_transcript`]. The demo and the benches
     /// use this function.
+    pub fn run_transcript_in_process(
+        n: u16,
+        contributors: usize,
+        session: &SessionId,
+    ) -> Result<Transcript, BlsError> {
+        if contributors < MIN_CONTRIBUTIONS {
+            return Err(ParamError::Invalid("a ceremony needs at least two contributors").into());
+        }
+        let mut os = rand_core::OsRng;
+        let mut powers = initial(n)?;
+        let mut contributions = Vec::with_capacity(contributors);
+        for k in 0..contributors {
+            let c = contribute(&powers, session, k, &mut os)?;
+            powers = c.powers.clone();
+            contributions.push(c);
+        }
+        Ok(Transcript {
+            session: session.clone(),
+            parties: n,
+            contributions,
+        })
+    }
+
+    /// [`run_transcript_in_process`], then [`Crs::from_transcript`].
     pub fn run_in_process(
         n: u16,
         contributors: usize,
         session: &SessionId,
     ) -> Result<Crs, BlsError> {
-        if contributors == 0 {
-            return Err(ParamError::Invalid("a ceremony needs at least one contributor").into());
-        }
-        let mut os = rand_core::OsRng;
-        let mut powers = initial(n)?;
-        for k in 0..contributors {
-            let c = contribute(&powers, session, k, &mut os)?;
-            powers = verify(&powers, &c, session, k, &mut os)?;
-        }
-        Ok(Crs::from_checked_powers(powers))
+        let transcript = run_transcript_in_process(n, contributors, session)?;
+        Crs::from_transcript(&transcript, &mut rand_core::OsRng)
     }
 }
 
@@ -931,7 +1085,7 @@ mod tests {
         let start = ceremony::initial(5).unwrap();
         let good = ceremony::contribute(&start, &session, 0, &mut rng).unwrap();
         let next = ceremony::verify(&start, &good, &session, 0, &mut rng).unwrap();
-        assert!(Crs::from_powers(next.clone(), &mut rng).is_ok());
+        assert!(check_powers_structure(&next, None, &mut rng).is_ok());
 
         // Break one middle G1 power.
         let mut bad = ceremony::contribute(&next, &session, 1, &mut rng).unwrap();
@@ -997,6 +1151,93 @@ mod tests {
         // Imported powers are checked too.
         let mut forged = next;
         forged.g1[2] = forged.g1[1];
-        assert!(Crs::from_powers(forged, &mut rng).is_err());
+        assert!(check_powers_structure(&forged, None, &mut rng).is_err());
+    }
+
+    fn setup_check(err: BlsError) -> (&'static str, Option<usize>) {
+        match err {
+            BlsError::InvalidSetup {
+                check,
+                contribution,
+            } => (check, contribution),
+            other => panic!("expected InvalidSetup, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn crs_needs_two_real_contributions_and_a_nontrivial_tau() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let session = SessionId::new(b"trivial".to_vec());
+        let n = 5u16;
+        let chain = |taus: &[Scalar], rng: &mut ChaCha20Rng| {
+            let mut powers = ceremony::initial(n).unwrap();
+            let mut contributions = Vec::new();
+            for (k, tau) in taus.iter().enumerate() {
+                let c = ceremony::contribute_with(&powers, &session, k, tau, rng).unwrap();
+                powers = c.powers.clone();
+                contributions.push(c);
+            }
+            ceremony::Transcript {
+                session: session.clone(),
+                parties: n,
+                contributions,
+            }
+        };
+        let omega = Domain::for_parties(n).unwrap().omega();
+        let three = Scalar::from(3u64);
+        let inv3 = three.invert().unwrap();
+
+        // Two real contributions make a CRS.
+        let good = chain(&[three, Scalar::from(11u64)], &mut rng);
+        let crs = Crs::from_transcript(&good, &mut rng).unwrap();
+        assert_eq!(crs.id(), good.id());
+
+        // One contribution alone does not, however good.
+        let single = chain(&[three], &mut rng);
+        let (check, _) = setup_check(Crs::from_transcript(&single, &mut rng).unwrap_err());
+        assert_eq!(check, "a CRS needs at least two contributions");
+
+        // A contribution of ±1 adds nothing and is named.
+        for trivial in [Scalar::ONE, -Scalar::ONE] {
+            let t = chain(&[three, trivial], &mut rng);
+            let (_, who) = setup_check(Crs::from_transcript(&t, &mut rng).unwrap_err());
+            assert_eq!(who, Some(1));
+        }
+        // So is a contributor that replays an earlier τ_k.
+        let t = chain(&[three, three], &mut rng);
+        let (_, who) = setup_check(Crs::from_transcript(&t, &mut rng).unwrap_err());
+        assert_eq!(who, Some(1));
+
+        // Contributions that cancel into τ = 1, τ = −1 or τ = ω (a domain point) are
+        // caught on the final powers: the old `from_powers` accepted all three.
+        for final_tau in [Scalar::ONE, -Scalar::ONE, omega, omega.square()] {
+            let t = chain(&[three, final_tau * inv3], &mut rng);
+            let (check, who) = setup_check(Crs::from_transcript(&t, &mut rng).unwrap_err());
+            assert_eq!(check, "τ is trivial: τ^N = 1 (τ = ±1 or a domain point)");
+            assert_eq!(who, None);
+        }
+
+        // The id is bound to the whole transcript: the same final τ reached through other
+        // contributions, or under another session, is another CRS.
+        let other = chain(&[Scalar::from(99u64), inv3], &mut rng);
+        let other_crs = Crs::from_transcript(&other, &mut rng).unwrap();
+        assert_eq!(other_crs.g1_powers(), crs.g1_powers());
+        assert_ne!(other_crs.id(), crs.id());
+
+        // Transcripts travel as checked bytes.
+        let bytes = good.to_bytes();
+        let decoded = ceremony::Transcript::from_bytes(&bytes).unwrap();
+        assert_eq!(decoded.id(), good.id());
+        assert_eq!(
+            Crs::from_transcript(&decoded, &mut rng).unwrap().id(),
+            crs.id()
+        );
+        for len in [0, 5, bytes.len() - 1] {
+            assert!(ceremony::Transcript::from_bytes(&bytes[..len]).is_err());
+        }
+        let mut tampered = good.clone();
+        tampered.contributions[1].powers.g1[2] += G1Projective::generator();
+        let (_, who) = setup_check(Crs::from_transcript(&tampered, &mut rng).unwrap_err());
+        assert_eq!(who, Some(1));
     }
 }

@@ -24,15 +24,18 @@
 //! proof of knowledge of `τ_k`. Checks: `e(U,g2) = e(g1,V)`,
 //! `e([τ']_1, g2) = e([τ]_1, V)`, and the structure of all powers by one random linear
 //! combination per group. `τ = Π τ_k` stays unknown unless all contributors collude.
+//! A CRS exists only as the output of [`crate::kzg::Crs::from_transcript`], which
+//! verifies a whole ceremony transcript: at least two contributions, none trivial
+//! (`τ_k = ±1`) or repeated, every step as above, and a final `τ` with `τ ≠ 0` and
+//! `τ^N ≠ 1` (checked as `e([τ^{N−1}]_1, [τ]_2) ≠ e(g1, g2)`), which excludes `τ = ±1` and
+//! every evaluation point. The CRS id is SHA-256 of the transcript; every
+//! [`crate::group::GroupPublic`] records it and is refused under any other CRS.
 //! The demo and benches call [`crate::kzg::ceremony::run_in_process`]: several contributors
 //! in one process, each drawing `τ_k` from the OS RNG (never from a caller's or seeded
 //! RNG, so no seed reproduces `τ`) and erasing it after contributing; `τ` itself is never
 //! formed. That protects against later compromise, not against a host compromised during
 //! the run; a deployment runs `contribute` on separate machines and exchanges
-//! `PowersOfTau::to_bytes`. There is no function that builds a CRS from a chosen `τ` (the
-//! reference samples `τ` locally with a fixed bench seed, defect 9). Every
-//! [`crate::group::GroupPublic`] records the CRS id (SHA-256 of all powers) and is
-//! refused under any other CRS. Published Ethereum KZG powers were not used: they provide only 65 G2
+//! contributions. Published Ethereum KZG powers were not used: they provide only 65 G2
 //! powers and 4096 G1 powers, and the degree proof below needs `D = N−1` to be the
 //! largest committable degree, which a 4096-power SRS would not give for `n ≤ 100`.
 //!
@@ -76,32 +79,60 @@
 //!
 //! ## TSign (Table 1 row 2; §1 item 3)
 //! Cold: `σ_i^cold = k_i·H(m)` (pad cached; the reference recomputes the two DH values and
-//! the 1536-term hash on every call). Hot: `σ_i = hx_i·H(m) − σ_i^cold = x_i·H(m)`.
-//! Combiner ([`crate::tsign::combine`]): check the quorum (`≥ t` distinct known ids),
-//! batch-check `e(Σ r_iσ_i, −g2)·e(H(m), Σ r_i vs_i) = 1`, on failure check each and abort
-//! naming all culprits, then `σ = Σ_{i∈S} λ_i(0) σ_i` over the first `t` partials, and
-//! verify `σ` under `vk`.
+//! the 1536-term hash on every call). Hot: first `e(σ_i^cold, g2) = e(H(m), K_i)` (a bad
+//! cold partial aborts naming cold party `i`), then `σ_i = hx_i·H(m) − σ_i^cold = x_i·H(m)`,
+//! tagged with the epoch and the digest of the hot party's record `(epoch, com_T, vs, …)`.
+//! Combiner ([`crate::tsign::combine`]): check the quorum (`≥ t` distinct known ids); set
+//! aside partials tagged with another epoch or record digest (out of step, not blamed) and
+//! go on if `t` remain, else a typed `StateMismatch` naming them; batch-check
+//! `e(Σ r_iσ_i, −g2)·e(H(m), Σ r_i vs_i) = 1`, on failure check each and abort naming all
+//! culprits; then `σ = Σ_{i∈S} λ_i(0) σ_i` over the first `t` partials, and verify `σ`
+//! under `vk`.
 //!
-//! ## Refresh (Table 1 row 3, Table 2 row 2; §1 items 4–5; fixes defects 3, 4)
+//! ## Refresh (Table 1 row 3, Table 2 row 2; §1 items 4–5)
 //! The client plays the paper's trusted functionality `F_s` and deals the refresh
 //! ([`crate::client::Client::refresh`]); "trusted" and "untrusted" refresh are one path
-//! here: the dealer is authenticated (the client's BLS signature under a dedicated DST over
-//! the whole public part, which also names the digest of the current record, so it cannot
-//! be forged by a thief of hot shares nor replayed on another key, epoch or CRS), *and*
-//! every check of the reference's untrusted mode is mandatory. Partial signatures carry
-//! their epoch, so a party that is one refresh behind gets a typed `EpochMismatch`, not
-//! blame.
+//! here: the dealer is authenticated (the client's BLS signature under a dedicated DST on
+//! `(record digest, epoch, refresh id)`, the refresh id being SHA-256 of the whole public
+//! part, so it cannot be forged by a thief of hot shares nor replayed on another key,
+//! epoch or CRS), *and* every check of the reference's untrusted mode is mandatory.
 //! Dealer: `δ` random, `δ(0) = 0`, `deg δ ≤ t−1`. Public: `C_δ = [δ(τ)]_1`, zero opening
 //! `π_0 = [δ(τ)/τ]_1`, degree proof `dcom = [δ(τ)·τ^{D−t+1}]_1` (`D = N−1` the CRS maximum),
-//! `Δvs_j = δ(z_j)·g2`. Private to `i`: `δ_i = δ(z_i)` and its opening `π_δ,i` (FK).
-//! Checks, all inside [`crate::hot::HotParty::refreshed`] (there is no unchecked path):
-//! the record digest and the client's signature; epoch is current + 1; `C_δ ≠ 0`; `e(C_δ, g2)·e(π_0, −[τ]_2) = 1` (so `δ(0) = 0`);
-//! `e(dcom, −g2)·e(C_δ, [τ^{D−t+1}]_2) = 1` (so `deg δ ≤ t−1`: a higher degree would need
-//! `[τ^{>D}]_1`); SCRAPE on `(0, Δvs_1..Δvs_n)`; share addressed to `i`; own opening;
-//! `Δvs_i = δ_i·g2`. Then `hx_i += δ_i`, `π_i += π_δ,i`, `com_T += C_δ`, `vs_j += Δvs_j`
-//! (the reference multiplied `vs_i` by `δ_i`, defect 3). The pads and cold keys never
-//! change. The new state is built from the old one, which is left untouched, so a failed
-//! refresh changes nothing.
+//! `Δvs_j = δ(z_j)·g2` and the openings `π_δ,j` (FK) of every party. Private to `i`: only
+//! `δ_i = δ(z_i)`. (The openings can be public: `Δvs_j` already fixes `δ(z_j)` in G2, and
+//! `π_δ,j` adds nothing about it.)
+//!
+//! Checks of the public part ([`crate::group::GroupPublic::refreshed`], by the combiner,
+//! every auditor and every hot party): next epoch; the record digest; `C_δ ≠ 0`;
+//! authorisation `e(σ_auth, g2) = e(H(auth), vk)`; `e(C_δ, g2) = e(π_0, [τ]_2)` (so
+//! `δ(0) = 0`); `e(dcom, g2) = e(C_δ, [τ^{D−t+1}]_2)` (so `deg δ ≤ t−1`: a higher degree
+//! would need `[τ^{>D}]_1`); and for every `j` the KZG opening with the value in G2 (the
+//! eVSS form of Kate–Zaverucha–Goldberg 2010):
+//! `e(C_δ + z_j π_δ,j, g2) = e(π_δ,j, [τ]_2)·e(g1, Δvs_j)`, so `Δvs_j = δ(z_j)·g2` for the
+//! committed `δ`. This ties every `Δvs_j` to `C_δ` (the SCRAPE check alone would only show
+//! that the `Δvs_j` share *some* polynomial of degree `≤ t−1` through 0). All of these are
+//! one multi-pairing with independent random 128-bit weights (five pairings, a G1 MSM of
+//! size `n+3`, one of size `n+1` and a G2 MSM of size `n`); soundness error `≤ 2^-128`
+//! beyond KZG binding. If it fails, each equation is checked alone to say which.
+//!
+//! Hot party `i` ([`crate::hot::HotParty::refresh`]) runs the same check plus
+//! `Δvs_i = δ_i·g2` (so `δ_i = δ(z_i)`). The next state is `hx_i + δ_i`, `π_i + π_δ,i`,
+//! `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
+//!
+//! **Echo and commit.** The checked state is a [`crate::hot::PendingRefresh`]: the party
+//! keeps signing with its old state and sends every other hot party a confirmation
+//! `(i, record digest, epoch, refresh id, σ_auth)`. It commits (the old hot share is then
+//! dropped and wiped) only once `t` parties, itself included, confirmed the same refresh
+//! id. A confirmation for another refresh id of the same record and epoch that carries a
+//! valid client signature is evidence that the client equivocated (checkable by anyone
+//! with `vk`); the party then never commits. One without a valid signature blames its
+//! sender. Waiting for `t` means no party erases its old share unless `t` parties hold the
+//! new state, i.e. unless the new state can sign.
+//!
+//! **Equivocation cannot frame an honest party.** If a client deals two valid refreshes
+//! to two camps, each camp's partials and Π_EKS proofs carry its own record digest. A
+//! combiner or auditor holding the other record sees a digest mismatch and sets them aside
+//! (typed `StateMismatch`, no blame) instead of checking them against the wrong `vs_i`.
 //!
 //! ## Π_DL: cold proof (Table 1 rows 4–5, Table 3 row 1; §1 item 6; fixes defect 6)
 //! Schnorr in G2 for `ek_i = dk_i·g2`: `A = a·g2`, `c = FS(…)`, `z = a + c·dk_i`
@@ -112,12 +143,14 @@
 //! `ek_i` and `A`. Batch verification: one G2 MSM with random 128-bit weights.
 //!
 //! ## Π_EKS: hot proof (Table 2 rows 3–4, Table 3 row 2; §1 item 7; fixes defect 6)
-//! Statement `(com_T, i, z_i, vk)`, witness `(hx_i, π_i)`. Pedersen `P = hx_i·g1 + ρ·h`,
+//! Statement `(record digest, com_T, i, z_i, vk)`, witness `(hx_i, π_i)`. Pedersen `P = hx_i·g1 + ρ·h`,
 //! Schnorr `A = s_1 g1 + s_2 h`, `t_1 = s_1 + c·hx_i`, `t_2 = s_2 + c·ρ`; blinded opening
 //! `π' = π_i + s·h` and `S = (s z_i − ρ)·g2 − s·[τ]_2`. Verify `A + cP = t_1 g1 + t_2 h` and
 //! `e(com_T − P + z_i π', g2)·e(π', −[τ]_2)·e(h, −S) = 1`, which holds because
 //! `com_T − hx_i g1 = (τ − z_i)·π_i`. The challenge binds every statement element and every
-//! proof element. 304 B. Batch verification of `n` proofs: one G1 MSM and one 3-pairing
+//! proof element. 304 B, sent with the 32-byte record digest it is stated against, so an
+//! auditor holding another record state gets a typed `StateMismatch`, not blame.
+//! Batch verification of `n` proofs: one G1 MSM and one 3-pairing
 //! product.
 //!
 //! ## Constant time

@@ -26,3 +26,10 @@ pub fn prepared_product_is_identity(terms: &[(G1Affine, G2Prepared)]) -> bool {
             .is_identity(),
     )
 }
+
+/// `−g2`, prepared once per process.
+pub fn neg_g2_prepared() -> &'static G2Prepared {
+    use group::prime::PrimeCurveAffine;
+    static NEG_G2: std::sync::OnceLock<G2Prepared> = std::sync::OnceLock::new();
+    NEG_G2.get_or_init(|| G2Prepared::from(-G2Affine::generator()))
+}

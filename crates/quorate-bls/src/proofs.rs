@@ -118,6 +118,7 @@
 
 use crate::ciphersuite::hash_to_g1;
 use crate::error::BlsError;
+use crate::group::GroupPublic;
 use crate::kzg::{random_u128_scalar, Crs};
 use crate::msm::{g1_msm_vartime, g2_msm_vartime};
 use crate::pairing::prepared_product_is_identity;
@@ -327,9 +328,7 @@ pub fn batch_verify_cold<R: RngCore + CryptoRng>(
 /// combination implies a failing term) a non-attributable rejection.
 fn blame_all(culprits: Vec<PartyId>, check: &'static str) -> BlsError {
     if culprits.is_empty() {
-        BlsError::InvalidProof {
-            check: "batch check failed although every proof verifies alone",
-        }
+        BlsError::ProofRejected("batch check failed although every proof verifies alone")
     } else {
         BlsError::Aborted(Blame::many(culprits, check))
     }
@@ -362,9 +361,13 @@ pub fn pedersen_generator() -> G1Projective {
 }
 
 /// A Π_EKS proof that a hot party's share is the KZG evaluation `T(z_i)` of `com_T`:
-/// `(P, A, t1, t2, π', S)`.
+/// `(P, A, t1, t2, π', S)`, with the digest of the record state it is stated against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HotProof {
+    /// The digest of the prover's record ([`GroupPublic::digest`]), bound into the
+    /// challenge. A verifier holding another record state gets
+    /// [`BlsError::StateMismatch`], not blame.
+    pub(crate) state: [u8; 32],
     /// `P = hx·g1 + ρ·h`.
     pub(crate) pedersen: G1Projective,
     /// `A = s1·g1 + s2·h`.
@@ -380,11 +383,19 @@ pub struct HotProof {
 }
 
 impl HotProof {
-    /// Encoded size: `P` (48), `A` (48), `t1` (32), `t2` (32), `π'` (48), `S` (96).
-    pub const BYTES: usize = 3 * G1_BYTES + 2 * SCALAR_BYTES + G2_BYTES;
+    /// Size of the proof proper: `P` (48), `A` (48), `t1` (32), `t2` (32), `π'` (48),
+    /// `S` (96) = 304 bytes, the paper's Π_EKS size.
+    pub const PROOF_BYTES: usize = 3 * G1_BYTES + 2 * SCALAR_BYTES + G2_BYTES;
+    /// Encoded size: the record digest (32) then the proof proper.
+    pub const BYTES: usize = 32 + Self::PROOF_BYTES;
 
-    /// The canonical encoding `P ‖ A ‖ t1 ‖ t2 ‖ π' ‖ S` (compressed points, big-endian
-    /// scalars), no header.
+    /// The digest of the record state the proof is stated against.
+    pub fn state(&self) -> [u8; 32] {
+        self.state
+    }
+
+    /// The canonical encoding `digest ‖ P ‖ A ‖ t1 ‖ t2 ‖ π' ‖ S` (compressed points,
+    /// big-endian scalars), no header.
     pub fn to_bytes(&self) -> [u8; Self::BYTES] {
         let mut out = [0u8; Self::BYTES];
         let mut at = 0;
@@ -392,6 +403,7 @@ impl HotProof {
             out[at..at + b.len()].copy_from_slice(b);
             at += b.len();
         };
+        put(&self.state);
         put(&g1_to_bytes(&self.pedersen));
         put(&g1_to_bytes(&self.nonce_commitment));
         put(&scalar_to_bytes(&self.t1));
@@ -413,6 +425,7 @@ impl HotProof {
             });
         }
         let mut r = Reader::new("Π_EKS proof", bytes);
+        let state = r.array::<32>()?;
         let pedersen = r.g1("Π_EKS commitment P")?;
         let nonce_commitment = r.g1("Π_EKS nonce commitment A")?;
         let t1 = r.scalar("Π_EKS response t1")?;
@@ -421,6 +434,7 @@ impl HotProof {
         let shift = r.g2("Π_EKS shift S")?;
         r.finish()?;
         Ok(HotProof {
+            state,
             pedersen,
             nonce_commitment,
             t1,
@@ -431,14 +445,36 @@ impl HotProof {
     }
 }
 
-/// The public statement of Π_EKS.
+/// The public statement of Π_EKS: the record (its digest, `com_T` and `vk`), the party and
+/// its point, the CRS and the context.
 struct HotStatement<'a> {
     crs: &'a Crs,
+    state: [u8; 32],
     com_t: &'a G1Projective,
     index: PartyId,
     z: Scalar,
     vk: &'a G2Projective,
     ctx: &'a ProofContext,
+}
+
+impl<'a> HotStatement<'a> {
+    fn new(
+        crs: &'a Crs,
+        public: &'a GroupPublic,
+        state: [u8; 32],
+        index: PartyId,
+        ctx: &'a ProofContext,
+    ) -> Self {
+        HotStatement {
+            crs,
+            state,
+            com_t: &public.com_t,
+            index,
+            z: crs.domain().party_point(index),
+            vk: public.vk.point(),
+            ctx,
+        }
+    }
 }
 
 impl HotStatement<'_> {
@@ -447,6 +483,7 @@ impl HotStatement<'_> {
     fn challenge(&self, proof: &HotProof) -> Scalar {
         let mut t = Transcript::for_protocol(PI_EKS_PROTOCOL, PROOF_VERSION, &self.ctx.session);
         t.append_u64_be(b"block-id", self.ctx.block_id);
+        t.append_message(b"record-digest", &self.state);
         t.append_party(b"party", self.index);
         t.append_scalar(b"z", &self.z);
         t.append_point(b"crs-tau-g2", &self.crs.tau_g2());
@@ -496,17 +533,16 @@ fn check_index(crs: &Crs, index: PartyId) -> Result<(), ParamError> {
 }
 
 /// Proves that `hx` is the evaluation at `z = crs.domain().party_point(index)` of the
-/// polynomial committed in `com_t`, given its KZG opening `opening`, without revealing
-/// `hx`. The proof is bound to `vk`, the CRS and `ctx`. The blinders `ρ, s, s1, s2` are
-/// erased before returning.
+/// polynomial committed in `public`'s `com_T`, given its KZG opening `opening`, without
+/// revealing `hx`. The proof is bound to the record's digest (so to its epoch, `com_T`,
+/// `vs` and `vk`), the CRS and `ctx`. The blinders `ρ, s, s1, s2` are erased before
+/// returning.
 ///
 /// The caller must pass a valid witness. Otherwise the proof does not verify.
-#[allow(clippy::too_many_arguments)] // the statement and witness of Π_EKS, kept flat
 pub fn prove_hot<R: RngCore + CryptoRng>(
     crs: &Crs,
-    com_t: &G1Projective,
+    public: &GroupPublic,
     index: PartyId,
-    vk: &G2Projective,
     hx: &Scalar,
     opening: &G1Projective,
     ctx: &ProofContext,
@@ -515,20 +551,12 @@ pub fn prove_hot<R: RngCore + CryptoRng>(
     let h = pedersen_h().point;
     let g1 = G1Projective::generator();
     let g2 = G2Projective::generator();
-    let statement = HotStatement {
-        crs,
-        com_t,
-        index,
-        z: crs.domain().party_point(index),
-        vk,
-        ctx,
-    };
+    let statement = HotStatement::new(crs, public, public.digest(), index, ctx);
     // Hedged nonces (see `prove_cold`).
     let mut t = Transcript::for_protocol(PI_EKS_PROTOCOL, PROOF_VERSION, &ctx.session);
     t.append_u64_be(b"block-id", ctx.block_id);
+    t.append_message(b"record-digest", &statement.state);
     t.append_party(b"party", index);
-    t.append_point(b"vk", vk);
-    t.append_point(b"com-T", com_t);
     let mut nonce_rng = t
         .build_rng()
         .rekey_with_witness_bytes(b"hx", &crate::wire::scalar_to_bytes(hx))
@@ -547,6 +575,7 @@ pub fn prove_hot<R: RngCore + CryptoRng>(
     wipe_field(&mut g2_coeff);
 
     let mut proof = HotProof {
+        state: statement.state,
         pedersen,
         nonce_commitment,
         t1: Scalar::ZERO,
@@ -564,27 +593,26 @@ pub fn prove_hot<R: RngCore + CryptoRng>(
     proof
 }
 
-/// Verifies party `index`'s Π_EKS proof against `com_t`, `vk`, the CRS and `ctx`.
+/// Verifies party `index`'s Π_EKS proof against the record `public`, the CRS and `ctx`.
 ///
-/// Fails with [`BlsError::Param`] if `index` is outside the CRS domain. If the proof
-/// does not verify, it blames `index`.
+/// Fails with [`BlsError::Param`] if `index` is outside the CRS domain, and with
+/// [`BlsError::StateMismatch`] (no blame) if the proof is stated against another record
+/// state than `public`. If the proof does not verify, it blames `index`.
 pub fn verify_hot(
     crs: &Crs,
-    com_t: &G1Projective,
+    public: &GroupPublic,
     index: PartyId,
-    vk: &G2Projective,
     ctx: &ProofContext,
     proof: &HotProof,
 ) -> Result<(), BlsError> {
     check_index(crs, index)?;
-    let statement = HotStatement {
-        crs,
-        com_t,
-        index,
-        z: crs.domain().party_point(index),
-        vk,
-        ctx,
-    };
+    if proof.state != public.digest() {
+        return Err(BlsError::StateMismatch {
+            parties: vec![index],
+            epoch: public.epoch,
+        });
+    }
+    let statement = HotStatement::new(crs, public, proof.state, index, ctx);
     let c = statement.challenge(proof);
     if statement.holds(&c, proof) {
         Ok(())
@@ -593,17 +621,17 @@ pub fn verify_hot(
     }
 }
 
-/// Verifies many Π_EKS proofs `(index, proof)` of one commitment `com_t` and client key
-/// `vk` under one context. It uses a single random linear combination: one G1
-/// multi-scalar multiplication for the Schnorr parts and one three-pairing product for
-/// the opening parts. If that fails, each proof is checked on its own and the error names
-/// every party whose proof fails.
+/// Verifies many Π_EKS proofs `(index, proof)` against one record `public` under one
+/// context. It uses a single random linear combination: one G1 multi-scalar
+/// multiplication for the Schnorr parts and one three-pairing product for the opening
+/// parts. If that fails, each proof is checked on its own and the error names every party
+/// whose proof fails. Proofs stated against another record state are set aside and, if
+/// the others pass, reported as [`BlsError::StateMismatch`] (no blame).
 ///
 /// Fails with [`BlsError::Param`] if any index is outside the CRS domain.
 pub fn batch_verify_hot<R: RngCore + CryptoRng>(
     crs: &Crs,
-    com_t: &G1Projective,
-    vk: &G2Projective,
+    public: &GroupPublic,
     items: &[(PartyId, HotProof)],
     ctx: &ProofContext,
     rng: &mut R,
@@ -611,20 +639,36 @@ pub fn batch_verify_hot<R: RngCore + CryptoRng>(
     for (index, _) in items {
         check_index(crs, *index)?;
     }
+    let digest = public.digest();
+    let (items, out_of_step): (Vec<_>, Vec<_>) =
+        items.iter().partition(|(_, proof)| proof.state == digest);
+    batch_verify_current(crs, public, &items, ctx, rng)?;
+    if !out_of_step.is_empty() {
+        return Err(BlsError::StateMismatch {
+            parties: out_of_step.iter().map(|(index, _)| *index).collect(),
+            epoch: public.epoch,
+        });
+    }
+    Ok(())
+}
+
+/// [`batch_verify_hot`] on proofs all stated against `public`.
+fn batch_verify_current<R: RngCore + CryptoRng>(
+    crs: &Crs,
+    public: &GroupPublic,
+    items: &[(PartyId, HotProof)],
+    ctx: &ProofContext,
+    rng: &mut R,
+) -> Result<(), BlsError> {
     if items.is_empty() {
         return Ok(());
     }
     let h = pedersen_h();
+    let com_t = &public.com_t;
+    let digest = public.digest();
     let statements: Vec<HotStatement<'_>> = items
         .iter()
-        .map(|(index, _)| HotStatement {
-            crs,
-            com_t,
-            index: *index,
-            z: crs.domain().party_point(*index),
-            vk,
-            ctx,
-        })
+        .map(|(index, _)| HotStatement::new(crs, public, digest, *index, ctx))
         .collect();
     let challenges: Vec<Scalar> = statements
         .iter()
@@ -714,6 +758,19 @@ mod tests {
         }
     }
 
+    /// A record holding `com_t` and `vk` (Π_EKS reads nothing else from it but its digest).
+    fn record(crs: &Crs, n: u16, com_t: G1Projective, vk: G2Projective) -> GroupPublic {
+        GroupPublic {
+            crs_id: crs.id(),
+            params: quorate_core::ThresholdParams::new(2, n).expect("valid"),
+            epoch: 0,
+            vk: crate::ciphersuite::PublicKey::from_point(vk).expect("not the identity"),
+            pop: crate::ciphersuite::Signature(G1Projective::generator()),
+            com_t,
+            vs: vec![G2Projective::generator(); usize::from(n)],
+        }
+    }
+
     /// One CRS, one committed polynomial with all its openings, one client key.
     struct Fixture {
         crs: Crs,
@@ -721,6 +778,7 @@ mod tests {
         com_t: G1Projective,
         openings: Vec<G1Projective>,
         vk: G2Projective,
+        public: GroupPublic,
     }
 
     impl Fixture {
@@ -732,12 +790,14 @@ mod tests {
             let com_t = crs.commit_ct(&coeffs).expect("commit");
             let openings = crs.open_all_ct(&coeffs).expect("open");
             let vk = G2Projective::generator() * Scalar::random(&mut *rng);
+            let public = record(&crs, n, com_t, vk);
             Fixture {
                 crs,
                 coeffs,
                 com_t,
                 openings,
                 vk,
+                public,
             }
         }
 
@@ -754,9 +814,8 @@ mod tests {
         ) -> HotProof {
             prove_hot(
                 &self.crs,
-                &self.com_t,
+                &self.public,
                 id,
-                &self.vk,
                 hx,
                 &self.openings[id.position()],
                 ctx,
@@ -769,7 +828,7 @@ mod tests {
         }
 
         fn verify(&self, id: PartyId, ctx: &ProofContext, proof: &HotProof) -> bool {
-            verify_hot(&self.crs, &self.com_t, id, &self.vk, ctx, proof).is_ok()
+            verify_hot(&self.crs, &self.public, id, ctx, proof).is_ok()
         }
     }
 
@@ -934,15 +993,15 @@ mod tests {
                 &f.openings[id.position()]
             ));
             let proof = f.prove(id, &c, &mut rng);
-            assert_eq!(verify_hot(&f.crs, &f.com_t, id, &f.vk, &c, &proof), Ok(()));
+            assert_eq!(verify_hot(&f.crs, &f.public, id, &c, &proof), Ok(()));
             items.push((id, proof));
         }
         assert_eq!(
-            batch_verify_hot(&f.crs, &f.com_t, &f.vk, &items, &c, &mut rng),
+            batch_verify_hot(&f.crs, &f.public, &items, &c, &mut rng),
             Ok(())
         );
         assert_eq!(
-            batch_verify_hot(&f.crs, &f.com_t, &f.vk, &[], &c, &mut rng),
+            batch_verify_hot(&f.crs, &f.public, &[], &c, &mut rng),
             Ok(())
         );
     }
@@ -956,21 +1015,30 @@ mod tests {
         let proof = f.prove(id, &c, &mut rng);
         assert!(f.verify(id, &c, &proof));
 
-        let stale = verify_hot(&f.crs, &f.com_t, id, &f.vk, &ctx(12), &proof)
-            .expect_err("must be rejected");
+        let stale =
+            verify_hot(&f.crs, &f.public, id, &ctx(12), &proof).expect_err("must be rejected");
         assert_eq!(stale.culprits(), &[id]);
         let moved =
-            verify_hot(&f.crs, &f.com_t, pid(4), &f.vk, &c, &proof).expect_err("must be rejected");
+            verify_hot(&f.crs, &f.public, pid(4), &c, &proof).expect_err("must be rejected");
         assert_eq!(moved.culprits(), &[pid(4)]);
         let other_session = ProofContext {
             session: SessionId::new(b"another-session".to_vec()),
             block_id: 11,
         };
         assert!(!f.verify(id, &other_session, &proof));
-        let other_vk = f.vk + G2Projective::generator();
-        assert!(verify_hot(&f.crs, &f.com_t, id, &other_vk, &c, &proof).is_err());
-        let other_com = f.com_t + G1Projective::generator();
-        assert!(verify_hot(&f.crs, &other_com, id, &f.vk, &c, &proof).is_err());
+        // Against another record (another vk or com_T) the proof is out of step: a typed
+        // mismatch, not blame. Claiming the other record's digest does not help either.
+        let other_vk = record(&f.crs, 5, f.com_t, f.vk + G2Projective::generator());
+        let other_com = record(&f.crs, 5, f.com_t + G1Projective::generator(), f.vk);
+        for other in [&other_vk, &other_com] {
+            let err = verify_hot(&f.crs, other, id, &c, &proof).expect_err("must be rejected");
+            assert!(matches!(err, BlsError::StateMismatch { .. }), "{err:?}");
+            assert!(err.culprits().is_empty());
+            let mut spoofed = proof;
+            spoofed.state = other.digest();
+            let err = verify_hot(&f.crs, other, id, &c, &spoofed).expect_err("must be rejected");
+            assert_eq!(err.culprits(), &[id]);
+        }
     }
 
     #[test]
@@ -984,9 +1052,8 @@ mod tests {
         // Another party's (valid) share and opening do not pass as this party's either.
         let other = prove_hot(
             &f.crs,
-            &f.com_t,
+            &f.public,
             id,
-            &f.vk,
             &f.hx(pid(1)),
             &f.openings[0],
             &c,
@@ -1003,11 +1070,11 @@ mod tests {
         let proof = f.prove(pid(1), &c, &mut rng);
         let outside = pid(u16::try_from(f.crs.domain().size() + 1).expect("small"));
         assert!(matches!(
-            verify_hot(&f.crs, &f.com_t, outside, &f.vk, &c, &proof),
+            verify_hot(&f.crs, &f.public, outside, &c, &proof),
             Err(BlsError::Param(ParamError::UnknownParty { .. }))
         ));
         assert!(matches!(
-            batch_verify_hot(&f.crs, &f.com_t, &f.vk, &[(outside, proof)], &c, &mut rng),
+            batch_verify_hot(&f.crs, &f.public, &[(outside, proof)], &c, &mut rng),
             Err(BlsError::Param(_))
         ));
     }
@@ -1061,14 +1128,14 @@ mod tests {
             };
             items.push((id, proof));
         }
-        let err = batch_verify_hot(&f.crs, &f.com_t, &f.vk, &items, &c, &mut rng)
+        let err = batch_verify_hot(&f.crs, &f.public, &items, &c, &mut rng)
             .expect_err("must be rejected");
         assert!(matches!(err, BlsError::Aborted(_)));
         assert_eq!(err.culprits(), &[pid(2), pid(4)]);
 
         // A pairing-only fault by itself is caught too.
         let only_pairing = vec![items[0], items[1], items[2]];
-        let err = batch_verify_hot(&f.crs, &f.com_t, &f.vk, &only_pairing, &c, &mut rng)
+        let err = batch_verify_hot(&f.crs, &f.public, &only_pairing, &c, &mut rng)
             .expect_err("must be rejected");
         assert_eq!(err.culprits(), &[pid(2)]);
     }
@@ -1081,8 +1148,9 @@ mod tests {
         let id = pid(1);
         let proof = f.prove(id, &c, &mut rng);
         let bytes = proof.to_bytes();
-        assert_eq!(HotProof::BYTES, 304);
-        assert_eq!(bytes.len(), 304);
+        assert_eq!(HotProof::PROOF_BYTES, 304);
+        assert_eq!(HotProof::BYTES, 336);
+        assert_eq!(bytes.len(), 336);
         let decoded = HotProof::from_bytes(&bytes).expect("decodes");
         assert_eq!(decoded, proof);
         assert!(f.verify(id, &c, &decoded));
@@ -1113,7 +1181,7 @@ mod tests {
 
         // Identity points and non-canonical scalars are typed decoding errors.
         let identity_g1 = g1_to_bytes(&G1Projective::identity());
-        for start in [0, G1_BYTES, 2 * G1_BYTES + 2 * SCALAR_BYTES] {
+        for start in [32, 32 + G1_BYTES, 32 + 2 * G1_BYTES + 2 * SCALAR_BYTES] {
             let mut b = bytes;
             b[start..start + G1_BYTES].copy_from_slice(&identity_g1);
             assert!(matches!(
@@ -1127,7 +1195,7 @@ mod tests {
             HotProof::from_bytes(&b),
             Err(DecodeError::Identity { .. })
         ));
-        for start in [2 * G1_BYTES, 2 * G1_BYTES + SCALAR_BYTES] {
+        for start in [32 + 2 * G1_BYTES, 32 + 2 * G1_BYTES + SCALAR_BYTES] {
             let mut b = bytes;
             b[start..start + SCALAR_BYTES].copy_from_slice(&[0xff; SCALAR_BYTES]);
             assert!(matches!(

@@ -1,7 +1,12 @@
 //! TSign: partial signatures and their verified combination.
 //!
-//! `σ_i = σ_i^hot − σ_i^cold = x_i·H(m)`. The combiner checks every `σ_i` against
-//! `vs_i = x_i·g2` before combining, optimistically in one batch
+//! `σ_i = σ_i^hot − σ_i^cold = x_i·H(m)`. Each partial names the digest of the record
+//! state (epoch, `com_T`, `vs`) its signer holds. The combiner sets aside partials made
+//! under another state than its own (their senders are out of step, for example after a
+//! client dealt different refreshes to different parties; checking them against the
+//! combiner's `vs_i` would blame honest parties) and continues if `t` remain; otherwise it
+//! returns [`BlsError::StateMismatch`] naming them, without blame. It checks every
+//! remaining `σ_i` against `vs_i = x_i·g2` before combining, optimistically in one batch
 //! `e(Σ r_i·σ_i, g2) = e(H(m), Σ r_i·vs_i)` with random 128-bit `r_i` (two pairings). If the
 //! batch fails it checks each partial alone and aborts naming every culprit. It then
 //! combines `σ = Σ λ_i(0)·σ_i` over the first `t` partials (Lagrange at 0 on the points
@@ -22,11 +27,13 @@ use quorate_core::lagrange::coefficients_at_zero;
 use quorate_core::{Blame, DecodeError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 
-/// A partial signature `σ_i = x_i·H(m)` of party `i`.
+/// A partial signature `σ_i = x_i·H(m)` of party `i`, tagged with the epoch and digest of
+/// the record state its signer holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct PartialSignature {
     pub(crate) index: PartyId,
     pub(crate) epoch: u64,
+    pub(crate) state: [u8; 32],
     pub(crate) point: G1Projective,
 }
 
@@ -34,8 +41,8 @@ const TAG_PARTIAL: u8 = 0x05;
 const VERSION: u8 = 1;
 
 impl PartialSignature {
-    /// Encoded size in bytes (header, index, epoch, compressed G1).
-    pub const BYTES: usize = 2 + 2 + 8 + G1_BYTES;
+    /// Encoded size in bytes (header, index, epoch, record digest, compressed G1).
+    pub const BYTES: usize = 2 + 2 + 8 + 32 + G1_BYTES;
 
     /// The signer.
     pub fn index(&self) -> PartyId {
@@ -47,9 +54,19 @@ impl PartialSignature {
         self.epoch
     }
 
+    /// The digest of the signer's record state ([`GroupPublic::digest`]).
+    pub fn state(&self) -> [u8; 32] {
+        self.state
+    }
+
     /// The point `σ_i`.
     pub fn point(&self) -> &G1Projective {
         &self.point
+    }
+
+    /// Whether this partial declares the given epoch and record digest.
+    fn is_for(&self, epoch: u64, digest: &[u8; 32]) -> bool {
+        self.epoch == epoch && &self.state == digest
     }
 
     /// Encoding.
@@ -58,6 +75,7 @@ impl PartialSignature {
         w.header(TAG_PARTIAL, VERSION)
             .party(self.index)
             .u64(self.epoch)
+            .bytes(&self.state)
             .bytes(&g1_to_bytes(&self.point));
         w.into_bytes()
     }
@@ -68,17 +86,21 @@ impl PartialSignature {
         r.header(TAG_PARTIAL, VERSION)?;
         let index = r.party()?;
         let epoch = r.u64()?;
+        let state = r.array::<32>()?;
         let point = r.g1("partial signature point")?;
         r.finish()?;
         Ok(PartialSignature {
             index,
             epoch,
+            state,
             point,
         })
     }
 }
 
 /// Checks each partial against its `vs_i`, in one batch; names every culprit on failure.
+/// Partials made under another record state are a [`BlsError::StateMismatch`] (use
+/// [`combine`], which sets them aside).
 pub fn verify_partials<R: RngCore + CryptoRng>(
     public: &GroupPublic,
     msg: &[u8],
@@ -90,12 +112,17 @@ pub fn verify_partials<R: RngCore + CryptoRng>(
         public.verification_share(*id)?;
     }
     quorate_core::party::check_distinct(&ids)?;
-    if let Some(p) = partials.iter().find(|p| p.epoch != public.epoch) {
-        // A share from another epoch is a synchronisation problem, not misbehaviour.
-        return Err(BlsError::EpochMismatch {
-            index: p.index,
-            expected: public.epoch,
-            got: p.epoch,
+    let digest = public.digest();
+    let out_of_step: Vec<PartyId> = partials
+        .iter()
+        .filter(|p| !p.is_for(public.epoch, &digest))
+        .map(|p| p.index)
+        .collect();
+    if !out_of_step.is_empty() {
+        // Another record state is a synchronisation problem, not misbehaviour.
+        return Err(BlsError::StateMismatch {
+            parties: out_of_step,
+            epoch: public.epoch,
         });
     }
     if partials.is_empty() {
@@ -126,9 +153,9 @@ pub fn verify_partials<R: RngCore + CryptoRng>(
         .collect();
     if culprits.is_empty() {
         // Only possible if the batch failed by chance (probability 2^-128 per call).
-        return Err(BlsError::InvalidProof {
-            check: "partial-signature batch failed but no single partial did",
-        });
+        return Err(BlsError::ProofRejected(
+            "partial-signature batch failed but no single partial did",
+        ));
     }
     Err(BlsError::Aborted(Blame::many(
         culprits,
@@ -138,7 +165,9 @@ pub fn verify_partials<R: RngCore + CryptoRng>(
 
 /// Verifies the partials and combines the first `t` of them into a standard BLS
 /// signature on `msg` under `vk`. Fewer than `t` partials, unknown or repeated indices
-/// are parameter errors; bad partials abort with their culprits named.
+/// are parameter errors. Partials tagged with another record state are set aside; if
+/// fewer than `t` remain, [`BlsError::StateMismatch`] names their senders (nobody is
+/// blamed). Bad partials abort with their culprits named.
 pub fn combine<R: RngCore + CryptoRng>(
     crs: &Crs,
     public: &GroupPublic,
@@ -153,8 +182,19 @@ pub fn combine<R: RngCore + CryptoRng>(
             check: "record was registered under another CRS",
         });
     }
-    verify_partials(public, msg, partials, rng)?;
-    let chosen = &partials[..usize::from(public.params.t())];
+    let digest = public.digest();
+    let (current, out_of_step): (Vec<PartialSignature>, Vec<PartialSignature>) = partials
+        .iter()
+        .partition(|p| p.is_for(public.epoch, &digest));
+    let t = usize::from(public.params.t());
+    if current.len() < t {
+        return Err(BlsError::StateMismatch {
+            parties: out_of_step.iter().map(|p| p.index).collect(),
+            epoch: public.epoch,
+        });
+    }
+    verify_partials(public, msg, &current, rng)?;
+    let chosen = &current[..t];
     let points: Vec<Scalar> = chosen
         .iter()
         .map(|p| crs.domain().party_point(p.index))
@@ -165,9 +205,9 @@ pub fn combine<R: RngCore + CryptoRng>(
     if !public.vk.verify(msg, &sigma) {
         // Unreachable when every partial verified and vs is a valid degree t−1 sharing
         // (GroupPublic::validate); kept as a last line of defence.
-        return Err(BlsError::InvalidRegistration {
-            check: "combined signature does not verify: inconsistent verification shares",
-        });
+        return Err(BlsError::ProofRejected(
+            "combined signature does not verify: inconsistent verification shares",
+        ));
     }
     Ok(sigma)
 }

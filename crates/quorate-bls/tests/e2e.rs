@@ -88,18 +88,27 @@ impl System {
         combine(&self.crs, &self.public, msg, &partials, rng)
     }
 
+    /// Deals a refresh, has every hot party check it, exchange confirmations and commit.
     fn refresh(&mut self, rng: &mut ChaCha20Rng) {
         let Refresh { public, shares } = self.client.refresh(&self.crs, &self.public, rng).unwrap();
         self.public = self.public.refreshed(&self.crs, &public, rng).unwrap();
-        self.hot = self
+        let mut pending: Vec<_> = self
             .hot
             .iter()
             .map(|h| {
-                h.refreshed(&self.crs, &public, &shares[h.index().position()], rng)
+                h.refresh(&self.crs, &public, &shares[h.index().position()], rng)
                     .unwrap()
             })
             .collect();
-        for h in &self.hot {
+        let confirmations: Vec<_> = pending.iter().map(|p| p.confirmation()).collect();
+        for p in &mut pending {
+            for c in &confirmations {
+                p.add_confirmation(c).unwrap();
+            }
+            assert!(p.is_ready());
+        }
+        for (h, p) in self.hot.iter_mut().zip(pending) {
+            h.commit(p).unwrap();
             assert_eq!(h.public(), &self.public);
         }
     }
@@ -153,15 +162,8 @@ fn end_to_end(t: u16, n: u16, seed: u64) {
         .iter()
         .map(|h| (h.index(), h.prove(&sys.crs, &ctx, &mut rng)))
         .collect();
-    quorate_bls::proofs::batch_verify_hot(
-        &sys.crs,
-        sys.public.hot_share_commitment(),
-        sys.public.public_key().point(),
-        &hot_items,
-        &ctx,
-        &mut rng,
-    )
-    .unwrap();
+    quorate_bls::proofs::batch_verify_hot(&sys.crs, &sys.public, &hot_items, &ctx, &mut rng)
+        .unwrap();
 }
 
 #[test]
@@ -267,7 +269,7 @@ fn registration_error(err: BlsError) -> &'static str {
 fn bad_registrations_are_refused() {
     let mut rng = ChaCha20Rng::seed_from_u64(12);
     let (t, n) = (3u16, 5u16);
-    let crs = ceremony::run_in_process(n, 1, &SessionId::new(b"reg".to_vec())).unwrap();
+    let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"reg".to_vec())).unwrap();
     let params = ThresholdParams::new(t, n).unwrap();
     let mut cold: Vec<ColdParty> = PartyId::range(n)
         .map(|i| ColdParty::register(i, &mut rng))
@@ -348,7 +350,7 @@ fn bad_registrations_are_refused() {
     assert_eq!(registration_error(err), "client proof of possession");
 
     // A record registered under another CRS.
-    let other_crs = ceremony::run_in_process(n, 1, &SessionId::new(b"other".to_vec())).unwrap();
+    let other_crs = ceremony::run_in_process(n, 2, &SessionId::new(b"other".to_vec())).unwrap();
     let err = HotParty::register(
         &other_crs,
         id(1),
@@ -394,12 +396,15 @@ fn bad_registrations_are_refused() {
     // Wrong number of cold keys, a CRS too small for n.
     let four = VerifiedColdKeys::verify(&regs[..4], &mut rng).unwrap();
     assert!(client.register(&crs, params, &four, &mut rng).is_err());
-    let small = ceremony::run_in_process(2, 1, &SessionId::new(b"small".to_vec())).unwrap();
+    let small = ceremony::run_in_process(2, 2, &SessionId::new(b"small".to_vec())).unwrap();
     assert!(client.register(&small, params, &eks, &mut rng).is_err());
 }
 
+/// Issue 13 (Low b): the hot party checks σ_cold against K_i before using it and names
+/// the cold party. (Before, the hot party combined it blindly and the combiner blamed the
+/// whole index for a fault of the cold party alone.)
 #[test]
-fn a_wrong_cold_pad_blames_its_index() {
+fn a_bad_cold_partial_is_caught_by_the_hot_partner_naming_the_cold_party() {
     let mut rng = ChaCha20Rng::seed_from_u64(16);
     let sys = setup(3, 5, &mut rng);
     let msg = b"wrong pad";
@@ -408,11 +413,65 @@ fn a_wrong_cold_pad_blames_its_index() {
     impostor
         .add_client(&sys.client.public_key(), &sys.client.proof_of_possession())
         .unwrap();
-    let mut partials: Vec<_> = [1u16, 3].iter().map(|i| sys.partial(id(*i), msg)).collect();
     let cold = impostor.partial_sign(sys.public.public_key(), msg).unwrap();
-    partials.push(sys.hot[1].partial_sign(msg, &cold).unwrap());
-    let err = combine(&sys.crs, &sys.public, msg, &partials, &mut rng).unwrap_err();
-    assert_eq!(err.culprits(), &[id(2)]);
+    let err = sys.hot[1].partial_sign(msg, &cold).unwrap_err();
+    match &err {
+        BlsError::Aborted(blame) => {
+            assert_eq!(blame.culprits(), &[id(2)]);
+            assert!(blame.check().contains("cold party"), "{}", blame.check());
+        }
+        other => panic!("expected blame, got {other:?}"),
+    }
+    // The honest cold partial of another message is caught too.
+    let other_msg = sys.cold[1]
+        .partial_sign(sys.public.public_key(), b"another message")
+        .unwrap();
+    assert_eq!(
+        sys.hot[1]
+            .partial_sign(msg, &other_msg)
+            .unwrap_err()
+            .culprits(),
+        &[id(2)]
+    );
+    // And the honest one goes through.
+    let good = sys.cold[1]
+        .partial_sign(sys.public.public_key(), msg)
+        .unwrap();
+    assert!(sys.hot[1].partial_sign(msg, &good).is_ok());
+}
+
+/// Issue 13 (Low a): a partial declaring another epoch or record state is set aside; the
+/// combiner goes on if `t` partials of its own state remain, and otherwise names the
+/// senders in a typed error without blame. (Before, one such partial aborted `combine`
+/// with nobody blamed even when `t` good ones remained.)
+#[test]
+fn a_partial_with_a_wrong_epoch_is_dropped_if_t_remain_else_named() {
+    let mut rng = ChaCha20Rng::seed_from_u64(19);
+    let sys = setup(3, 5, &mut rng);
+    let msg = b"wrong epoch";
+    let mut partials: Vec<_> = PartyId::range(4).map(|i| sys.partial(i, msg)).collect();
+    // Party 2 declares epoch 7 (bytes 4..12 of the encoding).
+    let mut b = partials[1].to_bytes();
+    b[4..12].copy_from_slice(&7u64.to_be_bytes());
+    partials[1] = PartialSignature::from_bytes(&b).unwrap();
+    let sig = combine(&sys.crs, &sys.public, msg, &partials, &mut rng).unwrap();
+    assert_standard_signature(&sys.public, msg, &sig);
+    // With only three partials, the two good ones are not enough: party 2 is named,
+    // not blamed.
+    let err = combine(&sys.crs, &sys.public, msg, &partials[..3], &mut rng).unwrap_err();
+    assert_eq!(
+        err,
+        BlsError::StateMismatch {
+            parties: vec![id(2)],
+            epoch: 0
+        }
+    );
+    assert!(err.culprits().is_empty());
+    // The same for a partial that keeps the epoch but names another record digest.
+    let mut b = sys.partial(id(2), msg).to_bytes();
+    b[12] ^= 1;
+    partials[1] = PartialSignature::from_bytes(&b).unwrap();
+    assert!(combine(&sys.crs, &sys.public, msg, &partials, &mut rng).is_ok());
 }
 
 #[test]
@@ -423,16 +482,12 @@ fn partials_from_another_epoch_are_a_typed_error_not_blame() {
     let old: Vec<_> = PartyId::range(3).map(|i| sys.partial(i, msg)).collect();
     sys.refresh(&mut rng);
     let err = combine(&sys.crs, &sys.public, msg, &old, &mut rng).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            BlsError::EpochMismatch {
-                expected: 1,
-                got: 0,
-                ..
-            }
-        ),
-        "{err:?}"
+    assert_eq!(
+        err,
+        BlsError::StateMismatch {
+            parties: vec![id(1), id(2), id(3)],
+            epoch: 1
+        }
     );
     assert!(err.culprits().is_empty());
 }
@@ -453,6 +508,238 @@ fn secrets_are_redacted_in_debug_output() {
     let sk = quorate_bls::SecretKey::random(&mut rng);
     let hex_sk = hex::encode(sk.to_bytes());
     assert!(!format!("{sk:?}").contains(&hex_sk));
+}
+
+/// Has each party in `parties` check `refresh` and returns their pending refreshes.
+fn pending_for(
+    sys: &System,
+    refresh: &Refresh,
+    parties: &[u16],
+    rng: &mut ChaCha20Rng,
+) -> Vec<(usize, quorate_bls::PendingRefresh)> {
+    parties
+        .iter()
+        .map(|i| {
+            let pos = usize::from(*i) - 1;
+            let p = sys.hot[pos]
+                .refresh(&sys.crs, &refresh.public, &refresh.shares[pos], rng)
+                .unwrap();
+            (pos, p)
+        })
+        .collect()
+}
+
+/// Issue 13 (Medium): a client that deals two valid, signed refreshes of epoch 1 to two
+/// camps of hot parties. The echo detects it with evidence against the client; partials
+/// and Π_EKS proofs from the other camp are typed state mismatches, never blame on an
+/// honest party. (Before, partials carried only the epoch, so the combiner blamed the
+/// honest parties of the other camp for "partial signature does not verify against vs_i",
+/// and Π_EKS audits did the same.)
+#[test]
+fn equivocating_client_is_detected_and_no_honest_party_is_blamed() {
+    let mut rng = ChaCha20Rng::seed_from_u64(20);
+    // t = 2, n = 5: both camps can reach t confirmations if they never hear of each other.
+    let mut sys = setup(2, 5, &mut rng);
+    let first = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let second = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    assert_eq!(first.public.epoch(), second.public.epoch());
+
+    // Camp A = {1, 2} got the first refresh, camp B = {3, 4, 5} the second.
+    let mut camp_a = pending_for(&sys, &first, &[1, 2], &mut rng);
+    let mut camp_b = pending_for(&sys, &second, &[3, 4, 5], &mut rng);
+    let conf_a: Vec<_> = camp_a.iter().map(|(_, p)| p.confirmation()).collect();
+    let conf_b: Vec<_> = camp_b.iter().map(|(_, p)| p.confirmation()).collect();
+
+    // Detection: party 1 hears from party 3. The evidence verifies under vk alone and
+    // nobody is blamed; party 1 can no longer commit this refresh.
+    let (_, p1) = &mut camp_a[0];
+    let err = p1.add_confirmation(&conf_b[0]).unwrap_err();
+    assert!(err.culprits().is_empty());
+    let BlsError::ClientEquivocated(evidence) = &err else {
+        panic!("expected ClientEquivocated, got {err:?}");
+    };
+    assert!(evidence.verify(sys.public.public_key()));
+    assert!(!evidence.verify(&Client::generate(&mut rng).public_key()));
+    p1.add_confirmation(&conf_a[1]).unwrap();
+    assert!(!p1.is_ready());
+    let (_, p1) = camp_a.remove(0);
+    let err = sys.hot[0].commit(p1).unwrap_err();
+    assert!(matches!(err, BlsError::ClientEquivocated(_)), "{err:?}");
+    assert_eq!(sys.hot[0].public().epoch(), 0);
+
+    // A hot party cannot fake the equivocation: a confirmation for another refresh id
+    // without the client's signature blames its sender.
+    let mut forged = conf_b[1].to_bytes();
+    forged[2 + 2 + 32 + 8] ^= 1; // refresh id
+    let forged = quorate_bls::RefreshConfirmation::from_bytes(&forged).unwrap();
+    let (_, p2) = &mut camp_a[0];
+    assert_eq!(
+        p2.add_confirmation(&forged).unwrap_err().culprits(),
+        &[id(4)]
+    );
+
+    // Camp B never hears of camp A and commits (t = 2 confirmations).
+    for (_, p) in camp_b.iter_mut() {
+        for c in &conf_b {
+            p.add_confirmation(c).unwrap();
+        }
+    }
+    for (pos, p) in camp_b {
+        sys.hot[pos].commit(p).unwrap();
+    }
+    let state_b = sys.hot[2].public().clone();
+    assert_eq!(state_b.epoch(), 1);
+
+    // The combiner follows the first refresh (camp A's). Partials from camp B are set
+    // aside as out of step, not blamed; camp A alone (still at epoch 0 here: parties 1
+    // and 2 did not commit) cannot sign under the combiner's record either.
+    let combiner = sys
+        .public
+        .refreshed(&sys.crs, &first.public, &mut rng)
+        .unwrap();
+    let msg = b"after equivocation";
+    let partials: Vec<_> = [1u16, 3, 4]
+        .iter()
+        .map(|i| sys.partial(id(*i), msg))
+        .collect();
+    let err = combine(&sys.crs, &combiner, msg, &partials, &mut rng).unwrap_err();
+    assert!(err.culprits().is_empty(), "{err:?}");
+    assert!(matches!(err, BlsError::StateMismatch { .. }), "{err:?}");
+    // The same partials under camp B's record combine fine: the shares are sound.
+    let sig = combine(&sys.crs, &state_b, msg, &partials[1..], &mut rng).unwrap();
+    assert_standard_signature(&state_b, msg, &sig);
+
+    // Π_EKS audits against the combiner's record do not blame camp B either.
+    let ctx = ProofContext {
+        session: SessionId::new(b"audit".to_vec()),
+        block_id: 1,
+    };
+    let items: Vec<_> = (2..5)
+        .map(|pos| {
+            (
+                sys.hot[pos].index(),
+                sys.hot[pos].prove(&sys.crs, &ctx, &mut rng),
+            )
+        })
+        .collect();
+    let err = quorate_bls::proofs::batch_verify_hot(&sys.crs, &combiner, &items, &ctx, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        BlsError::StateMismatch {
+            parties: vec![id(3), id(4), id(5)],
+            epoch: 1
+        }
+    );
+    quorate_bls::proofs::batch_verify_hot(&sys.crs, &state_b, &items, &ctx, &mut rng).unwrap();
+}
+
+/// Issue 13 (Low e): a refresh is only committed through a pending state that needs `t`
+/// confirmations of the same refresh; until then the party keeps its old share and signs
+/// with it. (Before, `HotParty::refreshed(&self)` returned a new party and left erasing
+/// the old share to the caller.)
+#[test]
+fn hot_refresh_commits_only_after_t_confirmations() {
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let mut sys = setup(3, 5, &mut rng);
+    let refresh = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let mut pending = pending_for(&sys, &refresh, &[1, 2, 3, 4, 5], &mut rng);
+    let confs: Vec<_> = pending.iter().map(|(_, p)| p.confirmation()).collect();
+    let (_, p1) = &mut pending[0];
+    // Its own, repeated, or one other: not enough.
+    assert_eq!(p1.add_confirmation(&confs[0]).unwrap(), 1);
+    assert_eq!(p1.add_confirmation(&confs[1]).unwrap(), 2);
+    assert_eq!(p1.add_confirmation(&confs[1]).unwrap(), 2);
+    assert!(!p1.is_ready());
+    let (_, p1) = pending.remove(0);
+    let err = sys.hot[0].commit(p1).unwrap_err();
+    assert_eq!(
+        err,
+        BlsError::RefreshNotConfirmed {
+            confirmed: 2,
+            needed: 3
+        }
+    );
+    // Nothing changed: party 1 still signs at epoch 0 with parties 4 and 5.
+    assert_eq!(sys.hot[0].public().epoch(), 0);
+    let sig = sys
+        .sign_with(&[id(1), id(4), id(5)], b"still", &mut rng)
+        .unwrap();
+    assert_standard_signature(&sys.public, b"still", &sig);
+
+    // A pending refresh belongs to the party and state it was made from.
+    let (_, p2) = &mut pending[0];
+    for c in &confs {
+        p2.add_confirmation(c).unwrap();
+    }
+    let (_, p2) = pending.remove(0);
+    assert!(p2.is_ready());
+    assert!(matches!(sys.hot[2].commit(p2), Err(BlsError::Param(_))));
+
+    // A confirmation from outside 1..=n, or for another record, is refused.
+    let (_, p3) = &mut pending[0];
+    let mut b = confs[2].to_bytes();
+    b[3] = 9;
+    let stranger = quorate_bls::RefreshConfirmation::from_bytes(&b).unwrap();
+    assert!(matches!(
+        p3.add_confirmation(&stranger),
+        Err(BlsError::Param(_))
+    ));
+    let mut b = confs[2].to_bytes();
+    b[4] ^= 1; // record digest
+    let stale = quorate_bls::RefreshConfirmation::from_bytes(&b).unwrap();
+    assert_eq!(
+        p3.add_confirmation(&stale).unwrap_err(),
+        BlsError::StateMismatch {
+            parties: vec![id(3)],
+            epoch: 1
+        }
+    );
+    for c in &confs[..3] {
+        p3.add_confirmation(c).unwrap();
+    }
+    let (pos, p3) = pending.remove(0);
+    sys.hot[pos].commit(p3).unwrap();
+    assert_eq!(sys.hot[pos].public().epoch(), 1);
+}
+
+/// Issue 13 (Low c): the combiner's refresh ties every Δvs_j to C_δ. Here Δvs is a valid
+/// degree-(t−1) sharing of zero, so the old SCRAPE-only check of `GroupPublic::refreshed`
+/// accepted it, but it shares another polynomial than the committed δ: the combiner
+/// would have moved to a `vs` that no hot share matches.
+#[test]
+fn combiner_refresh_ties_delta_vs_to_the_committed_delta() {
+    use quorate_bls::client::testing::resign;
+    use quorate_bls::RefreshPublic;
+    let mut rng = ChaCha20Rng::seed_from_u64(22);
+    let sys = setup(3, 5, &mut rng);
+    let good = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let other = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let mut b = good.public.to_bytes();
+    let other_bytes = other.public.to_bytes();
+    b[RP_DELTA_VS..RP_DELTA_VS + 5 * 96]
+        .copy_from_slice(&other_bytes[RP_DELTA_VS..RP_DELTA_VS + 5 * 96]);
+    let mut mixed = RefreshPublic::from_bytes(&b).unwrap();
+    resign(&sys.client, &mut mixed);
+    let err = sys
+        .public
+        .refreshed(&sys.crs, &mixed, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+    );
+    // One wrong Δvs_j is enough.
+    let mut b = good.public.to_bytes();
+    let at = RP_DELTA_VS + 4 * 96;
+    b[at..at + 96].copy_from_slice(&other_bytes[at..at + 96]);
+    let mut one_off = RefreshPublic::from_bytes(&b).unwrap();
+    resign(&sys.client, &mut one_off);
+    assert!(sys.public.refreshed(&sys.crs, &one_off, &mut rng).is_err());
+    assert!(sys
+        .public
+        .refreshed(&sys.crs, &good.public, &mut rng)
+        .is_ok());
 }
 
 /// Deals a refresh from an arbitrary polynomial (a cheating dealer holding the client key).
@@ -483,7 +770,7 @@ fn assert_refresh_rejected_without_change(
     let before = sys.hot[target].public().clone();
     let share = &refresh.shares[target];
     let err = sys.hot[target]
-        .refreshed(&sys.crs, &refresh.public, share, rng)
+        .refresh(&sys.crs, &refresh.public, share, rng)
         .unwrap_err();
     assert!(matches!(err, BlsError::InvalidRefresh { .. }), "{err:?}");
     assert_eq!(sys.hot[target].public(), &before);
@@ -584,7 +871,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
     // An honest refresh, but the share is addressed to another party.
     let good = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &good.public, &good.shares[1], &mut rng)
+        .refresh(&sys.crs, &good.public, &good.shares[1], &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
@@ -597,7 +884,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         .copy_from_slice(&good.public.to_bytes()[RP_DELTA_VS + 96..RP_DELTA_VS + 192]);
     let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
+        .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
@@ -606,22 +893,37 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
     let other = setup(3, 5, &mut rng);
     quorate_bls::client::testing::resign(&other.client, &mut tampered);
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
+        .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
         "refresh is not authorised by the client key"
     );
 
-    // Signed by the client but with Δvs_1 and Δvs_2 swapped: the SCRAPE check (party 3)
-    // and the Δvs_i check (party 1) catch it.
+    // Signed by the client but with Δvs_1 and Δvs_2 swapped: every party and the
+    // combiner find a Δvs_j that does not open C_δ.
     resign(&sys.client, &mut tampered);
-    let err = sys.hot[2]
-        .refreshed(&sys.crs, &tampered, &good.shares[2], &mut rng)
+    for h in &sys.hot {
+        let err = h
+            .refresh(
+                &sys.crs,
+                &tampered,
+                &good.shares[h.index().position()],
+                &mut rng,
+            )
+            .unwrap_err();
+        assert_eq!(
+            refresh_error(err),
+            "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+        );
+    }
+    let err = sys
+        .public
+        .refreshed(&sys.crs, &tampered, &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
-        "verification-share updates are not a degree t-1 sharing of zero"
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
     );
 
     // A refresh of another key (replay across groups).
@@ -630,34 +932,35 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         .refresh(&other.crs, &other.public, &mut rng)
         .unwrap();
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &foreign.public, &foreign.shares[0], &mut rng)
+        .refresh(&sys.crs, &foreign.public, &foreign.shares[0], &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
         "refresh is for another key, epoch or record"
     );
 
-    // Tampered δ_i, and right δ_i with a wrong opening π_δ,i (party 2's).
+    // A tampered δ_i does not match Δvs_i.
     let mut share_bytes = good.shares[0].to_bytes();
     share_bytes[4 + 31] ^= 1;
     let tampered_share = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
     let err = sys.hot[0]
-        .refreshed(&sys.crs, &good.public, &tampered_share, &mut rng)
+        .refresh(&sys.crs, &good.public, &tampered_share, &mut rng)
+        .unwrap_err();
+    assert_eq!(refresh_error(err), "Δvs_i is not δ_i·g2");
+    // A wrong public opening π_δ,1 (party 2's), re-signed.
+    let mut b = good.public.to_bytes();
+    let openings = RP_DELTA_VS + 5 * 96;
+    let second = b[openings + 48..openings + 96].to_vec();
+    b[openings..openings + 48].copy_from_slice(&second);
+    let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
+    resign(&sys.client, &mut tampered);
+    let err = sys
+        .public
+        .refreshed(&sys.crs, &tampered, &mut rng)
         .unwrap_err();
     assert_eq!(
         refresh_error(err),
-        "δ_i does not open C_δ at this party's point"
-    );
-    let mut share_bytes = good.shares[0].to_bytes();
-    let other_share = good.shares[1].to_bytes();
-    share_bytes[4 + 32..].copy_from_slice(&other_share[4 + 32..]);
-    let tampered_share = quorate_bls::RefreshShare::from_bytes(&share_bytes).unwrap();
-    let err = sys.hot[0]
-        .refreshed(&sys.crs, &good.public, &tampered_share, &mut rng)
-        .unwrap_err();
-    assert_eq!(
-        refresh_error(err),
-        "δ_i does not open C_δ at this party's point"
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
     );
 
     // Honest δ, re-signed with a wrong zero opening or a wrong degree proof.
@@ -669,7 +972,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
         resign(&sys.client, &mut tampered);
         let err = sys.hot[0]
-            .refreshed(&sys.crs, &tampered, &good.shares[0], &mut rng)
+            .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
             .unwrap_err();
         assert_eq!(refresh_error(err), check);
         let err = sys
@@ -684,21 +987,35 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         .public
         .refreshed(&sys.crs, &good.public, &mut rng)
         .unwrap();
-    for h in &sys.hot {
-        let next = h
-            .refreshed(
+    let mut hot = sys.hot;
+    let mut pending: Vec<_> = hot
+        .iter()
+        .map(|h| {
+            h.refresh(
                 &sys.crs,
                 &good.public,
                 &good.shares[h.index().position()],
                 &mut rng,
             )
-            .unwrap();
-        assert_eq!(next.public(), &next_public);
+            .unwrap()
+        })
+        .collect();
+    let confirmations: Vec<_> = pending.iter().map(|p| p.confirmation()).collect();
+    for p in &mut pending {
+        for c in &confirmations {
+            p.add_confirmation(c).unwrap();
+        }
+    }
+    for (h, p) in hot.iter_mut().zip(pending) {
+        assert_eq!(p.next_public(), &next_public);
+        h.commit(p).unwrap();
+    }
+    for next in &hot {
         let err = next
-            .refreshed(
+            .refresh(
                 &sys.crs,
                 &good.public,
-                &good.shares[h.index().position()],
+                &good.shares[next.index().position()],
                 &mut rng,
             )
             .unwrap_err();
@@ -728,21 +1045,33 @@ fn stale_and_forged_proofs_are_rejected() {
     assert!(quorate_bls::proofs::verify_cold(&ek2, id(1), &ctx, &cold_proof).is_err());
 
     let hot_proof = sys.hot[0].prove(&sys.crs, &ctx, &mut rng);
-    let vk = *sys.public.public_key().point();
-    let com = *sys.public.hot_share_commitment();
-    quorate_bls::proofs::verify_hot(&sys.crs, &com, id(1), &vk, &ctx, &hot_proof).unwrap();
-    assert!(
-        quorate_bls::proofs::verify_hot(&sys.crs, &com, id(1), &vk, &later, &hot_proof).is_err()
+    let crs = sys.crs.clone();
+    let verify = |public: &GroupPublic, i: u16, ctx: &ProofContext, proof| {
+        quorate_bls::proofs::verify_hot(&crs, public, id(i), ctx, proof)
+    };
+    verify(&sys.public, 1, &ctx, &hot_proof).unwrap();
+    assert_eq!(
+        verify(&sys.public, 1, &later, &hot_proof)
+            .unwrap_err()
+            .culprits(),
+        &[id(1)]
     );
-    assert!(quorate_bls::proofs::verify_hot(&sys.crs, &com, id(2), &vk, &ctx, &hot_proof).is_err());
-    // After a refresh the old proof is stale: com_T moved.
+    assert_eq!(
+        verify(&sys.public, 2, &ctx, &hot_proof)
+            .unwrap_err()
+            .culprits(),
+        &[id(2)]
+    );
+    // After a refresh the old proof is stale: it names the old record state, so the
+    // auditor gets a typed mismatch, not blame.
+    let old_public = sys.public.clone();
     sys.refresh(&mut rng);
-    let new_com = *sys.public.hot_share_commitment();
-    assert!(
-        quorate_bls::proofs::verify_hot(&sys.crs, &new_com, id(1), &vk, &ctx, &hot_proof).is_err()
-    );
+    let err = verify(&sys.public, 1, &ctx, &hot_proof).unwrap_err();
+    assert!(matches!(err, BlsError::StateMismatch { .. }), "{err:?}");
+    assert!(err.culprits().is_empty());
     let fresh = sys.hot[0].prove(&sys.crs, &ctx, &mut rng);
-    quorate_bls::proofs::verify_hot(&sys.crs, &new_com, id(1), &vk, &ctx, &fresh).unwrap();
+    verify(&sys.public, 1, &ctx, &fresh).unwrap();
+    assert!(verify(&old_public, 1, &ctx, &fresh).is_err());
 }
 
 /// Flips each sampled byte of `bytes` and checks the decoder never panics and never
@@ -848,12 +1177,14 @@ fn corrupted_encodings_give_typed_errors() {
         1,
     );
 
-    // CRS powers as they travel between ceremony contributors (every third byte: each
-    // decode checks 2N points for subgroup membership).
+    // A ceremony transcript as it travels (every 7th byte: each decode checks 4N points
+    // for subgroup membership).
+    let transcript =
+        ceremony::run_transcript_in_process(5, 2, &SessionId::new(b"t".to_vec())).unwrap();
     corrupt_every_byte(
-        &sys.crs.powers().to_bytes(),
-        quorate_bls::kzg::PowersOfTau::from_bytes,
-        3,
+        &transcript.to_bytes(),
+        |b| ceremony::Transcript::from_bytes(b).map(|t| t.to_bytes()),
+        7,
     );
 }
 

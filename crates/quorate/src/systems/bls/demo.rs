@@ -130,14 +130,24 @@ impl Flow {
         let refresh = client
             .refresh(&crs, &registration.public, rng)
             .context("refresh")?;
-        let mut refreshed = Vec::with_capacity(hot.len());
+        // Each hot party checks it, the parties echo confirmations, then all commit.
+        let mut pending = Vec::with_capacity(hot.len());
         for (party, share) in hot.iter().zip(&refresh.shares) {
             let next = party
-                .refreshed(&crs, &refresh.public, share, rng)
+                .refresh(&crs, &refresh.public, share, rng)
                 .with_context(|| format!("hot party {} rejected the refresh", party.index()))?;
-            refreshed.push(next);
+            pending.push(next);
         }
-        let hot = refreshed;
+        let confirmations: Vec<_> = pending.iter().map(|p| p.confirmation()).collect();
+        for p in &mut pending {
+            for c in &confirmations {
+                p.add_confirmation(c).context("refresh confirmation")?;
+            }
+        }
+        let mut hot = hot;
+        for (party, p) in hot.iter_mut().zip(pending) {
+            party.commit(p).context("committing the refresh")?;
+        }
         let public = registration
             .public
             .refreshed(&crs, &refresh.public, rng)
@@ -167,15 +177,7 @@ impl Flow {
             .zip(&hot_proofs)
             .map(|(h, p)| (h.index(), *p))
             .collect();
-        batch_verify_hot(
-            &crs,
-            public.hot_share_commitment(),
-            public.public_key().point(),
-            &hot_items,
-            &ctx,
-            rng,
-        )
-        .context("hot proofs (Π_EKS)")?;
+        batch_verify_hot(&crs, &public, &hot_items, &ctx, rng).context("hot proofs (Π_EKS)")?;
         lap("verify_proofs", &mut timings);
 
         // TSign with the first t parties, then combine and verify.
