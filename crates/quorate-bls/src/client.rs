@@ -272,15 +272,15 @@ impl Client {
             wipe_field(hx);
         }
         Ok(Registration {
-            public: GroupPublic {
-                crs_id: crs.id(),
+            public: GroupPublic::new(
+                crs.id(),
                 params,
-                epoch: 0,
-                vk: self.vk,
-                pop: self.sk.prove_possession(),
+                0,
+                self.vk,
+                self.sk.prove_possession(),
                 com_t,
                 vs,
-            },
+            ),
             payloads,
         })
     }

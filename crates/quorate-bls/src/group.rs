@@ -40,6 +40,8 @@ pub struct GroupPublic {
     pub(crate) pop: Signature,
     pub(crate) com_t: G1Projective,
     pub(crate) vs: Vec<G2Projective>,
+    /// [`GroupPublic::digest`], computed once when the record is built.
+    digest: [u8; 32],
 }
 
 const TAG_GROUP_PUBLIC: u8 = 0x01;
@@ -56,13 +58,39 @@ impl GroupPublic {
         self.crs_id
     }
 
-    /// SHA-256 over a domain tag and the record's encoding: what a refresh names.
-    pub fn digest(&self) -> [u8; 32] {
+    /// Builds a record and computes its digest.
+    pub(crate) fn new(
+        crs_id: [u8; 32],
+        params: ThresholdParams,
+        epoch: u64,
+        vk: PublicKey,
+        pop: Signature,
+        com_t: G1Projective,
+        vs: Vec<G2Projective>,
+    ) -> Self {
+        let mut record = GroupPublic {
+            crs_id,
+            params,
+            epoch,
+            vk,
+            pop,
+            com_t,
+            vs,
+            digest: [0; 32],
+        };
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         h.update(b"quorate/bls/group-public/v1");
-        h.update(self.to_bytes());
-        h.finalize().into()
+        h.update(record.to_bytes());
+        record.digest = h.finalize().into();
+        record
+    }
+
+    /// SHA-256 over a domain tag and the record's encoding (so over the CRS id, `(t, n)`,
+    /// the epoch, `vk`, its PoP, `com_T` and every `vs_j`): what refreshes, partial
+    /// signatures and Π_EKS proofs name.
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
     }
 
     /// `(t, n)`.
@@ -176,20 +204,19 @@ impl GroupPublic {
 
     /// `com_T += C_δ`, `vs_j += Δvs_j`, epoch + 1 (after [`GroupPublic::check_refresh`]).
     pub(crate) fn apply_refresh(&self, refresh: &RefreshPublic) -> GroupPublic {
-        GroupPublic {
-            crs_id: self.crs_id,
-            params: self.params,
-            epoch: refresh.epoch,
-            vk: self.vk,
-            pop: self.pop,
-            com_t: self.com_t + refresh.delta_commitment,
-            vs: self
-                .vs
+        GroupPublic::new(
+            self.crs_id,
+            self.params,
+            refresh.epoch,
+            self.vk,
+            self.pop,
+            self.com_t + refresh.delta_commitment,
+            self.vs
                 .iter()
                 .zip(&refresh.delta_vs)
                 .map(|(v, d)| v + d)
                 .collect(),
-        }
+        )
     }
 
     /// Encoding: header, CRS id, t, n, epoch, vk, PoP, com_T, vs_1..vs_n.
@@ -203,8 +230,10 @@ impl GroupPublic {
             .bytes(&self.vk.to_bytes())
             .bytes(&self.pop.to_bytes())
             .bytes(&g1_to_bytes(&self.com_t));
-        for v in &self.vs {
-            w.bytes(&g2_to_bytes(v));
+        let mut affine = vec![G2Affine::identity(); self.vs.len()];
+        G2Projective::batch_normalize(&self.vs, &mut affine);
+        for v in &affine {
+            w.bytes(&v.to_compressed());
         }
         w.into_bytes()
     }
@@ -224,15 +253,7 @@ impl GroupPublic {
             .map(|_| r.g2("verification share"))
             .collect::<Result<Vec<_>, _>>()?;
         r.finish()?;
-        Ok(GroupPublic {
-            crs_id,
-            params,
-            epoch,
-            vk,
-            pop,
-            com_t,
-            vs,
-        })
+        Ok(GroupPublic::new(crs_id, params, epoch, vk, pop, com_t, vs))
     }
 }
 

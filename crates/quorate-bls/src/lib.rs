@@ -1,18 +1,79 @@
 //! # quorate-bls: hot/cold threshold BLS with key-share proofs
 //!
-//! The ciphersuite is `BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_` (min-sig:
-//! signatures in G1, public keys in G2). See [`notes`] for the math, the design choices
-//! and where each step comes from.
+//! A client's BLS key `sk` is split `t`-of-`n`. Share `x_i` is held as a *hot* share
+//! `hx_i = x_i + k_i` by an online hot party and a pad `k_i` derived by an offline cold
+//! party, so neither alone learns `x_i`. Signatures are standard min-sig BLS
+//! (`BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_`: signatures in G1, keys in G2). Hot shares
+//! are committed with KZG (`com_T`) and proactively refreshed; Π_DL and Π_EKS let an
+//! auditor check that cold and hot parties still hold their material. See [`notes`] for
+//! the math and where each step comes from.
 //!
-//! The parties and their modules:
-//! * client: [`client::Client`] (ClientRegister, and dealing signed refreshes with
-//!   [`client::Client::refresh`]);
-//! * cold party: [`cold::ColdParty`] (ColdRegister, pad and its commitment, cold
-//!   partial, Π_DL);
-//! * hot party: [`hot::HotParty`] (checked registration, checked refresh, hot partial,
-//!   Π_EKS);
-//! * combiner and auditors: [`group::GroupPublic`], [`tsign::combine`], [`proofs`];
-//! * setup: [`kzg::ceremony`] (powers of tau without a trusted dealer).
+//! ## The whole protocol
+//! * **Setup:** a powers-of-tau ceremony, verified into a [`Crs`]
+//!   ([`Crs::from_transcript`], or [`kzg::ceremony::run_in_process`]).
+//! * **Register:** each [`ColdParty`] publishes a checked key ([`VerifiedColdKeys`]); the
+//!   [`Client`] deals a [`Registration`]; each [`HotParty::register`] checks its payload.
+//! * **Sign:** [`ColdParty::partial_sign`] → [`HotParty::partial_sign`] → [`combine`].
+//! * **Refresh:** [`Client::refresh`] → [`HotParty::refresh`] (a [`PendingRefresh`]) →
+//!   exchange [`RefreshConfirmation`]s → [`HotParty::commit`]; the combiner follows with
+//!   [`GroupPublic::refreshed`].
+//! * **Audit:** [`ColdParty::prove`] / [`HotParty::prove`], checked with
+//!   [`proofs::batch_verify_cold`] / [`proofs::batch_verify_hot`].
+//!
+//! Errors are [`BlsError`]; a misbehaving party is named in [`BlsError::Aborted`], read with
+//! [`quorate_core::error::Culprits::culprits`].
+//!
+//! ```
+//! use quorate_bls::{combine, Client, ColdParty, HotParty, VerifiedColdKeys};
+//! use quorate_bls::kzg::ceremony;
+//! use quorate_core::{transcript::SessionId, PartyId, ThresholdParams};
+//! use rand_core::OsRng;
+//!
+//! # fn main() -> Result<(), quorate_bls::BlsError> {
+//! let mut rng = OsRng;
+//! let params = ThresholdParams::new(2, 3)?;
+//! let crs = ceremony::run_in_process(3, 2, &SessionId::new(b"doc".to_vec()))?;
+//!
+//! // Register: cold keys, the client's deal, every hot party's checks.
+//! let mut cold: Vec<ColdParty> =
+//!     PartyId::range(3).map(|i| ColdParty::register(i, &mut rng)).collect();
+//! let regs: Vec<_> = cold.iter().map(|c| c.registration(&mut rng)).collect();
+//! let client = Client::generate(&mut rng);
+//! let reg = client.register(&crs, params, &VerifiedColdKeys::verify(&regs, &mut rng)?, &mut rng)?;
+//! let mut hot = Vec::new();
+//! for (c, payload) in cold.iter_mut().zip(&reg.payloads) {
+//!     let pad = c.add_client(&client.public_key(), &client.proof_of_possession())?;
+//!     hot.push(HotParty::register(&crs, c.index(), &reg.public, payload, &pad, &mut rng)?);
+//! }
+//! let mut public = reg.public;
+//!
+//! // Refresh: check, echo, commit; the combiner follows.
+//! let refresh = client.refresh(&crs, &public, &mut rng)?;
+//! let mut pending = Vec::new();
+//! for (h, share) in hot.iter().zip(&refresh.shares) {
+//!     pending.push(h.refresh(&crs, &refresh.public, share, &mut rng)?);
+//! }
+//! let confirmations: Vec<_> = pending.iter().map(|p| p.confirmation()).collect();
+//! for (h, mut p) in hot.iter_mut().zip(pending) {
+//!     for c in &confirmations {
+//!         p.add_confirmation(c)?;
+//!     }
+//!     h.commit(p)?;
+//! }
+//! public = public.refreshed(&crs, &refresh.public, &mut rng)?;
+//!
+//! // Sign with parties 1 and 3, combine, verify as any BLS verifier would.
+//! let msg = b"hello";
+//! let mut partials = Vec::new();
+//! for i in [0, 2] {
+//!     let cold_partial = cold[i].partial_sign(public.public_key(), msg)?;
+//!     partials.push(hot[i].partial_sign(msg, &cold_partial)?);
+//! }
+//! let sig = combine(&crs, &public, msg, &partials, &mut rng)?;
+//! assert!(client.public_key().verify(msg, &sig));
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -760,15 +760,15 @@ mod tests {
 
     /// A record holding `com_t` and `vk` (Π_EKS reads nothing else from it but its digest).
     fn record(crs: &Crs, n: u16, com_t: G1Projective, vk: G2Projective) -> GroupPublic {
-        GroupPublic {
-            crs_id: crs.id(),
-            params: quorate_core::ThresholdParams::new(2, n).expect("valid"),
-            epoch: 0,
-            vk: crate::ciphersuite::PublicKey::from_point(vk).expect("not the identity"),
-            pop: crate::ciphersuite::Signature(G1Projective::generator()),
+        GroupPublic::new(
+            crs.id(),
+            quorate_core::ThresholdParams::new(2, n).expect("valid"),
+            0,
+            crate::ciphersuite::PublicKey::from_point(vk).expect("not the identity"),
+            crate::ciphersuite::Signature(G1Projective::generator()),
             com_t,
-            vs: vec![G2Projective::generator(); usize::from(n)],
-        }
+            vec![G2Projective::generator(); usize::from(n)],
+        )
     }
 
     /// One CRS, one committed polynomial with all its openings, one client key.
