@@ -410,16 +410,15 @@ fn deal_refresh(
         })
         .collect();
     wipe_fields(&mut values);
-    let mut public = RefreshPublic {
-        group_digest: current.digest(),
-        authorization: Signature(G1Projective::generator()),
+    let mut public = RefreshPublic::new(
+        current.digest(),
         epoch,
         delta_commitment,
         zero_proof,
         degree_proof,
         delta_vs,
-        openings: openings[..usize::from(params.n())].to_vec(),
-    };
+        openings[..usize::from(params.n())].to_vec(),
+    );
     sign_refresh(sk, &mut public);
     Ok(Refresh { public, shares })
 }

@@ -20,8 +20,8 @@ use crate::kzg::random_u128_scalar;
 use crate::kzg::Crs;
 use crate::msm::{g1_msm_vartime, g2_msm_vartime};
 use crate::pairing::prepared_product_is_identity;
-use crate::wire::{g1_to_bytes, g2_to_bytes, ReadBls, G1_BYTES, G2_BYTES};
-use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
+use crate::wire::{g1_to_bytes, ReadBls, G1_BYTES, G2_BYTES};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Curve;
@@ -277,9 +277,36 @@ pub struct RefreshPublic {
     pub(crate) degree_proof: G1Projective,
     pub(crate) delta_vs: Vec<G2Projective>,
     pub(crate) openings: Vec<G1Projective>,
+    /// [`RefreshPublic::refresh_id`], computed once (from the received bytes when decoded).
+    id: [u8; 32],
 }
 
 impl RefreshPublic {
+    /// Builds the public part of a refresh (unsigned: the dealer signs it next).
+    pub(crate) fn new(
+        group_digest: [u8; 32],
+        epoch: u64,
+        delta_commitment: G1Projective,
+        zero_proof: G1Projective,
+        degree_proof: G1Projective,
+        delta_vs: Vec<G2Projective>,
+        openings: Vec<G1Projective>,
+    ) -> Self {
+        let mut refresh = RefreshPublic {
+            group_digest,
+            authorization: Signature(G1Projective::generator()),
+            epoch,
+            delta_commitment,
+            zero_proof,
+            degree_proof,
+            delta_vs,
+            openings,
+            id: [0; 32],
+        };
+        refresh.id = refresh_id_of(&refresh.unsigned_bytes());
+        refresh
+    }
+
     /// The epoch this refresh moves to.
     pub fn epoch(&self) -> u64 {
         self.epoch
@@ -310,11 +337,7 @@ impl RefreshPublic {
     /// `SHA-256(tag ‖ every field but the signature)`: what the client signs and what hot
     /// parties echo to each other before committing.
     pub fn refresh_id(&self) -> [u8; 32] {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        h.update(b"quorate/bls/refresh-id/v2");
-        h.update(self.unsigned_bytes());
-        h.finalize().into()
+        self.id
     }
 
     /// `H(tag ‖ group digest ‖ epoch ‖ refresh id)` under [`DST_REFRESH`].
@@ -333,11 +356,15 @@ impl RefreshPublic {
             .bytes(&g1_to_bytes(&self.delta_commitment))
             .bytes(&g1_to_bytes(&self.zero_proof))
             .bytes(&g1_to_bytes(&self.degree_proof));
-        for d in &self.delta_vs {
-            w.bytes(&g2_to_bytes(d));
+        let mut vs = vec![G2Affine::identity(); self.delta_vs.len()];
+        G2Projective::batch_normalize(&self.delta_vs, &mut vs);
+        for d in &vs {
+            w.bytes(&d.to_compressed());
         }
-        for p in &self.openings {
-            w.bytes(&g1_to_bytes(p));
+        let mut pis = vec![G1Affine::identity(); self.openings.len()];
+        G1Projective::batch_normalize(&self.openings, &mut pis);
+        for p in &pis {
+            w.bytes(&p.to_compressed());
         }
         w.into_bytes()
     }
@@ -395,8 +422,18 @@ impl RefreshPublic {
             degree_proof,
             delta_vs,
             openings,
+            id: refresh_id_of(&bytes[2 + G1_BYTES..]),
         })
     }
+}
+
+/// `SHA-256(tag ‖ unsigned encoding)`.
+fn refresh_id_of(unsigned: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"quorate/bls/refresh-id/v2");
+    h.update(unsigned);
+    h.finalize().into()
 }
 
 /// The message the client signs to authorise a refresh.
