@@ -1,15 +1,16 @@
 //! quorate-bls: ciphersuite keys and signatures (checked by `verify`), registration
 //! payloads, cold keys, registrations (checked by `VerifiedColdKeys::verify`), pad
 //! commitments, partials (checked by `combine`), the group public key (checked by
-//! `validate`), refresh messages, both proofs (checked by `verify_cold`/`verify_hot`), the
-//! powers of tau and ceremony contributions (checked by `ceremony::verify`).
+//! `validate`), refresh messages and confirmations, both proofs (checked by
+//! `verify_cold`/`verify_hot`), the powers of tau, ceremony contributions (checked by
+//! `ceremony::verify`) and whole ceremony transcripts (checked by `Crs::from_transcript`).
 
 use crate::{re, rng, Case};
 use quorate_bls::client::{Client, HotRegistration, Refresh, RefreshShare, VerifiedColdKeys};
 use quorate_bls::cold::{ColdPartial, ColdParty, ColdPublicKey, ColdRegistration, PadCommitment};
-use quorate_bls::group::{GroupPublic, RefreshPublic};
+use quorate_bls::group::{GroupPublic, RefreshConfirmation, RefreshPublic};
 use quorate_bls::hot::HotParty;
-use quorate_bls::kzg::{ceremony, PowersOfTau};
+use quorate_bls::kzg::{ceremony, Crs, PowersOfTau};
 use quorate_bls::proofs::{verify_cold, verify_hot, ColdProof, HotProof, ProofContext};
 use quorate_bls::tsign::{combine, PartialSignature};
 use quorate_bls::{PublicKey, SecretKey, Signature};
@@ -26,7 +27,8 @@ pub fn cases() -> Vec<Case> {
     let session = SessionId::new(b"fuzz ceremony".to_vec());
     let p0 = ceremony::initial(n).expect("initial");
     let contribution = ceremony::contribute(&p0, &session, 0, &mut r).expect("contribute");
-    let crs = Rc::new(ceremony::run_in_process(n, 1, &session).expect("ceremony"));
+    let transcript = ceremony::run_transcript_in_process(n, 2, &session).expect("ceremony");
+    let crs = Rc::new(Crs::from_transcript(&transcript, &mut r).expect("transcript"));
     let params = ThresholdParams::new(2, n).expect("params");
     let mut cold: Vec<ColdParty> = PartyId::range(n)
         .map(|i| ColdParty::register(i, &mut r))
@@ -79,12 +81,17 @@ pub fn cases() -> Vec<Case> {
         shares,
     } = client.refresh(&crs, &reg.public, &mut r).expect("refresh");
     let sk = SecretKey::random(&mut r);
+    let confirmation = hot[0]
+        .refresh(&crs, &refresh, &shares[0], &mut r)
+        .expect("hot refresh")
+        .confirmation();
 
     assert!(GroupPublic::from_bytes(&reg.public.to_bytes()).expect("gp") == reg.public);
     assert!(RefreshPublic::from_bytes(&refresh.to_bytes()).expect("rp") == refresh);
     assert!(PartialSignature::from_bytes(&partials[0].to_bytes()).expect("ps") == partials[0]);
     assert!(ColdRegistration::from_bytes(&regs[0].to_bytes()).expect("cr") == regs[0]);
-    assert!(PowersOfTau::from_bytes(&crs.powers().to_bytes()).expect("pot") == crs.powers());
+    let powers = contribution.powers.clone();
+    assert!(PowersOfTau::from_bytes(&powers.to_bytes()).expect("pot") == powers);
 
     let public = Rc::new(reg.public.clone());
     let id2 = PartyId::new(2).expect("id");
@@ -107,6 +114,16 @@ pub fn cases() -> Vec<Case> {
         }),
         Case::new("client::RefreshShare", shares[0].to_bytes(), |b| {
             re(RefreshShare::from_bytes(b), RefreshShare::to_bytes)
+        }),
+        Case::new(
+            "group::RefreshConfirmation",
+            confirmation.to_bytes(),
+            |b| re(RefreshConfirmation::from_bytes(b), |c| c.to_bytes()),
+        )
+        .with_check(false, move |b| {
+            RefreshConfirmation::from_bytes(b)
+                .expect("decoded")
+                .is_signed_by(&vk)
         }),
         Case::new(
             "cold::ColdPublicKey",
@@ -190,23 +207,25 @@ pub fn cases() -> Vec<Case> {
             })
             .with_check(true, move |b| {
                 let p = HotProof::from_bytes(b).expect("decoded");
-                verify_hot(
-                    &crs1,
-                    pub1.hot_share_commitment(),
-                    id2,
-                    pub1.public_key().point(),
-                    &ctx,
-                    &p,
-                )
-                .is_ok()
+                verify_hot(&crs1, &pub1, id2, &ctx, &p).is_ok()
             }),
         );
     }
-    out.push(Case::new(
-        "kzg::PowersOfTau",
-        crs.powers().to_bytes(),
-        |b| re(PowersOfTau::from_bytes(b), PowersOfTau::to_bytes),
-    ));
+    out.push(Case::new("kzg::PowersOfTau", powers.to_bytes(), |b| {
+        re(PowersOfTau::from_bytes(b), PowersOfTau::to_bytes)
+    }));
+    out.push(
+        Case::new("kzg::ceremony::Transcript", transcript.to_bytes(), |b| {
+            re(
+                ceremony::Transcript::from_bytes(b),
+                ceremony::Transcript::to_bytes,
+            )
+        })
+        .with_check(true, |b| {
+            let t = ceremony::Transcript::from_bytes(b).expect("decoded");
+            Crs::from_transcript(&t, &mut rng(6)).is_ok()
+        }),
+    );
     out.push(
         Case::new(
             "kzg::ceremony::Contribution",
