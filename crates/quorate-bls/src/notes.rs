@@ -1,9 +1,11 @@
 //! # Math notes: hot/cold threshold BLS with key-share proofs
 //!
-//! Sources: the paper's evaluation section (`shared/seeds/000_…`, Tables 1–3, here
+//! Sources: the paper's evaluation section (Tables 1–3, here
 //! "Table 1" = algorithms independent of `(t,n)`, "Table 2" = per-`(t,n)` algorithms,
-//! "Table 3" = proof sizes) and the study of the public reference implementation
-//! (`shared/design/bls-hot-cold.md`, "§1 item k" = algorithm k, "defect k" = §4 item k).
+//! "Table 3" = proof sizes) and the public reference implementation
+//! (`agora-key-share-proofs`, "§1 item k" = its algorithm k: 1 ColdRegister,
+//! 2 ClientRegister, 3 TSign, 4–5 trusted/untrusted refresh, 6 Π_DL, 7 Π_EKS). Which of the
+//! reference's defects each choice avoids is recorded in `docs/decisions.md`.
 //!
 //! ## Groups and ciphersuite
 //! BLS12-381, `G1` (48 B compressed), `G2` (96 B), scalars mod `r` (32 B, big-endian,
@@ -13,7 +15,7 @@
 //! ([`crate::ciphersuite`]). Every final signature is also checked against `blst`'s own
 //! verifier in the tests.
 //!
-//! ## Evaluation points (fixes defect 2)
+//! ## Evaluation points
 //! `N = next_pow2(max(n,2))`, `ω` of order `N`, party `i` at `z_i = ω^(i−1)`. Shamir
 //! sharing, Lagrange combination, KZG openings and the SCRAPE check all use these points;
 //! there is one [`crate::kzg::Domain`] object, so `n` a power of two works.
@@ -48,7 +50,7 @@
 //! this follows from CDH in G2, and binding `vk`, `ek_i`, `i` separates clients, parties and
 //! keys. The cost: one G2 multiplication per client for the cold party, cached.
 //!
-//! ## ClientRegister (Table 2 row 1; §1 item 2; fixes defects 1, 5, 7)
+//! ## ClientRegister (Table 2 row 1; §1 item 2)
 //! Input: [`crate::client::VerifiedColdKeys`], built only by checking every cold party's
 //! registration (`ek_i` with a Π_DL proof bound to its index and a fixed registration
 //! context) and that no key repeats, so no pad is derived from a key nobody can prove
@@ -64,13 +66,13 @@
 //!    product computed as a size-`2N` cyclic convolution with the reversed SRS, whose FFT is
 //!    stored in the [`crate::kzg::Crs`]; then `π = FFT_N(h)`. Cost: `2N` constant-time G1
 //!    multiplications plus `≈ (3N/2)·log N` multiplications by public twiddles. No debug
-//!    re-check in the hot path (defect 1).
+//!    re-check in the hot path.
 //!
 //! The hot party ([`crate::hot::HotParty::register`]) rejects the payload unless
 //! `e(com_T − hx_i·g1 + z_i·π_i, g2)·e(π_i, −[τ]_2) = 1`, the PoP verifies, and the SCRAPE
 //! check passes: with `α_0 = 0, α_j = z_j`, `V_0 = vk, V_j = vs_j`,
 //! `Σ_j v_j f(α_j) V_j = 0` for a random `f` of degree `≤ n−t`, `v_j = Π_{k≠j}(α_j−α_k)^{-1}`.
-//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk` (defect 5). Finally the
+//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk`. Finally the
 //! cold partner sends `K_i = k_i·g2` (from `ColdParty::add_client`) and the hot party
 //! checks `hx_i·g2 = vs_i + K_i`, so the hot share minus the pad is exactly the share
 //! behind `vs_i`: a client cannot hand out inconsistent hot shares unnoticed. (A cold party
@@ -134,7 +136,7 @@
 //! combiner or auditor holding the other record sees a digest mismatch and sets them aside
 //! (typed `StateMismatch`, no blame) instead of checking them against the wrong `vs_i`.
 //!
-//! ## Π_DL: cold proof (Table 1 rows 4–5, Table 3 row 1; §1 item 6; fixes defect 6)
+//! ## Π_DL: cold proof (Table 1 rows 4–5, Table 3 row 1; §1 item 6)
 //! Schnorr in G2 for `ek_i = dk_i·g2`: `A = a·g2`, `c = FS(…)`, `z = a + c·dk_i`
 //! (the nonce `a` is hedged: drawn from a merlin transcript RNG keyed by the statement,
 //! the witness and fresh randomness; Π_EKS does the same); verify
@@ -142,7 +144,7 @@
 //! merlin transcript binds protocol name and version, session id, `block_id`, party index,
 //! `ek_i` and `A`. Batch verification: one G2 MSM with random 128-bit weights.
 //!
-//! ## Π_EKS: hot proof (Table 2 rows 3–4, Table 3 row 2; §1 item 7; fixes defect 6)
+//! ## Π_EKS: hot proof (Table 2 rows 3–4, Table 3 row 2; §1 item 7)
 //! Statement `(record digest, com_T, i, z_i, vk)`, witness `(hx_i, π_i)`. Pedersen `P = hx_i·g1 + ρ·h`,
 //! Schnorr `A = s_1 g1 + s_2 h`, `t_1 = s_1 + c·hx_i`, `t_2 = s_2 + c·ρ`; blinded opening
 //! `π' = π_i + s·h` and `S = (s z_i − ρ)·g2 − s·[τ]_2`. Verify `A + cP = t_1 g1 + t_2 h` and
@@ -156,7 +158,7 @@
 //! ## Constant time
 //! Secret scalars (shares, pads, polynomial coefficients, nonces) are only multiplied with
 //! `blst`'s constant-time scalar multiplication ([`crate::msm`] `*_ct`), never with
-//! Pippenger (defect 8). `*_vartime` functions touch public data only.
+//! Pippenger. `*_vartime` functions touch public data only.
 //!
 //! ## Known answers and interoperability (`tests/kat.rs`)
 //! Hash-to-curve: RFC 9380 Appendix J.9.1 (`BLS12381G1_XMD:SHA-256_SSWU_RO_`) and, in
