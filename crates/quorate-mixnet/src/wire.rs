@@ -66,9 +66,12 @@
 //! * [`DkgBroadcast`]: `6 + (t + 1)·G1 + s`.
 //!
 //! Measured at `n = 8`, `m = 2`, `|I| = 4` (2 members), 1024-bit `N` and `Ñ`
-//! (`tests/wire.rs`): sender input 2306, Mix stage 4473 (shuffle proof 2413), decryption
-//! stage 1811, Mix record 14914, [`MixnetPublic`] 5964 (it now carries `Ñ`), BB query 230,
-//! reverse stage 2507, DB-SM proof 11666, DKG broadcast 182.
+//! (`tests/wire.rs`, wire version 2): sender input 2306, Mix stage 4473 (shuffle proof
+//! 2413), decryption stage 2412 (2 outputs per 1024-bit group), Mix record 16116,
+//! [`MixnetPublic`] 5964, BB query 230, reverse stage 2507, blinding stage 1544, DPK commit
+//! stage 1032, DB-SM proof 12576 (11666 in version 1: `M_k` saves 2 G1 per member and
+//! server, the blinding commitments and non-member openings add 2 G1 + 1 scalar per
+//! element and server and 2 scalars per non-member and server), DKG broadcast 182.
 
 use crate::dbsm::{
     BbQuery, BlindProof, BlindingStage, DbSmProof, DpkCommit, DpkCommitStage, DpkResponseStage,
