@@ -273,7 +273,7 @@ pub fn verify_decryption(
     for r in results {
         match r {
             Ok(v) => out.extend(v),
-            Err(MixnetError::Paillier(PaillierError::InvalidDecryptionShare(b))) => {
+            Err(MixnetError::Paillier(PaillierError::Aborted(b))) => {
                 culprits.extend_from_slice(b.culprits())
             }
             Err(e) => return Err(e),

@@ -714,7 +714,7 @@ fn verify_inner(
     for r in results {
         match r {
             Ok(d) => ds.extend(d),
-            Err(MixnetError::Paillier(PaillierError::InvalidDecryptionShare(b))) => {
+            Err(MixnetError::Paillier(PaillierError::Aborted(b))) => {
                 culprits.extend_from_slice(b.culprits())
             }
             Err(e) => return Err(e),

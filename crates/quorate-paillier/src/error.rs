@@ -57,7 +57,7 @@ pub enum PaillierError {
     Mismatch(&'static str),
     /// One or more decryption shares failed verification; the culprits are named.
     #[error("invalid decryption share: {0}")]
-    InvalidDecryptionShare(Blame),
+    Aborted(Blame),
     /// Combination of verified shares did not yield a valid Paillier value (cannot happen
     /// with shares that passed verification under a correctly dealt key).
     #[error("share combination failed: {0}")]
@@ -67,7 +67,7 @@ pub enum PaillierError {
 impl Culprits for PaillierError {
     fn culprits(&self) -> &[PartyId] {
         match self {
-            PaillierError::InvalidDecryptionShare(blame) => blame.culprits(),
+            PaillierError::Aborted(blame) => blame.culprits(),
             PaillierError::Param(_)
             | PaillierError::Decode(_)
             | PaillierError::BitLength { .. }

@@ -26,6 +26,31 @@
 //! # Ok::<(), quorate_paillier::PaillierError>(())
 //! ```
 //!
+//! Threshold decryption, the whole protocol: a dealer shares the key `t`-of-`ℓ`, each party
+//! sends a decryption share with its proof, anyone checks the shares (a bad one names its
+//! sender) and combines `t` of them.
+//!
+//! ```
+//! use quorate_core::transcript::SessionId;
+//! use quorate_core::ThresholdParams;
+//! use quorate_paillier::rug::Integer;
+//! use quorate_paillier::threshold::deal;
+//! use rand_core::OsRng;
+//!
+//! let (tpk, shares) = deal(ThresholdParams::new(2, 3)?, 512, &mut OsRng)?; // tests only: use ≥ 3072
+//! let c = tpk.encryption_key().encrypt(&Integer::from(1234), &mut OsRng)?;
+//! let sid = SessionId::new(b"decrypt ballot box 9".to_vec());
+//! let verified = shares[1..]
+//!     .iter()
+//!     .map(|s| {
+//!         let wire = tpk.encode_share(&s.decrypt_share(&tpk, &sid, &c, &mut OsRng)?);
+//!         tpk.verify_share(&sid, &c, &tpk.decode_share(&wire)?)
+//!     })
+//!     .collect::<Result<Vec<_>, _>>()?;
+//! assert_eq!(tpk.combine(&verified)?, 1234);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Math notes
 //!
 //! **Notation.** `n = pq`; `L(x) = (x − 1)/n`; `Z_{n²}^*` has order `nφ(n)` and splits as
@@ -69,7 +94,7 @@
 //! # GMP linkage
 //!
 //! `rug` 1.19 with `gmp-mpfr-sys` 1.5 and its `use-system-libs` feature links the system's
-//! `libgmp` (Debian's 6.2.1, which the design note measured fastest) instead of building GMP
+//! `libgmp` (Debian's 6.2.1, the fastest of the GMP builds measured for this crate) instead of building GMP
 //! from source (which would need `m4`). Newer `gmp-mpfr-sys` (≥ 1.6) refuse a system GMP
 //! older than 6.3. The `rug` crate is re-exported as [`rug`] so that dependants use the same
 //! version (only one `gmp-mpfr-sys` may be linked per build).

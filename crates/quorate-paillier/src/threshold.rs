@@ -381,7 +381,7 @@ impl ThresholdPublicKey {
         share: &DecryptionShare,
     ) -> Result<VerifiedDecryptionShare, PaillierError> {
         self.pk.check_ciphertext(c)?;
-        let blame = |check| PaillierError::InvalidDecryptionShare(Blame::one(share.id, check));
+        let blame = |check| PaillierError::Aborted(Blame::one(share.id, check));
         let v_i = self
             .verification_key(share.id)
             .ok_or_else(|| blame("decryption share from an unknown party"))?;
@@ -469,7 +469,7 @@ impl ThresholdPublicKey {
     }
 
     /// Verifies every share, then combines. If any share fails, returns
-    /// [`PaillierError::InvalidDecryptionShare`] blaming **all** failing parties (so the
+    /// [`PaillierError::Aborted`] blaming **all** failing parties (so the
     /// caller can exclude them and retry); a caller that prefers to carry on with the honest
     /// shares verifies each with [`ThresholdPublicKey::verify_share`] and combines any `t`
     /// that pass.
@@ -487,7 +487,7 @@ impl ThresholdPublicKey {
         for share in shares {
             match self.verify_share(sid, c, share) {
                 Ok(v) => verified.push(v),
-                Err(PaillierError::InvalidDecryptionShare(b)) => {
+                Err(PaillierError::Aborted(b)) => {
                     check = b.check();
                     culprits.extend_from_slice(b.culprits());
                 }
@@ -495,9 +495,7 @@ impl ThresholdPublicKey {
             }
         }
         if !culprits.is_empty() {
-            return Err(PaillierError::InvalidDecryptionShare(Blame::many(
-                culprits, check,
-            )));
+            return Err(PaillierError::Aborted(Blame::many(culprits, check)));
         }
         self.combine(&verified)
     }

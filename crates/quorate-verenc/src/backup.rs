@@ -171,6 +171,7 @@ macro_rules! with_curve {
 
 /// Everything that can go wrong in a backup, a verification or a recovery.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BackupError {
     /// Not one of `cs03`, `dkgith`, `rdkgith`.
     #[error("unknown scheme (expected cs03, dkgith or rdkgith)")]

@@ -17,6 +17,7 @@ use group::{prime::PrimeGroup, GroupEncoding};
 
 /// Why a point or scalar encoding was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GroupDecodeError {
     /// The input has the wrong number of bytes.
     #[error("{what}: expected {expected} bytes, got {got}")]

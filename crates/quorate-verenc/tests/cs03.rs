@@ -69,7 +69,7 @@ fn roundtrip<C: Curve>(seed: u64) {
     let (_, other) = statement::<C>(&mut rng);
     assert!(matches!(
         cs03::verify::<C>(&f.pk, &f.aux, &other, label.as_bytes(), &ct, &proof),
-        Err(Cs03Error::InvalidProof(_))
+        Err(Cs03Error::ProofRejected(_))
     ));
     assert_eq!(
         cs03::recover::<C>(&f.sk, label.as_bytes(), &ct, &other),

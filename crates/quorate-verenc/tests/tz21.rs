@@ -176,7 +176,7 @@ fn statement_rejections<C: Tz21Curve>(params: Tz21Params) {
     let other_x = f.s.big_x + C::Point::generator();
     assert!(matches!(
         tz21::verify(&f.params, &f.s.ek, &other_x, &f.label, &f.proof),
-        Err(Tz21Error::Rejected(_))
+        Err(Tz21Error::ProofRejected(_))
     ));
     // a different label
     assert!(matches!(
@@ -187,14 +187,14 @@ fn statement_rejections<C: Tz21Curve>(params: Tz21Params) {
             b"backup of share #4",
             &f.proof
         ),
-        Err(Tz21Error::Rejected(_))
+        Err(Tz21Error::ProofRejected(_))
     ));
     assert!(tz21::verify(&f.params, &f.s.ek, &f.s.big_x, b"", &f.proof).is_err());
     // a different escrow key
     let (ek2, _) = tz21::keygen::<C>(&mut rng);
     assert!(matches!(
         tz21::verify(&f.params, &ek2, &f.s.big_x, &f.label, &f.proof),
-        Err(Tz21Error::Rejected(_))
+        Err(Tz21Error::ProofRejected(_))
     ));
     // other parameters
     let other = match params.scheme() {
@@ -302,7 +302,7 @@ fn compressed_tampering<C: Tz21Curve>(params: Tz21Params, seed: u64) {
         let c = CompressedCiphertext::<C>::from_bytes(&b).unwrap();
         assert_eq!(
             tz21::check_compressed(&f.params, &f.proof, &c).unwrap_err(),
-            Tz21Error::Rejected("compressed entry repeated")
+            Tz21Error::ProofRejected("compressed entry repeated")
         );
     }
     let g = fixture::<C>(f.params, seed + 7);

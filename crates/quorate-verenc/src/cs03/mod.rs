@@ -172,10 +172,10 @@
 //! | 3072 | 78 ms | 28 ms | 30 ms | 2304 B | 1361 B |
 //! | 4096 | 145 ms | 50 ms | 70 ms | 3072 B | 1745 B |
 //!
-//! The note's estimates were 554 / 197 ms (3072) and 1242 / 392 ms (4096). Building the
-//! tables ([`PublicKey::precompute`], [`AuxParams::precompute`]) takes 0.8 s (3072) and
-//! 1.6 s (4096), once per key. `|π|` is one byte above the design note's 1360/1744 B: the
-//! `m̃` field holds `|m̃| < ρ·2^{k+k'+1}` and its sign (642 bits, 81 bytes, for 256-bit `ρ`).
+//! Building the tables ([`PublicKey::precompute`], [`AuxParams::precompute`]) takes 0.8 s
+//! (3072) and 1.6 s (4096), once per key. `|π|` is one byte more than the sum of the
+//! responses' magnitudes: the `m̃` field holds `|m̃| < ρ·2^{k+k'+1}` and its sign (642 bits,
+//! 81 bytes, for 256-bit `ρ`).
 //!
 //! ## Deviations of other implementations that we avoid
 //!
@@ -190,8 +190,8 @@
 //!   `±ρ·2^{k+k'}` (tests check the spread of `r̃` and that `r` cannot be estimated from it);
 //! * use `g = g'^{2n²}` instead of `g'^{2n}`.
 //!
-//! The note's cost model (TZ21's CS03 estimate) also treats `r', s'` as `2k`-bit; they are
-//! `|n|+k+k'` and `|N|+k+k'` bits here, as in the paper.
+//! TZ21's cost estimate for CS03 treats `r', s'` as `2k`-bit; they are `|n|+k+k'` and
+//! `|N|+k+k'` bits here, as in the paper.
 //!
 //! ## Parameters
 //!
@@ -275,7 +275,7 @@ pub enum Cs03Error {
     InvalidStatement,
     /// The proof does not verify.
     #[error("proof rejected: {0}")]
-    InvalidProof(&'static str),
+    ProofRejected(&'static str),
     /// The ciphertext was rejected by decryption (all of the paper's checks give this one
     /// error, so a decryption oracle reveals nothing more than "reject").
     #[error("ciphertext rejected by decryption")]
@@ -323,7 +323,7 @@ impl Cs03Params {
         Ok(p)
     }
 
-    /// The note's "aggressive" setting: `|n| = 3072`, `k = 256`, `k' = 128`.
+    /// The "aggressive" setting: `|n| = 3072`, `k = 256`, `k' = 128`.
     pub fn aggressive() -> Self {
         Cs03Params {
             modulus_bits: 3072,
@@ -332,7 +332,7 @@ impl Cs03Params {
         }
     }
 
-    /// The note's "conservative" setting: `|n| = 4096`, `k = 256`, `k' = 128`.
+    /// The "conservative" setting: `|n| = 4096`, `k = 256`, `k' = 128`.
     pub fn conservative() -> Self {
         Cs03Params {
             modulus_bits: 4096,

@@ -490,30 +490,32 @@ pub fn verify<C: Curve>(
     pk.params.check_order(&rho, &pk.n)?;
     check_aux_strength(pk, aux)?;
     if bool::from(public.is_identity()) {
-        return Err(Cs03Error::InvalidProof("the public point is the identity"));
+        return Err(Cs03Error::ProofRejected("the public point is the identity"));
     }
     if !ct.fits(pk) {
-        return Err(Cs03Error::InvalidProof(
+        return Err(Cs03Error::ProofRejected(
             "ciphertext does not belong to this key",
         ));
     }
     if proof.layout != Layout::new(pk, aux, &rho) {
-        return Err(Cs03Error::InvalidProof("proof made for other parameters"));
+        return Err(Cs03Error::ProofRejected("proof made for other parameters"));
     }
     // The squares below cannot see the sign of v; decryption rejects v ≠ abs(v).
     if Integer::from(&ct.v * 2u32) >= pk.n2 {
-        return Err(Cs03Error::InvalidProof("v is not in abs form"));
+        return Err(Cs03Error::ProofRejected("v is not in abs form"));
     }
     // The paper's range check, −n/4 < m̃ < n/4, i.e. 4·|m̃| < n.
     if Integer::from(proof.m_t.abs_ref()) * 4u32 >= pk.n {
-        return Err(Cs03Error::InvalidProof("m̃ outside (−n/4, n/4)"));
+        return Err(Cs03Error::ProofRejected("m̃ outside (−n/4, n/4)"));
     }
     let ly = &proof.layout;
     if Integer::from(proof.r_t.abs_ref()) >= ly.bound_r
         || Integer::from(proof.s_t.abs_ref()) >= ly.bound_s
         || Integer::from(proof.m_t.abs_ref()) >= ly.bound_m
     {
-        return Err(Cs03Error::InvalidProof("response outside its honest range"));
+        return Err(Cs03Error::ProofRejected(
+            "response outside its honest range",
+        ));
     }
     verify_equations::<C>(pk, aux, public, label, ct, proof, &rho)
 }
@@ -529,7 +531,7 @@ pub(super) fn verify_equations<C: Curve>(
     rho: &Integer,
 ) -> Result<(), Cs03Error> {
     if !bigint::is_unit_in_range(&proof.l, &aux.n) {
-        return Err(Cs03Error::InvalidProof("l is not a unit modulo N"));
+        return Err(Cs03Error::ProofRejected("l is not a unit modulo N"));
     }
     let vt = pk.verifier_tables()?;
     let at = aux.tables()?;
@@ -570,7 +572,7 @@ pub(super) fn verify_equations<C: Curve>(
     );
     match (a, b) {
         (Some(a), Some(b)) if bool::from(a.ct_eq(&b)) => Ok(()),
-        _ => Err(Cs03Error::InvalidProof("challenge mismatch")),
+        _ => Err(Cs03Error::ProofRejected("challenge mismatch")),
     }
 }
 

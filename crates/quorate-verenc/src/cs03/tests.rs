@@ -48,7 +48,7 @@ fn forged_wrapping_plaintext_is_caught() {
     // ... but m̃ is far outside (−n/4, n/4), and the full verifier rejects.
     assert_eq!(
         verify::<P256>(pk, aux, &big_x, b"forged", &ct, &proof),
-        Err(Cs03Error::InvalidProof("m̃ outside (−n/4, n/4)"))
+        Err(Cs03Error::ProofRejected("m̃ outside (−n/4, n/4)"))
     );
     // And the attack is real: the escrow would not recover x.
     assert_eq!(

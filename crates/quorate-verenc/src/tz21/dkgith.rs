@@ -377,7 +377,7 @@ fn open_parties<C: Curve>(
             }
             None if i == hidden => out.push(None),
             _ => {
-                return Err(Tz21Error::Rejected(
+                return Err(Tz21Error::ProofRejected(
                     "seed tree does not open the right parties",
                 ))
             }
@@ -447,7 +447,7 @@ pub(crate) fn verify<C: Tz21Curve>(
     proof: &DkProof<C>,
 ) -> Result<(), Tz21Error> {
     if proof.reps.len() != params.rounds_or_threshold {
-        return Err(Tz21Error::Rejected("wrong number of repetitions"));
+        return Err(Tz21Error::ProofRejected("wrong number of repetitions"));
     }
     let hidden = hidden_parties(params, &proof.challenge);
     let uses = params.rounds_or_threshold * (params.parties - 1);
@@ -467,7 +467,7 @@ pub(crate) fn verify<C: Tz21Curve>(
     let mut challenge = [0u8; CHALLENGE_LEN];
     t.challenge_bytes(b"challenge", &mut challenge);
     if challenge != proof.challenge {
-        return Err(Tz21Error::Rejected("challenge mismatch"));
+        return Err(Tz21Error::ProofRejected("challenge mismatch"));
     }
     Ok(())
 }
@@ -479,7 +479,7 @@ pub(crate) fn compress<C: Tz21Curve>(
     proof: &DkProof<C>,
 ) -> Result<common::Entries<C>, Tz21Error> {
     if proof.reps.len() != params.rounds_or_threshold {
-        return Err(Tz21Error::Rejected("wrong number of repetitions"));
+        return Err(Tz21Error::ProofRejected("wrong number of repetitions"));
     }
     let chosen = common::random_subset(rng, params.rounds_or_threshold, params.compressed);
     compress_chosen(params, proof, &chosen)
@@ -492,7 +492,7 @@ pub(crate) fn compress_chosen<C: Tz21Curve>(
     chosen: &[usize],
 ) -> Result<common::Entries<C>, Tz21Error> {
     if proof.reps.len() != params.rounds_or_threshold {
-        return Err(Tz21Error::Rejected("wrong number of repetitions"));
+        return Err(Tz21Error::ProofRejected("wrong number of repetitions"));
     }
     let hidden = hidden_parties(params, &proof.challenge);
     chosen

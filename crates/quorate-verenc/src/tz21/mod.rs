@@ -252,7 +252,7 @@ impl Tz21Params {
         Self::DKGITH_16_32_30,
         Self::DKGITH_4_64_48,
     ];
-    /// The reference implementation's RDKGitH sets listed in the design notes.
+    /// The RDKGitH sets of the TZ21 reference implementation.
     pub const RDKGITH_REFERENCE: [Self; 4] = [
         Self::RDKGITH_132_64_67,
         Self::RDKGITH_160_80_55,
@@ -441,6 +441,7 @@ impl Tz21Params {
 
 /// Errors of the TZ21 schemes.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Tz21Error {
     /// Parameters out of range.
     #[error("invalid TZ21 parameters: {0}")]
@@ -482,7 +483,7 @@ pub enum Tz21Error {
     WitnessMismatch,
     /// The proof does not verify.
     #[error("proof rejected: {0}")]
-    Rejected(&'static str),
+    ProofRejected(&'static str),
     /// No ciphertext of the compressed ciphertext decrypts to `log_G X`.
     #[error("recovery failed: no candidate decrypts to the discrete log of the public share")]
     RecoveryFailed,
@@ -896,7 +897,9 @@ pub fn check_compressed<C: Tz21Curve>(
     params.expect(&proof.params)?;
     params.expect(&compressed.params)?;
     if compressed.entries.len() != params.compressed {
-        return Err(Tz21Error::Rejected("wrong number of compressed entries"));
+        return Err(Tz21Error::ProofRejected(
+            "wrong number of compressed entries",
+        ));
     }
     let pl = C::POINT_LEN;
     let dk_enc;
@@ -917,11 +920,11 @@ pub fn check_compressed<C: Tz21Curve>(
     let mut chosen = Vec::with_capacity(params.compressed);
     let mut seen = std::collections::HashSet::new();
     for b in entry_enc.chunks_exact(pl) {
-        let k = *index
-            .get(b)
-            .ok_or(Tz21Error::Rejected("compressed entry not from this proof"))?;
+        let k = *index.get(b).ok_or(Tz21Error::ProofRejected(
+            "compressed entry not from this proof",
+        ))?;
         if !seen.insert(k) {
-            return Err(Tz21Error::Rejected("compressed entry repeated"));
+            return Err(Tz21Error::ProofRejected("compressed entry repeated"));
         }
         chosen.push(k);
     }
@@ -934,7 +937,7 @@ pub fn check_compressed<C: Tz21Curve>(
         .zip(compressed.entries.iter())
         .all(|((a, la), (b, lb))| a.c2 == b.c2 && la == lb);
     if !same {
-        return Err(Tz21Error::Rejected(
+        return Err(Tz21Error::ProofRejected(
             "compressed entry does not match the proof",
         ));
     }

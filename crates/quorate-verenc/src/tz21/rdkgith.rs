@@ -267,7 +267,7 @@ pub(crate) fn verify<C: Tz21Curve>(
         || proof.hidden_c1_enc.len() != (n - t) * C::POINT_LEN
         || proof.opened.len() != t
     {
-        return Err(Tz21Error::Rejected("wrong number of proof elements"));
+        return Err(Tz21Error::ProofRejected("wrong number of proof elements"));
     }
     let ((opened_idx, hidden_idx), ek_table) = rayon::join(
         || split_parties(params, &proof.challenge),
@@ -318,7 +318,7 @@ pub(crate) fn verify<C: Tz21Curve>(
     let mut challenge = [0u8; CHALLENGE_LEN];
     tr.challenge_bytes(b"challenge", &mut challenge);
     if challenge != proof.challenge {
-        return Err(Tz21Error::Rejected("challenge mismatch"));
+        return Err(Tz21Error::ProofRejected("challenge mismatch"));
     }
 
     // Step 5c: s_i·G = Σ_j (i+1)^j A_j for every opened i, with A_0 = X, batched:
@@ -373,7 +373,7 @@ pub(crate) fn verify<C: Tz21Curve>(
     );
     let rhs = r1 + r2;
     if !common::same_point::<C>(&C::mul_gen_vartime(&lhs), &rhs) {
-        return Err(Tz21Error::Rejected(
+        return Err(Tz21Error::ProofRejected(
             "opened shares do not lie on the committed polynomial",
         ));
     }
@@ -408,7 +408,7 @@ pub(crate) fn compress_chosen<C: Tz21Curve>(
 ) -> Result<common::Entries<C>, Tz21Error> {
     let (n, t) = (params.parties, params.rounds_or_threshold);
     if proof.hidden_cts.len() != n - t || proof.opened.len() != t {
-        return Err(Tz21Error::Rejected("wrong number of proof elements"));
+        return Err(Tz21Error::ProofRejected("wrong number of proof elements"));
     }
     let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
     // inv[k] = 1/k for k in 1..=N (inv[0] unused).
