@@ -1,6 +1,7 @@
-//! Kills a real process at every keystore persist step (feature `test-faults`) and checks
-//! the crash model of `quorate_node::keystore`: before the commit nothing of the operation
-//! is durable, after it everything is, and the store always reopens.
+//! Kills a real process at every persist step (feature `test-faults`) and checks the crash
+//! model of `quorate_node::keystore` (before the commit nothing of the operation is durable,
+//! after it everything is, and the store always reopens) and of `node init` (a partial
+//! directory is refused until removed).
 //!
 //! The test binary re-executes itself: the `child_process` test does the operation named by
 //! `CRASH_CHILD_DIR`/`QUORATE_TEST_CRASH_AT` and is a no-op in a normal run.
@@ -11,6 +12,7 @@ use quorate_node::keystore::{
     EpochStatus, KdfParams, KeyId, Keystore, KeystoreError, Kind, RequestId, SessionOutcome,
     SessionStatus,
 };
+use quorate_node::nodedir::{InitOptions, NodeDir, NodeDirError};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
@@ -57,8 +59,24 @@ fn setup(dir: &Path) {
         .expect("session");
 }
 
+fn init_options() -> InitOptions {
+    InitOptions {
+        id: NodeId::new(1).ok(),
+        name: None,
+        listen: "127.0.0.1:7001".parse().expect("addr"),
+        address: None,
+        api: "127.0.0.1:8001".parse().expect("addr"),
+        public_http: None,
+        kdf: KdfParams::insecure_for_tests(),
+    }
+}
+
 /// The operation a step belongs to, run in the child.
 fn operate(dir: &Path, step: &str) {
+    if step.starts_with("init.") {
+        let _ = NodeDir::init(&dir.join("node"), &init_options(), &pass());
+        return;
+    }
     if step.starts_with("keystore.create.") {
         let id = Identity::generate(NodeId::new(2).ok());
         let _ = Keystore::create(
@@ -97,6 +115,24 @@ fn operate(dir: &Path, step: &str) {
 /// Checks the reopened store against the crash model for `step`.
 fn check(dir: &Path, step: &str) {
     let durable = step.ends_with(".after_commit");
+    if step.starts_with("init.") {
+        // A partial node directory is refused by every command, including a new init,
+        // until the operator removes it; nothing from it was published.
+        let node = dir.join("node");
+        let err = NodeDir::open(&node).expect_err("partial init");
+        assert!(
+            matches!(err, NodeDirError::PartialInit { .. }),
+            "{step}: {err}"
+        );
+        let err = NodeDir::init(&node, &init_options(), &pass()).expect_err("re-init");
+        assert!(
+            matches!(err, NodeDirError::PartialInit { .. }),
+            "{step}: {err}"
+        );
+        std::fs::remove_dir_all(&node).expect("remove");
+        NodeDir::init(&node, &init_options(), &pass()).expect("init after removal");
+        return;
+    }
     if step.starts_with("keystore.create.") {
         let err = Keystore::open(&dir.join("new.db"), &pass()).expect_err("unfinished create");
         assert!(
@@ -185,15 +221,10 @@ fn child_process() {
 }
 
 #[test]
-fn every_keystore_persist_step_survives_a_crash() {
+fn every_persist_step_survives_a_crash() {
     let exe = std::env::current_exe().expect("test binary");
-    let steps: Vec<&str> = STEPS
-        .iter()
-        .copied()
-        .filter(|s| !s.starts_with("init."))
-        .collect();
-    assert!(steps.len() >= 15, "{steps:?}");
-    for step in steps {
+    assert!(STEPS.len() >= 20, "{STEPS:?}");
+    for &step in STEPS {
         let dir = tempfile::tempdir().expect("tempdir");
         setup(dir.path());
         let out = Command::new(&exe)

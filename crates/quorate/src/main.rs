@@ -54,6 +54,11 @@ enum Command {
     },
     /// Benchmark one system and print a table (optionally also JSON).
     Bench(BenchArgs),
+    /// The node: init a node directory, merge rosters, run.
+    Node {
+        #[command(subcommand)]
+        command: quorate_node::cli::NodeCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -159,6 +164,7 @@ fn main() -> ExitCode {
             MixnetCommand::Demo(args) => mixnet::demo(&args),
         },
         Command::Bench(args) => bench(&args),
+        Command::Node { command } => return quorate_node::cli::run_node_command(&command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

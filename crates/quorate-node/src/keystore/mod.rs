@@ -4,6 +4,47 @@
 //! journal, `synchronous=FULL`, `secure_delete=ON`). Every state change is one SQLite
 //! transaction, so after a crash each operation is either wholly durable or absent.
 //!
+//! A key's life, from keygen through a refresh:
+//!
+//! ```
+//! use quorate_node::identity::{Identity, NodeId, Passphrase};
+//! use quorate_node::keystore::{CommitOutcome, KdfParams, KeyId, Keystore, KeystoreError, Kind};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("keystore.db");
+//! let pass = Passphrase::new("correct horse battery staple".into())?;
+//! let me = Identity::generate(NodeId::new(1).ok());
+//! // Tests use cheap Argon2id parameters; a node uses KdfParams::DEFAULT.
+//! let mut ks = Keystore::create(&path, &me, &pass, KdfParams::insecure_for_tests())?;
+//! let key = KeyId::new("ecdsa-main")?;
+//!
+//! // Keygen: a pending epoch 0, its share, then the certificate every holder signed.
+//! ks.begin_epoch(&key, 0)?;
+//! ks.put_secret(&key, 0, 1, &Kind::KEY_SHARE, b"share at epoch 0")?;
+//! ks.commit_epoch(&key, 0, b"certificate of epoch 0")?;
+//!
+//! // Refresh: epoch 1 is pending while epoch 0 still signs; the commit retires epoch 0.
+//! ks.begin_epoch(&key, 1)?;
+//! ks.put_secret(&key, 1, 1, &Kind::KEY_SHARE, b"share at epoch 1")?;
+//! let outcome = ks.commit_epoch(&key, 1, b"certificate of epoch 1")?;
+//! assert_eq!(outcome, CommitOutcome::Committed { retired: vec![0] });
+//! assert!(matches!(
+//!     ks.get_secret(&key, 0, &Kind::KEY_SHARE),
+//!     Err(KeystoreError::EpochRetired { .. })
+//! ));
+//! drop(ks);
+//!
+//! // A wrong passphrase is a typed error, never garbage.
+//! let wrong = Passphrase::new("wrong".into())?;
+//! assert!(matches!(Keystore::open(&path, &wrong), Err(KeystoreError::WrongPassphrase)));
+//! let ks = Keystore::open(&path, &pass)?;
+//! assert_eq!(ks.identity()?.verifying_key(), me.verifying_key());
+//! let share = ks.get_secret(&key, 1, &Kind::KEY_SHARE)?.ok_or("missing")?;
+//! assert_eq!(share.bytes.expose(), b"share at epoch 1");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Envelope encryption
 //!
 //! ```text
