@@ -2,9 +2,10 @@
 //!
 //! Every error caused by a counterparty names it: [`EcdsaError::culprits`] returns the parties
 //! to exclude. Checks that fail inside the two-party multiplication or the OT extension also
-//! *ban* the counterparty in the caller's [`crate::KeyShare`]: its OT correlations are wiped
-//! and must be re-established (a new pairwise setup or a refresh) before it can sign again,
-//! because every failed check can leak about one bit of the correlation (selective abort).
+//! *ban* the counterparty in the key share's shared pairwise store
+//! ([`EcdsaError::AbortedAndBanned`]): its OT correlations are wiped for every copy of the
+//! share and must be re-established by a refresh before it can sign again, because every
+//! failed check can leak about one bit of the correlation (selective abort).
 
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
@@ -28,6 +29,13 @@ pub enum EcdsaError {
     /// A protocol check failed; the blame record names the culprits.
     #[error("protocol aborted: {0}")]
     Aborted(Blame),
+    /// A consistency check on the OT-based multiplication with the culprits failed. Each such
+    /// failure can leak about one bit of the pairwise OT correlation, so the culprits are now
+    /// **banned** in the key share's pairwise store, for every clone and derived child,
+    /// until a refresh. This is a state change to persist: store the share again
+    /// ([`crate::KeyShare::to_bytes`]) before its next use ([`EcdsaError::newly_banned`]).
+    #[error("protocol aborted, culprits banned until a refresh: {0}")]
+    AbortedAndBanned(Blame),
     /// A message expected from `from` is missing, duplicated or addressed wrongly.
     #[error("message from {from} missing, duplicated or misaddressed")]
     MissingMessage {
@@ -41,6 +49,9 @@ pub enum EcdsaError {
         /// The banned party.
         counterparty: PartyId,
     },
+    /// A stored key share (or pending refresh) could not be decoded or failed its checks.
+    #[error("invalid stored key share: {0}")]
+    InvalidShare(DecodeError),
     /// A check failed and nobody can be blamed for it: a local inconsistency (own share
     /// against the public key), or a resolution round that found nobody at fault and says
     /// what to do next. The text names the check.
@@ -68,22 +79,32 @@ impl EcdsaError {
     /// The parties responsible (empty when the error is not attributable).
     pub fn culprits(&self) -> &[PartyId] {
         match self {
-            EcdsaError::Aborted(b) => b.culprits(),
+            EcdsaError::Aborted(b) | EcdsaError::AbortedAndBanned(b) => b.culprits(),
             EcdsaError::Malformed { from, .. } | EcdsaError::MissingMessage { from } => {
                 core::slice::from_ref(from)
             }
             EcdsaError::Banned { counterparty } => core::slice::from_ref(counterparty),
-            EcdsaError::Param(_) | EcdsaError::ProofRejected(_) | EcdsaError::InvalidSignature => {
-                &[]
-            }
+            EcdsaError::Param(_)
+            | EcdsaError::InvalidShare(_)
+            | EcdsaError::ProofRejected(_)
+            | EcdsaError::InvalidSignature => &[],
         }
     }
 
     /// The name of the failed check, for aborts.
     pub fn check(&self) -> Option<&'static str> {
         match self {
-            EcdsaError::Aborted(b) => Some(b.check()),
+            EcdsaError::Aborted(b) | EcdsaError::AbortedAndBanned(b) => Some(b.check()),
             _ => None,
+        }
+    }
+
+    /// The counterparties this error banned (see [`EcdsaError::AbortedAndBanned`]): when
+    /// non-empty, persist the key share before using it again.
+    pub fn newly_banned(&self) -> &[PartyId] {
+        match self {
+            EcdsaError::AbortedAndBanned(b) => b.culprits(),
+            _ => &[],
         }
     }
 }

@@ -1,31 +1,101 @@
 //! The long-lived key share: a Shamir share of the signing key, every party's public share,
-//! the BIP32 chain code and the pairwise OT-extension seeds.
+//! the BIP32 chain code, this epoch's identity keys, and the pairwise OT state.
+//!
+//! # Why `KeyShare` is `Clone`, and what a clone shares
+//!
+//! Concurrent signing sessions, BIP32 children ([`KeyShare::derive_child`]) and the
+//! refresh all start from a copy of the share. What must never diverge between copies is
+//! the **pairwise OT state**: every failed consistency check against a counterparty can leak
+//! about one bit of the long-term OT correlation `Δ` shared with it (selective failure), so
+//! after one failure the counterparty must be refused by *every* copy, or an attacker who
+//! probes one bit per session, alternating between copies, learns `Δ` and then the key
+//! share. The OT seeds, the bans and the record of signed session ids therefore live in one
+//! [`PairStore`] behind an [`Arc`]: `clone()` and `derive_child` share it (they are handles
+//! to the same state), a ban through any handle is seen by all, and the consistency check
+//! and the ban happen under the pair's lock, so two concurrent sessions cannot both observe
+//! a check against the same pair after a failure. [`KeyShare::from_bytes`] creates a new
+//! store: load a share once per process and clone the loaded value.
+//!
+//! # Persisting
+//!
+//! [`KeyShare::to_bytes`] is a versioned, checksummed encoding of everything above (secret
+//! bytes in a [`Zeroizing`] buffer; encrypting it at rest is the caller's job), and
+//! [`KeyShare::from_bytes`] checks it (checksum, lengths, canonical scalars, valid points,
+//! `x_i·G = T_i`, the public shares interpolate to the public key, the identity key matches).
+//! A ban is a state change: an error with [`EcdsaError::newly_banned`] non-empty means the
+//! share must be persisted again before it is used.
 
-use crate::curve::tagged_hash;
+use crate::curve::{
+    base_mul, point_bytes, read_point, read_scalar, scalar_bytes, tagged_hash, write_point,
+};
 use crate::error::{EcdsaError, Result};
 use crate::ot::ext::{OteReceiverSeeds, OteSenderSeeds};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use k256::elliptic_curve::group::Group;
 use k256::{ProjectivePoint, Scalar};
-use quorate_core::{PartyId, ThresholdParams};
-use std::collections::BTreeMap;
-use zeroize::Zeroize;
+use quorate_core::encoding::{Reader, Writer};
+use quorate_core::{DecodeError, PartyId, ThresholdParams};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+use zeroize::{Zeroize, Zeroizing};
+
+const SHARE_TAG: u8 = 0xE8;
+const SHARE_VERSION: u8 = 1;
+const TAG_CHECKSUM: &[u8] = b"quorate/ecdsa/key-share-checksum/v1";
+
+/// Seeds for both directions of one pair: as multiplication sender (OTE sender, holds `Δ`)
+/// and as multiplication receiver (OTE receiver, holds both base keys). Wiped on drop.
+pub(crate) struct PairSeeds {
+    /// We are Alice (multiplication sender) towards the counterparty.
+    pub(crate) sender: OteSenderSeeds,
+    /// We are Bob (multiplication receiver) towards the counterparty.
+    pub(crate) receiver: OteReceiverSeeds,
+}
 
 /// Pairwise OT state with one counterparty.
-#[derive(Clone)]
 pub(crate) enum PairState {
-    /// Seeds for both directions: as multiplication sender (OTE sender, holds `Δ`) and as
-    /// multiplication receiver (OTE receiver, holds both base keys).
-    Ready {
-        /// We are Alice (multiplication sender) towards the counterparty.
-        sender: OteSenderSeeds,
-        /// We are Bob (multiplication receiver) towards the counterparty.
-        receiver: OteReceiverSeeds,
-    },
-    /// A consistency check failed; the seeds were wiped.
+    /// Usable seeds (shared by the sessions that read them).
+    Ready(Arc<PairSeeds>),
+    /// A consistency check failed; the seeds were dropped (and wiped) and the counterparty
+    /// is refused until a refresh sets up new OT state.
     Banned,
 }
 
+/// The pairwise OT state of a key share and everything derived from it (clones, BIP32
+/// children): one lock per counterparty, and the signed-session record.
+pub struct PairStore {
+    pairs: BTreeMap<PartyId, Mutex<PairState>>,
+    signed_sessions: Mutex<BTreeSet<[u8; 32]>>,
+}
+
+impl core::fmt::Debug for PairStore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PairStore")
+            .field("counterparties", &self.pairs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Locks a pair, failing closed: a lock poisoned by a panic while the pair was in use is
+/// treated as banned.
+fn lock(m: &Mutex<PairState>) -> Option<MutexGuard<'_, PairState>> {
+    m.lock().ok()
+}
+
+impl PairStore {
+    pub(crate) fn new(pairs: BTreeMap<PartyId, PairSeeds>) -> Self {
+        PairStore {
+            pairs: pairs
+                .into_iter()
+                .map(|(j, s)| (j, Mutex::new(PairState::Ready(Arc::new(s)))))
+                .collect(),
+            signed_sessions: Mutex::new(BTreeSet::new()),
+        }
+    }
+}
+
 /// One party's share of a threshold ECDSA key. Secrets are wiped on drop; `Debug` is
-/// redacted.
+/// redacted. Clones share the pairwise OT state (see the module documentation).
 #[derive(Clone)]
 pub struct KeyShare {
     pub(crate) params: ThresholdParams,
@@ -37,21 +107,13 @@ pub struct KeyShare {
     pub(crate) public_shares: Vec<ProjectivePoint>,
     pub(crate) chain_code: [u8; 32],
     pub(crate) transcript: [u8; 32],
-    pub(crate) pairs: BTreeMap<PartyId, PairState>,
-    /// This party's Ed25519 identity key (signs its round-2 broadcast bodies in signing);
-    /// `ed25519-dalek` wipes it on drop.
-    pub(crate) identity: ed25519_dalek::SigningKey,
-    /// Every party's identity verifying key (`identities[k]` belongs to party `k + 1`),
-    /// agreed in the DKG and covered by [`KeyShare::setup_transcript`].
-    pub(crate) identities: Vec<ed25519_dalek::VerifyingKey>,
-    /// The signing session ids (`sid`, which hashes key id, epoch, public key, `sign_id`
-    /// and signer set) under which this share has signed a round-2 body with its identity
-    /// key. A second body under the same `sid` is refused: two validly signed bodies for one
-    /// session are the dispute's evidence of equivocation, so signing two (in two runs
-    /// with a reused `sign_id`) would let a co-signer replay the old one and get this party
-    /// named. 32 bytes per signing with three or more
-    /// signers; copies made with `Clone` keep separate records.
-    pub(crate) signed_sessions: std::collections::BTreeSet<[u8; 32]>,
+    pub(crate) pairs: Arc<PairStore>,
+    /// This party's Ed25519 identity key for this epoch (signs its round-2 broadcast bodies
+    /// in signing and its broadcasts in the next refresh); `ed25519-dalek` wipes it on drop.
+    pub(crate) identity: SigningKey,
+    /// Every party's identity verifying key for this epoch (`identities[k]` belongs to party
+    /// `k + 1`), agreed in the DKG or refresh that produced the share.
+    pub(crate) identities: Vec<VerifyingKey>,
 }
 
 impl Drop for KeyShare {
@@ -100,7 +162,7 @@ impl KeyShare {
 
     /// The group public key, 33-byte compressed SEC1.
     pub fn public_key_bytes(&self) -> [u8; 33] {
-        crate::curve::point_bytes(&self.public_key)
+        point_bytes(&self.public_key)
     }
 
     /// The verification share `T_j = p(j)·G` of party `j`.
@@ -113,38 +175,97 @@ impl KeyShare {
         self.chain_code
     }
 
-    /// A hash of every party's revealed commitments in the last DKG or refresh. Parties that
-    /// compare it out of band detect a broadcast that was not consistent.
+    /// The agreed hash of every broadcast value of the DKG or refresh that produced this
+    /// share (every party signed it in the agreement step).
     pub fn setup_transcript(&self) -> [u8; 32] {
         self.transcript
     }
 
-    /// Party `j`'s Ed25519 identity verifying key (agreed in the DKG, kept by refresh).
-    pub fn identity_key(&self, j: PartyId) -> Option<ed25519_dalek::VerifyingKey> {
+    /// Party `j`'s Ed25519 identity verifying key for this epoch (fresh in every DKG and
+    /// refresh).
+    pub fn identity_key(&self, j: PartyId) -> Option<VerifyingKey> {
         self.identities.get(j.position()).copied()
     }
 
-    /// Whether the counterparty is banned (its OT correlations were discarded).
+    /// Whether the counterparty is banned (its OT correlations were discarded) in this
+    /// share's pairwise store (shared by every clone and derived child).
     pub fn is_banned(&self, j: PartyId) -> bool {
-        matches!(self.pairs.get(&j), Some(PairState::Banned))
-    }
-
-    /// Bans `j`: wipes the OT seeds shared with it. Signing with `j` then fails with
-    /// [`EcdsaError::Banned`] until a refresh re-establishes fresh base OTs.
-    pub fn ban(&mut self, j: PartyId) {
-        if let Some(p) = self.pairs.get_mut(&j) {
-            *p = PairState::Banned;
+        match self.pairs.pairs.get(&j) {
+            Some(m) => lock(m).map_or(true, |g| matches!(*g, PairState::Banned)),
+            None => false,
         }
     }
 
-    pub(crate) fn pair(&self, j: PartyId) -> Result<(&OteSenderSeeds, &OteReceiverSeeds)> {
-        match self.pairs.get(&j) {
-            Some(PairState::Ready { sender, receiver }) => Ok((sender, receiver)),
-            Some(PairState::Banned) => Err(EcdsaError::Banned { counterparty: j }),
-            None => Err(EcdsaError::Param(quorate_core::ParamError::UnknownParty {
-                id: j,
-                n: self.params.n(),
-            })),
+    /// Every banned counterparty.
+    pub fn banned(&self) -> Vec<PartyId> {
+        self.pairs
+            .pairs
+            .keys()
+            .copied()
+            .filter(|j| self.is_banned(*j))
+            .collect()
+    }
+
+    /// Bans `j` in the shared pairwise store: wipes the OT seeds shared with it, for every
+    /// clone and derived child of this share. Signing with `j` then fails with
+    /// [`EcdsaError::Banned`] until a refresh sets up fresh base OTs. Persist the share
+    /// afterwards.
+    pub fn ban(&self, j: PartyId) {
+        if let Some(m) = self.pairs.pairs.get(&j) {
+            match m.lock() {
+                Ok(mut g) => *g = PairState::Banned,
+                Err(poisoned) => *poisoned.into_inner() = PairState::Banned,
+            }
+        }
+    }
+
+    fn unknown(&self, j: PartyId) -> EcdsaError {
+        EcdsaError::Param(quorate_core::ParamError::UnknownParty {
+            id: j,
+            n: self.params.n(),
+        })
+    }
+
+    /// The seeds shared with `j`, or [`EcdsaError::Banned`].
+    pub(crate) fn pair(&self, j: PartyId) -> Result<Arc<PairSeeds>> {
+        let m = self.pairs.pairs.get(&j).ok_or_else(|| self.unknown(j))?;
+        match lock(m).as_deref() {
+            Some(PairState::Ready(s)) => Ok(Arc::clone(s)),
+            _ => Err(EcdsaError::Banned { counterparty: j }),
+        }
+    }
+
+    /// Runs a consistency check on the OT correlation with `j` under the pair's lock:
+    /// refused if `j` is banned; a check that fails with [`EcdsaError::Aborted`] bans `j`
+    /// before the lock is released, so no other session (through any clone or child) runs
+    /// a check against `j` afterwards.
+    pub(crate) fn checked<T>(
+        &self,
+        j: PartyId,
+        check: impl FnOnce(&PairSeeds) -> Result<T>,
+    ) -> Result<T> {
+        let m = self.pairs.pairs.get(&j).ok_or_else(|| self.unknown(j))?;
+        let mut guard = match m.lock() {
+            Ok(g) => g,
+            Err(_) => return Err(EcdsaError::Banned { counterparty: j }),
+        };
+        let seeds = match &*guard {
+            PairState::Ready(s) => Arc::clone(s),
+            PairState::Banned => return Err(EcdsaError::Banned { counterparty: j }),
+        };
+        let res = check(&seeds);
+        if let Err(EcdsaError::Aborted(b)) = res {
+            *guard = PairState::Banned;
+            return Err(EcdsaError::AbortedAndBanned(b));
+        }
+        res
+    }
+
+    /// Records that this share signed a round-2 body under `sid`; false if it already had.
+    pub(crate) fn record_signed_session(&self, sid: [u8; 32]) -> bool {
+        match self.pairs.signed_sessions.lock() {
+            Ok(mut g) => g.insert(sid),
+            Err(_) => false,
         }
     }
 
@@ -157,20 +278,177 @@ impl KeyShare {
     /// `λ_j·T_j`, the public counterpart of party `j`'s additive share, for its Lagrange
     /// coefficient `λ_j` in the signing set.
     pub(crate) fn additive_public(&self, j: PartyId, lambda: &Scalar) -> Result<ProjectivePoint> {
-        let t = self.public_share(j).ok_or(EcdsaError::Param(
-            quorate_core::ParamError::UnknownParty {
-                id: j,
-                n: self.params.n(),
-            },
-        ))?;
+        let t = self.public_share(j).ok_or_else(|| self.unknown(j))?;
         Ok(t * lambda)
     }
 
-    /// Test hook: reveals the secret share (for reference computations in tests only).
+    /// Test hook (feature `test-faults`): reveals the secret share.
     #[cfg(any(test, feature = "test-faults"))]
     pub fn secret_share_for_test(&self) -> Scalar {
         self.secret
     }
+
+    /// The versioned, checksummed encoding of the share, its pairwise OT state (bans
+    /// included) and its signed-session record. Contains every secret of the share: keep it
+    /// encrypted at rest. See the module documentation.
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut w = Writer::new();
+        w.header(SHARE_TAG, SHARE_VERSION)
+            .u16(self.params.t())
+            .u16(self.params.n())
+            .party(self.id)
+            .bytes(&self.key_id)
+            .u64(self.epoch);
+        let mut secret = scalar_bytes(&self.secret);
+        w.bytes(&secret);
+        secret.zeroize();
+        write_point(&mut w, &self.public_key);
+        for t in &self.public_shares {
+            write_point(&mut w, t);
+        }
+        w.bytes(&self.chain_code).bytes(&self.transcript);
+        w.bytes(self.identity.as_bytes());
+        for vk in &self.identities {
+            w.bytes(vk.as_bytes());
+        }
+        for (j, m) in &self.pairs.pairs {
+            w.party(*j);
+            match lock(m).as_deref() {
+                Some(PairState::Ready(s)) => {
+                    w.bytes(&[1]);
+                    s.sender.write_secret(&mut w);
+                    s.receiver.write_secret(&mut w);
+                }
+                _ => {
+                    w.bytes(&[0]);
+                }
+            }
+        }
+        let sessions: Vec<[u8; 32]> = match self.pairs.signed_sessions.lock() {
+            Ok(g) => g.iter().copied().collect(),
+            Err(p) => p.into_inner().iter().copied().collect(),
+        };
+        w.u32(sessions.len() as u32);
+        for s in &sessions {
+            w.bytes(s);
+        }
+        let mut out = Zeroizing::new(w.into_bytes());
+        let sum = tagged_hash(TAG_CHECKSUM, &[&out]);
+        out.extend_from_slice(&sum);
+        out
+    }
+
+    /// Decodes and checks what [`KeyShare::to_bytes`] wrote (a fresh pairwise store).
+    pub fn from_bytes(bytes: &[u8]) -> Result<KeyShare> {
+        decode_share(bytes).map_err(EcdsaError::InvalidShare)
+    }
+}
+
+fn invalid(reason: &'static str) -> DecodeError {
+    DecodeError::InvalidValue {
+        what: "key share",
+        reason,
+    }
+}
+
+fn decode_share(bytes: &[u8]) -> core::result::Result<KeyShare, DecodeError> {
+    let body_len = bytes
+        .len()
+        .checked_sub(32)
+        .ok_or(DecodeError::WrongLength {
+            what: "key share",
+            expected: 32,
+            got: bytes.len(),
+        })?;
+    let (body, sum) = bytes.split_at(body_len);
+    let expected = tagged_hash(TAG_CHECKSUM, &[body]);
+    if !bool::from(subtle::ConstantTimeEq::ct_eq(&expected[..], sum)) {
+        return Err(invalid("checksum mismatch (corrupted or truncated)"));
+    }
+    let mut r = Reader::new("key share", body);
+    r.header(SHARE_TAG, SHARE_VERSION)?;
+    let (t, n) = (r.u16()?, r.u16()?);
+    let params = ThresholdParams::new(t, n).map_err(|_| invalid("threshold parameters"))?;
+    let id = r.party()?;
+    if !params.contains(id) {
+        return Err(invalid("party outside the parameters"));
+    }
+    let key_id = r.array()?;
+    let epoch = r.u64()?;
+    let secret = Zeroizing::new(read_scalar(&mut r, "secret share")?);
+    let public_key = read_point(&mut r, "public key")?;
+    let mut public_shares = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        public_shares.push(read_point(&mut r, "public share")?);
+    }
+    let chain_code = r.array()?;
+    let transcript = r.array()?;
+    let identity = SigningKey::from_bytes(&Zeroizing::new(r.array::<32>()?));
+    let mut identities = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        identities.push(crate::keygen::read_identity(&mut r)?);
+    }
+    let mut pairs = BTreeMap::new();
+    for j in params.parties().filter(|j| *j != id) {
+        if r.party()? != j {
+            return Err(invalid("pairs must list every other party in order"));
+        }
+        let state = match r.array::<1>()? {
+            [1] => PairState::Ready(Arc::new(PairSeeds {
+                sender: OteSenderSeeds::read_secret(&mut r)?,
+                receiver: OteReceiverSeeds::read_secret(&mut r)?,
+            })),
+            [0] => PairState::Banned,
+            _ => return Err(invalid("pair state flag must be 0 or 1")),
+        };
+        pairs.insert(j, Mutex::new(state));
+    }
+    let count = r.u32()? as usize;
+    if count > r.remaining() / 32 {
+        return Err(invalid("signed-session count beyond the data"));
+    }
+    let mut signed_sessions = BTreeSet::new();
+    for _ in 0..count {
+        signed_sessions.insert(r.array::<32>()?);
+    }
+    r.finish()?;
+    // Consistency: own share against own public share, the public shares against the
+    // public key (interpolating the first t at zero), own identity key.
+    if public_shares.get(id.position()) != Some(&base_mul(&secret)) {
+        return Err(invalid("secret share does not match its public share"));
+    }
+    let xs: Vec<Scalar> = (1..=u64::from(t)).map(Scalar::from).collect();
+    let lambdas = quorate_core::lagrange::coefficients_at_zero(&xs)
+        .map_err(|_| invalid("Lagrange coefficients"))?;
+    let pk = public_shares
+        .iter()
+        .zip(&lambdas)
+        .fold(ProjectivePoint::IDENTITY, |acc, (p, l)| acc + *p * l);
+    if pk != public_key || bool::from(public_key.is_identity()) {
+        return Err(invalid(
+            "public shares do not interpolate to the public key",
+        ));
+    }
+    if identities.get(id.position()) != Some(&identity.verifying_key()) {
+        return Err(invalid("identity key does not match its verifying key"));
+    }
+    Ok(KeyShare {
+        params,
+        id,
+        key_id,
+        epoch,
+        secret: *secret,
+        public_key,
+        public_shares,
+        chain_code,
+        transcript,
+        pairs: Arc::new(PairStore {
+            pairs,
+            signed_sessions: Mutex::new(signed_sessions),
+        }),
+        identity,
+        identities,
+    })
 }
 
 /// The session id of a pairwise sub-protocol: protocol tag, outer session, multiplication

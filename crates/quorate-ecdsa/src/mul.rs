@@ -184,6 +184,28 @@ pub fn receiver_round1(
     sid: &[u8; 32],
     rng: &mut impl CryptoRngCore,
 ) -> (MulReceiver, OteMsg) {
+    receiver_round1_inner(seeds, sid, 0, rng)
+}
+
+/// Fault-injection hook: a malicious Bob whose extension message deviates in the columns
+/// of `deviate` (see `ext::receiver_extend_malicious`) and is otherwise honest, so that a
+/// check that passes leaves a correct multiplication (a selective-failure probe of `Δ`).
+#[cfg(any(test, feature = "test-faults"))]
+pub fn receiver_round1_malicious(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    deviate: u128,
+    rng: &mut impl CryptoRngCore,
+) -> (MulReceiver, OteMsg) {
+    receiver_round1_inner(seeds, sid, deviate, rng)
+}
+
+fn receiver_round1_inner(
+    seeds: &OteReceiverSeeds,
+    sid: &[u8; 32],
+    deviate: u128,
+    rng: &mut impl CryptoRngCore,
+) -> (MulReceiver, OteMsg) {
     let mut gamma = vec![0u8; ELL / 8];
     rng.fill_bytes(&mut gamma);
     let g = gadget();
@@ -191,7 +213,7 @@ pub fn receiver_round1(
     for (j, gj) in g.iter().enumerate() {
         chi += Scalar::conditional_select(&Scalar::ZERO, gj, bit(&gamma, j));
     }
-    let (rows, msg) = ext::receiver_extend(seeds, sid, ELL, &gamma, rng);
+    let (rows, msg) = ext::receiver_extend_deviating(seeds, sid, ELL, &gamma, deviate, rng);
     (
         MulReceiver {
             sid: *sid,
@@ -243,8 +265,7 @@ fn sender_round2_inner(
 ) -> Result<([Scalar; L], MulMsg)> {
     let rows = ext::sender_extend(seeds, sid, ELL, receiver, ote)?;
     let delta = seeds.delta_row();
-    let check_input = Scalar::random(&mut *rng);
-    let a = [inputs[0], inputs[1], check_input];
+    let a = zeroize::Zeroizing::new([inputs[0], inputs[1], Scalar::random(&mut *rng)]);
     let mut salt = [0u8; 32];
     rng.fill_bytes(&mut salt);
     let msid = salted_sid(sid, &salt);
@@ -254,14 +275,16 @@ fn sender_round2_inner(
     let mut tau: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
     let mut tau_bytes = Vec::with_capacity(ELL * W * 32);
     for (j, q) in rows.0.iter().enumerate() {
-        let w0 = pads(&prefix, j, *q);
-        let w1 = pads(&prefix, j, *q ^ delta);
+        let mut w0 = pads(&prefix, j, *q);
+        let mut w1 = pads(&prefix, j, *q ^ delta);
         let mut z = [Scalar::ZERO; W];
         let mut t = [Scalar::ZERO; W];
         for l in 0..W {
             z[l] = -w0[l];
             t[l] = w0[l] - w1[l] + a[l];
         }
+        w0.zeroize();
+        w1.zeroize();
         if deviate == Some(j) {
             t[0] += Scalar::ONE;
         }
@@ -331,11 +354,12 @@ pub fn receiver_finish(
     let mut expected_r = Vec::with_capacity(ELL);
     for (j, t_row) in state.rows.0.iter().enumerate() {
         let gamma = bit(&state.gamma, j);
-        let w = pads(&prefix, j, *t_row);
+        let mut w = pads(&prefix, j, *t_row);
         let mut z = [Scalar::ZERO; W];
         for l in 0..W {
             z[l] = w[l] + Scalar::conditional_select(&Scalar::ZERO, &msg.tau[j][l], gamma);
         }
+        w.zeroize();
         let rhs = Scalar::conditional_select(&Scalar::ZERO, &msg.u, gamma);
         expected_r.push(rhs - (theta[0] * z[0] + theta[1] * z[1] + z[2]));
         for l in 0..L {

@@ -193,7 +193,7 @@
 //!   it would be a second signing protocol to audit.
 //! * **Setup rounds.** The DKG has three message rounds: the third carries the OT-extension
 //!   message that bootstraps each pair's reverse direction from its one base-OT batch
-//!   ([`crate::keygen`]). That halves the base-OT work (`κ = 128` verified simplest OTs per
+//!   ([`crate::keygen`]). That halves the base-OT work (`κ = 128` simplest OTs per
 //!   unordered pair instead of per ordered pair). The bootstrap extension has the same
 //!   revised KOS check as every other one, and a failure names the sender.
 //!

@@ -13,7 +13,7 @@ use rand_core::SeedableRng;
 
 #[test]
 fn garbage_and_truncated_messages_are_typed_errors() {
-    let mut shares = keygen(2, 2, 13);
+    let shares = keygen(2, 2, 13);
     let ids = [pid(1), pid(2)];
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let (_st, m1) =
@@ -48,13 +48,13 @@ fn garbage_and_truncated_messages_are_typed_errors() {
     // Protocol-level: wrong sender set.
     let (st, _m1) =
         sign::round1(&shares[0], &SessionId::new(b"g2".to_vec()), &ids, &mut rng).unwrap();
-    let err = sign::round2(st, &mut shares[0], &[], &mut rng).unwrap_err();
+    let err = sign::round2(st, &shares[0], &[], &mut rng).unwrap_err();
     assert_eq!(err, EcdsaError::MissingMessage { from: pid(2) });
 }
 
 #[test]
 fn round_messages_have_the_documented_sizes() {
-    let mut shares = keygen(2, 2, 14);
+    let shares = keygen(2, 2, 14);
     let ids = [pid(1), pid(2)];
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let (st1, m1) =
@@ -62,10 +62,9 @@ fn round_messages_have_the_documented_sizes() {
     let (st2, m2) =
         sign::round1(&shares[1], &SessionId::new(b"s".to_vec()), &ids, &mut rng).unwrap();
     let b1 = m1[0].1.to_bytes().len();
-    let (_s, out1) =
-        sign::round2(st1, &mut shares[0], &[(pid(2), m2[0].1.clone())], &mut rng).unwrap();
+    let (_s, out1) = sign::round2(st1, &shares[0], &[(pid(2), m2[0].1.clone())], &mut rng).unwrap();
     let (_s, _out2) =
-        sign::round2(st2, &mut shares[1], &[(pid(1), m1[0].1.clone())], &mut rng).unwrap();
+        sign::round2(st2, &shares[1], &[(pid(1), m1[0].1.clone())], &mut rng).unwrap();
     let b2 = out1[0].1.to_bytes().len();
     // Round 1: the commitment, the receiver's 32-byte extension nonce, 128 columns of
     // (416+128)/8 bytes plus the KOS check; round 2: the broadcast body (header, sender,
@@ -140,8 +139,8 @@ fn every_truncation_of_every_message_is_a_typed_error() {
         sign::round1(&shares[0], &SessionId::new(b"t".to_vec()), &ids, &mut rng).unwrap();
     let (_sb, s1b) =
         sign::round1(&shares[1], &SessionId::new(b"t".to_vec()), &ids, &mut rng).unwrap();
-    let mut share0 = shares[0].clone();
-    let (_s, s2a) = sign::round2(sa, &mut share0, &[(pid(2), s1b[0].1.clone())], &mut rng).unwrap();
+    let share0 = shares[0].clone();
+    let (_s, s2a) = sign::round2(sa, &share0, &[(pid(2), s1b[0].1.clone())], &mut rng).unwrap();
     let sign1 = s1a[0].1.to_bytes();
     let sign2 = s2a[0].1.to_bytes();
     type Decoder = fn(PartyId, &[u8]) -> bool;

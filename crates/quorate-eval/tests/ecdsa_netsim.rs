@@ -82,15 +82,20 @@ fn blame_and_dispute_rounds_over_the_simulated_network() {
     .unwrap();
     let signers: Vec<PartyId> = params.parties().collect();
     let cheater = PartyId::new(2).unwrap();
-    for (fault, check) in [
+    // A fresh session id per run: a key share (and every clone of it) signs at most one
+    // round-2 body per session id.
+    for (run_no, (fault, check)) in [
         (Round3Fault::WrongU, blame::CHECK_BLAME),
         (Round3Fault::WrongEcho, dispute::CHECK_DISPUTE),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let run = netsim::sign_faulty(
             &shares,
             &signers,
             &[5u8; 32],
-            b"netsim-blame-sign",
+            format!("netsim-blame-sign-{run_no}").as_bytes(),
             netsim::lan(),
             ComputeModel::Ignore,
             rng_for(4),

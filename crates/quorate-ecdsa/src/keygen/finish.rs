@@ -5,7 +5,7 @@ use super::messages::DkgMsg3;
 use super::round3::DkgRound3;
 use super::setup::TAG_BOOT;
 use crate::error::{EcdsaError, Result};
-use crate::keyshare::{pair_sid, KeyShare, PairState};
+use crate::keyshare::{pair_sid, KeyShare, PairSeeds, PairStore};
 use crate::ot::ext::{self, OteReceiverSeeds, OteSenderSeeds};
 use quorate_core::PartyId;
 use rayon::prelude::*;
@@ -18,6 +18,7 @@ pub fn finish(state: DkgRound3, msgs: &[(PartyId, DkgMsg3)]) -> Result<KeyShare>
         mut share,
         setup_sid,
         mut forward,
+        mut ready,
     } = state;
     let me = share.id;
     let mut map = BTreeMap::new();
@@ -44,8 +45,9 @@ pub fn finish(state: DkgRound3, msgs: &[(PartyId, DkgMsg3)]) -> Result<KeyShare>
         let sender = forward
             .remove(&j)
             .ok_or(EcdsaError::MissingMessage { from: j })?;
-        share.pairs.insert(j, PairState::Ready { sender, receiver });
+        ready.insert(j, PairSeeds { sender, receiver });
     }
+    share.pairs = std::sync::Arc::new(PairStore::new(ready));
     Ok(share)
 }
 

@@ -19,7 +19,7 @@
 //!    direction of the pair (below).
 //! 4. **Finish**: checks the bootstrap extensions (naming the sender) and outputs the share.
 //!
-//! **One base-OT batch per pair.** For `a < b`, `κ = 128` base OTs (verified simplest OT,
+//! **One base-OT batch per pair.** For `a < b`, `κ = 128` base OTs (simplest OT with a proof of knowledge,
 //! [`crate::ot::base`]) make `a` the extension sender (`Δ_a`) and `b` the extension receiver:
 //! the direction in which `a` is the multiplication sender (Alice). The reverse direction
 //! is bootstrapped from it rather than from a second batch of base OTs: `b` extends `κ`
@@ -55,6 +55,8 @@ pub use messages::{DkgMsg1, DkgMsg2, DkgMsg3};
 pub use round1::{refresh_round1, round1, DkgRound1};
 pub use round2::{round2, DkgRound2};
 pub use round3::{round3, DkgRound3};
+
+pub(crate) use messages::read_identity;
 
 #[cfg(any(test, feature = "test-faults"))]
 pub use round1::{round1_faulty, DkgFault};

@@ -11,7 +11,7 @@ use super::setup::{
 };
 use crate::curve::{base_mul, tagged_hash};
 use crate::error::{EcdsaError, Result};
-use crate::keyshare::{pair_sid, KeyShare, PairState};
+use crate::keyshare::{pair_sid, KeyShare, PairSeeds, PairStore};
 use crate::ot::base;
 use crate::ot::ext::{self, OteReceiverSeeds, OteSenderSeeds};
 use k256::{ProjectivePoint, Scalar};
@@ -29,6 +29,8 @@ pub struct DkgRound3 {
     pub(crate) setup_sid: [u8; 32],
     /// For `j > me`: our extension-sender seeds towards `j` (from the base OTs).
     pub(crate) forward: BTreeMap<PartyId, OteSenderSeeds>,
+    /// For `j < me`: the finished seeds of both directions.
+    pub(crate) ready: BTreeMap<PartyId, PairSeeds>,
 }
 
 impl core::fmt::Debug for DkgRound3 {
@@ -125,14 +127,14 @@ pub fn round3(
             forward.insert(*j, OteSenderSeeds::from(recv));
         }
     }
-    type Finished = (PartyId, PairState, DkgMsg3);
+    type Finished = (PartyId, PairSeeds, DkgMsg3);
     let finished: Vec<Result<Finished>> = jobs
         .into_par_iter()
         .map(|(j, st, b, mut r)| {
             let receiver: OteReceiverSeeds = base::sender_finish(st, j, b)?.into();
             let boot = pair_sid(TAG_BOOT, &setup_sid, me, j);
             let (sender, ote) = ext::bootstrap_receiver(&receiver, &boot, &mut r);
-            Ok((j, PairState::Ready { sender, receiver }, DkgMsg3 { ote }))
+            Ok((j, PairSeeds { sender, receiver }, DkgMsg3 { ote }))
         })
         .collect();
     let mut pairs = BTreeMap::new();
@@ -237,10 +239,9 @@ pub fn round3(
         public_shares,
         chain_code,
         transcript,
-        pairs,
+        pairs: std::sync::Arc::new(PairStore::new(BTreeMap::new())),
         identity,
         identities: identity_keys,
-        signed_sessions: Default::default(),
     };
     if share.public_share(me) != Some(base_mul(&share.secret))
         || bool::from(k256::elliptic_curve::group::Group::is_identity(&public_key))
@@ -254,6 +255,7 @@ pub fn round3(
             share,
             setup_sid,
             forward,
+            ready: pairs,
         },
         out3,
     ))

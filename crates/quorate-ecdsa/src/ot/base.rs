@@ -1,7 +1,9 @@
-//! Base oblivious transfer: the "simplest OT" of Chou–Orlandi (eprint 2015/267) in the
-//! verified form used by DKLs18/19 (VSOT): the sender proves knowledge of `b` for `B = b·G`,
-//! every point is validated, and every derived key is bound to the session id, the OT index
-//! and the full exchanged transcript `(B, A_k)`.
+//! Base oblivious transfer: the "simplest OT" of Chou–Orlandi (eprint 2015/267) with the
+//! sender's proof of knowledge of `b` for `B = b·G`, every point validated, and every derived
+//! key bound to the session id, the OT index and the full exchanged transcript `(B, A_k)`.
+//! It is **not** DKLs18's VSOT: there is no challenge/response verification phase; the
+//! consistency of the base OTs is checked afterwards by the KOS check of every extension
+//! that uses them (see [`crate::notes`]).
 //!
 //! * Sender → receiver: `B = b·G` and a Schnorr proof of knowledge of `b`.
 //! * Receiver (choice bit `c_k` for `k < κ`): `A_k = a_k·G + c_k·B`, keeps
@@ -148,14 +150,20 @@ pub fn receiver_round(
         a.zeroize();
     }
     let a_aff = ProjectivePoint::batch_normalize(a_points.as_slice());
-    let s_aff = ProjectivePoint::batch_normalize(shared.as_slice());
+    let mut s_aff = ProjectivePoint::batch_normalize(shared.as_slice());
     shared.zeroize();
     let keys = a_aff
         .iter()
         .zip(&s_aff)
         .enumerate()
-        .map(|(k, (a, s))| derive_key(&sid, k, &big_b_bytes, &a.to_bytes(), &s.to_bytes()))
+        .map(|(k, (a, s))| {
+            let mut s_bytes = s.to_bytes();
+            let key = derive_key(&sid, k, &big_b_bytes, &a.to_bytes(), &s_bytes);
+            s_bytes.as_mut_slice().zeroize();
+            key
+        })
         .collect();
+    s_aff.zeroize();
     Ok((
         BaseOtReceiverOutput { choices, keys },
         BaseOtMsg2 { a_points },
@@ -174,15 +182,16 @@ pub fn sender_finish(
             "base OT: number of receiver points",
         ));
     }
-    let bb = state.big_b * state.b;
+    let mut bb = state.big_b * state.b;
     let mut pts = Vec::with_capacity(2 * KAPPA);
     for a in &msg.a_points {
         let ba = *a * state.b;
         pts.push(ba);
         pts.push(ba - bb);
     }
-    let aff = ProjectivePoint::batch_normalize(pts.as_slice());
+    let mut aff = ProjectivePoint::batch_normalize(pts.as_slice());
     pts.zeroize();
+    bb.zeroize();
     let a_aff = ProjectivePoint::batch_normalize(msg.a_points.as_slice());
     let big_b_bytes = state.big_b.to_affine().to_bytes();
     let mut keys0 = Vec::with_capacity(KAPPA);
@@ -205,6 +214,7 @@ pub fn sender_finish(
             &p1.to_bytes(),
         ));
     }
+    aff.zeroize();
     Ok(BaseOtSenderOutput { keys0, keys1 })
 }
 

@@ -121,6 +121,58 @@ impl OteSenderSeeds {
     pub(crate) fn delta_row(&self) -> u128 {
         u128::from_le_bytes(self.delta)
     }
+
+    /// Writes `Δ` and the `κ` PRG keys (secret: only into a key-share encoding).
+    pub(crate) fn write_secret(&self, w: &mut Writer) {
+        w.bytes(&self.delta);
+        for k in &self.seeds {
+            write_key(w, k);
+        }
+    }
+
+    /// Reads what [`OteSenderSeeds::write_secret`] wrote.
+    pub(crate) fn read_secret(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
+        let delta = r.array()?;
+        let seeds = (0..KAPPA)
+            .map(|_| read_key(r))
+            .collect::<core::result::Result<_, _>>()?;
+        Ok(OteSenderSeeds { delta, seeds })
+    }
+}
+
+impl OteReceiverSeeds {
+    /// Writes both sets of `κ` PRG keys (secret: only into a key-share encoding).
+    pub(crate) fn write_secret(&self, w: &mut Writer) {
+        for k in self.seeds0.iter().chain(&self.seeds1) {
+            write_key(w, k);
+        }
+    }
+
+    /// Reads what [`OteReceiverSeeds::write_secret`] wrote.
+    pub(crate) fn read_secret(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
+        let mut read = || {
+            (0..KAPPA)
+                .map(|_| read_key(&mut *r))
+                .collect::<core::result::Result<Vec<_>, _>>()
+        };
+        let seeds0 = read()?;
+        let seeds1 = read()?;
+        Ok(OteReceiverSeeds { seeds0, seeds1 })
+    }
+}
+
+fn write_key(w: &mut Writer, k: &PrgKey) {
+    for word in k {
+        w.bytes(&word.to_be_bytes());
+    }
+}
+
+fn read_key(r: &mut Reader<'_>) -> core::result::Result<PrgKey, DecodeError> {
+    let mut k = [0u32; 8];
+    for word in k.iter_mut() {
+        *word = u32::from_be_bytes(r.array()?);
+    }
+    Ok(k)
 }
 
 /// The receiver's extension message: the column corrections and the check values.
@@ -364,7 +416,7 @@ pub fn receiver_extend(
     choices: &[u8],
     rng: &mut impl CryptoRngCore,
 ) -> (ReceiverRows, OteMsg) {
-    receiver_extend_inner(seeds, sid, ell, choices, 0, rng)
+    receiver_extend_deviating(seeds, sid, ell, choices, 0, rng)
 }
 
 /// Fault-injection hook: a malicious receiver that uses choice bits `x ⊕ e` (for a fixed
@@ -381,10 +433,10 @@ pub fn receiver_extend_malicious(
     deviate: u128,
     rng: &mut impl CryptoRngCore,
 ) -> (ReceiverRows, OteMsg) {
-    receiver_extend_inner(seeds, sid, ell, choices, deviate, rng)
+    receiver_extend_deviating(seeds, sid, ell, choices, deviate, rng)
 }
 
-fn receiver_extend_inner(
+pub(crate) fn receiver_extend_deviating(
     seeds: &OteReceiverSeeds,
     sid: &[u8; 32],
     ell: usize,

@@ -30,6 +30,11 @@ pub enum Round1Fault {
     /// the KOS check of each counterparty).
     #[cfg(any(test, feature = "test-faults"))]
     MaliciousOte,
+    /// The OT-extension message towards every counterparty deviates in this one column and
+    /// is otherwise honest: the counterparty's KOS check passes exactly when that bit of its
+    /// `Δ` is 0 (a selective-failure probe; a pass leaves a correct multiplication).
+    #[cfg(any(test, feature = "test-faults"))]
+    OteColumn(u8),
     /// Equivocates `R_i`: towards the victim the signer commits to (and in round 2 opens,
     /// with a multiplication input to match) `R'_i = R_i + G`, towards everyone else to
     /// `R_i`. Every pairwise check passes; the echo digests differ and the dispute names
@@ -151,23 +156,17 @@ fn round1_inner(
         .par_iter()
         .zip(rngs)
         .map(|(j, mut r)| {
-            let (_, recv_seeds) = share.pair(*j)?;
+            let seeds = share.pair(*j)?;
+            let recv_seeds = &seeds.receiver;
             let psid = pair_sid(TAG_MUL, &sid, *j, me);
             let (st, ote) = match fault {
                 #[cfg(any(test, feature = "test-faults"))]
                 Round1Fault::MaliciousOte => {
-                    let (st, _) = mul::receiver_round1(recv_seeds, &psid, &mut r);
-                    let mut gamma = vec![0u8; mul::ELL / 8];
-                    rand_core::RngCore::fill_bytes(&mut r, &mut gamma);
-                    let (_, ote) = crate::ot::ext::receiver_extend_malicious(
-                        recv_seeds,
-                        &psid,
-                        mul::ELL,
-                        &gamma,
-                        u128::MAX,
-                        &mut r,
-                    );
-                    (st, ote)
+                    mul::receiver_round1_malicious(recv_seeds, &psid, u128::MAX, &mut r)
+                }
+                #[cfg(any(test, feature = "test-faults"))]
+                Round1Fault::OteColumn(c) => {
+                    mul::receiver_round1_malicious(recv_seeds, &psid, 1u128 << (c % 128), &mut r)
                 }
                 _ => mul::receiver_round1(recv_seeds, &psid, &mut r),
             };

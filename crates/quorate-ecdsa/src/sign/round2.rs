@@ -19,7 +19,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::CryptoRngCore;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// How a signer deviates in round 2 (fault injection, feature `test-faults`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl core::fmt::Debug for SignRound2 {
 /// evidence of equivocation that a co-signer could replay in a dispute.
 pub fn round2(
     state: SignRound1,
-    share: &mut KeyShare,
+    share: &KeyShare,
     msgs: &[(PartyId, SignMsg1)],
     rng: &mut impl CryptoRngCore,
 ) -> Result<(SignRound2, Vec<(PartyId, SignMsg2)>)> {
@@ -78,7 +78,7 @@ pub fn round2(
 #[cfg(any(test, feature = "test-faults"))]
 pub fn round2_faulty(
     state: SignRound1,
-    share: &mut KeyShare,
+    share: &KeyShare,
     msgs: &[(PartyId, SignMsg1)],
     fault: Round2Fault,
     rng: &mut impl CryptoRngCore,
@@ -88,7 +88,7 @@ pub fn round2_faulty(
 
 fn round2_inner(
     state: SignRound1,
-    share: &mut KeyShare,
+    share: &KeyShare,
     msgs: &[(PartyId, SignMsg1)],
     fault: Round2Fault,
     rng: &mut impl CryptoRngCore,
@@ -101,8 +101,9 @@ fn round2_inner(
     let map = collect(state.me, &state.signers, msgs)?;
     // With three or more signers this round signs the body with the identity key: at most
     // once per session id, or a co-signer could replay an earlier run's body in a dispute
-    // and get this party named for equivocation (see `KeyShare::signed_sessions`).
-    if state.signers.len() > 2 && !share.signed_sessions.insert(state.sid) {
+    // and get this party named for equivocation. The record is shared by every clone and
+    // derived child of the share and persisted with it.
+    if state.signers.len() > 2 && !share.record_signed_session(state.sid) {
         return Err(ParamError::Invalid(
             "this key share already signed a round-2 body for this session id (reused sign_id \
              with three or more signers): choose a fresh sign_id",
@@ -129,7 +130,7 @@ fn round2_inner(
     let pk_i = base_mul(&sk_i);
     let me = state.me;
     let sid = state.sid;
-    let inputs = [state.r_i, sk_i];
+    let inputs = Zeroizing::new([state.r_i, sk_i]);
     let alt_r_victim = state.alt_r.as_ref().map(|(v, _, _)| *v);
     let jobs: Vec<(PartyId, &SignMsg1, ChaCha20Rng)> = map
         .iter()
@@ -137,18 +138,20 @@ fn round2_inner(
         .zip(child_rngs(rng, map.len()))
         .map(|((j, m), r)| (j, m, r))
         .collect();
-    let shared: &KeyShare = share;
     type SenderResult = (PartyId, Result<([Scalar; 2], MulMsg)>);
     let results: Vec<SenderResult> = jobs
         .into_par_iter()
         .map(|(j, m, mut r)| {
-            let res = shared.pair(j).and_then(|(sender_seeds, _)| {
+            // The KOS check on j's extension message runs under the pair's lock and a
+            // failure bans j there, for every copy of the share.
+            let res = share.checked(j, |seeds| {
+                let sender_seeds = &seeds.sender;
                 let psid = pair_sid(TAG_MUL, &sid, me, j);
                 // Fault injection only: the victim of an equivocated R_i gets r_i + 1.
                 let alt_inputs;
-                let inputs = match &alt_r_victim {
+                let inputs: &[Scalar; 2] = match &alt_r_victim {
                     Some(v) if *v == j => {
-                        alt_inputs = [inputs[0] + Scalar::ONE, inputs[1]];
+                        alt_inputs = Zeroizing::new([inputs[0] + Scalar::ONE, inputs[1]]);
                         &alt_inputs
                     }
                     _ => &inputs,

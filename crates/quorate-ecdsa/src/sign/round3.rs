@@ -73,7 +73,7 @@ impl core::fmt::Debug for SignRound3 {
 /// this party's broadcast for the 32-byte `digest`.
 pub fn round3(
     state: SignRound2,
-    share: &mut KeyShare,
+    share: &KeyShare,
     digest: &[u8; 32],
     msgs: &[(PartyId, SignMsg2)],
 ) -> Result<(SignRound3, SignMsg3)> {
@@ -84,7 +84,7 @@ pub fn round3(
 #[cfg(any(test, feature = "test-faults"))]
 pub fn round3_faulty(
     state: SignRound2,
-    share: &mut KeyShare,
+    share: &KeyShare,
     digest: &[u8; 32],
     msgs: &[(PartyId, SignMsg2)],
     fault: Round3Fault,
@@ -124,7 +124,7 @@ fn check_body(
 
 fn round3_inner(
     mut state: SignRound2,
-    share: &mut KeyShare,
+    share: &KeyShare,
     digest: &[u8; 32],
     msgs: &[(PartyId, SignMsg2)],
     fault: Round3Fault,
@@ -133,6 +133,11 @@ fn round3_inner(
     let signers = state.r1.signers.clone();
     let sid = state.r1.sid;
     let map = collect(me, &signers, msgs)?;
+    // A counterparty banned meanwhile (by another session, through any copy of the share)
+    // is refused here too.
+    if let Some(j) = map.keys().find(|j| share.is_banned(**j)) {
+        return Err(EcdsaError::Banned { counterparty: *j });
+    }
     let mut identities = BTreeMap::new();
     for j in &signers {
         let vk = share

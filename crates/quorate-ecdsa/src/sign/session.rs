@@ -85,11 +85,12 @@ pub(crate) fn collect<'a, M>(
 }
 
 /// Collects the per-counterparty results of a round. Every counterparty whose check failed
-/// (an [`EcdsaError::Aborted`]) is banned, not only the first: each failed check may have
-/// leaked about a bit of the correlation with it. The error names every such culprit (with
-/// the check of the lowest-indexed one); other errors are returned as they are.
+/// is banned in the shared pairwise store, not only the first: each failed check may have
+/// leaked about a bit of the correlation with it. The error
+/// ([`EcdsaError::AbortedAndBanned`]) names every such culprit (with the check of the
+/// lowest-indexed one); other errors are returned as they are.
 pub(crate) fn settle<T>(
-    share: &mut KeyShare,
+    share: &KeyShare,
     results: Vec<(PartyId, Result<T>)>,
 ) -> Result<Vec<(PartyId, T)>> {
     let mut ok = Vec::with_capacity(results.len());
@@ -99,10 +100,10 @@ pub(crate) fn settle<T>(
     for (j, res) in results {
         match res {
             Ok(v) => ok.push((j, v)),
-            Err(e @ EcdsaError::Aborted(_)) => {
+            Err(EcdsaError::Aborted(b) | EcdsaError::AbortedAndBanned(b)) => {
                 share.ban(j);
                 culprits.push(j);
-                aborted.get_or_insert(e);
+                aborted.get_or_insert(EcdsaError::AbortedAndBanned(b));
             }
             Err(e) => {
                 other.get_or_insert(e);
@@ -111,7 +112,7 @@ pub(crate) fn settle<T>(
     }
     match (aborted, other) {
         (Some(e), _) if culprits.len() == 1 => Err(e),
-        (Some(e), _) => Err(EcdsaError::Aborted(quorate_core::Blame::many(
+        (Some(e), _) => Err(EcdsaError::AbortedAndBanned(quorate_core::Blame::many(
             culprits,
             e.check().unwrap_or("signing: multiplication checks"),
         ))),

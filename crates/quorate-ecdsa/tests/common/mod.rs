@@ -156,6 +156,9 @@ pub enum SignFault {
     Ote(u16),
     /// Both parties send inconsistent OT-extension messages in round 1.
     Ote2(u16, u16),
+    /// The party's round-1 extension messages deviate in one column (a selective-failure
+    /// probe of each counterparty's `Δ`; a pass leaves a correct multiplication).
+    OteColumn(u16, u8),
     /// The party probes multiplication row 0 in round 2 (caught iff γ_0 = 1).
     MulRow(u16),
     /// The party sends a Γ_u inconsistent with its R_i.
@@ -193,6 +196,7 @@ impl SignFault {
             SignFault::None | SignFault::ForceBlame => None,
             SignFault::Ote(i)
             | SignFault::Ote2(i, _)
+            | SignFault::OteColumn(i, _)
             | SignFault::MulRow(i)
             | SignFault::Gamma(i)
             | SignFault::ShortMul(i)
@@ -212,6 +216,7 @@ impl SignFault {
             SignFault::Ote(c) if c == i.get() => Round1Fault::MaliciousOte,
             SignFault::Ote2(a, b) if a == i.get() || b == i.get() => Round1Fault::MaliciousOte,
             SignFault::EquivocateR(c, v) if c == i.get() => Round1Fault::EquivocateR(pid(v)),
+            SignFault::OteColumn(c, col) if c == i.get() => Round1Fault::OteColumn(col),
             _ => Round1Fault::None,
         }
     }
@@ -283,7 +288,7 @@ pub fn sign_to_round3(
     let mut first_err = None;
     for (i, st) in st1 {
         let msgs = std::mem::take(&mut inbox[i.position()]);
-        let share = &mut shares[i.position()];
+        let share = &shares[i.position()];
         match sign::round2_faulty(st, share, &msgs, fault.round2(i), rng) {
             Ok((st, msgs)) => {
                 let key = &shares[i.position()];
@@ -317,7 +322,7 @@ pub fn sign_to_round3(
     let mut outs = Vec::new();
     for (i, st) in st2 {
         let msgs = std::mem::take(&mut inbox[i.position()]);
-        let share = &mut shares[i.position()];
+        let share = &shares[i.position()];
         match sign::round3_faulty(st, share, digest, &msgs, fault.round3(i)) {
             Ok((st, m)) => {
                 let m = SignMsg3::from_bytes(i, &m.to_bytes()).unwrap();

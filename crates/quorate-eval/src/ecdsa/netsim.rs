@@ -286,7 +286,7 @@ impl RoundParty for SignParty {
             }
             (1, SignStage::R1(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg1::from_bytes)?;
-                let (st, msgs) = sign::round2(*st, &mut self.share, &msgs, &mut self.rng)?;
+                let (st, msgs) = sign::round2(*st, &self.share, &msgs, &mut self.rng)?;
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.signers, out)?;
                 self.stage = SignStage::R2(Box::new(st));
@@ -296,9 +296,9 @@ impl RoundParty for SignParty {
                 let msgs = decode(&self.signers, inbound, SignMsg2::from_bytes)?;
                 #[cfg(feature = "test-faults")]
                 let (st, m) =
-                    sign::round3_faulty(*st, &mut self.share, &self.digest, &msgs, self.fault)?;
+                    sign::round3_faulty(*st, &self.share, &self.digest, &msgs, self.fault)?;
                 #[cfg(not(feature = "test-faults"))]
-                let (st, m) = sign::round3(*st, &mut self.share, &self.digest, &msgs)?;
+                let (st, m) = sign::round3(*st, &self.share, &self.digest, &msgs)?;
                 let me = self.share.id();
                 let to = self
                     .signers

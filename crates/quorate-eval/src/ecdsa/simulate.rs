@@ -159,7 +159,7 @@ pub fn sign(
     let mut st2 = Vec::new();
     let mut inbox2: Inbox<SignMsg2> = BTreeMap::new();
     for (i, k, st) in st1 {
-        let (st, msgs) = sign::round2(st, &mut shares[k], &take(&mut inbox, i), rng)?;
+        let (st, msgs) = sign::round2(st, &shares[k], &take(&mut inbox, i), rng)?;
         for (to, m) in msgs {
             let b = m.to_bytes();
             traffic.add(i, b.len());
@@ -170,7 +170,7 @@ pub fn sign(
     let mut st3 = Vec::new();
     let mut inbox3: Inbox<SignMsg3> = BTreeMap::new();
     for (i, k, st) in st2 {
-        let (st, m) = sign::round3(st, &mut shares[k], digest, &take(&mut inbox2, i))?;
+        let (st, m) = sign::round3(st, &shares[k], digest, &take(&mut inbox2, i))?;
         let b = m.to_bytes();
         for &to in signers.iter().filter(|j| **j != i) {
             traffic.add(i, b.len());
