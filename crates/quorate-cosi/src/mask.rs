@@ -33,7 +33,7 @@ impl Mask {
     /// Every witness participates.
     pub fn full(n: usize) -> Self {
         let mut bytes = vec![0xff; mask_len(n)];
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             if let Some(last) = bytes.last_mut() {
                 *last = (1u8 << (n % 8)) - 1;
             }
@@ -62,7 +62,7 @@ impl Mask {
                 got: bytes.len(),
             });
         }
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             if let Some(last) = bytes.last() {
                 if last >> (n % 8) != 0 {
                     return Err(DecodeError::InvalidValue {

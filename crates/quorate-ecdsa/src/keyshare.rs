@@ -191,7 +191,7 @@ impl KeyShare {
     /// share's pairwise store (shared by every clone and derived child).
     pub fn is_banned(&self, j: PartyId) -> bool {
         match self.pairs.pairs.get(&j) {
-            Some(m) => lock(m).map_or(true, |g| matches!(*g, PairState::Banned)),
+            Some(m) => lock(m).is_none_or(|g| matches!(*g, PairState::Banned)),
             None => false,
         }
     }

@@ -137,7 +137,7 @@ pub struct BbsQuery {
 }
 
 fn check_index_set(set: &[usize], n: usize) -> bool {
-    set.windows(2).all(|w| w[0] < w[1]) && set.last().map_or(true, |&l| l < n)
+    set.windows(2).all(|w| w[0] < w[1]) && set.last().is_none_or(|&l| l < n)
 }
 
 /// Fig. 9 step 2: the querier quasi-signs the commitments `γ_i`, `i ∈ I` (`gammas` are the

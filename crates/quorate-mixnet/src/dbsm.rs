@@ -376,7 +376,7 @@ fn invalid_query(reason: &'static str) -> MixnetError {
 }
 
 fn check_index_set(set: &[usize], n: usize) -> bool {
-    set.windows(2).all(|w| w[0] < w[1]) && set.last().map_or(true, |&l| l < n)
+    set.windows(2).all(|w| w[0] < w[1]) && set.last().is_none_or(|&l| l < n)
 }
 
 /// The querier signs the outputs `J` (values from the verified mixing record) and queries

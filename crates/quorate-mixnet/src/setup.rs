@@ -89,7 +89,11 @@ pub fn keygen<R: RngCore + CryptoRng>(
         return Err(ParamError::Invalid("batch size out of range").into());
     }
     if paillier_bits < MIN_PAILLIER_BITS {
-        return Err(ParamError::Invalid("Paillier modulus below MIN_PAILLIER_BITS").into());
+        // The message states the value; the assertion keeps the two in step.
+        const _: () = assert!(MIN_PAILLIER_BITS == 1024);
+        return Err(
+            ParamError::Invalid("Paillier modulus below 1024 bits (MIN_PAILLIER_BITS)").into(),
+        );
     }
     let params = ThresholdParams::new(t, m)?;
     let gens = Generators::derive(n);

@@ -1649,7 +1649,7 @@ pub fn decode_mixnet_public(
         if paillier_n.significant_bits() < MIN_PAILLIER_BITS {
             return Err(invalid(
                 "threshold paillier key",
-                "modulus below MIN_PAILLIER_BITS",
+                "modulus below 1024 bits (MIN_PAILLIER_BITS)",
             ));
         }
         let n_hat_len = len_at_most(

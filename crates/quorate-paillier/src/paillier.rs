@@ -77,7 +77,7 @@ fn check_modulus_range(what: &'static str, bits: u32) -> Result<(), PaillierErro
 /// Checks a requested key size: in range and even (two primes of `bits/2` bits each).
 pub(crate) fn check_keygen_bits(what: &'static str, bits: u32) -> Result<(), PaillierError> {
     check_modulus_range(what, bits)?;
-    if bits % 2 != 0 {
+    if !bits.is_multiple_of(2) {
         return Err(ParamError::Invalid("modulus bit length must be even").into());
     }
     Ok(())

@@ -126,7 +126,9 @@ fn delta_for(parties: u16) -> Integer {
 
 fn check_params(params: &ThresholdParams) -> Result<(), PaillierError> {
     if params.n() > MAX_PARTIES {
-        return Err(ParamError::Invalid("more parties than MAX_PARTIES").into());
+        // The message states the value; the assertion keeps the two in step.
+        const _: () = assert!(MAX_PARTIES == 1024);
+        return Err(ParamError::Invalid("more than 1024 parties (MAX_PARTIES)").into());
     }
     Ok(())
 }

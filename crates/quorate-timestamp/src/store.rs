@@ -207,7 +207,7 @@ impl Store {
             [to_i64(round)?],
             |r| r.get(0),
         )?;
-        if leaves.len() % 32 != 0 {
+        if !leaves.len().is_multiple_of(32) {
             bail!("stored leaves of round {round} are not a multiple of 32 bytes");
         }
         let hashes: Vec<Hash> = leaves

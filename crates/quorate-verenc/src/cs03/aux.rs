@@ -403,7 +403,7 @@ impl core::fmt::Debug for AuxParams {
 }
 
 fn check_bits(bits: u32) -> Result<(), Cs03Error> {
-    if !(MIN_AUX_BITS..=MAX_AUX_BITS).contains(&bits) || bits % 128 != 0 {
+    if !(MIN_AUX_BITS..=MAX_AUX_BITS).contains(&bits) || !bits.is_multiple_of(128) {
         return Err(Cs03Error::Params(
             "|N| must be a multiple of 128 between 1024 and 8192 bits",
         ));

@@ -345,7 +345,7 @@ impl Cs03Params {
     /// `k ∈ {128, 256}`, `k' = 128`. Keys this small are fast to generate and offer no
     /// real security.
     pub fn insecure_test_params(modulus_bits: u32, challenge_bits: u32) -> Result<Self, Cs03Error> {
-        if !(1024..=2048).contains(&modulus_bits) || modulus_bits % 128 != 0 {
+        if !(1024..=2048).contains(&modulus_bits) || !modulus_bits.is_multiple_of(128) {
             return Err(Cs03Error::Params(
                 "test |n| must be a multiple of 128 between 1024 and 2048 bits",
             ));
@@ -373,7 +373,7 @@ impl Cs03Params {
         if self.slack_bits != 128 {
             return Err(Cs03Error::Params("k' must be 128"));
         }
-        if !(1024..=4096).contains(&self.modulus_bits) || self.modulus_bits % 128 != 0 {
+        if !(1024..=4096).contains(&self.modulus_bits) || !self.modulus_bits.is_multiple_of(128) {
             return Err(Cs03Error::Params(
                 "|n| must be a multiple of 128 between 1024 and 4096 bits",
             ));
