@@ -3,11 +3,13 @@
 //! (checked by `Roster::verify`) and the timestamp receipt's signature.
 
 use crate::{re, rng, Case};
-use quorate_cosi::timestamp::{seal_round, ChainHead, InProcessCosigner, Receipt};
+use quorate_cosi::timestamp::{
+    seal_round, ChainHead, Clock, InProcessCosigner, Receipt, DEFAULT_MAX_SKEW_MS,
+};
 use quorate_cosi::{
-    sign_in_process, Announcement, Challenge, ChallengeContext, Commitment, Mask, Policy,
-    ProofOfPossession, PublicKey, Response, Roster, RosterEntry, Scenario, SecretKey, SessionId,
-    Signature, Tree, Witness,
+    sign_in_process, Announcement, Challenge, ChallengeContext, Commitment, ExactMessage, Mask,
+    Policy, ProofOfPossession, PublicKey, Response, Roster, RosterEntry, Scenario, SecretKey,
+    SessionId, Signature, Tree, Witness,
 };
 use std::sync::Arc;
 
@@ -20,7 +22,17 @@ fn fixed<const L: usize>(b: &[u8]) -> Option<&[u8; L]> {
 
 /// A valid timestamp receipt, its verifier's roster id and the verifier.
 pub fn receipt() -> (Receipt, InProcessCosigner) {
-    let cosigner = InProcessCosigner::from_seed([7; 32], 4).expect("cosigner");
+    let mut r = rng(0x5473);
+    let keys = (0..4).map(|_| SecretKey::generate(&mut r)).collect();
+    let clock: Clock = Arc::new(|| 1_700_000_000_000);
+    let cosigner = InProcessCosigner::new(
+        keys,
+        Policy::Complete,
+        ChainHead::genesis(),
+        clock,
+        DEFAULT_MAX_SKEW_MS,
+    )
+    .expect("cosigner");
     let hashes: Vec<[u8; 32]> = (0u8..5).map(|i| [i; 32]).collect();
     let issued =
         seal_round(&ChainHead::genesis(), hashes, 1_700_000_000_000, &cosigner).expect("seal");
@@ -34,9 +46,22 @@ pub fn cases() -> Vec<Case> {
     let entries: Vec<RosterEntry> = keys.iter().map(|k| k.roster_entry(&mut r)).collect();
     let roster = Arc::new(Roster::new(entries.clone()).expect("roster"));
     let tree = Tree::complete(N, 2).expect("tree");
+    let mut witnesses: Vec<Witness> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            Witness::new(
+                Arc::clone(&roster),
+                i,
+                k.clone(),
+                ExactMessage(MSG.to_vec()),
+            )
+            .expect("witness")
+        })
+        .collect();
     let (sig, _) = sign_in_process(
         &roster,
-        &keys,
+        &mut witnesses,
         &tree,
         MSG,
         &Policy::Complete,
@@ -47,11 +72,8 @@ pub fn cases() -> Vec<Case> {
     assert!(Signature::from_bytes(&sig.to_bytes(), N).expect("sig") == sig);
 
     // One witness's rounds: announcement, commitment, challenge, response.
-    let ann = Announcement {
-        message: Some(MSG.to_vec()),
-        ..Announcement::new(SessionId::new(b"fuzz session".to_vec()))
-    };
-    let mut w = Witness::new(Arc::clone(&roster), 0, keys[0].clone()).expect("witness");
+    let ann = Announcement::new(SessionId::new(b"fuzz session".to_vec()), MSG.to_vec());
+    let w = &mut witnesses[0];
     let (state, com) = w.commit(&ann, &mut r).expect("commit");
     let chal = Challenge::new(&com, MSG.to_vec());
     let resp = w.respond(state, &chal).expect("respond");

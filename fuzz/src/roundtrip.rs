@@ -42,7 +42,7 @@ pub enum Value {
         /// Legacy mode.
         legacy: bool,
         /// Announced message.
-        message: Option<Vec<u8>>,
+        message: Vec<u8>,
     },
     /// BLS secret key, public key and signature.
     Bls {

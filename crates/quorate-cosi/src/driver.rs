@@ -18,7 +18,6 @@
 //! order).
 
 use crate::error::CosiError;
-use crate::keys::SecretKey;
 use crate::mask::Mask;
 use crate::policy::Policy;
 use crate::protocol::{
@@ -63,7 +62,8 @@ pub struct Scenario {
     pub parallel: bool,
     /// Give up after this many attempts (default 16).
     pub max_attempts: usize,
-    /// Base session id; attempt `k` uses `session ‖ "/attempt/" ‖ u32_be(k)`.
+    /// Base session id; attempt `k` of a call uses
+    /// `session ‖ "/" ‖ hex(16 random bytes) ‖ "/attempt/" ‖ u32_be(k)`.
     pub session: SessionId,
 }
 
@@ -130,6 +130,8 @@ pub struct SigningReport {
     pub participants: usize,
     /// Witnesses absent from the start.
     pub absent: Vec<usize>,
+    /// Witnesses whose validator declined the message (left out of the mask).
+    pub declined: Vec<usize>,
     /// Witnesses named and excluded, in order.
     pub excluded: Vec<Exclusion>,
     /// Subleader replacements in the final attempt's tree.
@@ -144,9 +146,9 @@ pub struct SigningReport {
 type NodeOutput = Result<Option<Response>, CosiError>;
 
 /// Round-2 work of one node.
-struct RespondJob {
+struct RespondJob<'w> {
     node: usize,
-    witness: Option<Witness>,
+    witness: Option<&'w mut Witness>,
     state: Option<CommittedWitness>,
     aggregator: Option<AggregatorAwaitingChallenge>,
     children: Vec<Response>,
@@ -184,19 +186,22 @@ fn seeds<R: RngCore>(rng: &mut R, n: usize) -> Vec<[u8; 32]> {
 
 /// Runs a complete collective signing of `message` in one process.
 ///
-/// * `roster`, `keys` (`keys[i]` is witness `i`'s key, `keys.len() = n`), `tree` (over the
+/// * `roster`, `witnesses` (`witnesses[i]` is witness `i` of `roster`, each with its own
+///   [`crate::Validator`]; they keep their session guards across calls), `tree` (over the
 ///   roster, usually covering every witness);
 /// * `policy`: the signature must satisfy it; it also drives stop-at-threshold and the
 ///   early abort when it becomes unreachable;
 /// * `scenario`: injected faults and options;
-/// * `rng`: seeds every nonce and batch weight.
+/// * `rng`: seeds the session ids, every nonce and batch weight.
 ///
-/// Returns the verified signature and a [`SigningReport`]. Errors: parameter errors,
-/// [`CosiError::PolicyUnreachable`], [`CosiError::TooManyAttempts`], or any
-/// non-attributable protocol error.
+/// A witness whose validator declines the message does not commit: it is left out of the
+/// mask and listed in [`SigningReport::declined`]. Returns the verified signature and a
+/// [`SigningReport`]. Errors: parameter errors, [`CosiError::PolicyUnreachable`],
+/// [`CosiError::TooManyAttempts`], or any non-attributable protocol error (e.g. a witness
+/// declining at response time).
 pub fn sign_in_process<R: RngCore + CryptoRng>(
     roster: &Arc<Roster>,
-    keys: &[SecretKey],
+    witnesses: &mut [Witness],
     tree: &Tree,
     message: &[u8],
     policy: &Policy,
@@ -204,13 +209,22 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<(Signature, SigningReport), CosiError> {
     let n = roster.len();
-    if keys.len() != n {
+    if witnesses.len() != n {
         return Err(ParamError::LengthMismatch {
-            what: "secret keys",
+            what: "witnesses",
             expected: n,
-            got: keys.len(),
+            got: witnesses.len(),
         }
         .into());
+    }
+    if witnesses
+        .iter()
+        .enumerate()
+        .any(|(i, w)| w.index() != i || w.roster().id() != roster.id())
+    {
+        return Err(CosiError::Misuse {
+            check: "witnesses[i] must be witness i of this roster",
+        });
     }
     if tree.n() != n {
         return Err(ParamError::LengthMismatch {
@@ -221,17 +235,21 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
         .into());
     }
     policy.validate(n)?;
-    let mut witnesses: Vec<Option<Witness>> = keys
-        .iter()
+    // The witnesses are lent to the rounds one by one and always put back.
+    let mut slots: Vec<Option<&mut Witness>> = witnesses
+        .iter_mut()
         .enumerate()
-        .map(|(i, k)| {
-            if scenario.absent.contains(&i) {
-                Ok(None)
-            } else {
-                witness_for(scenario.mode, roster.clone(), i, k.clone()).map(Some)
-            }
-        })
-        .collect::<Result<_, CosiError>>()?;
+        .map(|(i, w)| (!scenario.absent.contains(&i)).then_some(w))
+        .collect();
+    // A fresh session id per call: the witnesses refuse a session they already used.
+    let mut call_id = [0u8; 16];
+    rng.fill_bytes(&mut call_id);
+    let mut base = scenario.session.as_bytes().to_vec();
+    base.push(b'/');
+    base.extend_from_slice(hex::encode(call_id).as_bytes());
+    let base = SessionId::new(base);
+    let mut declined: BTreeSet<usize> = BTreeSet::new();
+    let mut first_decline: Option<CosiError> = None;
 
     let mut excluded: BTreeSet<usize> =
         scenario.absent.iter().copied().filter(|&i| i < n).collect();
@@ -250,9 +268,9 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
         let ktree = Arc::new(KeyTree::new(roster.clone(), rtree)?);
         let t = ktree.tree();
         let announcement = Announcement {
-            session: attempt_session(&scenario.session, attempt),
+            session: attempt_session(&base, attempt),
             mode: scenario.mode,
-            message: None,
+            message: message.to_vec(),
         };
 
         // Who is asked to commit (preorder: root, first subtree, …).
@@ -271,14 +289,14 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
 
         // Round 1: commitments.
         let commit_seeds = seeds(rng, n);
-        let jobs: Vec<(usize, Witness)> = witnesses
+        let jobs: Vec<(usize, &mut Witness)> = slots
             .iter_mut()
             .enumerate()
             .filter(|(i, _)| asked[*i])
             .filter_map(|(i, w)| w.take().map(|w| (i, w)))
             .collect();
         let ann = &announcement;
-        let committed = run(jobs, scenario.parallel, |(i, mut w)| {
+        let committed = run(jobs, scenario.parallel, |(i, w)| {
             let mut r = ChaCha20Rng::from_seed(commit_seeds[i]);
             let out = w.commit(ann, &mut r);
             (i, w, out)
@@ -286,10 +304,19 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
         let mut states: Vec<Option<CommittedWitness>> = (0..n).map(|_| None).collect();
         let mut own: Vec<Option<Commitment>> = vec![None; n];
         for (i, w, out) in committed {
-            witnesses[i] = Some(w);
-            let (s, c) = out?;
-            states[i] = Some(s);
-            own[i] = Some(c);
+            slots[i] = Some(w);
+            match out {
+                Ok((s, c)) => {
+                    states[i] = Some(s);
+                    own[i] = Some(c);
+                }
+                // Declining is leaving the mask.
+                Err(e @ CosiError::Declined { .. }) => {
+                    declined.insert(i);
+                    first_decline.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
         }
 
         // Aggregation of commitments, bottom-up.
@@ -324,11 +351,15 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
             }
         }
         let root = t.root();
-        let root_commitment = up[root]
-            .take()
-            .ok_or(CosiError::PolicyUnreachable { live: 0, n })?;
+        let root_commitment = up[root].take().ok_or_else(|| {
+            first_decline
+                .clone()
+                .unwrap_or(CosiError::PolicyUnreachable { live: 0, n })
+        })?;
         if !policy.is_satisfied(root_commitment.mask()) {
-            return Err(crate::error::VerifyFailure::PolicyNotSatisfied.into());
+            // Say why, when witnesses declined the message.
+            return Err(first_decline
+                .unwrap_or_else(|| crate::error::VerifyFailure::PolicyNotSatisfied.into()));
         }
         let challenge = Challenge::new(&root_commitment, message.to_vec());
         let shared = if scenario.shared_context {
@@ -346,7 +377,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
                 .iter()
                 .map(|&v| RespondJob {
                     node: v,
-                    witness: witnesses[v].take(),
+                    witness: slots[v].take(),
                     state: states[v].take(),
                     aggregator: awaiting[v].take(),
                     children: t
@@ -364,7 +395,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
             });
             let mut errors = Vec::new();
             for (v, w, out) in results {
-                witnesses[v] = w;
+                slots[v] = w;
                 match out {
                     Ok(resp) => down[v] = resp,
                     Err(e) => errors.push(e),
@@ -388,6 +419,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
                         attempts: attempt + 1,
                         participants: sig.mask().count(),
                         absent: scenario.absent.iter().copied().collect(),
+                        declined: declined.into_iter().collect(),
                         excluded: log,
                         promotions,
                         not_asked,
@@ -426,25 +458,10 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
     })
 }
 
-/// The witness for `mode`. The driver plays the leader and every witness in one process,
-/// so it may build legacy witnesses for a [`Mode::Legacy`] scenario, but only with the
-/// `insecure-legacy` feature; without it the witnesses refuse
-/// ([`CosiError::LegacyRefused`]).
-pub(crate) fn witness_for(
-    mode: Mode,
-    roster: Arc<Roster>,
-    index: usize,
-    key: SecretKey,
-) -> Result<Witness, CosiError> {
-    #[cfg(feature = "insecure-legacy")]
-    if mode == Mode::Legacy {
-        return Witness::new_insecure_legacy(roster, index, key);
-    }
-    let _ = mode;
-    Witness::new(roster, index, key)
-}
-
-/// The aggregator for the announced mode (see [`witness_for`]).
+/// The aggregator for the announced mode. The driver plays the leader and every aggregator
+/// in one process, so it relays a [`Mode::Legacy`] session when the `insecure-legacy` feature
+/// is on (its witnesses were then built with `Witness::new_insecure_legacy` by the caller);
+/// without it the aggregators refuse ([`CosiError::LegacyRefused`]).
 pub(crate) fn aggregator_for(
     tree: Arc<KeyTree>,
     node: usize,
@@ -459,13 +476,13 @@ pub(crate) fn aggregator_for(
 
 /// Round 2 at one node: derive (or reuse) the context, answer as a witness, aggregate and
 /// check the children as an interior node, apply injected faults.
-fn respond_node(
-    job: RespondJob,
+fn respond_node<'w>(
+    job: RespondJob<'w>,
     roster: &Roster,
     challenge: &Challenge,
     shared: Option<&ChallengeContext>,
     scenario: &Scenario,
-) -> (usize, Option<Witness>, NodeOutput) {
+) -> (usize, Option<&'w mut Witness>, NodeOutput) {
     let RespondJob {
         node,
         mut witness,
@@ -486,7 +503,7 @@ fn respond_node(
             Some(c) => c.clone(),
             None => ChallengeContext::derive(roster, challenge)?,
         };
-        let own = match (state, witness.as_mut()) {
+        let own = match (state, witness.as_deref_mut()) {
             (Some(s), Some(w)) => Some(w.respond_with_context(s, &ctx)?),
             _ => None,
         };

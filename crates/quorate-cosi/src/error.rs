@@ -16,6 +16,7 @@ use thiserror::Error;
 
 /// Why a well-formed signature was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum VerifyFailure {
     /// The mask has no participant (never accepted, whatever the policy).
     #[error("no witness participated")]
@@ -44,6 +45,7 @@ pub enum VerifyFailure {
 
 /// Everything that can go wrong in `quorate-cosi`.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum CosiError {
     /// The caller supplied impossible parameters (sizes, indices, tree shapes).
     #[error(transparent)]
@@ -65,6 +67,16 @@ pub enum CosiError {
     InvalidProofOfPossession {
         /// 0-based roster positions, increasing.
         indices: Vec<usize>,
+    },
+    /// Roster entry `index` is a bare public key: every roster entry must carry its proof of
+    /// possession (a list of bare keys would admit a rogue key `a·B − ΣA_others`).
+    #[error(
+        "roster entry {index} has no proof of possession: rosters must list 96-byte entries \
+         (public key ‖ proof of possession), bare public keys are refused"
+    )]
+    MissingProofOfPossession {
+        /// 0-based roster position.
+        index: usize,
     },
     /// Two roster entries carry the same public key.
     #[error("roster entries {first} and {second} carry the same public key")]
@@ -95,6 +107,15 @@ pub enum CosiError {
     SessionReused {
         /// 0-based roster position of the refusing witness.
         index: usize,
+    },
+    /// The witness at roster position `index` declined to cosign: its validator rejected
+    /// the message ([`crate::Validator`]). An honest choice, not blame.
+    #[error("witness {index} declined to cosign: {reason}")]
+    Declined {
+        /// 0-based roster position of the declining witness.
+        index: usize,
+        /// The validator's reason.
+        reason: String,
     },
     /// The witness (or aggregator) at roster position `index` refuses a
     /// [`crate::Mode::Legacy`] session: it was not built with `new_insecure_legacy`, and a
@@ -166,11 +187,13 @@ impl Culprits for CosiError {
             | CosiError::Decode(_)
             | CosiError::InvalidKey { .. }
             | CosiError::InvalidProofOfPossession { .. }
+            | CosiError::MissingProofOfPossession { .. }
             | CosiError::DuplicateKey { .. }
             | CosiError::KeyMismatch { .. }
             | CosiError::InvalidPolicy { .. }
             | CosiError::SessionReused { .. }
             | CosiError::LegacyRefused { .. }
+            | CosiError::Declined { .. }
             | CosiError::InvalidChallenge { .. }
             | CosiError::Misuse { .. }
             | CosiError::InvalidSignature(_)

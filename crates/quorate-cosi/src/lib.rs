@@ -16,6 +16,8 @@
 //!   (public key + [`ProofOfPossession`]);
 //! * [`Roster::new`]`(Vec<RosterEntry>) -> Result<Roster, CosiError>` (checks proofs of
 //!   possession, duplicates; keys are validated by [`PublicKey::from_bytes`]);
+//!   [`Roster::from_json`] / [`Roster::to_json`] (the roster file: entries with their proofs;
+//!   bare keys are refused with [`CosiError::MissingProofOfPossession`]);
 //!   [`Roster::aggregate_key`] (`A`), [`Roster::aggregate_for_mask`] (`A'`, incremental),
 //!   [`Roster::id`].
 //!
@@ -31,7 +33,10 @@
 //! * [`Tree`]: [`Tree::complete`], [`Tree::with_depth`], [`Tree::three_level`],
 //!   [`Tree::from_children`], [`Tree::repair`] (subleader replacement); [`KeyTree`] caches
 //!   subtree aggregate keys;
-//! * [`Witness::commit`]`(&mut self, &Announcement, rng) -> (CommittedWitness, Commitment)`,
+//! * [`Witness::new`]`(roster, index, key, validator)`: a witness checks every message with
+//!   its [`Validator`] before it commits and before it responds;
+//!   [`Witness::commit`]`(&mut self, &Announcement, rng) -> (CommittedWitness, Commitment)`
+//!   (the [`Announcement`] carries the message),
 //!   [`Witness::respond`]`(&mut self, CommittedWitness, &Challenge) -> Response`;
 //! * [`Aggregator`] → [`AggregatorAwaitingChallenge`] → [`AggregatorCollecting`] for interior
 //!   nodes (sums commitments, checks each child's partial response, names culprits);
@@ -45,8 +50,8 @@
 //!   paper.
 //!
 //! **In-process driver** ([`driver`])
-//! * [`sign_in_process`]`(roster, keys, tree, message, policy, &Scenario, rng)
-//!   -> Result<(Signature, SigningReport), CosiError>`: absent witnesses, failures after
+//! * [`sign_in_process`]`(roster, &mut witnesses, tree, message, policy, &Scenario, rng)
+//!   -> Result<(Signature, SigningReport), CosiError>`: declining witnesses, absent witnesses, failures after
 //!   commitment (restart with an adjusted mask), bad responses (named), stop at threshold,
 //!   subleader replacement.
 //!
@@ -56,26 +61,43 @@
 //! ## Example
 //!
 //! ```
-//! use quorate_cosi::{sign_in_process, Policy, Roster, Scenario, SecretKey, Tree};
+//! use quorate_cosi::{sign_in_process, Policy, Roster, Scenario, SecretKey, Tree, Witness};
 //! use rand_chacha::ChaCha20Rng;
 //! use rand_core::SeedableRng;
 //! use std::sync::Arc;
 //!
 //! let mut rng = ChaCha20Rng::seed_from_u64(7);
 //! let keys: Vec<SecretKey> = (0..10).map(|_| SecretKey::generate(&mut rng)).collect();
+//! // Registration: every roster entry carries a proof of possession of its key.
 //! let entries = keys.iter().map(|k| k.roster_entry(&mut rng)).collect();
 //! let roster = Arc::new(Roster::new(entries)?);
 //! let tree = Tree::complete(10, 3)?;
+//!
+//! // Each witness cosigns only what its validator accepts; witness 9 refuses this statement.
+//! let mut witnesses = keys
+//!     .into_iter()
+//!     .enumerate()
+//!     .map(|(i, key)| {
+//!         let check = move |m: &[u8]| match i {
+//!             9 => Err("I have not seen log head 42".to_string()),
+//!             _ if m.starts_with(b"log head") => Ok(()),
+//!             _ => Err("not a log head".to_string()),
+//!         };
+//!         Witness::new(roster.clone(), i, key, check)
+//!     })
+//!     .collect::<Result<Vec<_>, _>>()?;
 //!
 //! // Witness 4 is down; witness 7 commits and then goes silent (the round restarts).
 //! let scenario = Scenario::default()
 //!     .with_absent([4])
 //!     .with_fail_after_commit([7]);
 //! let policy = Policy::Threshold(7);
+//! let message = b"log head 42";
 //! let (sig, report) =
-//!     sign_in_process(&roster, &keys, &tree, b"log head 42", &policy, &scenario, &mut rng)?;
+//!     sign_in_process(&roster, &mut witnesses, &tree, message, &policy, &scenario, &mut rng)?;
 //! assert_eq!(report.attempts, 2);
-//! assert!(!sig.mask().contains(4) && !sig.mask().contains(7));
+//! assert_eq!(report.declined, vec![9]);
+//! assert_eq!(sig.mask().count(), 7);
 //!
 //! // Any verifier with the roster:
 //! let bytes = sig.to_bytes();
@@ -99,6 +121,7 @@ pub mod signature;
 pub mod sim;
 pub mod timestamp;
 pub mod tree;
+pub mod validator;
 
 pub use driver::{sign_in_process, Exclusion, Scenario, SigningReport};
 pub use error::{CosiError, VerifyFailure};
@@ -113,3 +136,4 @@ pub use quorate_core::transcript::SessionId;
 pub use roster::{Roster, RosterId};
 pub use signature::Signature;
 pub use tree::{KeyTree, Promotion, Tree};
+pub use validator::{ExactMessage, Validator};

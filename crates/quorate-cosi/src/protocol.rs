@@ -1,13 +1,19 @@
 //! Collective signing over a tree, sans-I/O.
 //!
-//! Every function here is a pure round function: it takes the previous state **by value**
-//! and returns the next state and the outgoing message. Moving bytes between nodes is the
-//! caller's job (the transport must authenticate who sent each message: blame relies on it).
+//! Sans-I/O round functions: moving bytes between nodes is the caller's job (the transport
+//! must authenticate who sent each message: blame relies on it). Single-use protocol states
+//! are taken **by value** and consumed: a witness's nonces ([`CommittedWitness`], by
+//! [`Witness::respond`]) and an aggregator's round states
+//! ([`Aggregator::finish_commitments`], [`AggregatorAwaitingChallenge::receive_challenge`],
+//! [`AggregatorCollecting::finish`]). Long-lived objects are borrowed mutably: a [`Witness`]
+//! (its key, validator and session guards) and an [`Aggregator`] or
+//! [`AggregatorCollecting`] while it collects messages (`add_commitment`, `add_response`).
 //!
 //! ## Rounds (default [`Mode::TwoNonce`], MuSig2-style)
 //!
 //! 0. **Announcement** (root → all, down the tree): [`Announcement`] with a session id, the
-//!    mode and optionally the message (so witnesses may decline by not committing).
+//!    mode and the message. Each witness checks the message with its [`crate::Validator`]
+//!    and declines ([`CosiError::Declined`]) by not committing.
 //! 1. **Commitment** (leaves → root): each witness draws two fresh random nonces `r1, r2`
 //!    and sends `R1_i = r1·B`, `R2_i = r2·B` ([`Witness::commit`]). Each interior node
 //!    ([`Aggregator`]) sums the commitments of its subtree and ORs the masks. A witness that
@@ -17,7 +23,9 @@
 //!    ([`ChallengeContext::derive`]): `A'` from the mask,
 //!    `b = H("quorate/cosi/nonce-coef/v1" ‖ roster_id ‖ mask ‖ A' ‖ R̂1 ‖ R̂2 ‖ M)`,
 //!    `R = R̂1 + b·R̂2`, `c = SHA-512(R ‖ A' ‖ M)`.
-//! 3. **Response** (leaves → root): `s_i = r1 + b·r2 + c·a_i` ([`Witness::respond`]). Each
+//! 3. **Response** (leaves → root): a witness answers only a challenge for the announced
+//!    message that its validator still accepts: `s_i = r1 + b·r2 + c·a_i`
+//!    ([`Witness::respond`]). Each
 //!    interior node checks every child's subtree response
 //!    `s_j·B = R1_j + b·R2_j + c·A'_j` (batched with random weights, individual checks on
 //!    failure, culprits named) and forwards the sum. The root obtains `s = Σ s_i`; the
@@ -43,6 +51,7 @@ use crate::policy::Policy;
 use crate::roster::{Roster, RosterId};
 use crate::signature::{verify_ed25519_strict, Signature};
 use crate::tree::KeyTree;
+use crate::validator::Validator;
 use core::fmt;
 use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
 use curve25519_dalek::edwards::EdwardsPoint;
@@ -114,6 +123,7 @@ const TAG_COMMITMENT: u8 = 0x42;
 const TAG_CHALLENGE: u8 = 0x43;
 const TAG_RESPONSE: u8 = 0x44;
 const VERSION: u8 = 1;
+const ANNOUNCEMENT_VERSION: u8 = 2;
 const MAX_SESSION_BYTES: usize = 1024;
 
 fn write_session(w: &mut Writer, s: &SessionId) {
@@ -153,66 +163,48 @@ fn check_session_len(s: &SessionId) -> Result<(), CosiError> {
     Ok(())
 }
 
-/// Round 0 (root → all): opens a session.
+/// Round 0 (root → all): opens a session for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Announcement {
     /// Unique per signing attempt; restarts use a new one.
     pub session: SessionId,
     /// The signing mode.
     pub mode: Mode,
-    /// The message, if the leader announces it now (witnesses may inspect it and decline);
-    /// when present, witnesses refuse a challenge for any other message.
-    pub message: Option<Vec<u8>>,
+    /// The message to be signed. Witnesses check it ([`crate::Validator`]) before they
+    /// commit, and refuse a challenge for any other message.
+    pub message: Vec<u8>,
 }
 
 impl Announcement {
-    /// A two-nonce announcement without a message.
-    pub fn new(session: SessionId) -> Self {
+    /// A two-nonce announcement of `message`.
+    pub fn new(session: SessionId, message: Vec<u8>) -> Self {
         Announcement {
             session,
             mode: Mode::TwoNonce,
-            message: None,
+            message,
         }
     }
 
-    /// Encoding: header, session, mode, presence flag, optional `u32`-prefixed message.
+    /// Encoding: header (version 2), session, mode, `u32`-prefixed message.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.header(TAG_ANNOUNCEMENT, VERSION);
+        w.header(TAG_ANNOUNCEMENT, ANNOUNCEMENT_VERSION);
         write_session(&mut w, &self.session);
-        w.bytes(&[self.mode.to_byte()]);
-        match &self.message {
-            Some(m) => {
-                w.bytes(&[1]).u32(m.len() as u32).bytes(m);
-            }
-            None => {
-                w.bytes(&[0]);
-            }
-        }
+        w.bytes(&[self.mode.to_byte()])
+            .u32(self.message.len() as u32)
+            .bytes(&self.message);
         w.into_bytes()
     }
 
-    /// Checked decoding.
+    /// Checked decoding (version 1, whose message was optional, is refused).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new("announcement", bytes);
-        r.header(TAG_ANNOUNCEMENT, VERSION)?;
+        r.header(TAG_ANNOUNCEMENT, ANNOUNCEMENT_VERSION)?;
         let session = read_session(&mut r)?;
         let [mode] = r.array()?;
         let mode = Mode::from_byte(mode)?;
-        let [flag] = r.array()?;
-        let message = match flag {
-            0 => None,
-            1 => {
-                let len = r.u32()? as usize;
-                Some(r.take(len)?.to_vec())
-            }
-            _ => {
-                return Err(DecodeError::InvalidValue {
-                    what: "announcement",
-                    reason: "message flag must be 0 or 1",
-                })
-            }
-        };
+        let len = r.u32()? as usize;
+        let message = r.take(len)?.to_vec();
         r.finish()?;
         Ok(Announcement {
             session,
@@ -671,6 +663,7 @@ pub struct Witness {
     /// Whether this witness was built by [`Witness::new_insecure_legacy`]; a leader can never
     /// switch it on.
     legacy: bool,
+    validator: Box<dyn Validator>,
     committed: HashSet<SessionId>,
     responded: HashSet<SessionId>,
 }
@@ -694,7 +687,7 @@ pub struct CommittedWitness {
     roster_id: RosterId,
     session: SessionId,
     mode: Mode,
-    announced: Option<Vec<u8>>,
+    announced: Vec<u8>,
     nonces: Nonces,
 }
 
@@ -716,12 +709,18 @@ impl CommittedWitness {
 }
 
 impl Witness {
-    /// A witness at roster `index` holding `key`; the key must match the roster entry.
+    /// A witness at roster `index` holding `key` (it must match the roster entry), that
+    /// cosigns only messages `validator` accepts.
     ///
     /// It signs only in [`Mode::TwoNonce`]: a [`Mode::Legacy`] announcement is refused with
     /// [`CosiError::LegacyRefused`], whoever sends it.
-    pub fn new(roster: Arc<Roster>, index: usize, key: SecretKey) -> Result<Self, CosiError> {
-        Self::build(roster, index, key, false)
+    pub fn new(
+        roster: Arc<Roster>,
+        index: usize,
+        key: SecretKey,
+        validator: impl Validator + 'static,
+    ) -> Result<Self, CosiError> {
+        Self::build(roster, index, key, Box::new(validator), false)
     }
 
     /// **Insecure.** A witness that also answers [`Mode::Legacy`] announcements.
@@ -736,14 +735,16 @@ impl Witness {
         roster: Arc<Roster>,
         index: usize,
         key: SecretKey,
+        validator: impl Validator + 'static,
     ) -> Result<Self, CosiError> {
-        Self::build(roster, index, key, true)
+        Self::build(roster, index, key, Box::new(validator), true)
     }
 
     fn build(
         roster: Arc<Roster>,
         index: usize,
         key: SecretKey,
+        validator: Box<dyn Validator>,
         legacy: bool,
     ) -> Result<Self, CosiError> {
         match roster.public_key(index) {
@@ -752,6 +753,7 @@ impl Witness {
                 key,
                 roster,
                 legacy,
+                validator,
                 committed: HashSet::new(),
                 responded: HashSet::new(),
             }),
@@ -765,6 +767,15 @@ impl Witness {
     /// The roster position.
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    fn validate(&mut self, message: &[u8]) -> Result<(), CosiError> {
+        self.validator
+            .check(message)
+            .map_err(|reason| CosiError::Declined {
+                index: self.index,
+                reason,
+            })
     }
 
     /// Refuses [`Mode::Legacy`] unless this witness was built for it.
@@ -789,8 +800,9 @@ impl Witness {
     /// Round 1: draws fresh random nonces for `announcement.session` and commits to them.
     ///
     /// Refuses a [`Mode::Legacy`] announcement ([`CosiError::LegacyRefused`]) unless this
-    /// witness was built by `Witness::new_insecure_legacy`, and a session this witness
-    /// already committed in ([`CosiError::SessionReused`]).
+    /// witness was built by `Witness::new_insecure_legacy`, a message its validator rejects
+    /// ([`CosiError::Declined`]), and a session this witness already committed in
+    /// ([`CosiError::SessionReused`]).
     pub fn commit<R: RngCore + CryptoRng>(
         &mut self,
         announcement: &Announcement,
@@ -798,6 +810,7 @@ impl Witness {
     ) -> Result<(CommittedWitness, Commitment), CosiError> {
         self.check_mode(announcement.mode)?;
         check_session_len(&announcement.session)?;
+        self.validate(&announcement.message)?;
         if !self.committed.insert(announcement.session.clone()) {
             return Err(CosiError::SessionReused { index: self.index });
         }
@@ -858,7 +871,9 @@ impl Witness {
     /// Refuses, destroying the nonces: a state of another witness or roster; a session
     /// already answered ([`CosiError::SessionReused`]); a context for another session or
     /// mode, whose mask omits this witness, or whose message differs from the announced one
-    /// ([`CosiError::InvalidChallenge`]).
+    /// ([`CosiError::InvalidChallenge`]); a message the validator no longer accepts
+    /// ([`CosiError::Declined`]). After answering it tells the validator
+    /// ([`Validator::cosigned`]).
     pub fn respond_with_context(
         &mut self,
         state: CommittedWitness,
@@ -893,14 +908,14 @@ impl Witness {
                 check: "challenge mask does not include this witness",
             });
         }
-        if let Some(m) = &state.announced {
-            if m.as_slice() != ctx.message.as_slice() {
-                return Err(CosiError::InvalidChallenge {
-                    check: "challenge message differs from the announced message",
-                });
-            }
+        if state.announced.as_slice() != ctx.message.as_slice() {
+            return Err(CosiError::InvalidChallenge {
+                check: "challenge message differs from the announced message",
+            });
         }
+        self.validate(&ctx.message)?;
         let s = state.nonces.r1 + ctx.b * state.nonces.r2 + ctx.c * self.key.scalar();
+        self.validator.cosigned(&ctx.message);
         Ok(Response {
             session: state.session.clone(),
             from: self.index,
@@ -926,6 +941,7 @@ pub struct Aggregator {
     node: usize,
     session: SessionId,
     mode: Mode,
+    message: Vec<u8>,
     received: Vec<Commitment>,
 }
 
@@ -973,6 +989,7 @@ impl Aggregator {
             node,
             session: announcement.session.clone(),
             mode: announcement.mode,
+            message: announcement.message.clone(),
             received: Vec::new(),
         })
     }
@@ -1080,6 +1097,7 @@ impl Aggregator {
                 node: self.node,
                 session: self.session,
                 mode: self.mode,
+                message: self.message,
                 mask,
                 r1,
                 r2,
@@ -1096,6 +1114,7 @@ pub struct AggregatorAwaitingChallenge {
     node: usize,
     session: SessionId,
     mode: Mode,
+    message: Vec<u8>,
     mask: Mask,
     r1: EdwardsPoint,
     r2: EdwardsPoint,
@@ -1128,8 +1147,8 @@ impl AggregatorAwaitingChallenge {
 
     /// Round 2 with a context this node derived itself (shared with its own witness).
     ///
-    /// Refuses a context for another session, mode or roster, or whose mask does not
-    /// agree, inside this subtree, with what this subtree committed.
+    /// Refuses a context for another session, mode, roster or message, or whose mask does
+    /// not agree, inside this subtree, with what this subtree committed.
     pub fn receive_context(self, ctx: ChallengeContext) -> Result<AggregatorCollecting, CosiError> {
         if ctx.roster_id != *self.tree.roster().id() {
             return Err(CosiError::Misuse {
@@ -1139,6 +1158,11 @@ impl AggregatorAwaitingChallenge {
         if ctx.session != self.session || ctx.mode != self.mode {
             return Err(CosiError::InvalidChallenge {
                 check: "challenge is for another session or mode",
+            });
+        }
+        if ctx.message != self.message {
+            return Err(CosiError::InvalidChallenge {
+                check: "challenge message differs from the announced message",
             });
         }
         let tree = self.tree.tree();
@@ -1322,6 +1346,7 @@ impl AggregatorCollecting {
 mod tests {
     use super::*;
     use crate::keys::SecretKey;
+    use crate::validator::ExactMessage;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
@@ -1335,8 +1360,14 @@ mod tests {
     #[test]
     fn derive_refuses_bad_challenges() {
         let (roster, keys, mut rng) = setup(4);
-        let mut w = Witness::new(roster.clone(), 2, keys[2].clone()).expect("witness");
-        let ann = Announcement::new(SessionId::new(b"d".to_vec()));
+        let mut w = Witness::new(
+            roster.clone(),
+            2,
+            keys[2].clone(),
+            ExactMessage(b"m".to_vec()),
+        )
+        .expect("witness");
+        let ann = Announcement::new(SessionId::new(b"d".to_vec()), b"m".to_vec());
         let (_, c) = w.commit(&ann, &mut rng).expect("commit");
         let ok = Challenge::new(&c, b"m".to_vec());
         let ctx = ChallengeContext::derive(&roster, &ok).expect("derives");
@@ -1382,14 +1413,15 @@ mod tests {
         let ann = Announcement {
             session: SessionId::new(b"rt".to_vec()),
             mode: Mode::Legacy,
-            message: Some(b"hello".to_vec()),
+            message: b"hello".to_vec(),
         };
         assert_eq!(Announcement::from_bytes(&ann.to_bytes()), Ok(ann.clone()));
         let ann = Announcement {
             mode: Mode::TwoNonce,
             ..ann
         };
-        let mut w = Witness::new(roster.clone(), 10, keys[10].clone()).expect("witness");
+        let mut w =
+            Witness::new(roster.clone(), 10, keys[10].clone(), |_: &[u8]| Ok(())).expect("witness");
         let (s, c) = w.commit(&ann, &mut rng).expect("commit");
         assert_eq!(Commitment::from_bytes(&c.to_bytes(), 11).as_ref(), Ok(&c));
         let ch = Challenge::new(&c, b"hello".to_vec());

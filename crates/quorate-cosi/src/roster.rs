@@ -14,7 +14,7 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
-use quorate_core::ParamError;
+use quorate_core::{DecodeError, ParamError};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -136,6 +136,72 @@ impl Roster {
             })
             .collect();
         Roster::new(decoded.into_iter().collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Reads a roster file: a JSON array of hex roster entries (96 bytes each: key ‖ proof
+    /// of possession, [`RosterEntry::to_bytes`]), or a JSON object whose `roster_entries`
+    /// field is such an array (the CLI demo's output). Every proof is checked
+    /// ([`Roster::new`]).
+    ///
+    /// A bare public key (32 bytes), or an object with `public_keys` but no
+    /// `roster_entries`, is refused with [`CosiError::MissingProofOfPossession`]: without
+    /// proofs, one rogue entry `a·B − ΣA_others` would let its owner sign for everyone. Other
+    /// malformed input is [`CosiError::Decode`].
+    pub fn from_json(text: &str) -> Result<Self, CosiError> {
+        let bad = |reason: &'static str| {
+            CosiError::Decode(DecodeError::InvalidValue {
+                what: "roster file",
+                reason,
+            })
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|_| bad("not JSON"))?;
+        let list = match &value {
+            serde_json::Value::Array(a) => a,
+            serde_json::Value::Object(o) => match o.get("roster_entries") {
+                Some(serde_json::Value::Array(a)) => a,
+                Some(_) => return Err(bad("roster_entries is not an array")),
+                None if o.contains_key("public_keys") => {
+                    return Err(CosiError::MissingProofOfPossession { index: 0 })
+                }
+                None => return Err(bad("object without roster_entries")),
+            },
+            _ => return Err(bad("expected a JSON array of hex roster entries")),
+        };
+        if list.len() > Self::MAX_WITNESSES {
+            return Err(ParamError::Invalid("too many witnesses for one roster").into());
+        }
+        let mut entries = Vec::with_capacity(list.len());
+        for (index, item) in list.iter().enumerate() {
+            let text = item
+                .as_str()
+                .ok_or_else(|| bad("entries must be hex strings"))?;
+            let bytes = hex::decode(text.trim()).map_err(|_| bad("entry is not hex"))?;
+            match <[u8; RosterEntry::BYTES]>::try_from(bytes.as_slice()) {
+                Ok(e) => entries.push(e),
+                Err(_) if bytes.len() == 32 => {
+                    return Err(CosiError::MissingProofOfPossession { index })
+                }
+                Err(_) => {
+                    return Err(DecodeError::WrongLength {
+                        what: "roster entry",
+                        expected: RosterEntry::BYTES,
+                        got: bytes.len(),
+                    }
+                    .into())
+                }
+            }
+        }
+        Self::from_entry_bytes(&entries)
+    }
+
+    /// The roster file [`Roster::from_json`] reads: a JSON array of hex entries.
+    pub fn to_json(&self) -> String {
+        let entries: Vec<String> = self
+            .entries
+            .iter()
+            .map(|e| hex::encode(e.to_bytes()))
+            .collect();
+        serde_json::Value::from(entries).to_string()
     }
 
     /// The number of witnesses `n`.

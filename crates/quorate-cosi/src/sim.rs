@@ -36,6 +36,7 @@ use crate::protocol::{
 use crate::roster::Roster;
 use crate::signature::Signature;
 use crate::tree::{KeyTree, Tree};
+use crate::validator::ExactMessage;
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::encoding::{Reader, Writer};
@@ -415,7 +416,16 @@ impl CosiNode {
         policy: Policy,
         seed: u64,
     ) -> Result<Self, CosiError> {
-        let witness = crate::driver::witness_for(mode, tree.roster().clone(), index, key)?;
+        // Every witness was told out of band what this round signs.
+        let validator = ExactMessage(message.to_vec());
+        #[cfg(feature = "insecure-legacy")]
+        let witness = if mode == Mode::Legacy {
+            Witness::new_insecure_legacy(tree.roster().clone(), index, key, validator)?
+        } else {
+            Witness::new(tree.roster().clone(), index, key, validator)?
+        };
+        #[cfg(not(feature = "insecure-legacy"))]
+        let witness = Witness::new(tree.roster().clone(), index, key, validator)?;
         let leader = (tree.tree().root() == index).then(|| Leader {
             message: message.to_vec(),
             mode,
@@ -538,7 +548,7 @@ impl CosiRole {
         let ann = Announcement {
             session: SessionId::new(session.into_bytes()),
             mode: l.mode,
-            message: None,
+            message: l.message.clone(),
         };
         if attempt == 0 {
             let wire = ann.to_bytes();
@@ -1567,7 +1577,7 @@ mod tests {
 
     #[test]
     fn restart_and_failure_messages_round_trip_and_reject_garbage() {
-        let ann = Announcement::new(SessionId::new(b"s/attempt/3".to_vec()));
+        let ann = Announcement::new(SessionId::new(b"s/attempt/3".to_vec()), b"m".to_vec());
         let wire = encode_attempt(3, &[1, 7], &ann);
         assert_eq!(decode_attempt(&wire, 8), Ok((3, vec![1, 7], ann)));
         assert!(

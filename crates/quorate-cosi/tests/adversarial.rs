@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dalek_verify_strict, setup};
+use common::{accept_any, dalek_verify_strict, setup, witnesses};
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::error::Culprits;
@@ -23,7 +23,7 @@ fn signed(n: usize, seed: u64, absent: &[usize]) -> (Arc<Roster>, Vec<SecretKey>
     let tree = Tree::three_level(n).expect("tree");
     let (sig, _) = sign_in_process(
         &roster,
-        &keys,
+        &mut witnesses(&roster, &keys),
         &tree,
         MSG,
         &Policy::Threshold(1),
@@ -317,7 +317,7 @@ fn star_round1(
     Vec<Option<CommittedWitness>>,
     Challenge,
 ) {
-    let ann = Announcement::new(SessionId::new(session.to_vec()));
+    let ann = Announcement::new(SessionId::new(session.to_vec()), message.to_vec());
     let mut agg = Aggregator::new(tree.clone(), 0, &ann).expect("aggregator");
     let mut states = Vec::new();
     for w in witnesses.iter_mut() {
@@ -339,7 +339,7 @@ fn aggregators_name_children_with_bad_responses() {
         let mut ws: Vec<Witness> = keys
             .iter()
             .enumerate()
-            .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+            .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
             .collect();
         let (aw, mut states, ch) = star_round1(&tree, &mut ws, b"s", MSG, &mut rng);
         let mut col = aw.receive_challenge(&ch).expect("challenge ok");
@@ -365,7 +365,7 @@ fn aggregators_name_children_with_bad_responses() {
     let mut ws: Vec<Witness> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
         .collect();
     let (aw, mut states, ch) = star_round1(&tree, &mut ws, b"t", MSG, &mut rng);
     let mut col = aw.receive_challenge(&ch).expect("ok");
@@ -401,9 +401,9 @@ fn nodes_recompute_the_challenge_and_refuse_a_lying_leader() {
     let mut ws: Vec<Witness> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
         .collect();
-    let ann = Announcement::new(SessionId::new(b"lying".to_vec()));
+    let ann = Announcement::new(SessionId::new(b"lying".to_vec()), MSG.to_vec());
     // Subtree of node 1 = {1, 3, 4, 7, 8}; aggregate it.
     let mut states: Vec<Option<CommittedWitness>> = (0..n).map(|_| None).collect();
     let mut commits: Vec<Option<Commitment>> = vec![None; n];
@@ -455,7 +455,7 @@ fn nodes_recompute_the_challenge_and_refuse_a_lying_leader() {
     let ann2 = Announcement {
         session: SessionId::new(b"with message".to_vec()),
         mode: Mode::TwoNonce,
-        message: Some(MSG.to_vec()),
+        message: MSG.to_vec(),
     };
     let (s0, c0) = ws[0].commit(&ann2, &mut rng).expect("commit");
     let other = Challenge::new(&c0, b"something else".to_vec());
@@ -474,13 +474,17 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
     let mut ws: Vec<Witness> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
         .collect();
     // Round 1 of every session first (every witness takes part in every session).
     let mut rounds = Vec::new();
     let mut nonces = HashSet::new();
     for k in 0..sessions {
-        let ann = Announcement::new(SessionId::new(format!("session {k}").into_bytes()));
+        let msg = format!("message {k}").into_bytes();
+        let ann = Announcement::new(
+            SessionId::new(format!("session {k}").into_bytes()),
+            msg.clone(),
+        );
         let mut agg = Aggregator::new(tree.clone(), 0, &ann).expect("agg");
         let mut states = Vec::new();
         for w in ws.iter_mut() {
@@ -496,7 +500,6 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
             Some(CosiError::SessionReused { index: 2 })
         );
         let (aw, total) = agg.finish_commitments().expect("finish");
-        let msg = format!("message {k}").into_bytes();
         let ch = Challenge::new(&total, msg.clone());
         let col = aw.receive_challenge(&ch).expect("ok");
         rounds.push((col, states, ch, msg));
@@ -530,7 +533,10 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
     }
     // A witness refuses to commit again in any finished session.
     for k in 0..sessions {
-        let ann = Announcement::new(SessionId::new(format!("session {k}").into_bytes()));
+        let ann = Announcement::new(
+            SessionId::new(format!("session {k}").into_bytes()),
+            MSG.to_vec(),
+        );
         assert_eq!(
             ws[0].commit(&ann, &mut rng).err(),
             Some(CosiError::SessionReused { index: 0 })
@@ -547,7 +553,10 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
     // Witness 1's nonces for session A are gone, and it will not commit in A again.
     assert_eq!(
         ws[1]
-            .commit(&Announcement::new(SessionId::new(b"A".to_vec())), &mut rng)
+            .commit(
+                &Announcement::new(SessionId::new(b"A".to_vec()), MSG.to_vec()),
+                &mut rng
+            )
             .err(),
         Some(CosiError::SessionReused { index: 1 })
     );
@@ -567,13 +576,13 @@ fn legacy_announcement_is_refused_by_default_witnesses_and_aggregators() {
     let legacy = Announcement {
         session: SessionId::new(b"legacy".to_vec()),
         mode: Mode::Legacy,
-        message: None,
+        message: MSG.to_vec(),
     };
     // Whether built from a struct or decoded off the wire, the mode is refused.
     let wire = Announcement::from_bytes(&legacy.to_bytes()).expect("decodes");
     for ann in [&legacy, &wire] {
         for (i, k) in keys.iter().enumerate() {
-            let mut w = Witness::new(roster.clone(), i, k.clone()).expect("witness");
+            let mut w = Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness");
             assert_eq!(
                 w.commit(ann, &mut rng).err(),
                 Some(CosiError::LegacyRefused { index: i })
@@ -599,11 +608,12 @@ fn legacy_announcement_is_refused_by_default_witnesses_and_aggregators() {
 fn legacy_and_two_nonce_states_do_not_mix() {
     let n = 3;
     let (roster, keys, mut rng) = setup(n, 12);
-    let mut w = Witness::new_insecure_legacy(roster.clone(), 0, keys[0].clone()).expect("witness");
+    let mut w = Witness::new_insecure_legacy(roster.clone(), 0, keys[0].clone(), accept_any)
+        .expect("witness");
     let ann = Announcement {
         session: SessionId::new(b"legacy".to_vec()),
         mode: Mode::Legacy,
-        message: None,
+        message: MSG.to_vec(),
     };
     let (state, c) = w.commit(&ann, &mut rng).expect("commit");
     assert!(curve25519_dalek::traits::IsIdentity::is_identity(c.r2()));
@@ -619,7 +629,118 @@ fn legacy_and_two_nonce_states_do_not_mix() {
     ));
     // Keys must match the roster.
     assert_eq!(
-        Witness::new(roster, 1, keys[0].clone()).err(),
+        Witness::new(roster, 1, keys[0].clone(), accept_any).err(),
         Some(CosiError::KeyMismatch { index: 1 })
+    );
+}
+
+/// Issue 13: witnesses sign only what they checked. The announcement carries the message,
+/// the witness's validator must accept it before the witness commits and again before it
+/// responds, and the in-process driver leaves a declining witness out of the mask.
+#[test]
+fn witnesses_sign_only_what_their_validator_accepts() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let n = 5;
+    let (roster, keys, mut rng) = setup(n, 14);
+    // Commit time: another message is declined, and the session stays unused.
+    let mut w = Witness::new(
+        roster.clone(),
+        1,
+        keys[1].clone(),
+        ExactMessage(MSG.to_vec()),
+    )
+    .expect("witness");
+    let session = SessionId::new(b"checked".to_vec());
+    let bad = Announcement::new(session.clone(), b"something else".to_vec());
+    assert!(matches!(
+        w.commit(&bad, &mut rng),
+        Err(CosiError::Declined { index: 1, .. })
+    ));
+    let good = Announcement::new(session, MSG.to_vec());
+    let (state, c) = w.commit(&good, &mut rng).expect("commit");
+    // Response time: the validator is asked again, and told about the response.
+    let willing = Arc::new(AtomicBool::new(true));
+    let cosigned = Arc::new(AtomicUsize::new(0));
+    struct Flag(Arc<AtomicBool>, Arc<AtomicUsize>);
+    impl Validator for Flag {
+        fn check(&mut self, _: &[u8]) -> Result<(), String> {
+            if self.0.load(Ordering::SeqCst) {
+                Ok(())
+            } else {
+                Err("changed my mind".into())
+            }
+        }
+        fn cosigned(&mut self, _: &[u8]) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mut f = Witness::new(
+        roster.clone(),
+        2,
+        keys[2].clone(),
+        Flag(willing.clone(), cosigned.clone()),
+    )
+    .expect("witness");
+    let ann = Announcement::new(SessionId::new(b"flag".to_vec()), MSG.to_vec());
+    let (fs, fc) = f.commit(&ann, &mut rng).expect("commit");
+    willing.store(false, Ordering::SeqCst);
+    assert!(matches!(
+        f.respond(fs, &Challenge::new(&fc, MSG.to_vec())),
+        Err(CosiError::Declined { index: 2, .. })
+    ));
+    assert_eq!(cosigned.load(Ordering::SeqCst), 0);
+    willing.store(true, Ordering::SeqCst);
+    let ann = Announcement::new(SessionId::new(b"flag 2".to_vec()), MSG.to_vec());
+    let (fs, fc) = f.commit(&ann, &mut rng).expect("commit");
+    f.respond(fs, &Challenge::new(&fc, MSG.to_vec()))
+        .expect("responds");
+    assert_eq!(cosigned.load(Ordering::SeqCst), 1);
+    assert!(w.respond(state, &Challenge::new(&c, MSG.to_vec())).is_ok());
+
+    // The driver: witness 3 declines and is left out; with Policy::Complete the round fails
+    // and says why.
+    let tree = Tree::complete(n, 2).expect("tree");
+    let mut ws: Vec<Witness> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let check = move |_: &[u8]| {
+                if i == 3 {
+                    Err("not what I saw".to_string())
+                } else {
+                    Ok(())
+                }
+            };
+            Witness::new(roster.clone(), i, k.clone(), check).expect("witness")
+        })
+        .collect();
+    let scenario = Scenario::default();
+    let (sig, report) = sign_in_process(
+        &roster,
+        &mut ws,
+        &tree,
+        MSG,
+        &Policy::Threshold(4),
+        &scenario,
+        &mut rng,
+    )
+    .expect("signs without witness 3");
+    assert_eq!(report.declined, vec![3]);
+    assert!(!sig.mask().contains(3) && sig.mask().count() == 4);
+    roster
+        .verify(MSG, &sig, &Policy::Threshold(4))
+        .expect("verifies");
+    let refused = sign_in_process(
+        &roster,
+        &mut ws,
+        &tree,
+        MSG,
+        &Policy::Complete,
+        &scenario,
+        &mut rng,
+    );
+    assert!(
+        matches!(refused, Err(CosiError::Declined { index: 3, ref reason }) if reason == "not what I saw"),
+        "{refused:?}"
     );
 }

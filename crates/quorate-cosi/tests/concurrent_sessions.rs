@@ -2,22 +2,24 @@
 //!
 //! The attack is the polynomial-time ROS attack of Benhamouda, Lepoint, Loss, Orrù and
 //! Raykova (ePrint 2020/945) against two-round Schnorr multi-signatures. The leader holds no
-//! key. It opens `ℓ = 253` sessions at once and collects the honest commitments `R_i`. In
-//! one-nonce (legacy) CoSi the signing nonce is `R_i` whatever message the leader then picks,
-//! so for each session it computes two candidate challenges `c_i^0, c_i^1` (two messages),
-//! sets `w_i = 2^i / (c_i^1 − c_i^0)`, `R* = Σ w_i R_i`, `c* = H(R* ‖ A ‖ M*)` for a message
-//! `M*` nobody agreed to, writes `c* − Σ w_i c_i^0` in binary as `Σ b_i 2^i`, closes session
-//! `i` with the challenge `c_i^{b_i}` and outputs `(R*, s* = Σ w_i s_i)`, a valid signature on
-//! `M*` under the full roster (`Policy::Complete`).
+//! key. It opens `ℓ = 253` sessions at once (each announcing its own harmless message `M_i`)
+//! and collects the honest commitments `R_i`. In one-nonce (legacy) CoSi the witnesses' nonce
+//! is `R_i` whatever aggregate `R̂` the leader then puts in the challenge, so for each session
+//! it computes two candidate challenges `c_i^b = H(R_i + α_i^b·B ‖ A ‖ M_i)`, sets
+//! `w_i = 2^i / (c_i^1 − c_i^0)`, `R* = Σ w_i R_i`, `c* = H(R* ‖ A ‖ M*)` for a message `M*`
+//! nobody agreed to, writes `c* − Σ w_i c_i^0` in binary as `Σ b_i 2^i`, closes session `i`
+//! with candidate `b_i` and outputs `(R*, s* = Σ w_i s_i)`, a valid signature on `M*` under
+//! the full roster (`Policy::Complete`).
 //!
 //! Default witnesses refuse a legacy announcement, so the attack cannot start; run in the
-//! two-nonce mode (leader-chosen messages after the commitments) the same script yields
-//! nothing that verifies, because each session's effective nonce `R1_i + b_i·R2_i` depends
-//! on the message chosen.
+//! two-nonce mode the same script yields nothing that verifies, because each session's
+//! effective nonce `R̂1 + b·R̂2` (with `b` hashed from `R̂1`, `R̂2` and the message) moves with
+//! the leader's choice.
 
 mod common;
 
-use common::{dalek_verify_strict, setup};
+use common::{accept_any, dalek_verify_strict, setup};
+use curve25519_dalek::constants::ED25519_BASEPOINT_POINT as B;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::encoding::Writer;
@@ -33,10 +35,16 @@ use std::sync::Arc;
 const SESSIONS: usize = 253;
 const FORGED: &[u8] = b"pay the leader 1,000,000";
 
-/// The leader's aggregate of all witnesses' commitments (the leader encodes it itself: it
-/// does not need an honest aggregator).
-fn root_commitment(n: usize, session: &SessionId, mode: Mode, parts: &[Commitment]) -> Commitment {
-    let r1: EdwardsPoint = parts.iter().map(|c| c.r1()).sum();
+/// The leader's aggregate of all witnesses' commitments, with `R̂1` shifted by `offset·B`
+/// (the leader encodes it itself: it does not need an honest aggregator).
+fn root_commitment(
+    n: usize,
+    session: &SessionId,
+    mode: Mode,
+    parts: &[Commitment],
+    offset: Scalar,
+) -> Commitment {
+    let r1: EdwardsPoint = parts.iter().map(|c| c.r1()).sum::<EdwardsPoint>() + offset * B;
     let r2: EdwardsPoint = parts.iter().map(|c| c.r2()).sum();
     let mut w = Writer::new();
     w.header(0x42, 1);
@@ -63,13 +71,14 @@ fn ros_attack(
 ) -> Result<Vec<u8>, CosiError> {
     let n = roster.len();
     // 1. Open all sessions concurrently and collect every witness's commitment.
+    let msg = |i: usize| format!("harmless statement {i}").into_bytes();
     let mut states = Vec::with_capacity(SESSIONS);
-    let mut roots = Vec::with_capacity(SESSIONS);
+    let mut honest = Vec::with_capacity(SESSIONS);
     for i in 0..SESSIONS {
         let session = SessionId::new(format!("ros/{i}").into_bytes());
         let ann = Announcement {
             mode,
-            ..Announcement::new(session.clone())
+            ..Announcement::new(session.clone(), msg(i))
         };
         let mut st = Vec::with_capacity(n);
         let mut cs = Vec::with_capacity(n);
@@ -79,16 +88,20 @@ fn ros_attack(
             cs.push(c);
         }
         states.push(st);
-        roots.push(root_commitment(n, &session, mode, &cs));
+        honest.push((session, cs));
     }
-    // 2. Two candidate challenges per session (the leader picks the message late).
-    let msg = |i: usize, b: u8| format!("session {i} candidate {b}").into_bytes();
+    // 2. Two candidate challenges per session: the honest aggregate shifted by α_i^0 or α_i^1.
+    let alpha = |i: usize, b: u64| Scalar::from(2 * i as u64 + b + 1);
+    let candidate = |i: usize, b: u64| {
+        let (session, cs) = &honest[i];
+        Challenge::new(&root_commitment(n, session, mode, cs, alpha(i, b)), msg(i))
+    };
     let mut c0 = Vec::with_capacity(SESSIONS);
     let mut w_i = Vec::with_capacity(SESSIONS);
     let mut two_pow = Scalar::ONE;
-    for (i, root) in roots.iter().enumerate() {
-        let a = ChallengeContext::derive(roster, &Challenge::new(root, msg(i, 0)))?;
-        let b = ChallengeContext::derive(roster, &Challenge::new(root, msg(i, 1)))?;
+    for i in 0..SESSIONS {
+        let a = ChallengeContext::derive(roster, &candidate(i, 0))?;
+        let b = ChallengeContext::derive(roster, &candidate(i, 1))?;
         let d = b.c() - a.c();
         assert_ne!(d, Scalar::ZERO);
         c0.push(*a.c());
@@ -96,16 +109,20 @@ fn ros_attack(
         two_pow += two_pow;
     }
     // 3. The forgery's nonce and challenge, fixed before any session is closed.
-    let r_star: EdwardsPoint = roots.iter().zip(&w_i).map(|(r, w)| r.r1() * w).sum();
+    let r_star: EdwardsPoint = honest
+        .iter()
+        .zip(&w_i)
+        .map(|((_, cs), w)| cs.iter().map(|c| c.r1()).sum::<EdwardsPoint>() * w)
+        .sum();
     let r_star_bytes = r_star.compress().to_bytes();
     let c_star = ed25519_challenge(&r_star_bytes, &roster.aggregate_key(), FORGED);
     let target: Scalar = c_star - w_i.iter().zip(&c0).map(|(w, c)| w * c).sum::<Scalar>();
     let bits = target.to_bytes();
     // 4. Close session i with candidate b_i and combine the responses.
     let mut s_star = Scalar::ZERO;
-    for (i, (root, st)) in roots.iter().zip(states).enumerate() {
+    for (i, st) in states.into_iter().enumerate() {
         let bit = (bits[i / 8] >> (i % 8)) & 1;
-        let challenge = Challenge::new(root, msg(i, bit));
+        let challenge = candidate(i, u64::from(bit));
         let mut s_i = Scalar::ZERO;
         for (w, s) in witnesses.iter_mut().zip(st) {
             s_i += w.respond(s, &challenge)?.s();
@@ -121,7 +138,7 @@ fn ros_attack(
 fn witnesses(roster: &Arc<Roster>, keys: &[quorate_cosi::SecretKey]) -> Vec<Witness> {
     keys.iter()
         .enumerate()
-        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
         .collect()
 }
 
@@ -159,7 +176,9 @@ fn concurrent_session_forgery_succeeds_against_insecure_legacy_witnesses() {
     let mut ws: Vec<Witness> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| Witness::new_insecure_legacy(roster.clone(), i, k.clone()).expect("w"))
+        .map(|(i, k)| {
+            Witness::new_insecure_legacy(roster.clone(), i, k.clone(), accept_any).expect("w")
+        })
         .collect();
     let sig = ros_attack(&roster, &mut ws, Mode::Legacy, &mut rng).expect("legacy runs");
     assert!(forgery_verifies(&roster, &sig));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dalek_verify_strict, setup};
+use common::{dalek_verify_strict, setup, witnesses};
 use quorate_cosi::{
     sign_in_process, ChildCheck, CosiError, Mode, Policy, PolicyMember, Scenario, Tree,
     VerifyFailure,
@@ -19,7 +19,7 @@ fn all_present_signatures_are_plain_ed25519_under_the_roster_key() {
         let tree = Tree::three_level(n).expect("tree");
         let (sig, report) = sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Complete,
@@ -58,9 +58,16 @@ fn masked_signatures_verify_under_the_participants_key() {
         let tree = Tree::three_level(n).expect("tree");
         let scenario = Scenario::default().with_absent(absent.clone());
         let policy = Policy::Threshold(n - absent.len());
-        let (sig, report) =
-            sign_in_process(&roster, &keys, &tree, MSG, &policy, &scenario, &mut rng)
-                .expect("signing succeeds");
+        let (sig, report) = sign_in_process(
+            &roster,
+            &mut witnesses(&roster, &keys),
+            &tree,
+            MSG,
+            &policy,
+            &scenario,
+            &mut rng,
+        )
+        .expect("signing succeeds");
         assert_eq!(report.participants, n - absent.len());
         for i in &absent {
             assert!(!sig.mask().contains(*i));
@@ -84,6 +91,7 @@ fn masked_signatures_verify_under_the_participants_key() {
 #[cfg(feature = "insecure-legacy")]
 #[test]
 fn legacy_mode_signatures_also_verify_strictly() {
+    use common::legacy_witnesses;
     for (n, seed, absent) in [
         (1usize, 20u64, vec![]),
         (7, 21, vec![3usize]),
@@ -95,8 +103,16 @@ fn legacy_mode_signatures_also_verify_strictly() {
             .with_mode(Mode::Legacy)
             .with_absent(absent.clone());
         let policy = Policy::Threshold(n - absent.len());
-        let (sig, _) = sign_in_process(&roster, &keys, &tree, MSG, &policy, &scenario, &mut rng)
-            .expect("legacy signing succeeds");
+        let (sig, _) = sign_in_process(
+            &roster,
+            &mut legacy_witnesses(&roster, &keys),
+            &tree,
+            MSG,
+            &policy,
+            &scenario,
+            &mut rng,
+        )
+        .expect("legacy signing succeeds");
         roster.verify(MSG, &sig, &policy).expect("verifies");
         let key = roster.aggregate_key_for_mask(sig.mask()).expect("A'");
         assert!(dalek_verify_strict(&key, MSG, &sig));
@@ -124,7 +140,7 @@ fn tree_shapes_and_check_modes_all_work() {
                 scenario.parallel = parallel;
                 let (sig, _) = sign_in_process(
                     &roster,
-                    &keys,
+                    &mut witnesses(&roster, &keys),
                     tree,
                     MSG,
                     &Policy::Threshold(50),
@@ -152,7 +168,7 @@ fn failure_after_commit_restarts_with_an_adjusted_mask() {
             .with_fail_after_commit(failing.clone());
         let (sig, report) = sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(90),
@@ -190,7 +206,7 @@ fn bad_partial_responses_are_named_and_the_round_recovers() {
             scenario.child_check = check;
             let (sig, report) = sign_in_process(
                 &roster,
-                &keys,
+                &mut witnesses(&roster, &keys),
                 &tree,
                 MSG,
                 &Policy::Threshold(95),
@@ -221,7 +237,7 @@ fn absent_subleaders_are_replaced_by_their_first_live_child() {
     let scenario = Scenario::default().with_absent([2, 0]);
     let (sig, report) = sign_in_process(
         &roster,
-        &keys,
+        &mut witnesses(&roster, &keys),
         &tree,
         MSG,
         &Policy::Threshold(n - 2),
@@ -252,16 +268,32 @@ fn stop_at_threshold_collects_just_enough() {
     let mut scenario = Scenario::default().with_absent([1, 2]);
     scenario.stop_at_threshold = true;
     let policy = Policy::Threshold(67);
-    let (sig, report) = sign_in_process(&roster, &keys, &tree, MSG, &policy, &scenario, &mut rng)
-        .expect("signing succeeds");
+    let (sig, report) = sign_in_process(
+        &roster,
+        &mut witnesses(&roster, &keys),
+        &tree,
+        MSG,
+        &policy,
+        &scenario,
+        &mut rng,
+    )
+    .expect("signing succeeds");
     assert_eq!(sig.mask().count(), 67);
     assert_eq!(report.not_asked.len(), n - 2 - 67);
     roster.verify(MSG, &sig, &policy).expect("verifies");
 
     // With a witness failing after commitment, the restart asks someone else.
     scenario.fail_after_commit = [30].into_iter().collect();
-    let (sig, report) = sign_in_process(&roster, &keys, &tree, MSG, &policy, &scenario, &mut rng)
-        .expect("signing succeeds");
+    let (sig, report) = sign_in_process(
+        &roster,
+        &mut witnesses(&roster, &keys),
+        &tree,
+        MSG,
+        &policy,
+        &scenario,
+        &mut rng,
+    )
+    .expect("signing succeeds");
     assert_eq!(report.attempts, 2);
     assert_eq!(sig.mask().count(), 67);
     assert!(!sig.mask().contains(30));
@@ -277,7 +309,7 @@ fn unreachable_policies_abort_early() {
     assert_eq!(
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(9),
@@ -294,7 +326,7 @@ fn unreachable_policies_abort_early() {
     assert_eq!(
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(9),
@@ -307,7 +339,7 @@ fn unreachable_policies_abort_early() {
     assert!(matches!(
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Complete,
@@ -320,7 +352,7 @@ fn unreachable_policies_abort_early() {
     assert!(matches!(
         sign_in_process(
             &roster,
-            &keys[1..],
+            &mut witnesses(&roster, &keys)[1..],
             &tree,
             MSG,
             &Policy::Complete,
@@ -332,7 +364,7 @@ fn unreachable_policies_abort_early() {
     assert!(matches!(
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(0),
@@ -352,7 +384,7 @@ fn policies_accept_and_reject_correctly() {
     let sign = |absent: &[usize], rng: &mut rand_chacha::ChaCha20Rng| {
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(1),
@@ -445,7 +477,7 @@ fn signing_is_deterministic_given_the_rng_seed_and_independent_of_threads() {
         scenario.parallel = parallel;
         sign_in_process(
             &roster,
-            &keys,
+            &mut witnesses(&roster, &keys),
             &tree,
             MSG,
             &Policy::Threshold(39),
@@ -459,25 +491,22 @@ fn signing_is_deterministic_given_the_rng_seed_and_independent_of_threads() {
 }
 
 #[test]
-fn legacy_scenario_is_refused_without_the_insecure_feature() {
+fn legacy_scenario_is_refused_by_default_witnesses() {
     let (roster, keys, mut rng) = setup(5, 23);
     let tree = Tree::complete(5, 2).expect("tree");
     let scenario = Scenario::default().with_mode(Mode::Legacy);
     let out = sign_in_process(
         &roster,
-        &keys,
+        &mut witnesses(&roster, &keys),
         &tree,
         MSG,
         &Policy::Complete,
         &scenario,
         &mut rng,
     );
-    if cfg!(feature = "insecure-legacy") {
-        assert!(out.is_ok());
-    } else {
-        assert!(
-            matches!(out, Err(CosiError::LegacyRefused { .. })),
-            "{out:?}"
-        );
-    }
+    // Default witnesses refuse whatever the driver's scenario says (the aggregators too).
+    assert!(
+        matches!(out, Err(CosiError::LegacyRefused { .. })),
+        "{out:?}"
+    );
 }

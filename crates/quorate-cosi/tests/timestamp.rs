@@ -2,31 +2,56 @@
 #![allow(clippy::unwrap_used)]
 
 use quorate_cosi::timestamp::{
-    build_tree, leaf_hash, seal_round, verify_inclusion, ChainHead, Hash, InProcessCosigner,
-    InclusionError, IssuedRound, KeyListVerifier, MerkleTree, Receipt, ReceiptError, RootCosigner,
-    RoundHeader, RoundVerifier, GENESIS_PREV_ROOT,
+    build_tree, leaf_hash, seal_round, verify_inclusion, ChainHead, Clock, Hash, InProcessCosigner,
+    InclusionError, IssuedRound, MerkleTree, Receipt, ReceiptError, RootCosigner, RosterVerifier,
+    RoundHeader, RoundVerifier, TimestampValidator, DEFAULT_MAX_SKEW_MS, GENESIS_PREV,
 };
-use quorate_cosi::{Policy, PublicKey};
-use std::sync::OnceLock;
+use quorate_cosi::{CosiError, Policy, Roster, RosterEntry, SecretKey, Validator};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-/// One 7-witness cosigner shared by the tests (key generation and PoPs are not free).
-fn cosigner() -> &'static InProcessCosigner {
-    static C: OnceLock<InProcessCosigner> = OnceLock::new();
-    C.get_or_init(|| InProcessCosigner::from_seed([7; 32], 7).unwrap())
+const SEAL_TIME: u64 = 1_700_000_000_000;
+
+/// Seven witnesses from `seed`, at the start of a new chain, whose clocks read `SEAL_TIME`.
+/// Witnesses are stateful (they remember the last round they cosigned), so every chain gets
+/// fresh ones; the roster is the same for the same seed.
+fn cosigner_from(seed: u8) -> InProcessCosigner {
+    let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+    let keys = (0..7).map(|_| SecretKey::generate(&mut rng)).collect();
+    let clock: Clock = Arc::new(|| SEAL_TIME);
+    InProcessCosigner::new(
+        keys,
+        Policy::Complete,
+        ChainHead::genesis(),
+        clock,
+        DEFAULT_MAX_SKEW_MS,
+    )
+    .unwrap()
 }
 
-fn other_cosigner() -> &'static InProcessCosigner {
-    static C: OnceLock<InProcessCosigner> = OnceLock::new();
-    C.get_or_init(|| InProcessCosigner::from_seed([8; 32], 7).unwrap())
+fn cosigner() -> InProcessCosigner {
+    cosigner_from(7)
 }
 
-fn key_list_verifier(c: &InProcessCosigner, policy: Policy) -> KeyListVerifier {
-    let keys = c
-        .public_keys()
-        .iter()
-        .map(|k| PublicKey::from_bytes(k).unwrap())
-        .collect();
-    KeyListVerifier::new(keys, policy).unwrap()
+fn other_cosigner() -> InProcessCosigner {
+    cosigner_from(8)
+}
+
+/// A verifier loaded the way a receipt checker does: from the roster file (entries with
+/// their proofs of possession, checked on load).
+fn file_verifier(c: &InProcessCosigner, policy: Policy) -> RosterVerifier {
+    let entries: Vec<String> = c.roster_entries().iter().map(hex::encode).collect();
+    let json = serde_json::to_string(&entries).unwrap();
+    RosterVerifier::new(Arc::new(Roster::from_json(&json).unwrap()), policy)
+}
+
+fn entries_verifier(entries: Vec<RosterEntry>) -> Result<RosterVerifier, CosiError> {
+    Ok(RosterVerifier::new(
+        Arc::new(Roster::new(entries)?),
+        Policy::Complete,
+    ))
 }
 
 fn hashes(n: usize, salt: u8) -> Vec<Hash> {
@@ -40,13 +65,7 @@ fn hashes(n: usize, salt: u8) -> Vec<Hash> {
 }
 
 fn issued(n: usize) -> IssuedRound {
-    seal_round(
-        &ChainHead::genesis(),
-        hashes(n, 0),
-        1_700_000_000_000,
-        cosigner(),
-    )
-    .unwrap()
+    seal_round(&ChainHead::genesis(), hashes(n, 0), SEAL_TIME, &cosigner()).unwrap()
 }
 
 #[test]
@@ -102,10 +121,16 @@ fn inclusion_proofs_for_every_leaf_of_sizes_1_to_33() {
 #[test]
 fn issued_round_receipts_verify_for_every_leaf() {
     let verifier = cosigner().verifier();
-    let keys = key_list_verifier(cosigner(), Policy::Complete);
+    let keys = file_verifier(&cosigner(), Policy::Complete);
     assert_eq!(keys.roster_id(), cosigner().roster_id());
     for size in [1usize, 2, 3, 7, 8, 33] {
-        let round = seal_round(&ChainHead::genesis(), hashes(size, 2), 5, cosigner()).unwrap();
+        let round = seal_round(
+            &ChainHead::genesis(),
+            hashes(size, 2),
+            SEAL_TIME,
+            &cosigner(),
+        )
+        .unwrap();
         for i in 0..size as u64 {
             let r = round.receipt(i).unwrap();
             assert_eq!(r.leaf_index, i);
@@ -146,7 +171,7 @@ fn receipt_json_round_trip() {
         "audit_path",
         "round",
         "time_ms",
-        "prev_root",
+        "prev",
         "root",
         "roster_id",
         "signature",
@@ -185,7 +210,7 @@ fn malformed_receipt_json_is_an_error_not_a_panic() {
 fn tampered_receipts_are_rejected() {
     let round = issued(9);
     let good = round.receipt(4).unwrap();
-    let verifier = key_list_verifier(cosigner(), Policy::Complete);
+    let verifier = file_verifier(&cosigner(), Policy::Complete);
     good.verify(&verifier, None).unwrap();
 
     let check = |r: &Receipt| r.verify(&verifier, None);
@@ -214,7 +239,7 @@ fn tampered_receipts_are_rejected() {
     for tamper in [
         (|r: &mut Receipt| r.round += 1) as fn(&mut Receipt),
         |r| r.time_ms += 1,
-        |r| r.prev_root[0] ^= 1,
+        |r| r.prev[0] ^= 1,
         |r| r.signature[40] ^= 1,
         |r| r.signature[0] ^= 1,
     ] {
@@ -274,7 +299,7 @@ fn add_l_to_s(sig: &mut [u8]) {
 fn wrong_roster_is_rejected() {
     let receipt = issued(5).receipt(2).unwrap();
     // A different roster of the same size.
-    let other = key_list_verifier(other_cosigner(), Policy::Complete);
+    let other = file_verifier(&other_cosigner(), Policy::Complete);
     assert!(matches!(
         receipt.verify(&other, None),
         Err(ReceiptError::WrongRoster { .. })
@@ -284,13 +309,9 @@ fn wrong_roster_is_rejected() {
         Err(ReceiptError::WrongRoster { .. })
     ));
     // Same keys in another order: another roster id, and the mask would mean other keys.
-    let mut keys: Vec<PublicKey> = cosigner()
-        .public_keys()
-        .iter()
-        .map(|k| PublicKey::from_bytes(k).unwrap())
-        .collect();
-    keys.swap(0, 1);
-    let swapped = KeyListVerifier::new(keys.clone(), Policy::Complete).unwrap();
+    let mut entries = cosigner().roster().entries().to_vec();
+    entries.swap(0, 1);
+    let swapped = entries_verifier(entries.clone()).unwrap();
     assert!(matches!(
         receipt.verify(&swapped, None),
         Err(ReceiptError::WrongRoster { .. })
@@ -302,18 +323,19 @@ fn wrong_roster_is_rejected() {
         forged.verify(&other, None),
         Err(ReceiptError::Signature(_))
     ));
-    // A roster with one key fewer or one more.
-    keys.swap(0, 1);
-    let fewer = KeyListVerifier::new(keys[..6].to_vec(), Policy::Complete).unwrap();
+    // A roster with one key fewer, or a repeated one.
+    entries.swap(0, 1);
+    let fewer = entries_verifier(entries[..6].to_vec()).unwrap();
     assert!(receipt.verify(&fewer, None).is_err());
-    assert!(KeyListVerifier::new(vec![keys[0], keys[0]], Policy::Complete).is_err());
-    assert!(KeyListVerifier::new(Vec::new(), Policy::Complete).is_err());
+    assert!(entries_verifier(vec![entries[0], entries[0]]).is_err());
+    assert!(entries_verifier(Vec::new()).is_err());
 }
 
 #[test]
-fn key_list_verifier_agrees_with_roster_verify() {
-    let roster = cosigner().roster();
-    let keys = key_list_verifier(cosigner(), Policy::Threshold(4));
+fn file_verifier_agrees_with_roster_verify() {
+    let c = cosigner();
+    let roster = c.roster();
+    let keys = file_verifier(&c, Policy::Threshold(4));
     let round = issued(4);
     let msg = round.header().message();
     let good = round.signed.signature.clone();
@@ -346,33 +368,131 @@ fn key_list_verifier_agrees_with_roster_verify() {
 
 #[test]
 fn hash_chain_continuity() {
-    let c = cosigner();
+    let now = Arc::new(AtomicU64::new(1_000));
+    let clock_now = now.clone();
+    let clock: Clock = Arc::new(move || clock_now.load(Ordering::SeqCst));
+    let mut rng = ChaCha20Rng::from_seed([7; 32]);
+    let keys = (0..7).map(|_| SecretKey::generate(&mut rng)).collect();
+    let c =
+        InProcessCosigner::new(keys, Policy::Complete, ChainHead::genesis(), clock, 500).unwrap();
     let verifier = c.verifier();
     let mut head = ChainHead::genesis();
     let mut rounds: Vec<RoundHeader> = Vec::new();
     for r in 0..5u64 {
         // Also a clock that goes backwards: round time never decreases.
-        let now = 1_000 + if r == 3 { 0 } else { r * 100 };
-        let issued = seal_round(&head, hashes(3 + r as usize, r as u8), now, c).unwrap();
+        let t = 1_000 + if r == 3 { 0 } else { r * 100 };
+        now.store(t, Ordering::SeqCst);
+        let issued = seal_round(&head, hashes(3 + r as usize, r as u8), t, &c).unwrap();
         let h = *issued.header();
         assert_eq!(h.round, r);
-        assert_eq!(h.prev_root, head.prev_root);
+        assert_eq!(h.prev, head.prev);
         verifier
             .verify(&h.message(), &issued.signed.signature)
             .unwrap();
         head = ChainHead::after(&h);
         rounds.push(h);
     }
-    assert_eq!(rounds[0].prev_root, GENESIS_PREV_ROOT);
+    assert_eq!(rounds[0].prev, GENESIS_PREV);
     for pair in rounds.windows(2) {
         assert!(pair[0].is_followed_by(&pair[1]), "{pair:?}");
-        assert_eq!(pair[1].prev_root, pair[0].root);
+        assert_eq!(pair[1].prev, pair[0].hash());
     }
     assert!(rounds[3].time_ms >= rounds[2].time_ms);
     // A broken link is detected.
     let mut forked = rounds[3];
-    forked.prev_root = rounds[1].root;
+    forked.prev = rounds[1].hash();
     assert!(!rounds[2].is_followed_by(&forked));
+}
+
+/// Issue 13: the chain linked Merkle roots, so rounds with identical batches had identical
+/// links and could be swapped. Each link is now the hash of the whole previous header.
+#[test]
+fn identical_batches_get_distinct_links() {
+    let c = cosigner();
+    let mut head = ChainHead::genesis();
+    let mut rounds = Vec::new();
+    for _ in 0..3 {
+        let issued = seal_round(&head, hashes(4, 9), SEAL_TIME, &c).unwrap();
+        head = ChainHead::after(issued.header());
+        rounds.push(*issued.header());
+    }
+    assert_eq!(rounds[0].root, rounds[1].root);
+    assert_eq!(rounds[1].root, rounds[2].root);
+    assert_ne!(rounds[1].prev, rounds[2].prev);
+    assert_ne!(rounds[0].prev, rounds[1].prev);
+    // Round 2 follows round 1 only, not round 0 renumbered.
+    assert!(rounds[1].is_followed_by(&rounds[2]));
+    let renumbered = RoundHeader {
+        round: 1,
+        ..rounds[0]
+    };
+    assert!(!renumbered.is_followed_by(&rounds[2]));
+}
+
+/// Issue 13: the in-process witnesses signed whatever the leader asked. Now each checks the
+/// round number, the link to the last round it cosigned and the time, so the leader cannot
+/// fork the chain, skip or replay a round, or backdate one.
+#[test]
+fn timestamp_witnesses_refuse_forks_gaps_and_bad_times() {
+    let c = cosigner();
+    let genesis = ChainHead::genesis();
+    let first = seal_round(&genesis, hashes(3, 1), SEAL_TIME, &c).unwrap();
+    let head = ChainHead::after(first.header());
+    let declined = |r: Result<IssuedRound, _>| {
+        let e = r.map(|i| *i.header()).expect_err("witnesses must refuse");
+        assert!(format!("{e}").contains("declined"), "{e}");
+    };
+    // A second round 0 (a fork of the chain).
+    declined(seal_round(&genesis, hashes(3, 2), SEAL_TIME, &c));
+    // Skipping a round.
+    let gap = ChainHead {
+        next_round: 2,
+        ..head
+    };
+    declined(seal_round(&gap, hashes(3, 2), SEAL_TIME, &c));
+    // Linking to something else than the last cosigned header (here: its Merkle root).
+    let wrong_link = ChainHead {
+        prev: first.header().root,
+        ..head
+    };
+    declined(seal_round(&wrong_link, hashes(3, 2), SEAL_TIME, &c));
+    // A time ahead of the witnesses' clocks by more than the skew (a time behind it is
+    // checked on the validator below: `seal_round` never lets time go backwards).
+    declined(seal_round(
+        &head,
+        hashes(3, 2),
+        SEAL_TIME + DEFAULT_MAX_SKEW_MS + 1,
+        &c,
+    ));
+    // The honest continuation is still accepted.
+    let second = seal_round(&head, hashes(3, 2), SEAL_TIME, &c).unwrap();
+    assert!(first.header().is_followed_by(second.header()));
+
+    // The validator itself: other rosters, other messages, time going backwards.
+    let roster_id = c.roster_id();
+    let clock: Clock = Arc::new(|| SEAL_TIME);
+    let mut v = TimestampValidator::new(roster_id, head, 1_000, clock);
+    let ok = *second.header();
+    assert_eq!(v.check(&ok.message()), Ok(()));
+    assert!(v.check(b"not a header").is_err());
+    let other_roster = RoundHeader {
+        roster_id: [1; 32],
+        ..ok
+    };
+    assert!(v.check(&other_roster.message()).is_err());
+    let backwards = RoundHeader {
+        time_ms: first.header().time_ms - 1,
+        ..ok
+    };
+    assert!(v.check(&backwards.message()).is_err());
+    // A time behind the witness's clock by more than the skew.
+    let late: Clock = Arc::new(|| SEAL_TIME + 1_001);
+    assert!(TimestampValidator::new(roster_id, head, 1_000, late)
+        .check(&ok.message())
+        .is_err());
+    v.cosigned(&ok.message());
+    assert_eq!(v.head(), &ChainHead::after(&ok));
+    assert!(v.check(&ok.message()).is_err());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dalek_verify_strict, setup};
+use common::{accept_any, dalek_verify_strict, setup, witnesses};
 use proptest::prelude::*;
 use quorate_cosi::*;
 use std::sync::Arc;
@@ -19,12 +19,12 @@ fn a_signing_run_over_bytes() {
     let mut ws: Vec<Witness> = keys
         .iter()
         .enumerate()
-        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone()).expect("witness"))
+        .map(|(i, k)| Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness"))
         .collect();
     let ann = Announcement {
         session: SessionId::new(b"over the wire".to_vec()),
         mode: Mode::TwoNonce,
-        message: Some(MSG.to_vec()),
+        message: MSG.to_vec(),
     };
     let ann = Announcement::from_bytes(&ann.to_bytes()).expect("announcement");
     let absent = 7usize;
@@ -110,8 +110,8 @@ fn a_signing_run_over_bytes() {
 fn wire_errors_are_typed() {
     use quorate_core::DecodeError;
     let (roster, keys, mut rng) = setup(3, 2);
-    let mut w = Witness::new(roster.clone(), 1, keys[1].clone()).expect("witness");
-    let ann = Announcement::new(SessionId::new(b"s".to_vec()));
+    let mut w = Witness::new(roster.clone(), 1, keys[1].clone(), accept_any).expect("witness");
+    let ann = Announcement::new(SessionId::new(b"s".to_vec()), MSG.to_vec());
     let (_, c) = w.commit(&ann, &mut rng).expect("commit");
     let bytes = c.to_bytes();
     assert_eq!(Commitment::from_bytes(&bytes, 3).as_ref(), Ok(&c));
@@ -176,7 +176,7 @@ proptest! {
     fn signature_bit_flips_never_verify(pos in 0usize..66, bit in 0u8..8) {
         let (roster, keys, mut rng) = setup(9, 3);
         let tree = Tree::complete(9, 2).expect("tree");
-        let (sig, _) = sign_in_process(&roster, &keys, &tree, MSG, &Policy::Threshold(1),
+        let (sig, _) = sign_in_process(&roster, &mut witnesses(&roster, &keys), &tree, MSG, &Policy::Threshold(1),
             &Scenario::default().with_absent([4]), &mut rng).expect("signs");
         let mut b = sig.to_bytes();
         b[pos] ^= 1 << bit;

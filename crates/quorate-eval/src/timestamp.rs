@@ -12,7 +12,10 @@
 
 use crate::bench::{BenchSuite, PaperFigure};
 use anyhow::{ensure, Context as _};
-use quorate_cosi::timestamp::{leaf_hash, seal_round, ChainHead, Hash, Receipt, RootCosigner as _};
+use quorate_cosi::timestamp::{
+    leaf_hash, seal_round, system_clock, ChainHead, Hash, InProcessCosigner, Receipt,
+    RootCosigner as _,
+};
 use quorate_timestamp::loadgen::{run_load_blocking, LoadConfig};
 use quorate_timestamp::{ServerConfig, Service, Store};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -138,7 +141,6 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
         Ok::<usize, anyhow::Error>(checked)
     })();
     let (status, head) = server.call("GET", "/v1/head", b"")?;
-    let cosigner = server.cosigner().clone();
     server.shutdown()?;
     let checked = checked?;
     let rounds = if status == 200 {
@@ -174,6 +176,11 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
     };
     let mut store = Store::in_memory()?;
     let mut head = ChainHead::genesis();
+    // Fresh witnesses for a fresh chain (the server's witnesses are at the server's head); they
+    // check round times against the system clock.
+    let cosigner = std::sync::Arc::new(InProcessCosigner::from_seed([3; 32], WITNESSES, head)?);
+    let verifier = cosigner.verifier();
+    let clock = system_clock();
     let mut counter = 0u64;
     for &size in sizes {
         let mut seal_error = None;
@@ -191,7 +198,7 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
                     .collect::<Vec<Hash>>()
             },
             |hashes| {
-                let sealed = seal_round(&head, hashes, 0, cosigner.as_ref())
+                let sealed = seal_round(&head, hashes, clock(), cosigner.as_ref())
                     .map_err(anyhow::Error::from)
                     .and_then(|issued| store.append(&issued).map(|()| issued));
                 match sealed {
@@ -209,7 +216,7 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
     let issued = seal_round(
         &head,
         (0..1000u64).map(|i| leaf_hash(&i.to_be_bytes())).collect(),
-        0,
+        clock(),
         cosigner.as_ref(),
     )?;
     let receipt = issued.receipt(500).context("receipt")?;

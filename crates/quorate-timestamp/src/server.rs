@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `POST /v1/submit` | body: 64 hex characters (surrounding whitespace allowed) or 32 raw bytes. `200 {"ticket":"R-I","round":R,"index":I}` |
 //! | `GET /v1/receipt/R-I[?wait=1]` | `200` receipt JSON once round R is signed and stored. Before that, `202 {"status":"pending"}`, or with `wait`, a long poll until it is signed (at most `max_wait`). `404` for an unknown ticket |
-//! | `GET /v1/roster` | the roster as a JSON array of hex public keys (the `--roster` file of `verify`) |
+//! | `GET /v1/roster` | the roster as a JSON array of hex roster entries, key ‖ proof of possession (the `--roster` file of `verify`) |
 //! | `GET /v1/head` | the last signed round header with its signature, or `404` before the first |
 //! | `GET /v1/round/N` | round N's header with its signature |
 //!
@@ -127,10 +127,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The roster as the JSON array of hex public keys that `verify --roster` reads.
+/// The roster as the JSON array of hex roster entries (public key ‖ proof of possession,
+/// 96 bytes each) that `verify --roster` reads ([`quorate_cosi::Roster::from_json`]).
 pub fn roster_json(cosigner: &dyn RootCosigner) -> String {
-    let keys: Vec<String> = cosigner.public_keys().iter().map(hex::encode).collect();
-    serde_json::Value::from(keys).to_string()
+    let entries: Vec<String> = cosigner.roster_entries().iter().map(hex::encode).collect();
+    serde_json::Value::from(entries).to_string()
 }
 
 impl TimestampServer {
@@ -437,10 +438,11 @@ pub fn round_json(signed: &SignedRound) -> String {
         "round": h.round,
         "time_ms": h.time_ms,
         "tree_size": h.tree_size,
-        "prev_root": hex::encode(h.prev_root),
+        "prev": hex::encode(h.prev),
         "root": hex::encode(h.root),
         "roster_id": hex::encode(h.roster_id),
         "message": hex::encode(h.message()),
+        "hash": hex::encode(h.hash()),
         "signature": hex::encode(&signed.signature),
     })
     .to_string()

@@ -1,6 +1,7 @@
 //! The SQLite store of issued rounds.
 //!
-//! One row per signed round: number, time, tree size, `prev_root`, root, roster id,
+//! One row per signed round: number, time, tree size, `prev` (the previous header's hash),
+//! root, roster id,
 //! signature, and the round's submitted hashes as one blob (32 bytes each, in leaf order).
 //! Receipts are re-served by rebuilding the tree from that blob. Rounds are appended in a
 //! transaction that first checks the new round continues the stored chain, so a crash leaves
@@ -28,7 +29,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     round     INTEGER PRIMARY KEY,
     time_ms   INTEGER NOT NULL,
     tree_size INTEGER NOT NULL,
-    prev_root BLOB NOT NULL,
+    prev      BLOB NOT NULL,
     root      BLOB NOT NULL,
     roster_id BLOB NOT NULL,
     signature BLOB NOT NULL,
@@ -112,45 +113,31 @@ impl Store {
     }
 
     /// Appends a signed round atomically. Fails (and stores nothing) unless the round
-    /// directly follows the last stored one (or is round 0 with the genesis `prev_root` in an
-    /// empty store).
+    /// directly follows the last stored one (its `prev` is the hash of the last stored
+    /// header, or round 0 with the genesis `prev` in an empty store).
     pub fn append(&mut self, round: &IssuedRound) -> anyhow::Result<()> {
         let h = round.header();
         let mut leaves = Vec::with_capacity(round.hashes.len() * 32);
         for hash in &round.hashes {
             leaves.extend_from_slice(hash);
         }
-        let tx = self.conn.transaction()?;
-        let last: Option<(i64, Vec<u8>)> = tx
-            .query_row(
-                "SELECT round, root FROM rounds ORDER BY round DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let expected = match last {
-            None => ChainHead::genesis(),
-            Some((r, root)) => ChainHead {
-                next_round: u64::try_from(r)?.saturating_add(1),
-                prev_root: to_hash(root, "root")?,
-                last_time_ms: 0,
-            },
-        };
+        let expected = self.chain_head()?;
         ensure!(
-            h.round == expected.next_round && h.prev_root == expected.prev_root,
+            h.round == expected.next_round && h.prev == expected.prev,
             "round {} does not continue the stored chain (expected round {})",
             h.round,
             expected.next_round
         );
+        let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO rounds
-               (round, time_ms, tree_size, prev_root, root, roster_id, signature, leaves)
+               (round, time_ms, tree_size, prev, root, roster_id, signature, leaves)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 to_i64(h.round)?,
                 to_i64(h.time_ms)?,
                 to_i64(h.tree_size)?,
-                &h.prev_root[..],
+                &h.prev[..],
                 &h.root[..],
                 &h.roster_id[..],
                 &round.signed.signature,
@@ -166,7 +153,7 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "SELECT time_ms, tree_size, prev_root, root, roster_id, signature
+                "SELECT time_ms, tree_size, prev, root, roster_id, signature
                  FROM rounds WHERE round = ?1",
                 [to_i64(round)?],
                 |r| {
@@ -181,7 +168,7 @@ impl Store {
                 },
             )
             .optional()?;
-        let Some((time_ms, tree_size, prev_root, root, roster_id, signature)) = row else {
+        let Some((time_ms, tree_size, prev, root, roster_id, signature)) = row else {
             return Ok(None);
         };
         Ok(Some(SignedRound {
@@ -190,7 +177,7 @@ impl Store {
                 round,
                 time_ms: u64::try_from(time_ms)?,
                 tree_size: u64::try_from(tree_size)?,
-                prev_root: to_hash(prev_root, "prev_root")?,
+                prev: to_hash(prev, "prev")?,
                 root: to_hash(root, "root")?,
             },
             signature,

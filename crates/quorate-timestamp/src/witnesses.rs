@@ -45,5 +45,7 @@ pub fn open_cosigner(store: &Store, witnesses: usize) -> anyhow::Result<InProces
         }
         _ => anyhow::bail!("store has incomplete witness metadata"),
     };
-    InProcessCosigner::from_seed(seed, witnesses).context("setting up the witness roster")
+    // The witnesses resume at the store's last round: they cosign only its continuation.
+    InProcessCosigner::from_seed(seed, witnesses, store.chain_head()?)
+        .context("setting up the witness roster")
 }

@@ -2,8 +2,8 @@
 //! persistence and sealing at shutdown.
 #![allow(clippy::unwrap_used)]
 
-use quorate_cosi::timestamp::{Hash, KeyListVerifier, Receipt};
-use quorate_cosi::{Policy, PublicKey};
+use quorate_cosi::timestamp::{Hash, Receipt, RosterVerifier};
+use quorate_cosi::{Policy, Roster};
 use quorate_timestamp::loadgen::{http_call, run_load, LoadConfig};
 use quorate_timestamp::{open_cosigner, ServerConfig, Store, TimestampServer};
 use std::net::SocketAddr;
@@ -58,15 +58,13 @@ async fn start(db: &Path, witnesses: usize, round_ms: u64) -> anyhow::Result<Tim
     TimestampServer::start(listener, store, cosigner, config).await
 }
 
-async fn verifier_of(addr: SocketAddr) -> KeyListVerifier {
+/// The receipt verifier a client builds from `GET /v1/roster` (entries with their proofs of
+/// possession, checked on load).
+async fn verifier_of(addr: SocketAddr) -> RosterVerifier {
     let (status, body) = http_call(addr, "GET", "/v1/roster", b"").await.unwrap();
     assert_eq!(status, 200);
-    let keys: Vec<String> = serde_json::from_slice(&body).unwrap();
-    let keys = keys
-        .iter()
-        .map(|k| PublicKey::from_bytes(&hex::decode(k).unwrap().try_into().unwrap()).unwrap())
-        .collect();
-    KeyListVerifier::new(keys, Policy::Complete).unwrap()
+    let roster = Roster::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+    RosterVerifier::new(Arc::new(roster), Policy::Complete)
 }
 
 async fn submit(addr: SocketAddr, body: &[u8]) -> String {
@@ -156,7 +154,7 @@ fn server_under_short_load_issues_verifiable_receipts() {
             .await
             .unwrap();
         let prev: serde_json::Value = serde_json::from_slice(&prev).unwrap();
-        assert_eq!(prev["root"], last["prev_root"]);
+        assert_eq!(prev["hash"], last["prev"]);
         server.shutdown().await.unwrap();
     });
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -203,11 +201,11 @@ fn restart_loses_no_issued_root_and_continues_the_chain() {
             assert_eq!(&again, old);
             again.verify(&verifier, None).unwrap();
         }
-        // The next round continues the chain from the last issued root.
+        // The next round continues the chain from the last issued header.
         let t = submit(addr, &hash(99)).await;
         let r = receipt(addr, &t).await;
         assert_eq!(r.round, old_head["round"].as_u64().unwrap() + 1);
-        assert_eq!(hex::encode(r.prev_root), old_head["root"].as_str().unwrap());
+        assert_eq!(hex::encode(r.prev), old_head["hash"].as_str().unwrap());
         r.verify(&verifier, Some(&hash(99))).unwrap();
         server.shutdown().await.unwrap();
     });

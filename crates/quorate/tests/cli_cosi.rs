@@ -69,7 +69,7 @@ fn demo_json_fields_and_verify_exit_codes() {
 
     let key_file = tmp(
         "keys.json",
-        &serde_json::to_string(&d["public_keys"]).expect("json"),
+        &serde_json::to_string(&d["roster_entries"]).expect("json"),
     );
     let key_file = key_file.to_str().expect("path");
     let demo_file = tmp("demo.json", &d.to_string());
@@ -247,10 +247,7 @@ fn demo_json_fields_and_verify_exit_codes() {
         ]),
         2
     );
-    let bad_key = tmp(
-        "badkey.json",
-        "[\"0100000000000000000000000000000000000000000000000000000000000000\"]",
-    );
+    let bad_key = tmp("badkey.json", &format!("[\"01{}\"]", "00".repeat(95)));
     assert_eq!(
         code(&[
             "cosi",
@@ -305,7 +302,7 @@ fn full_signature_is_plain_ed25519_and_garbage_never_panics() {
     );
     let key_file = tmp(
         "keys5.json",
-        &serde_json::to_string(&d["public_keys"]).expect("json"),
+        &serde_json::to_string(&d["roster_entries"]).expect("json"),
     );
     let key_file = key_file.to_str().expect("path");
     let msg = s(&d, "message");
@@ -362,7 +359,7 @@ fn malleated_s_plus_l_and_nested_group_policies() {
     let d = demo("12", "3");
     let key_file = tmp(
         "keys-nested.json",
-        &serde_json::to_string(&d["public_keys"]).expect("json"),
+        &serde_json::to_string(&d["roster_entries"]).expect("json"),
     );
     let key_file = key_file.to_str().expect("path");
     let msg = s(&d, "message").to_string();
@@ -427,4 +424,87 @@ fn malleated_s_plus_l_and_nested_group_policies() {
     ] {
         assert_eq!(verify(&sig, malformed).0, 2, "{malformed}");
     }
+}
+
+/// Issue 13: a roster whose last key is `A_x = a·B − ΣA_others` lets the holder of `a` alone
+/// make a "complete" signature (the sum of all keys is `a·B`). Rosters must carry proofs of
+/// possession, which the rogue key cannot have; bare keys are refused.
+#[test]
+fn rogue_key_roster_is_refused() {
+    use curve25519_dalek::constants::ED25519_BASEPOINT_POINT as B;
+    use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
+    use curve25519_dalek::scalar::Scalar;
+    let d = demo("3", "0");
+    let honest: Vec<String> = d["public_keys"]
+        .as_array()
+        .expect("keys")
+        .iter()
+        .map(|k| k.as_str().expect("hex").to_string())
+        .collect();
+    let sum: EdwardsPoint = honest
+        .iter()
+        .map(|k| {
+            let b: [u8; 32] = hex::decode(k).expect("hex").try_into().expect("32");
+            CompressedEdwardsY(b).decompress().expect("point")
+        })
+        .sum();
+    let a = Scalar::from_bytes_mod_order([7u8; 32]);
+    let rogue = a * B - sum;
+    let total = (a * B).compress().to_bytes();
+    let msg = b"the rogue signs for everyone";
+    let r = Scalar::from_bytes_mod_order([9u8; 32]);
+    let big_r = (r * B).compress().to_bytes();
+    let c = quorate_cosi::hash::ed25519_challenge(&big_r, &total, msg);
+    let mut sig = big_r.to_vec();
+    sig.extend_from_slice((r + c * a).as_bytes());
+    sig.push(0x0f);
+    let verify = |roster: &str| {
+        run(&[
+            "cosi",
+            "verify",
+            "--roster",
+            roster,
+            "--message",
+            &hex::encode(msg),
+            "--signature",
+            &hex::encode(&sig),
+            "--policy",
+            "complete",
+        ])
+    };
+    // Bare keys: refused as malformed input, whatever they are.
+    let mut keys = honest.clone();
+    keys.push(hex::encode(rogue.compress().as_bytes()));
+    let bare = tmp(
+        "rogue-keys.json",
+        &serde_json::to_string(&keys).expect("json"),
+    );
+    let out = verify(bare.to_str().expect("p"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("proof of possession"),
+        "{out:?}"
+    );
+    // Entries: the rogue key has no valid proof (here it borrows witness 0's).
+    let mut entries: Vec<String> = d["roster_entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e.as_str().expect("hex").to_string())
+        .collect();
+    let borrowed = &entries[0][64..].to_string();
+    entries.push(format!(
+        "{}{borrowed}",
+        hex::encode(rogue.compress().as_bytes())
+    ));
+    let with_pops = tmp(
+        "rogue-entries.json",
+        &serde_json::to_string(&entries).expect("json"),
+    );
+    let out = verify(with_pops.to_str().expect("p"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("roster entries [3]: proof of possession"),
+        "{out:?}"
+    );
 }

@@ -283,7 +283,10 @@ fn errors_quote_only_a_short_prefix_of_the_input() {
     let long = "x".repeat(100_000);
     let dir = scratch("quote");
     let roster = dir.join("roster.json");
-    std::fs::write(&roster, format!("[\"{}\"]", "11".repeat(32))).unwrap();
+    // A valid roster (entries with proofs of possession), so that the policy is what fails.
+    let demo = quorate(&["cosi", "demo", "--witnesses", "2", "--json"]);
+    let demo: serde_json::Value = serde_json::from_slice(&demo.stdout).unwrap();
+    std::fs::write(&roster, demo["roster_entries"].to_string()).unwrap();
     let out = quorate(&[
         "cosi",
         "verify",

@@ -1,7 +1,7 @@
 //! `quorate cosi timestamp verify`: exit codes on receipts from a real server on loopback.
 #![allow(clippy::unwrap_used)]
 
-use quorate::timestamp::read_roster_keys;
+use quorate::timestamp::read_roster;
 use quorate_cosi::timestamp::{Hash, Receipt};
 use quorate_timestamp::loadgen::ticket_of;
 use quorate_timestamp::{ServerConfig, Service, Store};
@@ -82,7 +82,7 @@ fn verify_command_exit_codes() {
     let roster_file = dir.path("roster.json");
     std::fs::write(&receipt_file, receipt.to_json()).unwrap();
     std::fs::write(&roster_file, &roster_json).unwrap();
-    assert_eq!(read_roster_keys(&roster_file).unwrap().len(), 4);
+    assert_eq!(read_roster(&roster_file).unwrap().len(), 4);
     let rf = receipt_file.to_str().unwrap();
     let ro = roster_file.to_str().unwrap();
     let verify = |extra: &[&str]| {
@@ -171,9 +171,28 @@ fn verify_command_exit_codes() {
     }
     // A roster entry that is not a valid key is malformed input.
     let bad_key = dir.path("bad-key.json");
-    std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(32))).unwrap();
+    std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(96))).unwrap();
     let (code, _, _) = verify_with_roster(rf, bad_key.to_str().unwrap());
     assert_eq!(code, Some(2));
+    // The old format, bare public keys, is refused: no proofs of possession (issue 13).
+    let entries: Vec<String> = serde_json::from_str(&roster_json).unwrap();
+    let bare: Vec<&str> = entries.iter().map(|e| &e[..64]).collect();
+    let bare_file = dir.path("bare-keys.json");
+    std::fs::write(&bare_file, serde_json::to_string(&bare).unwrap()).unwrap();
+    let (code, _, stderr) = verify_with_roster(rf, bare_file.to_str().unwrap());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("proof of possession"), "{stderr}");
+    // An entry whose proof belongs to another key: refused, naming the entry.
+    let mut swapped_pops = entries.clone();
+    swapped_pops[1] = format!("{}{}", &entries[1][..64], &entries[2][64..]);
+    let swapped_file = dir.path("swapped-pops.json");
+    std::fs::write(&swapped_file, serde_json::to_string(&swapped_pops).unwrap()).unwrap();
+    let (code, _, stderr) = verify_with_roster(rf, swapped_file.to_str().unwrap());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("roster entries [1]: proof of possession"),
+        "{stderr}"
+    );
 }
 
 fn verify_with_roster(receipt: &str, roster: &str) -> (Option<i32>, String, String) {

@@ -5,16 +5,17 @@
 use super::cosigner::{CosignError, RootCosigner};
 use super::merkle::{leaf_hash, Hash, MerkleTree};
 use super::receipt::Receipt;
-use super::round::{RoundHeader, SignedRound, GENESIS_PREV_ROOT};
+use super::round::{RoundHeader, SignedRound, GENESIS_PREV};
 
-/// Where the chain continues: the next round number, the root it must link to, and the
-/// earliest time it may carry.
+/// Where the chain continues: the next round number, the header hash it must link to, and
+/// the earliest time it may carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChainHead {
     /// The number the next sealed round gets.
     pub next_round: u64,
-    /// The root of the last sealed round ([`GENESIS_PREV_ROOT`] before the first).
-    pub prev_root: Hash,
+    /// The hash of the last sealed round's header ([`RoundHeader::hash`]; [`GENESIS_PREV`]
+    /// before the first).
+    pub prev: Hash,
     /// The time of the last sealed round (round times never go backwards).
     pub last_time_ms: u64,
 }
@@ -24,7 +25,7 @@ impl ChainHead {
     pub fn genesis() -> ChainHead {
         ChainHead {
             next_round: 0,
-            prev_root: GENESIS_PREV_ROOT,
+            prev: GENESIS_PREV,
             last_time_ms: 0,
         }
     }
@@ -33,7 +34,7 @@ impl ChainHead {
     pub fn after(header: &RoundHeader) -> ChainHead {
         ChainHead {
             next_round: header.round.saturating_add(1),
-            prev_root: header.root,
+            prev: header.hash(),
             last_time_ms: header.time_ms,
         }
     }
@@ -96,7 +97,7 @@ pub fn seal_round(
         round: head.next_round,
         time_ms: now_ms.max(head.last_time_ms),
         tree_size: tree.size(),
-        prev_root: head.prev_root,
+        prev: head.prev,
         root: tree.root(),
     };
     let signature = cosigner.cosign(&header.message())?;

@@ -13,8 +13,9 @@ pub struct CosignError(pub String);
 pub trait RootCosigner: Send + Sync {
     /// The canonical id of the signing roster (bound into every round message).
     fn roster_id(&self) -> Hash;
-    /// The witnesses' public keys in roster order (mask bit `i` is witness `i`).
-    fn public_keys(&self) -> Vec<[u8; 32]>;
+    /// The roster entries (public key ‖ proof of possession, 96 bytes each) in roster order
+    /// (mask bit `i` is witness `i`): what a receipt verifier loads.
+    fn roster_entries(&self) -> Vec<[u8; 96]>;
     /// A collective signature `R ‖ s ‖ mask` on `message`.
     fn cosign(&self, message: &[u8]) -> Result<Vec<u8>, CosignError>;
 }

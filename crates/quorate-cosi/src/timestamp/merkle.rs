@@ -117,6 +117,7 @@ impl MerkleTree {
 
 /// Why an inclusion proof was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InclusionError {
     /// The leaf index is not below the tree size.
     #[error("leaf index {index} is not below tree size {size}")]

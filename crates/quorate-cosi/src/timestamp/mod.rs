@@ -30,18 +30,24 @@
 //! ([`RoundHeader::message`]):
 //!
 //! ```text
-//! "quorate/cosi/timestamp/round/v1\0" ‖ roster_id ‖ round ‖ time_ms ‖ tree_size ‖ prev_root ‖ root
+//! "quorate/cosi/timestamp/round/v2\0" ‖ roster_id ‖ round ‖ time_ms ‖ tree_size ‖ prev ‖ root
 //! ```
 //!
 //! * The **domain tag** ensures a timestamp signature cannot be replayed as a CoSi signature
 //!   on another protocol's message under the same witness keys.
 //! * The **roster id** names the signing witness set.
 //! * The **round number** and **time** (Unix milliseconds, non-decreasing) say when the
-//!   round was sealed. Every hash in the tree existed before that time. The witnesses vouch
-//!   for this time the way they vouch for anything they cosign: a witness that checks the
-//!   leader's clock before answering turns the cosignature into a bound on the time.
+//!   round was sealed. Every hash in the tree existed before that time. Each witness checks
+//!   them before it commits and again before it responds ([`TimestampValidator`]): the round
+//!   must be the one after the last round it cosigned, `prev` must be that round's header
+//!   hash, and the time must not go backwards and must be within
+//!   [`DEFAULT_MAX_SKEW_MS`] (or the configured skew) of the witness's own clock. A
+//!   cosignature is therefore a bound on the time, and an honest witness never cosigns two
+//!   rounds at the same position (a fork).
 //! * The **tree size** and **root** pin the batch.
-//! * **`prev_root`** is the previous round's root, with 32 zero bytes for round 0.
+//! * **`prev`** is the hash of the previous round's header ([`RoundHeader::hash`]), with 32
+//!   zero bytes for round 0. Linking headers rather than Merkle roots keeps every link
+//!   distinct, even when two rounds carry identical batches.
 //!
 //! Signed headers therefore form a hash chain. Round `r + 1` is only valid after round `r`,
 //! and rewriting an issued round means re-signing it and every later round with the
@@ -72,7 +78,7 @@
 //! ## Persistence and restart (in `quorate-timestamp`)
 //!
 //! The server writes every signed round to the store in one transaction, before any receipt
-//! for it is released: round number, time, `prev_root`, root, tree size, signature and the
+//! for it is released: round number, time, `prev`, root, tree size, signature and the
 //! leaves. The leaves are stored so that receipts can be re-served. On restart the store's
 //! last round is the [`ChainHead`], so the chain continues from the last issued root.
 
@@ -81,11 +87,13 @@ pub mod cosigner;
 pub mod merkle;
 pub mod receipt;
 pub mod round;
+pub mod validator;
 pub mod witnesses;
 
 pub use chain::{build_tree, seal_round, ChainHead, IssuedRound};
 pub use cosigner::{CosignError, RootCosigner, RoundVerifier};
 pub use merkle::{leaf_hash, node_hash, verify_inclusion, Hash, InclusionError, MerkleTree};
 pub use receipt::{parse_hash_hex, parse_hash_hex_bytes, Receipt, ReceiptError, RECEIPT_SCHEME};
-pub use round::{RoundHeader, SignedRound, GENESIS_PREV_ROOT, ROUND_DOMAIN, ROUND_MESSAGE_LEN};
-pub use witnesses::{InProcessCosigner, KeyListVerifier, RosterVerifier};
+pub use round::{RoundHeader, SignedRound, GENESIS_PREV, ROUND_DOMAIN, ROUND_MESSAGE_LEN};
+pub use validator::{system_clock, Clock, TimestampValidator, DEFAULT_MAX_SKEW_MS};
+pub use witnesses::{InProcessCosigner, RosterVerifier};

@@ -15,7 +15,7 @@ use super::round::{RoundHeader, SignedRound};
 use serde::{Deserialize, Serialize};
 
 /// The receipt format identifier, stored in [`Receipt::scheme`].
-pub const RECEIPT_SCHEME: &str = "quorate-cosi-timestamp/v1";
+pub const RECEIPT_SCHEME: &str = "quorate-cosi-timestamp/v2";
 
 /// A timestamp receipt. JSON field names are those of the struct; hashes and the signature
 /// are lowercase hex.
@@ -40,9 +40,9 @@ pub struct Receipt {
     pub round: u64,
     /// Round time, milliseconds since the Unix epoch.
     pub time_ms: u64,
-    /// The previous round's root (all zero for round 0).
+    /// The hash of the previous round's header (all zero for round 0).
     #[serde(with = "hex32")]
-    pub prev_root: Hash,
+    pub prev: Hash,
     /// The round's Merkle root.
     #[serde(with = "hex32")]
     pub root: Hash,
@@ -56,6 +56,7 @@ pub struct Receipt {
 
 /// Why a receipt is invalid (it parsed, but does not check out).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReceiptError {
     /// The `scheme` field names a format this code does not know.
     #[error("unknown receipt scheme {0:?}")]
@@ -100,7 +101,7 @@ impl Receipt {
             audit_path,
             round: h.round,
             time_ms: h.time_ms,
-            prev_root: h.prev_root,
+            prev: h.prev,
             root: h.root,
             roster_id: h.roster_id,
             signature: round.signature.clone(),
@@ -114,7 +115,7 @@ impl Receipt {
             round: self.round,
             time_ms: self.time_ms,
             tree_size: self.tree_size,
-            prev_root: self.prev_root,
+            prev: self.prev,
             root: self.root,
         }
     }

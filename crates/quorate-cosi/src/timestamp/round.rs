@@ -4,24 +4,27 @@
 //! the encoding is injective):
 //!
 //! ```text
-//! ROUND_DOMAIN (32 bytes: "quorate/cosi/timestamp/round/v1" ‖ 0x00)
+//! ROUND_DOMAIN (32 bytes: "quorate/cosi/timestamp/round/v2" ‖ 0x00)
 //! ‖ roster_id (32) ‖ round (u64 BE) ‖ time_ms (u64 BE) ‖ tree_size (u64 BE)
-//! ‖ prev_root (32) ‖ root (32)
+//! ‖ prev (32) ‖ root (32)
 //! ```
 //!
 //! The domain tag keeps a timestamp-round signature from ever being valid as a CoSi
 //! signature over some other protocol's message under the same witness keys, and the roster
-//! id names the witness set that signs. `prev_root` is the root of round `round − 1`
-//! ([`GENESIS_PREV_ROOT`] for round 0), so the signed rounds form a hash chain: rewriting an
-//! issued round would need new signatures on it and on every later round.
+//! id names the witness set that signs. `prev` is the hash of the previous round's signed
+//! header, [`RoundHeader::hash`] of round `round − 1` ([`GENESIS_PREV`] for round 0), so the
+//! signed rounds form a hash chain: rewriting an issued round would need new signatures on it
+//! and on every later round. Linking whole headers, not just Merkle roots, keeps the links
+//! distinct when two rounds carry identical batches (same root).
 
 use super::merkle::Hash;
+use sha2::{Digest, Sha256};
 
 /// The domain tag at the start of every signed round message (32 bytes, NUL-padded).
-pub const ROUND_DOMAIN: &[u8; 32] = b"quorate/cosi/timestamp/round/v1\0";
+pub const ROUND_DOMAIN: &[u8; 32] = b"quorate/cosi/timestamp/round/v2\0";
 
-/// The `prev_root` of round 0.
-pub const GENESIS_PREV_ROOT: Hash = [0u8; 32];
+/// The `prev` of round 0.
+pub const GENESIS_PREV: Hash = [0u8; 32];
 
 /// The length of an encoded round message.
 pub const ROUND_MESSAGE_LEN: usize = 32 + 32 + 8 + 8 + 8 + 32 + 32;
@@ -37,8 +40,9 @@ pub struct RoundHeader {
     pub time_ms: u64,
     /// Number of leaves in the round's Merkle tree.
     pub tree_size: u64,
-    /// The previous round's root ([`GENESIS_PREV_ROOT`] for round 0).
-    pub prev_root: Hash,
+    /// The hash of the previous round's header ([`RoundHeader::hash`]; [`GENESIS_PREV`] for
+    /// round 0).
+    pub prev: Hash,
     /// The round's Merkle tree head.
     pub root: Hash,
 }
@@ -57,16 +61,43 @@ impl RoundHeader {
         put(&self.round.to_be_bytes());
         put(&self.time_ms.to_be_bytes());
         put(&self.tree_size.to_be_bytes());
-        put(&self.prev_root);
+        put(&self.prev);
         put(&self.root);
         m
     }
 
+    /// Parses a round message ([`RoundHeader::message`]); `None` for anything else (wrong
+    /// length or domain).
+    pub fn from_message(message: &[u8]) -> Option<RoundHeader> {
+        if message.len() != ROUND_MESSAGE_LEN || &message[..32] != ROUND_DOMAIN {
+            return None;
+        }
+        let hash = |at: usize| -> Option<Hash> { message.get(at..at + 32)?.try_into().ok() };
+        let int = |at: usize| -> Option<u64> {
+            Some(u64::from_be_bytes(
+                message.get(at..at + 8)?.try_into().ok()?,
+            ))
+        };
+        Some(RoundHeader {
+            roster_id: hash(32)?,
+            round: int(64)?,
+            time_ms: int(72)?,
+            tree_size: int(80)?,
+            prev: hash(88)?,
+            root: hash(120)?,
+        })
+    }
+
+    /// `SHA-256(message)`: what the next round's `prev` links to.
+    pub fn hash(&self) -> Hash {
+        Sha256::digest(self.message()).into()
+    }
+
     /// Whether `next` directly follows `self` in the chain: next round number, same roster,
-    /// `next.prev_root == self.root`, and time not going backwards.
+    /// `next.prev == self.hash()`, and time not going backwards.
     pub fn is_followed_by(&self, next: &RoundHeader) -> bool {
         self.round.checked_add(1) == Some(next.round)
-            && next.prev_root == self.root
+            && next.prev == self.hash()
             && next.roster_id == self.roster_id
             && next.time_ms >= self.time_ms
     }
@@ -91,7 +122,7 @@ mod tests {
             round: 7,
             time_ms: 1_700_000_000_000,
             tree_size: 3,
-            prev_root: [2; 32],
+            prev: [2; 32],
             root: [3; 32],
         }
     }
@@ -126,7 +157,7 @@ mod tests {
                 ..base
             },
             RoundHeader {
-                prev_root: [9; 32],
+                prev: [9; 32],
                 ..base
             },
             RoundHeader {
@@ -144,7 +175,7 @@ mod tests {
         let a = header();
         let b = RoundHeader {
             round: 8,
-            prev_root: a.root,
+            prev: a.hash(),
             root: [4; 32],
             time_ms: a.time_ms + 100,
             ..a
@@ -152,10 +183,12 @@ mod tests {
         assert!(a.is_followed_by(&b));
         assert!(!b.is_followed_by(&a));
         assert!(!a.is_followed_by(&RoundHeader { round: 9, ..b }));
-        assert!(!a.is_followed_by(&RoundHeader {
-            prev_root: [0; 32],
-            ..b
-        }));
+        assert!(!a.is_followed_by(&RoundHeader { prev: a.root, ..b }));
+        assert_eq!(RoundHeader::from_message(&b.message()), Some(b));
+        assert_eq!(RoundHeader::from_message(&b.message()[1..]), None);
+        let mut other_domain = b.message();
+        other_domain[0] ^= 1;
+        assert_eq!(RoundHeader::from_message(&other_domain), None);
         assert!(!a.is_followed_by(&RoundHeader {
             roster_id: [0; 32],
             ..b

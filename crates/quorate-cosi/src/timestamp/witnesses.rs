@@ -4,31 +4,30 @@
 //!   proofs of possession) in a [`Roster`], and signs every round with the crate's
 //!   collective-signing protocol over a tree ([`sign_in_process`]: the concurrency-safe
 //!   two-nonce mode, per-child response checks, fresh random nonces from the OS for every
-//!   round). Each witness recomputes the challenge itself, and the result is verified before
-//!   it is returned.
-//! * [`RosterVerifier`] checks round signatures under a [`Roster`] and a [`Policy`];
-//!   [`KeyListVerifier`] does the same from a bare list of public keys (a roster file).
+//!   round). Each witness checks the round with its [`TimestampValidator`] and recomputes the
+//!   challenge itself, and the result is verified before it is returned.
+//! * [`RosterVerifier`] checks round signatures under a [`Roster`] (loaded with its proofs
+//!   of possession, e.g. by [`Roster::from_json`] from a roster file) and a [`Policy`].
 
+use super::chain::ChainHead;
 use super::cosigner::{CosignError, RootCosigner, RoundVerifier};
 use super::merkle::Hash;
+use super::validator::{system_clock, Clock, TimestampValidator, DEFAULT_MAX_SKEW_MS};
 use crate::{
-    sign_in_process, CosiError, Policy, PublicKey, Roster, Scenario, SecretKey, SessionId,
-    Signature, Tree, VerifyFailure,
+    sign_in_process, CosiError, Policy, Roster, Scenario, SecretKey, SessionId, Tree, Witness,
 };
-use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
-use quorate_core::ParamError;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, SeedableRng};
-use sha2::{Digest, Sha256};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Branching factor of the signing tree of in-process witnesses.
 pub const DEFAULT_BRANCHING: usize = 8;
 
-/// `n` witnesses in this process, signing round messages collectively.
+/// `n` witnesses in this process, signing round messages collectively. Each witness checks
+/// every round with its own [`TimestampValidator`] before it commits and responds.
 pub struct InProcessCosigner {
     roster: Arc<Roster>,
-    keys: Vec<SecretKey>,
+    witnesses: Mutex<Vec<Witness>>,
     tree: Tree,
     policy: Policy,
 }
@@ -45,27 +44,48 @@ impl std::fmt::Debug for InProcessCosigner {
 impl InProcessCosigner {
     /// Registers `keys` as a roster (each with a fresh proof of possession) and arranges them
     /// in a complete tree of branching factor [`DEFAULT_BRANCHING`]. Signatures must satisfy
-    /// `policy`.
-    pub fn new(keys: Vec<SecretKey>, policy: Policy) -> Result<Self, CosiError> {
+    /// `policy`. Every witness resumes the chain at `head` (the service's last sealed round)
+    /// and checks round times against `clock` within `max_skew_ms`.
+    pub fn new(
+        keys: Vec<SecretKey>,
+        policy: Policy,
+        head: ChainHead,
+        clock: Clock,
+        max_skew_ms: u64,
+    ) -> Result<Self, CosiError> {
         let entries = keys.iter().map(|k| k.roster_entry(&mut OsRng)).collect();
         let roster = Arc::new(Roster::new(entries)?);
         policy.validate(roster.len())?;
         let tree = Tree::complete(keys.len(), DEFAULT_BRANCHING)?;
+        let witnesses = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let v = TimestampValidator::new(roster.id().0, head, max_skew_ms, clock.clone());
+                Witness::new(roster.clone(), i, k, v)
+            })
+            .collect::<Result<_, _>>()?;
         Ok(InProcessCosigner {
             roster,
-            keys,
+            witnesses: Mutex::new(witnesses),
             tree,
             policy,
         })
     }
 
     /// `n` witness keys derived from a 32-byte seed (so a restarted server has the same
-    /// roster), all required to sign ([`Policy::Complete`]). The seed is as secret as the
-    /// keys.
-    pub fn from_seed(seed: [u8; 32], n: usize) -> Result<Self, CosiError> {
+    /// roster), all required to sign ([`Policy::Complete`]), resuming at `head`, on the
+    /// system clock with [`DEFAULT_MAX_SKEW_MS`]. The seed is as secret as the keys.
+    pub fn from_seed(seed: [u8; 32], n: usize, head: ChainHead) -> Result<Self, CosiError> {
         let mut rng = ChaCha20Rng::from_seed(seed);
         let keys = (0..n).map(|_| SecretKey::generate(&mut rng)).collect();
-        Self::new(keys, Policy::Complete)
+        Self::new(
+            keys,
+            Policy::Complete,
+            head,
+            system_clock(),
+            DEFAULT_MAX_SKEW_MS,
+        )
     }
 
     /// The roster.
@@ -89,25 +109,23 @@ impl RootCosigner for InProcessCosigner {
         self.roster.id().0
     }
 
-    fn public_keys(&self) -> Vec<[u8; 32]> {
-        self.roster
-            .entries()
-            .iter()
-            .map(|e| e.public_key.to_bytes())
-            .collect()
+    fn roster_entries(&self) -> Vec<[u8; 96]> {
+        self.roster.entries().iter().map(|e| e.to_bytes()).collect()
     }
 
     fn cosign(&self, message: &[u8]) -> Result<Vec<u8>, CosignError> {
-        // A distinct session per message; nonces are fresh randomness in any case.
-        let mut session = b"quorate/cosi/timestamp/".to_vec();
-        session.extend_from_slice(&Sha256::digest(message));
+        // Nonces and session ids are fresh randomness.
         let scenario = Scenario {
-            session: SessionId::new(session),
+            session: SessionId::new(b"quorate/cosi/timestamp".to_vec()),
             ..Scenario::default()
         };
+        let mut witnesses = self
+            .witnesses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let (signature, _report) = sign_in_process(
             &self.roster,
-            &self.keys,
+            &mut witnesses,
             &self.tree,
             message,
             &self.policy,
@@ -148,105 +166,5 @@ impl RoundVerifier for RosterVerifier {
             .verify_bytes(message, signature, &self.policy)
             .map(|_| ())
             .map_err(|e| e.to_string())
-    }
-}
-
-/// Verifies round signatures under a bare list of witness public keys (the roster file a
-/// receipt verifier is given) and a policy.
-///
-/// A key list carries no proofs of possession: whoever published it vouches that the
-/// registrations were checked. The checks are those of [`Roster::verify`]: the signature
-/// decodes for `n` witnesses (`s < L`, canonical `R`, clean mask padding); the mask is
-/// non-empty and satisfies the policy; `A'` (the sum of the participants' keys) and `R` are
-/// not of small order; `[s]B = R + [c]A'` with `c = SHA-512(R ‖ A' ‖ M) mod L`. The roster
-/// id is computed exactly as [`Roster::id`].
-#[derive(Clone, Debug)]
-pub struct KeyListVerifier {
-    keys: Vec<PublicKey>,
-    aggregate: EdwardsPoint,
-    id: Hash,
-    policy: Policy,
-}
-
-impl KeyListVerifier {
-    /// A verifier for the witnesses `keys` (in roster order) and `policy`. Rejects an empty
-    /// list, a repeated key and a policy that does not fit `keys.len()`.
-    pub fn new(keys: Vec<PublicKey>, policy: Policy) -> Result<Self, CosiError> {
-        let n = keys.len();
-        if n == 0 || n > Roster::MAX_WITNESSES {
-            return Err(ParamError::Invalid("a roster needs 1 to 65534 witnesses").into());
-        }
-        let mut seen = std::collections::HashMap::with_capacity(n);
-        for (i, k) in keys.iter().enumerate() {
-            if let Some(&first) = seen.get(k.as_bytes()) {
-                return Err(CosiError::DuplicateKey { first, second: i });
-            }
-            seen.insert(*k.as_bytes(), i);
-        }
-        policy.validate(n)?;
-        let aggregate = keys.iter().map(|k| k.point()).sum();
-        let id = crate::hash::roster_id(n as u32, keys.iter().map(|k| k.as_bytes()));
-        Ok(KeyListVerifier {
-            keys,
-            aggregate,
-            id,
-            policy,
-        })
-    }
-
-    /// Number of witnesses.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Always `false`: the list is non-empty.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    fn check(&self, message: &[u8], bytes: &[u8]) -> Result<(), CosiError> {
-        let sig = Signature::from_bytes(bytes, self.keys.len())?;
-        let mask = sig.mask();
-        if mask.is_none() {
-            return Err(VerifyFailure::NoParticipants.into());
-        }
-        if !self.policy.is_satisfied(mask) {
-            return Err(VerifyFailure::PolicyNotSatisfied.into());
-        }
-        let a_prime: EdwardsPoint = if mask.is_full() {
-            self.aggregate
-        } else {
-            mask.iter()
-                .filter_map(|i| self.keys.get(i))
-                .map(|k| k.point())
-                .sum()
-        };
-        if a_prime.is_small_order() {
-            return Err(VerifyFailure::SmallOrderKey.into());
-        }
-        let r = CompressedEdwardsY(*sig.r_bytes())
-            .decompress()
-            .ok_or(VerifyFailure::Equation)?;
-        if r.is_small_order() {
-            return Err(VerifyFailure::SmallOrderNonce.into());
-        }
-        let c =
-            crate::hash::ed25519_challenge(sig.r_bytes(), &a_prime.compress().to_bytes(), message);
-        let expected = EdwardsPoint::vartime_double_scalar_mul_basepoint(&c, &-a_prime, sig.s());
-        if expected == r {
-            Ok(())
-        } else {
-            Err(VerifyFailure::Equation.into())
-        }
-    }
-}
-
-impl RoundVerifier for KeyListVerifier {
-    fn roster_id(&self) -> Hash {
-        self.id
-    }
-
-    fn verify(&self, message: &[u8], signature: &[u8]) -> Result<(), String> {
-        self.check(message, signature).map_err(|e| e.to_string())
     }
 }

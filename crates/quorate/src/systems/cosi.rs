@@ -2,33 +2,27 @@
 //! entry and the `quorate bench cosi` rows (the paper's Figs. 4–6 on the network simulator,
 //! plus the targets).
 //!
-//! **Verifying from a key list.** `quorate cosi verify --roster FILE` accepts
-//! * a JSON array of hex **roster entries** (96 bytes: key ‖ proof of possession), or an
-//!   object with a `roster_entries` array (the demo's JSON output): the proofs are checked and
-//!   a real [`Roster`] verifies;
-//! * a JSON array of hex **public keys** (32 bytes each, exactly as the demo's
-//!   `public_keys`), or an object with only `public_keys`: a [`TrustedKeyList`] verifies.
-//!   It checks each key (canonical, not small order, torsion-free) but has **no proofs of
-//!   possession**, so the verifier trusts that whoever compiled the list ruled out rogue keys
-//!   (a key chosen as `a·B − ΣA_i` would let one party sign for all).
+//! **Roster files.** `quorate cosi verify --roster FILE` reads a JSON array of hex **roster
+//! entries** (96 bytes: key ‖ proof of possession), or an object with a `roster_entries`
+//! array (the demo's JSON output), and checks every proof ([`Roster::from_json`]). A list of
+//! bare public keys is refused (exit 2): without proofs, a key chosen as `a·B − ΣA_i` would
+//! let one party sign for all.
 
 use anyhow::{anyhow, bail, ensure, Context as _};
 use curve25519_dalek::edwards::EdwardsPoint;
 use quorate_core::DecodeError;
-use quorate_cosi::baselines::verify_ed25519;
-use quorate_cosi::mask::Mask;
 use quorate_cosi::sim::{
     default_level_timeout, simulate, CpuClock, SimFault, SimOutcome, SimParams, SimProtocol,
     SimSetup, Stopwatch,
 };
 use quorate_cosi::{
-    sign_in_process, Mode, Policy, PolicyMember, PublicKey, Roster, RosterEntry, Scenario,
-    SecretKey, Signature, Tree,
+    sign_in_process, ExactMessage, Mode, Policy, PolicyMember, Roster, RosterEntry, Scenario,
+    SecretKey, Signature, Tree, Witness,
 };
 use quorate_eval::bench::{BenchSuite, PaperFigure};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, RngCore, SeedableRng};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -57,8 +51,8 @@ pub struct CosiDemoArgs {
 /// Arguments of `quorate cosi verify`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct CosiVerifyArgs {
-    /// JSON file: array of hex public keys (trusted list, no PoP), array of hex 96-byte
-    /// roster entries (key ‖ PoP), or the demo's JSON output; at most 4 MiB.
+    /// JSON file: array of hex 96-byte roster entries (key ‖ proof of possession), or the
+    /// demo's JSON output; bare public keys are refused; at most 4 MiB.
     #[arg(long)]
     pub roster: PathBuf,
     /// The signed message, hex.
@@ -140,131 +134,9 @@ fn parse_group(s: &str, depth: usize) -> anyhow::Result<PolicyMember> {
     })
 }
 
-/// A verification roster built from a **trusted** list of public keys, without proofs of
-/// possession. The caller vouches that the list contains no rogue keys.
-#[derive(Clone, Debug)]
-pub struct TrustedKeyList {
-    keys: Vec<PublicKey>,
-}
-
-impl TrustedKeyList {
-    /// Checks each key ([`PublicKey::from_bytes`]) and rejects duplicates.
-    pub fn new(keys: &[[u8; 32]]) -> anyhow::Result<Self> {
-        ensure!(!keys.is_empty(), "empty key list");
-        ensure!(keys.len() <= Roster::MAX_WITNESSES, "too many keys");
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::with_capacity(keys.len());
-        for (i, k) in keys.iter().enumerate() {
-            ensure!(seen.insert(*k), "key {i} appears twice");
-            out.push(PublicKey::from_bytes(k).map_err(|e| anyhow!("key {i}: {e}"))?);
-        }
-        Ok(TrustedKeyList { keys: out })
-    }
-
-    /// Witnesses.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Never empty.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// `A' = Σ_{i ∈ mask} A_i`.
-    pub fn aggregate(&self, mask: &Mask) -> EdwardsPoint {
-        mask.iter()
-            .filter_map(|i| self.keys.get(i))
-            .map(|k| *k.point())
-            .sum()
-    }
-
-    /// The same checks as [`Roster::verify`]: policy, non-empty mask, strict Ed25519 under
-    /// `A'`.
-    pub fn verify(&self, message: &[u8], sig: &Signature, policy: &Policy) -> Result<(), String> {
-        if sig.mask().is_none() {
-            return Err("no participants in the mask".into());
-        }
-        if !policy.is_satisfied(sig.mask()) {
-            return Err(format!(
-                "policy not satisfied ({} of {} witnesses signed)",
-                sig.mask().count(),
-                self.len()
-            ));
-        }
-        let a = self.aggregate(sig.mask());
-        if verify_ed25519(&a, &a.compress().to_bytes(), message, &sig.ed25519_bytes()) {
-            Ok(())
-        } else {
-            Err("the signature does not verify under the participants' aggregate key".into())
-        }
-    }
-}
-
-enum VerifyRoster {
-    Roster(Box<Roster>),
-    Trusted(TrustedKeyList),
-}
-
-impl VerifyRoster {
-    fn len(&self) -> usize {
-        match self {
-            VerifyRoster::Roster(r) => r.len(),
-            VerifyRoster::Trusted(t) => t.len(),
-        }
-    }
-}
-
-fn hex_array<const N: usize>(v: &serde_json::Value, what: &str) -> anyhow::Result<Vec<[u8; N]>> {
-    let arr = v
-        .as_array()
-        .with_context(|| format!("{what}: expected a JSON array"))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let s = x
-                .as_str()
-                .with_context(|| format!("{what}[{i}]: expected a hex string"))?;
-            let b = hex::decode(s.trim()).with_context(|| format!("{what}[{i}]: not hex"))?;
-            <[u8; N]>::try_from(b.as_slice())
-                .map_err(|_| anyhow!("{what}[{i}]: expected {N} bytes, got {}", b.len()))
-        })
-        .collect()
-}
-
-fn load_roster(path: &Path) -> anyhow::Result<VerifyRoster> {
+fn load_roster(path: &Path) -> anyhow::Result<Roster> {
     let text = crate::files::read_text(path).context("cannot read the roster file")?;
-    let v: serde_json::Value = serde_json::from_str(&text).context("roster file is not JSON")?;
-    let (list, entries) = match &v {
-        serde_json::Value::Object(o) => match o.get("roster_entries") {
-            Some(e) => (e.clone(), true),
-            None => (
-                o.get("public_keys")
-                    .cloned()
-                    .context("object without public_keys or roster_entries")?,
-                false,
-            ),
-        },
-        serde_json::Value::Array(a) => {
-            let long = a
-                .first()
-                .and_then(|x| x.as_str())
-                .is_some_and(|s| s.trim().len() == 2 * RosterEntry::BYTES);
-            (v.clone(), long)
-        }
-        _ => bail!("roster file must hold a JSON array or object"),
-    };
-    if entries {
-        let e = hex_array::<96>(&list, "roster entry")?;
-        ensure!(!e.is_empty(), "empty roster");
-        Ok(VerifyRoster::Roster(Box::new(
-            Roster::from_entry_bytes(&e).map_err(|e| anyhow!("roster: {e}"))?,
-        )))
-    } else {
-        Ok(VerifyRoster::Trusted(TrustedKeyList::new(
-            &hex_array::<32>(&list, "public key")?,
-        )?))
-    }
+    Roster::from_json(&text).map_err(|e| anyhow!("roster: {e}"))
 }
 
 /// `quorate cosi verify`: 0 valid, 1 invalid (reason on stdout), 2 malformed input (stderr).
@@ -313,20 +185,12 @@ fn verify_inner(args: &CosiVerifyArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = match &roster {
-        VerifyRoster::Roster(r) => r.verify(&message, &sig, &policy).map_err(|e| e.to_string()),
-        VerifyRoster::Trusted(t) => t.verify(&message, &sig, &policy),
-    };
-    match result {
+    match roster.verify(&message, &sig, &policy) {
         Ok(()) => {
             println!(
-                "valid: {} of {} witnesses signed{}",
+                "valid: {} of {} witnesses signed (roster with proofs of possession)",
                 sig.mask().count(),
                 n,
-                match roster {
-                    VerifyRoster::Roster(_) => " (roster with proofs of possession)",
-                    VerifyRoster::Trusted(_) => " (trusted key list, no proofs of possession)",
-                }
             );
             ExitCode::SUCCESS
         }
@@ -349,6 +213,29 @@ pub struct DemoOutput {
     pub elapsed: Duration,
     /// Tree height.
     pub depth: usize,
+}
+
+/// Witness `i` for every key, cosigning exactly `message` (told out of band); for
+/// [`Mode::Legacy`] the insecure legacy witnesses of the paper (feature `insecure-legacy`).
+fn local_witnesses(
+    roster: &Arc<Roster>,
+    keys: &[SecretKey],
+    mode: Mode,
+    message: &[u8],
+) -> anyhow::Result<Vec<Witness>> {
+    let witnesses = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let check = ExactMessage(message.to_vec());
+            if mode == Mode::Legacy {
+                Witness::new_insecure_legacy(roster.clone(), i, k.clone(), check)
+            } else {
+                Witness::new(roster.clone(), i, k.clone(), check)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(witnesses)
 }
 
 /// Runs one in-process signing with `n` witnesses, `absent` of them down.
@@ -380,10 +267,11 @@ pub fn run_demo(
     let scenario = Scenario::default()
         .with_absent(down.iter().copied())
         .with_mode(mode);
+    let mut witnesses = local_witnesses(&roster, &keys, mode, message)?;
     let start = Instant::now();
     let (signature, report) = sign_in_process(
         &roster,
-        &keys,
+        &mut witnesses,
         &tree,
         message,
         &Policy::Threshold(1),
@@ -708,6 +596,7 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
         ),
     ];
     for (params, mode, shared, target) in configs {
+        let mut witnesses = local_witnesses(&roster, &setup.keys, mode, b"bench")?;
         let mut scenario = Scenario::default().with_mode(mode);
         scenario.parallel = false;
         scenario.shared_context = shared;
@@ -723,7 +612,7 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
                 scenario.session = quorate_cosi::SessionId::new(format!("bench/{i}").into_bytes());
                 sign_in_process(
                     &roster,
-                    &setup.keys,
+                    &mut witnesses,
                     &tree,
                     b"bench",
                     &Policy::Complete,
@@ -787,9 +676,10 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
     let absent: Vec<usize> = (0..n).filter(|i| i % 10 == 3).collect();
     let mut scenario = Scenario::default().with_absent(absent.iter().copied());
     scenario.shared_context = true;
+    let mut witnesses = local_witnesses(&roster, &setup.keys, Mode::TwoNonce, b"verify me")?;
     let (sig, _) = sign_in_process(
         &roster,
-        &setup.keys,
+        &mut witnesses,
         &tree,
         b"verify me",
         &Policy::Threshold(1),
@@ -811,7 +701,7 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
         .target_ms(1.0);
     let (full, _) = sign_in_process(
         &roster,
-        &setup.keys,
+        &mut witnesses,
         &tree,
         b"verify me",
         &Policy::Complete,

@@ -7,10 +7,11 @@
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
-use quorate_cosi::timestamp::{parse_hash_hex, KeyListVerifier, Receipt};
-use quorate_cosi::{Policy, PublicKey};
+use quorate_cosi::timestamp::{parse_hash_hex, Receipt, RosterVerifier};
+use quorate_cosi::{Policy, Roster};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 #[cfg(feature = "timestamp-server")]
 use {
     quorate_cosi::timestamp::RootCosigner as _,
@@ -56,7 +57,8 @@ pub struct ServeArgs {
     /// Seal a round early once this many hashes are waiting.
     #[arg(long, default_value_t = 100_000)]
     pub max_batch: usize,
-    /// Also write the roster (JSON array of hex public keys) to this file.
+    /// Also write the roster (JSON array of hex roster entries: key ‖ proof of possession) to
+    /// this file.
     #[arg(long, value_name = "FILE")]
     pub roster_out: Option<PathBuf>,
 }
@@ -67,7 +69,8 @@ pub struct VerifyArgs {
     /// The receipt (JSON; at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub receipt: PathBuf,
-    /// The roster: a JSON array of hex public keys, in roster order (at most 4 MiB).
+    /// The roster: a JSON array of hex roster entries (key ‖ proof of possession, 96 bytes
+    /// each), in roster order; bare public keys are refused (at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub roster: PathBuf,
     /// The hash the receipt must be for (64 hex characters).
@@ -162,37 +165,19 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     service.run_until_ctrl_c()
 }
 
-/// Reads a roster file: a JSON array of hex public keys.
-pub fn read_roster_keys(path: &Path) -> anyhow::Result<Vec<[u8; 32]>> {
+/// Reads a roster file: a JSON array of hex roster entries (public key ‖ proof of
+/// possession, as served by `GET /v1/roster` and written by `serve --roster-out`). Every
+/// proof is checked; bare public keys are refused.
+pub fn read_roster(path: &Path) -> anyhow::Result<Roster> {
     let text = crate::files::read_text(path)?;
-    let items: Vec<String> = serde_json::from_str(&text)
-        .with_context(|| format!("{}: expected a JSON array of hex strings", path.display()))?;
-    anyhow::ensure!(!items.is_empty(), "{}: empty roster", path.display());
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            parse_hash_hex(s)
-                .with_context(|| format!("{}: key {i} is not 32 bytes of hex", path.display()))
-        })
-        .collect()
-}
-
-/// A receipt verifier for the roster of bare public keys `keys`.
-pub fn roster_verifier(keys: &[[u8; 32]], policy: Policy) -> anyhow::Result<KeyListVerifier> {
-    let keys = keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| PublicKey::from_bytes(k).with_context(|| format!("roster key {i}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    KeyListVerifier::new(keys, policy).context("building the roster")
+    Roster::from_json(&text).with_context(|| format!("{}: roster", path.display()))
 }
 
 /// `timestamp verify`: 0 valid, 1 invalid (with the reason), 2 malformed input.
 pub fn verify(args: &VerifyArgs) -> ExitCode {
-    let parsed = (|| -> anyhow::Result<(Receipt, KeyListVerifier, Option<[u8; 32]>)> {
+    let parsed = (|| -> anyhow::Result<(Receipt, RosterVerifier, Option<[u8; 32]>)> {
         let text = crate::files::read_text(&args.receipt)?;
-        let keys = read_roster_keys(&args.roster)?;
+        let roster = read_roster(&args.roster)?;
         let receipt = Receipt::from_json(&text)
             .with_context(|| format!("{}: not a receipt", args.receipt.display()))?;
         let policy = match args.threshold {
@@ -200,19 +185,19 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
             None => Policy::Complete,
         };
         policy
-            .validate(keys.len())
+            .validate(roster.len())
             .context("--threshold must be between 1 and the roster size")?;
         // A signature of the wrong length for this roster cannot be parsed: exit 2, not 1.
         if let Err(e @ quorate_core::DecodeError::WrongLength { .. }) =
-            quorate_cosi::Signature::from_bytes(&receipt.signature, keys.len())
+            quorate_cosi::Signature::from_bytes(&receipt.signature, roster.len())
         {
             anyhow::bail!(
                 "{}: signature: {e} (roster has {} witnesses)",
                 args.receipt.display(),
-                keys.len()
+                roster.len()
             );
         }
-        let verifier = roster_verifier(&keys, policy)?;
+        let verifier = RosterVerifier::new(Arc::new(roster), policy);
         let hash = match &args.hash {
             Some(h) => {
                 Some(parse_hash_hex(h).context("--hash must be 64 hex characters (32 bytes)")?)
