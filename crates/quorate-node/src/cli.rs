@@ -38,6 +38,10 @@ pub enum NodeCommand {
     Roster(RosterArgs),
     /// Print a node directory's public information as JSON (no passphrase needed).
     Show(ShowArgs),
+    /// Run the node in the foreground until SIGTERM or SIGINT.
+    Run(crate::cli_run::RunArgs),
+    /// Test that every roster node is reachable and authenticated; prints a table or JSON.
+    Check(crate::cli_run::CheckArgs),
 }
 
 /// Where the keystore passphrase comes from.
@@ -233,6 +237,8 @@ pub fn run_node_command(cmd: &NodeCommand) -> ExitCode {
         NodeCommand::Init(args) => init(args).map(|r| print_json(&r)),
         NodeCommand::Roster(args) => roster(args).map(|r| print_json(&r)),
         NodeCommand::Show(args) => show(args).map(|r| print_json(&r)),
+        NodeCommand::Run(args) => return crate::cli_run::run_command(args),
+        NodeCommand::Check(args) => return crate::cli_run::check_command(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -23,6 +23,7 @@
 pub mod api;
 pub mod api_client;
 pub mod cli;
+pub mod cli_run;
 pub mod config;
 pub mod daemon;
 pub mod envelope;

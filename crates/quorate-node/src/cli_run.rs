@@ -1,0 +1,251 @@
+//! `quorate node run` and `quorate node check`.
+//!
+//! * `quorate node run --dir DIR --roster FILE [--passphrase-file FILE]` opens the node
+//!   directory (passphrase from the file or `QUORATE_PASSPHRASE`), binds the transport on
+//!   the config's `listen` address and the operator API on its `api` address, and runs in
+//!   the foreground until SIGTERM or SIGINT, then stops cleanly (exit 0). Logs go to stderr
+//!   (`tracing`; filter with `QUORATE_LOG`, e.g. `QUORATE_LOG=debug`); they never contain
+//!   a secret. Session bookkeeping is kept in `DIR/runtime.db`.
+//! * `quorate node check --roster FILE --dir DIR [--json] [--timeout-ms MS]` dials every
+//!   roster node (this node's own running process included) with this node's identity,
+//!   authenticating both ways and sending one probe message, and prints a per-peer table
+//!   (or a JSON array). Exit 0 when every node answered, 1 when any did not, 2 for bad input
+//!   or configuration.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Args;
+use zeroize::Zeroizing;
+
+use crate::cli::PassphraseArgs;
+use crate::daemon::{self, check_table, NodeSetup};
+use crate::identity::{IdentityError, NodeId};
+use crate::keystore::{KeyId, Keystore};
+use crate::nodedir::{NodeDir, NodeDirError};
+use crate::roster::{Roster, RosterError};
+use crate::session::ping::Ping;
+use crate::session::policy::Policy;
+use crate::session::store::{SqliteStore, StoreError};
+use crate::session::{Proposal, RuntimeConfig};
+use crate::transport::{PeerInfo, Peers, TransportConfig, TransportError};
+
+/// File of the runtime's session bookkeeping inside the node directory.
+pub const RUNTIME_DB: &str = "runtime.db";
+
+/// `quorate node run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The node directory.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The roster file.
+    #[arg(long, value_name = "FILE")]
+    pub roster: PathBuf,
+    /// Default per-round deadline in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub round_timeout_ms: u64,
+    /// Passphrase source.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+}
+
+/// `quorate node check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The roster file.
+    #[arg(long, value_name = "FILE")]
+    pub roster: PathBuf,
+    /// The node directory (its identity authenticates the probes).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Per-node time limit in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 3_000)]
+    pub timeout_ms: u64,
+    /// Passphrase source.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+}
+
+/// Why `run` or `check` could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// Passphrase.
+    #[error(transparent)]
+    Passphrase(#[from] IdentityError),
+    /// Node directory.
+    #[error(transparent)]
+    NodeDir(#[from] NodeDirError),
+    /// Roster.
+    #[error(transparent)]
+    Roster(#[from] RosterError),
+    /// Session store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Transport.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// Running the node.
+    #[error(transparent)]
+    Daemon(#[from] daemon::DaemonError),
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The roster as the transport's peer set (addresses resolved now).
+pub fn peers_of(roster: &Roster) -> Result<Peers, RunError> {
+    let mut peers = Vec::new();
+    for e in roster.entries() {
+        peers.push(PeerInfo {
+            id: e.id.get(),
+            key: e.public_key,
+            addr: e.socket_addr()?,
+        });
+    }
+    Ok(Peers::new(peers)?)
+}
+
+/// Refuses sessions that include a node banned for the session's key (bans are stored in
+/// the keystore and survive restarts).
+pub struct BanPolicy {
+    keystore: Mutex<Keystore>,
+}
+
+impl std::fmt::Debug for BanPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BanPolicy")
+    }
+}
+
+impl BanPolicy {
+    /// A policy reading bans from `keystore`.
+    pub fn new(keystore: Keystore) -> Self {
+        Self {
+            keystore: Mutex::new(keystore),
+        }
+    }
+}
+
+impl Policy for BanPolicy {
+    fn check(&self, p: &Proposal) -> Result<(), String> {
+        let Ok(key_id) = KeyId::new(&p.key_id) else {
+            // Not a keystore key (e.g. a derived id of a key-less protocol): nothing banned.
+            return Ok(());
+        };
+        let mut ks = self
+            .keystore
+            .lock()
+            .map_err(|_| "keystore lock poisoned".to_string())?;
+        for &n in &p.participants {
+            let node = NodeId::new(n).map_err(|e| e.to_string())?;
+            if ks
+                .bans()
+                .is_banned(&key_id, node)
+                .map_err(|e| e.to_string())?
+            {
+                return Err(format!("node {n} is banned for key {}", p.key_id));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("QUORATE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn tokio_runtime() -> Result<tokio::runtime::Runtime, RunError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RunError::Other(format!("async runtime: {e}")))
+}
+
+/// Runs `quorate node run` to completion (until SIGTERM/SIGINT).
+pub fn run(args: &RunArgs) -> Result<(), RunError> {
+    init_logging();
+    let passphrase = args.passphrase.passphrase()?;
+    let dir = NodeDir::open(&args.dir)?;
+    let token = dir.api_token()?;
+    let loaded = dir.load(&passphrase)?;
+    let roster = Roster::load(&args.roster)?;
+    let peers = peers_of(&roster)?;
+    let id = loaded.config.id.get();
+    let store = SqliteStore::open(&args.dir.join(RUNTIME_DB))?;
+    let setup = NodeSetup {
+        id,
+        key: loaded.identity.signing_key().clone(),
+        peers,
+        listen: loaded.config.listen,
+        api: loaded.config.api,
+        api_token: Zeroizing::new(token.as_str().to_string()),
+        store: Arc::new(store),
+        protocols: vec![Arc::new(Ping::default())],
+        policy: Arc::new(BanPolicy::new(loaded.keystore)),
+        transport: TransportConfig::default(),
+        runtime: RuntimeConfig {
+            round_timeout: Duration::from_millis(args.round_timeout_ms),
+            ..RuntimeConfig::default()
+        },
+    };
+    tokio_runtime()?.block_on(daemon::run(setup, daemon::shutdown_signal()))?;
+    Ok(())
+}
+
+/// Runs `quorate node check`; returns whether every node answered.
+pub fn check(args: &CheckArgs) -> Result<bool, RunError> {
+    let passphrase = args.passphrase.passphrase()?;
+    let dir = NodeDir::open(&args.dir)?;
+    let loaded = dir.load(&passphrase)?;
+    let roster = Roster::load(&args.roster)?;
+    let peers = peers_of(&roster)?;
+    let id = loaded.config.id.get();
+    let key = loaded.identity.signing_key().clone();
+    let bind_ip = loaded.config.listen.ip();
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let rows = tokio_runtime()?.block_on(daemon::check(id, &key, peers, bind_ip, timeout))?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&rows).map_err(|e| RunError::Other(e.to_string()))?
+        );
+    } else {
+        print!("{}", check_table(&rows));
+    }
+    Ok(rows.iter().all(|r| r.status == "ok"))
+}
+
+/// `quorate node run` with exit codes: 0 after a clean stop, 2 for any error.
+pub fn run_command(args: &RunArgs) -> ExitCode {
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `quorate node check` with exit codes: 0 all reachable, 1 some not, 2 bad input.
+pub fn check_command(args: &CheckArgs) -> ExitCode {
+    match check(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
