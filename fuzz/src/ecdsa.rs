@@ -7,7 +7,7 @@
 use crate::{re, rng, Case};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::dkg::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
+use quorate_ecdsa::keygen::{self as dkg, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
 use quorate_ecdsa::sign::{
     self, Combined, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
 };
@@ -15,7 +15,16 @@ use quorate_ecdsa::{EcdsaError, KeyShare};
 use rand_chacha::ChaCha20Rng;
 
 const DIGEST: [u8; 32] = [0x5a; 32];
-const SIGN_ID: &[u8] = b"quorate-fuzz sign";
+
+fn sign_session() -> SessionId {
+    SessionId::new(b"quorate-fuzz sign".to_vec())
+}
+
+/// An independent copy of a share: clones share one pairwise OT store (and its bans), so
+/// each check restores the share from its bytes and a ban in one run never reaches the next.
+fn independent(share: &KeyShare) -> KeyShare {
+    KeyShare::from_bytes(&share.to_bytes()).expect("a share's own encoding decodes")
+}
 
 fn pid(i: u16) -> PartyId {
     PartyId::new(i).expect("party id")
@@ -76,16 +85,16 @@ impl Run {
         let mut r = [dkg_rng(0), dkg_rng(1)];
         let ids = [pid(1), pid(2)];
         let (a, b) = r.split_at_mut(1);
-        let (st1a, m1a) = dkg::keygen_round1(params(), ids[0], &session(), &mut a[0]).expect("r1");
-        let (st1b, m1b) = dkg::keygen_round1(params(), ids[1], &session(), &mut b[0]).expect("r1");
+        let (st1a, m1a) = dkg::round1(params(), ids[0], &session(), &mut a[0]).expect("r1");
+        let (st1b, m1b) = dkg::round1(params(), ids[1], &session(), &mut b[0]).expect("r1");
         let (st2a, m2a) =
-            dkg::dkg_round2(st1a, &[(ids[1], to(&m1b, ids[0]))], &mut a[0]).expect("r2");
+            dkg::round2(st1a, &[(ids[1], to(&m1b, ids[0]))], &mut a[0]).expect("r2");
         let (st2b, m2b) =
-            dkg::dkg_round2(st1b, &[(ids[0], to(&m1a, ids[1]))], &mut b[0]).expect("r2");
+            dkg::round2(st1b, &[(ids[0], to(&m1a, ids[1]))], &mut b[0]).expect("r2");
         let (st3a, m3a) =
-            dkg::dkg_round3(st2a, &[(ids[1], to(&m2b, ids[0]))], &mut a[0]).expect("r3");
+            dkg::round3(st2a, &[(ids[1], to(&m2b, ids[0]))], &mut a[0]).expect("r3");
         let (st3b, m3b) =
-            dkg::dkg_round3(st2b, &[(ids[0], to(&m2a, ids[1]))], &mut b[0]).expect("r3");
+            dkg::round3(st2b, &[(ids[0], to(&m2a, ids[1]))], &mut b[0]).expect("r3");
         let in3 =
             |m: &[(PartyId, DkgMsg3)], from: PartyId, me: PartyId| -> Vec<(PartyId, DkgMsg3)> {
                 m.iter()
@@ -93,26 +102,26 @@ impl Run {
                     .map(|(_, x)| (from, x.clone()))
                     .collect()
             };
-        let ka = dkg::dkg_finish(st3a, &in3(&m3b, ids[1], ids[0])).expect("finish");
-        let kb = dkg::dkg_finish(st3b, &in3(&m3a, ids[0], ids[1])).expect("finish");
+        let ka = dkg::finish(st3a, &in3(&m3b, ids[1], ids[0])).expect("finish");
+        let kb = dkg::finish(st3b, &in3(&m3a, ids[0], ids[1])).expect("finish");
         let fresh = [ka.clone(), kb.clone()];
         let mut shares = [ka, kb];
         let mut r = [sign_rng(0), sign_rng(1)];
         let (a, b) = r.split_at_mut(1);
         let (sh_a, sh_b) = shares.split_at_mut(1);
-        let (t1a, s1a) = sign::sign_round1(&sh_a[0], SIGN_ID, &ids, &mut a[0]).expect("s1");
-        let (t1b, s1b) = sign::sign_round1(&sh_b[0], SIGN_ID, &ids, &mut b[0]).expect("s1");
+        let (t1a, s1a) = sign::round1(&sh_a[0], &sign_session(), &ids, &mut a[0]).expect("s1");
+        let (t1b, s1b) = sign::round1(&sh_b[0], &sign_session(), &ids, &mut b[0]).expect("s1");
         let (t2a, s2a) =
-            sign::sign_round2(t1a, &mut sh_a[0], &[(ids[1], to(&s1b, ids[0]))], &mut a[0])
+            sign::round2(t1a, &mut sh_a[0], &[(ids[1], to(&s1b, ids[0]))], &mut a[0])
                 .expect("s2");
         let (t2b, s2b) =
-            sign::sign_round2(t1b, &mut sh_b[0], &[(ids[0], to(&s1a, ids[1]))], &mut b[0])
+            sign::round2(t1b, &mut sh_b[0], &[(ids[0], to(&s1a, ids[1]))], &mut b[0])
                 .expect("s2");
         let (t3a, s3a) =
-            sign::sign_round3(t2a, &mut sh_a[0], &DIGEST, &[(ids[1], to(&s2b, ids[0]))])
+            sign::round3(t2a, &mut sh_a[0], &DIGEST, &[(ids[1], to(&s2b, ids[0]))])
                 .expect("s3");
         let (_t3b, s3b) =
-            sign::sign_round3(t2b, &mut sh_b[0], &DIGEST, &[(ids[0], to(&s2a, ids[1]))])
+            sign::round3(t2b, &mut sh_b[0], &DIGEST, &[(ids[0], to(&s2a, ids[1]))])
                 .expect("s3");
         match sign::combine(t3a, &[(ids[1], s3b.clone())]).expect("combine") {
             Combined::Signature(_) => {}
@@ -132,7 +141,7 @@ impl Run {
     }
 
     fn dkg1(k: usize, r: &mut ChaCha20Rng) -> DkgRound1 {
-        dkg::keygen_round1(params(), pid(k as u16 + 1), &session(), r)
+        dkg::round1(params(), pid(k as u16 + 1), &session(), r)
             .expect("r1")
             .0
     }
@@ -140,7 +149,7 @@ impl Run {
     fn dkg2(&self, k: usize, r: &mut ChaCha20Rng) -> DkgRound2 {
         let st = Self::dkg1(k, r);
         let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
-        dkg::dkg_round2(st, &[(other, to(&self.m1[1 - k], me))], r)
+        dkg::round2(st, &[(other, to(&self.m1[1 - k], me))], r)
             .expect("r2")
             .0
     }
@@ -148,13 +157,13 @@ impl Run {
     fn dkg3(&self, k: usize, r: &mut ChaCha20Rng) -> DkgRound3 {
         let st = self.dkg2(k, r);
         let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
-        dkg::dkg_round3(st, &[(other, to(&self.m2[1 - k], me))], r)
+        dkg::round3(st, &[(other, to(&self.m2[1 - k], me))], r)
             .expect("r3")
             .0
     }
 
     fn sign1(&self, _k: usize, share: &KeyShare, r: &mut ChaCha20Rng) -> SignRound1 {
-        sign::sign_round1(share, SIGN_ID, &[pid(1), pid(2)], r)
+        sign::round1(share, &sign_session(), &[pid(1), pid(2)], r)
             .expect("s1")
             .0
     }
@@ -162,7 +171,7 @@ impl Run {
     fn sign2(&self, k: usize, share: &mut KeyShare, r: &mut ChaCha20Rng) -> SignRound2 {
         let st = self.sign1(k, share, r);
         let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
-        sign::sign_round2(st, share, &[(other, to(&self.s1[1 - k], me))], r)
+        sign::round2(st, share, &[(other, to(&self.s1[1 - k], me))], r)
             .expect("s2")
             .0
     }
@@ -170,7 +179,7 @@ impl Run {
     fn sign3(&self, k: usize, share: &mut KeyShare, r: &mut ChaCha20Rng) -> SignRound3 {
         let st = self.sign2(k, share, r);
         let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
-        sign::sign_round3(st, share, &DIGEST, &[(other, to(&self.s2[1 - k], me))])
+        sign::round3(st, share, &DIGEST, &[(other, to(&self.s2[1 - k], me))])
             .expect("s3")
             .0
     }
@@ -191,7 +200,7 @@ pub fn cases() -> Vec<Case> {
             let m = DkgMsg1::from_bytes(p1, b).expect("decoded");
             let mut g = dkg_rng(1);
             let st = Run::dkg1(1, &mut g);
-            blames_only(&dkg::dkg_round2(st, &[(p1, m)], &mut g), p1)
+            blames_only(&dkg::round2(st, &[(p1, m)], &mut g), p1)
         }),
     );
     let r2 = std::rc::Rc::clone(&r);
@@ -203,7 +212,7 @@ pub fn cases() -> Vec<Case> {
             let m = DkgMsg2::from_bytes(p1, b).expect("decoded");
             let mut g = dkg_rng(1);
             let st = r2.dkg2(1, &mut g);
-            blames_only(&dkg::dkg_round3(st, &[(p1, m)], &mut g), p1)
+            blames_only(&dkg::round3(st, &[(p1, m)], &mut g), p1)
         }),
     );
     let r3 = std::rc::Rc::clone(&r);
@@ -215,7 +224,7 @@ pub fn cases() -> Vec<Case> {
             let m = DkgMsg3::from_bytes(p2, b).expect("decoded");
             let mut g = dkg_rng(0);
             let st = r3.dkg3(0, &mut g);
-            blames_only(&dkg::dkg_finish(st, &[(p2, m)]), p2)
+            blames_only(&dkg::finish(st, &[(p2, m)]), p2)
         }),
     );
     let r4 = std::rc::Rc::clone(&r);
@@ -226,9 +235,9 @@ pub fn cases() -> Vec<Case> {
         .with_check(false, move |b| {
             let m = SignMsg1::from_bytes(p1, b).expect("decoded");
             let mut g = sign_rng(1);
-            let mut share = r4.shares[1].clone();
+            let mut share = independent(&r4.shares[1]);
             let st = r4.sign1(1, &share, &mut g);
-            blames_only(&sign::sign_round2(st, &mut share, &[(p1, m)], &mut g), p1)
+            blames_only(&sign::round2(st, &mut share, &[(p1, m)], &mut g), p1)
         }),
     );
     let r5 = std::rc::Rc::clone(&r);
@@ -239,9 +248,9 @@ pub fn cases() -> Vec<Case> {
         .with_check(false, move |b| {
             let m = SignMsg2::from_bytes(p1, b).expect("decoded");
             let mut g = sign_rng(1);
-            let mut share = r5.shares[1].clone();
+            let mut share = independent(&r5.shares[1]);
             let st = r5.sign2(1, &mut share, &mut g);
-            blames_only(&sign::sign_round3(st, &mut share, &DIGEST, &[(p1, m)]), p1)
+            blames_only(&sign::round3(st, &mut share, &DIGEST, &[(p1, m)]), p1)
         }),
     );
     let r6 = std::rc::Rc::clone(&r);
@@ -252,7 +261,7 @@ pub fn cases() -> Vec<Case> {
         .with_check(false, move |b| {
             let m = SignMsg3::from_bytes(p1, b).expect("decoded");
             let mut g = sign_rng(1);
-            let mut share = r6.shares[1].clone();
+            let mut share = independent(&r6.shares[1]);
             let st = r6.sign3(1, &mut share, &mut g);
             match sign::combine(st, &[(p1, m)]) {
                 Ok(Combined::Signature(sig)) => {
