@@ -12,6 +12,7 @@ use thiserror::Error;
 
 /// Invalid parameters supplied by the caller.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ParamError {
     /// Party index zero is reserved for the secret.
     #[error("party index 0 is not allowed")]
@@ -72,6 +73,7 @@ pub enum ParamError {
 
 /// Malformed untrusted input.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The input is shorter or longer than the format allows.
     #[error("{what}: expected {expected} bytes, got {got}")]

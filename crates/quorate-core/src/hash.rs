@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 /// Errors from `expand_message_xmd`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum XmdError {
     /// More than 255 blocks, or more than 65535 bytes, requested.
     #[error("requested output too long for expand_message_xmd")]

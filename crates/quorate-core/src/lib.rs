@@ -14,8 +14,40 @@
 //! * [`hash`]: `expand_message_xmd` (RFC 9380 §5.3.1) and wide reduction into a prime field;
 //! * [`secret`]: best-effort wiping of field elements that do not implement `Zeroize`.
 //!
-//! Protocol crates (`quorate-bls`, and later cosi, ecdsa, verenc, mixnet) build on these and
-//! add their own curve-specific encodings and error enums, which wrap the ones here.
+//! Every other crate of the workspace builds on these. The protocol crates (`quorate-bls`,
+//! `quorate-cosi`, `quorate-ecdsa`, `quorate-verenc`, `quorate-mixnet`) and
+//! `quorate-paillier` add their curve- or group-specific encodings and error enums, which wrap
+//! the ones here; `quorate-net` (the simulator), `quorate-eval`, `quorate-node` and the
+//! `quorate` binary use its party ids, errors and encodings.
+//!
+//! # Example: share a secret, check the shares against a Feldman commitment, reconstruct
+//!
+//! ```
+//! use blstrs::{G1Projective, Scalar};
+//! use ff::Field;
+//! use group::Group;
+//! use quorate_core::{shamir, vss::FeldmanCommitment, ThresholdParams};
+//! use rand_chacha::ChaCha20Rng;
+//! use rand_core::SeedableRng;
+//!
+//! let mut rng = ChaCha20Rng::seed_from_u64(7);
+//! let params = ThresholdParams::new(3, 5).unwrap();
+//! let secret = Scalar::random(&mut rng);
+//! let (poly, shares) = shamir::split(secret, params, &mut rng);
+//!
+//! // Each party checks its share against the dealer's public commitment.
+//! let g = G1Projective::generator();
+//! let commitment = FeldmanCommitment::commit(&poly, g);
+//! for share in &shares {
+//!     let x = shamir::eval_point::<Scalar>(share.id());
+//!     assert!(commitment.verify_share(&x, share.value(), g));
+//! }
+//! assert_eq!(commitment.constant(), g * secret);
+//!
+//! // Any t shares recover the secret; fewer are refused with a typed error.
+//! assert_eq!(shamir::reconstruct(params, &shares[1..4]).unwrap(), secret);
+//! assert!(shamir::reconstruct(params, &shares[..2]).is_err());
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -277,6 +277,78 @@ fn sizing_parameters_are_capped_with_clear_messages() {
     }
 }
 
+/// Item 5 for the timestamp service: `serve` and `load` cap every parameter that sizes
+/// memory, threads or sockets at parse time (exit 2, naming the range), and accept the cap
+/// itself (those runs then fail later, on the unusable database path or `--seconds 0`).
+#[test]
+fn timestamp_serve_and_load_parameters_are_capped() {
+    let db = "/nonexistent/quorate-capped/ts.sqlite";
+    let serve = |extra: &[&str]| {
+        let mut args = vec![
+            "cosi",
+            "timestamp",
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--db",
+            db,
+        ];
+        args.extend_from_slice(extra);
+        quorate(&args)
+    };
+    let load = |extra: &[&str]| {
+        let mut args = vec!["cosi", "timestamp", "load", "--addr", "127.0.0.1:9"];
+        args.extend_from_slice(extra);
+        quorate(&args)
+    };
+    for (out, range) in [
+        (serve(&["--witnesses", "1025"]), "1..=1024"),
+        (serve(&["--witnesses", "0"]), "1..=1024"),
+        (serve(&["--round-ms", "60001"]), "1..=60000"),
+        (serve(&["--round-ms", "0"]), "1..=60000"),
+        (serve(&["--max-batch", "1000001"]), "1..=1000000"),
+        (load(&["--connections", "1025"]), "1..=1024"),
+        (load(&["--pipeline", "65"]), "1..=64"),
+        (load(&["--requests", "10000001"]), "1..=10000000"),
+    ] {
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("is not in"), "{stderr}");
+        assert!(stderr.contains(range), "{range}: {stderr}");
+    }
+    // The caps themselves parse; the runs fail afterwards for the reason arranged.
+    let out = serve(&[
+        "--witnesses",
+        "1024",
+        "--max-batch",
+        "1000000",
+        "--round-ms",
+        "60000",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("is not in"), "{stderr}");
+    assert!(stderr.contains("quorate-capped"), "{stderr}");
+    let out = load(&[
+        "--connections",
+        "1024",
+        "--pipeline",
+        "64",
+        "--requests",
+        "10000000",
+        "--seconds",
+        "0",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--seconds must be in (0, 600]"), "{stderr}");
+    // `--help` states the caps.
+    let help = text(&quorate(&["cosi", "timestamp", "serve", "--help"]).stdout);
+    assert!(help.contains("1..=1024"), "{help}");
+    let help = text(&quorate(&["cosi", "timestamp", "load", "--help"]).stdout);
+    assert!(help.contains("at most 64"), "{help}");
+}
+
 /// Item 6: an error quotes at most a short prefix of a long input.
 #[test]
 fn errors_quote_only_a_short_prefix_of_the_input() {

@@ -169,6 +169,18 @@ fn verify_command_exit_codes() {
         assert!(stderr.starts_with("error:"), "{stderr}");
         assert!(!stderr.contains("panicked"));
     }
+    // A signature of the wrong length for the roster cannot be parsed: exit 2, not 1
+    // (issue 18, item 7), whether it is one byte short or one byte long.
+    for len in [receipt.signature.len() - 1, receipt.signature.len() + 1] {
+        let mut wrong = receipt.clone();
+        wrong.signature.resize(len, 0);
+        let wrong_file = dir.path(&format!("wrong-length-{len}.json"));
+        std::fs::write(&wrong_file, wrong.to_json()).unwrap();
+        let (code, stdout, stderr) = verify_with_roster(wrong_file.to_str().unwrap(), ro);
+        assert_eq!(code, Some(2), "length {len}: {stdout}{stderr}");
+        assert!(stderr.contains("signature"), "{stderr}");
+        assert!(stderr.contains("roster has 4 witnesses"), "{stderr}");
+    }
     // A roster entry that is not a valid key is malformed input.
     let bad_key = dir.path("bad-key.json");
     std::fs::write(&bad_key, format!("[\"{}\"]", "00".repeat(96))).unwrap();

@@ -38,6 +38,27 @@ pub enum TimestampCommand {
     Bench(TimestampBenchArgs),
 }
 
+/// Caps on the parameters of `serve` and `load` that size memory, threads or sockets
+/// (issue 18, item 5): beyond them the parser exits 2 naming the permitted range.
+#[cfg(feature = "timestamp-server")]
+const MAX_SERVE_WITNESSES: u64 = 1024;
+#[cfg(feature = "timestamp-server")]
+const MAX_ROUND_MS: u64 = 60_000;
+#[cfg(feature = "timestamp-server")]
+const MAX_BATCH: u64 = 1_000_000;
+#[cfg(feature = "timestamp-server")]
+const MAX_LOAD_CONNECTIONS: u64 = 1024;
+#[cfg(feature = "timestamp-server")]
+const MAX_LOAD_PIPELINE: u64 = 64;
+#[cfg(feature = "timestamp-server")]
+const MAX_LOAD_REQUESTS: u64 = 10_000_000;
+
+/// A `usize` argument in `lo..=hi`; clap's error names the range.
+#[cfg(feature = "timestamp-server")]
+fn usize_in(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
+}
+
 #[cfg(feature = "timestamp-server")]
 /// Arguments of `timestamp serve`.
 #[derive(Debug, Args)]
@@ -45,17 +66,18 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Number of in-process witnesses (fixed for the life of the store).
-    #[arg(long, default_value_t = 16)]
+    /// Number of in-process witnesses (fixed for the life of the store; 1..=1024).
+    #[arg(long, default_value_t = 16, value_parser = usize_in(1, MAX_SERVE_WITNESSES))]
     pub witnesses: usize,
     /// SQLite database of issued rounds (created if missing).
     #[arg(long, value_name = "PATH")]
     pub db: PathBuf,
-    /// Round interval in milliseconds.
-    #[arg(long, default_value_t = 250)]
+    /// Round interval in milliseconds (1..=60000).
+    #[arg(long, default_value_t = 250,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_ROUND_MS))]
     pub round_ms: u64,
-    /// Seal a round early once this many hashes are waiting.
-    #[arg(long, default_value_t = 100_000)]
+    /// Seal a round early once this many hashes are waiting (1..=1000000).
+    #[arg(long, default_value_t = 100_000, value_parser = usize_in(1, MAX_BATCH))]
     pub max_batch: usize,
     /// Also write the roster (JSON array of hex roster entries: key ‖ proof of possession) to
     /// this file.
@@ -88,17 +110,17 @@ pub struct LoadArgs {
     /// The server.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Concurrent keep-alive connections.
-    #[arg(long, default_value_t = 128)]
+    /// Concurrent keep-alive connections (1..=1024).
+    #[arg(long, default_value_t = 128, value_parser = usize_in(1, MAX_LOAD_CONNECTIONS))]
     pub connections: usize,
-    /// Requests in flight per connection (1 = no pipelining).
-    #[arg(long, default_value_t = 1)]
+    /// Requests in flight per connection (1 = no pipelining; at most 64).
+    #[arg(long, default_value_t = 1, value_parser = usize_in(1, MAX_LOAD_PIPELINE))]
     pub pipeline: usize,
     /// Run for this many seconds (at most 600).
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
-    /// Stop after this many requests.
-    #[arg(long)]
+    /// Stop after this many requests (1..=10000000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_LOAD_REQUESTS))]
     pub requests: Option<u64>,
 }
 
@@ -141,12 +163,11 @@ fn exit_code(result: anyhow::Result<()>) -> ExitCode {
 
 #[cfg(feature = "timestamp-server")]
 fn serve(args: &ServeArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(args.round_ms > 0, "--round-ms must be positive");
     let store = Store::open(&args.db)?;
     let head = store.chain_head()?;
     let config = ServerConfig {
         round_interval: Duration::from_millis(args.round_ms),
-        max_batch: args.max_batch.max(1),
+        max_batch: args.max_batch,
         ..ServerConfig::default()
     };
     let service = Service::start(args.addr, store, args.witnesses, config)?;
@@ -240,7 +261,7 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
         "--seconds must be in (0, 600]"
     );
     let config = LoadConfig {
-        pipeline: args.pipeline.max(1),
+        pipeline: args.pipeline,
         max_requests: args.requests,
         ..LoadConfig::new(
             args.addr,
