@@ -178,6 +178,7 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
     init_logging();
     let passphrase = args.passphrase.passphrase()?;
     let dir = NodeDir::open(&args.dir)?;
+    let _lock = dir.lock()?;
     let token = dir.api_token()?;
     let loaded = dir.load(&passphrase)?;
     let roster = Roster::load(&args.roster)?;

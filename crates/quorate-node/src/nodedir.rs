@@ -7,7 +7,11 @@
 //! | [`PUBLIC_ENTRY_FILE`] (`public.toml`) | 0644 | init: the node's public entry ([`RosterEntry`]) |
 //! | [`CONFIG_FILE`] (`node.toml`) | 0600 | init, last: the node config ([`NodeConfig`]) |
 //!
-//! The directory itself is created `0700`.
+//! The directory itself is created `0700`. While `quorate node run` serves a directory it
+//! holds an exclusive lock on [`LOCK_FILE`] (`node.lock`, see [`NodeDir::lock`]), so a second
+//! `node run` on the same directory is refused instead of sharing its keystore and session
+//! records. The lock is the operating system's file lock (taken through SQLite): it goes away
+//! with the process, even after `kill -9`.
 //!
 //! # Crash model of `init`
 //!
@@ -36,6 +40,8 @@ pub const CONFIG_FILE: &str = "node.toml";
 pub const TOKEN_FILE: &str = "api.token";
 /// The keystore database.
 pub const KEYSTORE_FILE: &str = "keystore.db";
+/// The lock file held by a running node.
+pub const LOCK_FILE: &str = "node.lock";
 /// Every file init writes, in order (the config last).
 const INIT_FILES: [&str; 4] = [KEYSTORE_FILE, TOKEN_FILE, PUBLIC_ENTRY_FILE, CONFIG_FILE];
 
@@ -72,6 +78,20 @@ pub enum NodeDirError {
         /// The directory.
         dir: PathBuf,
         /// What disagrees.
+        message: String,
+    },
+    /// Another process holds the directory's lock.
+    #[error("{dir}: in use by another `quorate node run` (one process per node directory)")]
+    InUse {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// The lock file could not be opened or locked.
+    #[error("{path}: cannot take the node directory lock: {message}")]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
         message: String,
     },
     /// The token file is malformed.
@@ -176,6 +196,17 @@ pub struct LoadedNode {
     pub identity: Identity,
     /// The open keystore.
     pub keystore: Keystore,
+}
+
+/// The exclusive lock of a node directory, held until dropped (or the process ends).
+pub struct DirLock {
+    _conn: rusqlite::Connection,
+}
+
+impl fmt::Debug for DirLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DirLock")
+    }
 }
 
 /// A node directory (see the module docs).
@@ -344,6 +375,35 @@ impl NodeDir {
     /// `keystore.db`.
     pub fn keystore_path(&self) -> PathBuf {
         self.root.join(KEYSTORE_FILE)
+    }
+
+    /// Takes the directory's exclusive lock (without waiting): [`NodeDirError::InUse`] when
+    /// another process holds it. `node run` holds it for its whole life.
+    pub fn lock(&self) -> Result<DirLock, NodeDirError> {
+        use rusqlite::{ffi::ErrorCode, Connection, OpenFlags};
+        let path = self.root.join(LOCK_FILE);
+        let fail = |e: rusqlite::Error| match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => NodeDirError::InUse {
+                dir: self.root.clone(),
+            },
+            _ => NodeDirError::Lock {
+                path: path.clone(),
+                message: e.to_string(),
+            },
+        };
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(fail)?;
+        conn.busy_timeout(std::time::Duration::ZERO).map_err(fail)?;
+        // An exclusive transaction that is never committed: SQLite holds the file's exclusive
+        // lock until the connection closes.
+        conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+            .map_err(fail)?;
+        Ok(DirLock { _conn: conn })
     }
 
     /// The node config (no passphrase needed).

@@ -354,11 +354,28 @@ impl Runtime {
                 .map_err(|e| e.to_string())?
                 .encode(),
         );
+        // A message is worth delivering only until the round's deadline: a send still
+        // pending then (a frozen or restarting peer) is dropped rather than delivered into a
+        // later life of the peer. Control messages of refused sessions carry no deadline.
+        let life = if s.timeout.is_zero() {
+            self.config.round_timeout
+        } else {
+            s.timeout
+        };
         for t in targets {
             let this = self.clone();
             let bytes = bytes.clone();
             tokio::spawn(async move {
-                match this.transport.send(t, &bytes).await {
+                let sent = tokio::time::timeout(life, this.transport.send(t, &bytes))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(crate::transport::TransportError::Timeout {
+                            peer: t,
+                            what: "round deadline",
+                            after: life,
+                        })
+                    });
+                match sent {
                     Ok(()) => this.metrics.inc("quorate_messages_sent_total"),
                     Err(e) => {
                         this.metrics.inc("quorate_send_failures_total");

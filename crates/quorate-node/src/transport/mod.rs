@@ -232,6 +232,41 @@ impl std::fmt::Debug for Transport {
     }
 }
 
+/// The QUIC stateless-reset key, derived from the identity key so that it survives a
+/// restart: a restarted node answers packets of its previous life's connections with a
+/// stateless reset (RFC 9000 §10.3) that peers accept, so they drop the dead connection and
+/// re-dial at once instead of waiting out the send or idle timeout.
+fn stateless_reset_key(identity_key: &SigningKey) -> ring::hmac::Key {
+    use sha2::{Digest, Sha256};
+    let seed = zeroize::Zeroizing::new(identity_key.to_bytes());
+    let mut h = Sha256::new();
+    h.update(b"quorate/quic-stateless-reset-key/v1");
+    h.update(&seed[..]);
+    let derived = zeroize::Zeroizing::new(<[u8; 32]>::from(h.finalize()));
+    ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &derived[..])
+}
+
+/// Random 8-byte connection ids that every packet passes as "possibly ours" (quinn's default
+/// generator keys its ids with a per-process secret, so a restarted node would drop the
+/// packets of its previous life's connections instead of answering with a stateless reset).
+struct RandomCids;
+
+impl quinn::ConnectionIdGenerator for RandomCids {
+    fn generate_cid(&mut self) -> quinn::ConnectionId {
+        let mut bytes = [0u8; 8];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
+        quinn::ConnectionId::new(&bytes)
+    }
+
+    fn cid_len(&self) -> usize {
+        8
+    }
+
+    fn cid_lifetime(&self) -> Option<Duration> {
+        None
+    }
+}
+
 fn quic_transport_config(cfg: &TransportConfig) -> Result<quinn::TransportConfig, TransportError> {
     let mut t = quinn::TransportConfig::default();
     let idle = quinn::IdleTimeout::try_from(cfg.idle_timeout)
@@ -276,12 +311,21 @@ impl Transport {
             QuicServerConfig::try_from(server).map_err(|e| TransportError::Tls(e.to_string()))?;
         let mut server_config = quinn::ServerConfig::with_crypto(Arc::new(quic_server));
         server_config.transport_config(Arc::new(quic_transport_config(&config)?));
-        let endpoint = quinn::Endpoint::server(server_config, listen).map_err(|source| {
-            TransportError::Bind {
-                addr: listen,
-                source,
-            }
-        })?;
+        let bind_err = |source| TransportError::Bind {
+            addr: listen,
+            source,
+        };
+        let socket = std::net::UdpSocket::bind(listen).map_err(bind_err)?;
+        let mut endpoint_config =
+            quinn::EndpointConfig::new(Arc::new(stateless_reset_key(identity_key)));
+        endpoint_config.cid_generator(|| Box::new(RandomCids));
+        let endpoint = quinn::Endpoint::new(
+            endpoint_config,
+            Some(server_config),
+            socket,
+            Arc::new(quinn::TokioRuntime),
+        )
+        .map_err(bind_err)?;
         let (tx, rx) = mpsc::channel(1024);
         let conns = peers
             .ids()
