@@ -368,13 +368,11 @@ impl Runtime {
             tokio::spawn(async move {
                 let sent = tokio::time::timeout(life, this.transport.send(t, &bytes))
                     .await
-                    .unwrap_or_else(|_| {
-                        Err(crate::transport::TransportError::Timeout {
-                            peer: t,
-                            what: "round deadline",
-                            after: life,
-                        })
-                    });
+                    .unwrap_or(Err(crate::transport::TransportError::Timeout {
+                        peer: t,
+                        what: "round deadline",
+                        after: life,
+                    }));
                 match sent {
                     Ok(()) => this.metrics.inc("quorate_messages_sent_total"),
                     Err(e) => {
