@@ -1,4 +1,4 @@
-//! quorate-ecdsa: the three DKG messages and the three signing messages of a 2-of-2 run.
+//! quorate-ecdsa: the four DKG messages and the three signing messages of a 2-of-2 run.
 //! Each check replays the receiving party's earlier rounds (deterministic RNGs, so its
 //! state is the one the valid message was made for) and hands it the mutated message: the
 //! round must either succeed or fail naming the sender and nobody else, and a signature
@@ -7,7 +7,10 @@
 use crate::{re, rng, Case};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::keygen::{self as dkg, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use quorate_ecdsa::keygen::{
+    self as dkg, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, DkgRound1, DkgRound2, DkgRound3, DkgRound4,
+};
 use quorate_ecdsa::sign::{
     self, Combined, SignMsg1, SignMsg2, SignMsg3, SignRound1, SignRound2, SignRound3,
 };
@@ -32,6 +35,15 @@ fn pid(i: u16) -> PartyId {
 
 fn session() -> SessionId {
     SessionId::new(b"quorate-fuzz dkg".to_vec())
+}
+
+/// Party `k + 1`'s fixed identity key.
+fn identity(k: usize) -> SigningKey {
+    SigningKey::from_bytes(&[k as u8 + 1; 32])
+}
+
+fn roster() -> Vec<VerifyingKey> {
+    (0..2).map(|k| identity(k).verifying_key()).collect()
 }
 
 fn params() -> ThresholdParams {
@@ -66,6 +78,7 @@ struct Run {
     m1: [Vec<(PartyId, DkgMsg1)>; 2],
     m2: [Vec<(PartyId, DkgMsg2)>; 2],
     m3: [Vec<(PartyId, DkgMsg3)>; 2],
+    m4: [DkgMsg4; 2],
     shares: [KeyShare; 2],
     s1: [Vec<(PartyId, SignMsg1)>; 2],
     s2: [Vec<(PartyId, SignMsg2)>; 2],
@@ -85,8 +98,12 @@ impl Run {
         let mut r = [dkg_rng(0), dkg_rng(1)];
         let ids = [pid(1), pid(2)];
         let (a, b) = r.split_at_mut(1);
-        let (st1a, m1a) = dkg::round1(params(), ids[0], &session(), &mut a[0]).expect("r1");
-        let (st1b, m1b) = dkg::round1(params(), ids[1], &session(), &mut b[0]).expect("r1");
+        let (st1a, m1a) =
+            dkg::round1(params(), ids[0], &session(), identity(0), &roster(), &mut a[0])
+                .expect("r1");
+        let (st1b, m1b) =
+            dkg::round1(params(), ids[1], &session(), identity(1), &roster(), &mut b[0])
+                .expect("r1");
         let (st2a, m2a) =
             dkg::round2(st1a, &[(ids[1], to(&m1b, ids[0]))], &mut a[0]).expect("r2");
         let (st2b, m2b) =
@@ -102,8 +119,10 @@ impl Run {
                     .map(|(_, x)| (from, x.clone()))
                     .collect()
             };
-        let ka = dkg::finish(st3a, &in3(&m3b, ids[1], ids[0])).expect("finish");
-        let kb = dkg::finish(st3b, &in3(&m3a, ids[0], ids[1])).expect("finish");
+        let (st4a, m4a) = dkg::round4(st3a, &in3(&m3b, ids[1], ids[0])).expect("r4");
+        let (st4b, m4b) = dkg::round4(st3b, &in3(&m3a, ids[0], ids[1])).expect("r4");
+        let ka = dkg::finish(st4a, &[(ids[1], m4b.clone())]).expect("finish");
+        let kb = dkg::finish(st4b, &[(ids[0], m4a.clone())]).expect("finish");
         let fresh = [ka.clone(), kb.clone()];
         let mut shares = [ka, kb];
         let mut r = [sign_rng(0), sign_rng(1)];
@@ -133,6 +152,7 @@ impl Run {
             m1: [m1a, m1b],
             m2: [m2a, m2b],
             m3: [m3a, m3b],
+            m4: [m4a, m4b],
             shares,
             s1: [s1a, s1b],
             s2: [s2a, s2b],
@@ -141,7 +161,7 @@ impl Run {
     }
 
     fn dkg1(k: usize, r: &mut ChaCha20Rng) -> DkgRound1 {
-        dkg::round1(params(), pid(k as u16 + 1), &session(), r)
+        dkg::round1(params(), pid(k as u16 + 1), &session(), identity(k), &roster(), r)
             .expect("r1")
             .0
     }
@@ -160,6 +180,18 @@ impl Run {
         dkg::round3(st, &[(other, to(&self.m2[1 - k], me))], r)
             .expect("r3")
             .0
+    }
+
+    fn dkg4(&self, k: usize, r: &mut ChaCha20Rng) -> DkgRound4 {
+        let st = self.dkg3(k, r);
+        let (me, other) = (pid(k as u16 + 1), pid(2 - k as u16));
+        // Bootstrap messages flow to the lower index only.
+        let m3: Vec<(PartyId, DkgMsg3)> = self.m3[1 - k]
+            .iter()
+            .filter(|(t, _)| *t == me)
+            .map(|(_, m)| (other, m.clone()))
+            .collect();
+        dkg::round4(st, &m3).expect("r4").0
     }
 
     fn sign1(&self, _k: usize, share: &KeyShare, r: &mut ChaCha20Rng) -> SignRound1 {
@@ -224,7 +256,19 @@ pub fn cases() -> Vec<Case> {
             let m = DkgMsg3::from_bytes(p2, b).expect("decoded");
             let mut g = dkg_rng(0);
             let st = r3.dkg3(0, &mut g);
-            blames_only(&dkg::finish(st, &[(p2, m)]), p2)
+            blames_only(&dkg::round4(st, &[(p2, m)]), p2)
+        }),
+    );
+    let r3b = std::rc::Rc::clone(&r);
+    out.push(
+        Case::new("dkg::DkgMsg4", run.m4[0].to_bytes(), move |b| {
+            re(DkgMsg4::from_bytes(p1, b), DkgMsg4::to_bytes)
+        })
+        .with_check(false, move |b| {
+            let m = DkgMsg4::from_bytes(p1, b).expect("decoded");
+            let mut g = dkg_rng(1);
+            let st = r3b.dkg4(1, &mut g);
+            blames_only(&dkg::finish(st, &[(p1, m)]), p1)
         }),
     );
     let r4 = std::rc::Rc::clone(&r);

@@ -36,6 +36,12 @@ pub enum EcdsaError {
     /// ([`crate::KeyShare::to_bytes`]) before its next use ([`EcdsaError::newly_banned`]).
     #[error("protocol aborted, culprits banned until a refresh: {0}")]
     AbortedAndBanned(Blame),
+    /// A party signed two different broadcasts in one key generation or refresh (it sent
+    /// different values to different parties). The evidence is transferable: anyone with
+    /// the roster of identity keys can check it
+    /// ([`crate::keygen::EquivocationEvidence::verify`]). No share is output.
+    #[error("equivocation in key generation or refresh by {}", .0.culprit())]
+    Equivocated(Box<crate::keygen::EquivocationEvidence>),
     /// A message expected from `from` is missing, duplicated or addressed wrongly.
     #[error("message from {from} missing, duplicated or misaddressed")]
     MissingMessage {
@@ -84,6 +90,7 @@ impl EcdsaError {
                 core::slice::from_ref(from)
             }
             EcdsaError::Banned { counterparty } => core::slice::from_ref(counterparty),
+            EcdsaError::Equivocated(e) => core::slice::from_ref(e.culprit_ref()),
             EcdsaError::Param(_)
             | EcdsaError::InvalidShare(_)
             | EcdsaError::ProofRejected(_)
@@ -95,6 +102,7 @@ impl EcdsaError {
     pub fn check(&self) -> Option<&'static str> {
         match self {
             EcdsaError::Aborted(b) | EcdsaError::AbortedAndBanned(b) => Some(b.check()),
+            EcdsaError::Equivocated(_) => Some(crate::keygen::agreement::CHECK_EQUIVOCATION),
             _ => None,
         }
     }

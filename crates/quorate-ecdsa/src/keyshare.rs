@@ -109,7 +109,8 @@ pub struct KeyShare {
     pub(crate) transcript: [u8; 32],
     pub(crate) pairs: Arc<PairStore>,
     /// This party's Ed25519 identity key for this epoch (signs its round-2 broadcast bodies
-    /// in signing and its broadcasts in the next refresh); `ed25519-dalek` wipes it on drop.
+    /// in signing, and its broadcasts and acknowledgement in the next refresh, which
+    /// announces the next one); `ed25519-dalek` wipes it on drop.
     pub(crate) identity: SigningKey,
     /// Every party's identity verifying key for this epoch (`identities[k]` belongs to party
     /// `k + 1`), agreed in the DKG or refresh that produced the share.
@@ -181,10 +182,16 @@ impl KeyShare {
         self.transcript
     }
 
-    /// Party `j`'s Ed25519 identity verifying key for this epoch (fresh in every DKG and
-    /// refresh).
+    /// Party `j`'s Ed25519 identity verifying key for this epoch (the roster key from key
+    /// generation, rotated by every refresh).
     pub fn identity_key(&self, j: PartyId) -> Option<VerifyingKey> {
         self.identities.get(j.position()).copied()
+    }
+
+    /// Every party's identity verifying key for this epoch (`[k]` is party `k + 1`'s): the
+    /// roster that signs this share's signing sessions and its next refresh.
+    pub fn identity_keys(&self) -> &[VerifyingKey] {
+        &self.identities
     }
 
     /// Whether the counterparty is banned (its OT correlations were discarded) in this
@@ -261,7 +268,8 @@ impl KeyShare {
         res
     }
 
-    /// Records that this share signed a round-2 body under `sid`; false if it already had.
+    /// Records that this share signed a round-2 body (signing) or a refresh broadcast under
+    /// `sid` (the two kinds of sid are hashes under different tags); false if it already had.
     pub(crate) fn record_signed_session(&self, sid: [u8; 32]) -> bool {
         match self.pairs.signed_sessions.lock() {
             Ok(mut g) => g.insert(sid),

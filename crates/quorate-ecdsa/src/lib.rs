@@ -12,12 +12,26 @@
 //! names the sender on failure. Both protocols take one [`SessionId`], agreed by the
 //! parties and unique per run.
 //!
-//! * [`keygen`]: `keygen::{round1, round2, round3, finish}` gives every party its
-//!   [`KeyShare`]; [`keygen::refresh_round1`] starts a proactive refresh (same later rounds).
+//! * [`keygen`]: `keygen::{round1, round2, round3, round4, finish}` gives every party its
+//!   [`KeyShare`]. Every party passes its Ed25519 identity key and the roster of all
+//!   parties' identity keys; round 4 is the agreement step: a share is output only when
+//!   every party signed the same hash of all broadcasts, and an equivocating party is named
+//!   with transferable evidence ([`keygen::EquivocationEvidence`]).
+//!   [`keygen::refresh_round1`] starts a proactive refresh (same rounds 2 to 4), which ends
+//!   in a [`keygen::PendingRefresh`] and an [`keygen::EpochCertificate`]
+//!   ([`keygen::certify`]); [`keygen::PendingRefresh::commit`] makes the new epoch current
+//!   and wipes the old share, [`keygen::PendingRefresh::abandon`] drops it. Refresh rotates
+//!   the identity keys.
 //! * [`sign`]: `sign::{round1, round2, round3, combine}` gives a low-S [`Signature`] with
 //!   recovery id for a 32-byte digest. If it cannot, [`sign::combine`] hands over to the
 //!   [`sign::blame`] or [`sign::dispute`] round, which names the culprits.
 //! * [`KeyShare::derive_child`]: non-hardened BIP32 children, derived locally.
+//!
+//! **Channels.** The library does no I/O and does not encrypt: the key-generation round-2
+//! messages carry each recipient's share `f_i(j)` in clear, and signing's p2p parts are
+//! secret too. Every message must travel over a confidential, authenticated channel
+//! between its sender and its recipient (the node provides them); broadcast parts are
+//! checked by the library (signed, echoed and agreed).
 //!
 //! Every abort caused by a counterparty names it ([`EcdsaError::culprits`]). Secrets are
 //! wiped on drop and redacted in `Debug`. The lower layers ([`ot`], [`mul`], [`curve`])
@@ -27,6 +41,7 @@
 //!
 //! ```
 //! use quorate_core::{PartyId, ThresholdParams};
+//! use ed25519_dalek::SigningKey;
 //! use quorate_ecdsa::{keygen, sign, sign::Combined, KeyShare, SessionId};
 //! use rand_core::OsRng;
 //! use std::collections::BTreeMap;
@@ -47,10 +62,15 @@
 //! let session = SessionId::new(b"example keygen".to_vec());
 //! let mut rng = OsRng;
 //!
-//! // Key generation: three message rounds and a local finish.
+//! // Every party's identity key (the node's own, say) and the roster of all of them.
+//! let ids: Vec<SigningKey> = params.parties().map(|_| SigningKey::generate(&mut rng)).collect();
+//! let roster: Vec<_> = ids.iter().map(|k| k.verifying_key()).collect();
+//!
+//! // Key generation: four message rounds (the last is the agreement step) and a finish.
 //! let (mut st1, mut out) = (Vec::new(), Vec::new());
 //! for i in params.parties() {
-//!     let (st, msgs) = keygen::round1(params, i, &session, &mut rng)?;
+//!     let id = ids[i.position()].clone();
+//!     let (st, msgs) = keygen::round1(params, i, &session, id, &roster, &mut rng)?;
 //!     st1.push((i, st));
 //!     out.push((i, msgs));
 //! }
@@ -69,8 +89,16 @@
 //!     out.push((i, msgs));
 //! }
 //! let mut inbox = route(out);
-//! let mut shares: Vec<KeyShare> = Vec::new();
+//! let (mut st4, mut out) = (Vec::new(), Vec::new());
 //! for (i, st) in st3 {
+//!     let (st, m) = keygen::round4(st, &inbox.remove(&i).unwrap_or_default())?;
+//!     st4.push((i, st));
+//!     // The round-4 message is a broadcast to every other party.
+//!     out.push((i, params.parties().filter(|j| *j != i).map(|j| (j, m.clone())).collect()));
+//! }
+//! let mut inbox = route(out);
+//! let mut shares: Vec<KeyShare> = Vec::new();
+//! for (i, st) in st4 {
 //!     shares.push(keygen::finish(st, &inbox.remove(&i).unwrap_or_default())?);
 //! }
 //! let public_key = shares[0].public_key();

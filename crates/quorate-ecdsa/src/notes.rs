@@ -63,10 +63,23 @@
 //!      share `sk_i + ζ_i` of every honest signer the attacker is paired with, which sum
 //!      with the attacker's own to `sk`. The fix is the fresh salt/nonce, which makes
 //!      every run's pads independent whatever the session id.
-//!   2. *Agreed public shares.* All honest parties must hold the same `T_j`, i.e. the DKG
-//!      openings went over a reliable broadcast (compare
-//!      [`crate::KeyShare::setup_transcript`]); refresh and BIP32 derivation update every
-//!      `T_j` consistently (`T_j + Σ` refresh commitments, `T_j + I_L·G`).
+//!   2. *Agreed public shares.* All honest parties must hold the same `T_j`. The DKG and
+//!      every refresh now enforce it: the transcript hash that every party signs in the
+//!      agreement step (round 4, [`crate::keygen::agreement`]) covers every broadcast
+//!      digest *and* the derived `pk` and `T_1, …, T_n`, and a share is output (or a
+//!      refresh certified) only when all `n` acknowledgements sign the same hash, so two
+//!      honest parties that finish hold the same `T_j` (up to a hash collision or a forged
+//!      signature). A party that sends different Feldman vectors to different parties is
+//!      named with its two signed digests. BIP32 derivation updates every `T_j`
+//!      consistently (`T_j + I_L·G`) from agreed values. Why this keeps the zero-sharing
+//!      omission sound: the simulator's output `λ_j T_j` must be *the* public share that
+//!      every honest party checks `pk_j` against; with split views an adversary could make
+//!      two honest parties check against different `T_j`, and the argument above would no
+//!      longer describe one execution. **Caveat:** this is our argument against the Feldman
+//!      DKG as implemented; the DKLs23 proof is stated for an ideal key generation that
+//!      outputs `pk` only, and must be redone against a key-generation functionality that
+//!      also outputs every `T_j` (agreed as above) before the omission can claim the
+//!      paper's proof.
 //!   3. *What is checked.* The code runs DKLs23's `Σ pk_j = pk` and compares `pk_j` with
 //!      `λ_j T_j` only when the sum fails, to name the culprit. Colluders who shift their
 //!      `pk_j` by opposite amounts pass, exactly as in DKLs23 (where every `pk_j` is
@@ -241,6 +254,23 @@
 //! * *Session-id binding*: every sub-protocol's session id hashes the protocol tag, the key id,
 //!   the epoch, the signing session id and signing set (or the setup session), and both
 //!   parties' indices in role order.
+//! * *Broadcast equivocation in DKG and refresh* (review of issue 12): a party that runs two
+//!   instances, one towards each honest party, passed every check, and the honest parties
+//!   ended with different public keys (DKG) or shares that no longer reconstruct the key
+//!   (refresh). Every broadcast is now signed with the sender's identity key and agreed in
+//!   round 4; a split is named with transferable evidence (tests
+//!   `equivocation_in_keygen_names_the_sender_and_no_share_is_output`,
+//!   `equivocation_in_refresh_names_the_sender_and_no_share_is_output`).
+//! * *Epoch split at refresh*: a refresh yields a [`crate::keygen::PendingRefresh`] that
+//!   becomes current only with an [`crate::keygen::EpochCertificate`] (every party's
+//!   acknowledgement, sent only after it computed its share); until then the old share
+//!   signs.
+//! * *Framing with an old identity key*: identity keys rotate at every refresh (the next
+//!   key is announced in the signed broadcast and bound by the certified transcript), and
+//!   evidence is checked against the keys of the epoch it is about. A share refuses a
+//!   second refresh under one session id (two signed digests for one statement would be
+//!   indistinguishable from an equivocation); key generation has no share to remember, so
+//!   its session id must never be reused (the node's job).
 //! * *Input validation*: vector lengths, sender sets, indices, non-canonical scalars and
 //!   invalid or identity points are rejected with typed errors naming the sender.
 //! * *Unhashed messages*: the API signs a 32-byte digest; hashing is the caller's choice.

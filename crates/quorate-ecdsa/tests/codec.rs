@@ -5,7 +5,10 @@ mod common;
 
 use common::*;
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3};
+use quorate_ecdsa::keygen::{
+    self, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, EpochCertificate, EquivocationEvidence,
+    PendingRefresh,
+};
 use quorate_ecdsa::sign::{self, BlameMsg, DisputeMsg, SignMsg1, SignMsg2, SignMsg3};
 use quorate_ecdsa::{EcdsaError, SessionId};
 use rand_chacha::ChaCha20Rng;
@@ -35,6 +38,10 @@ fn garbage_and_truncated_messages_are_typed_errors() {
         assert!(SignMsg3::from_bytes(pid(2), &g).is_err());
         assert!(DkgMsg1::from_bytes(pid(2), &g).is_err());
         assert!(DkgMsg2::from_bytes(pid(2), &g).is_err());
+        assert!(DkgMsg4::from_bytes(pid(2), &g).is_err());
+        assert!(EpochCertificate::from_bytes(&g).is_err());
+        assert!(EquivocationEvidence::from_bytes(&g).is_err());
+        assert!(PendingRefresh::from_bytes(&g).is_err());
         assert!(BlameMsg::from_bytes(pid(2), &g).is_err());
         assert!(DisputeMsg::from_bytes(pid(2), &g).is_err());
     }
@@ -89,10 +96,12 @@ fn every_truncation_of_every_message_is_a_typed_error() {
     let params = ThresholdParams::new(2, 3).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(21);
     let session = SessionId::new(b"trunc".to_vec());
+    let ros = roster(21, 3);
     let mut st1 = Vec::new();
     let mut out1 = Vec::new();
     for i in params.parties() {
-        let (st, m) = keygen::round1(params, i, &session, &mut rng).unwrap();
+        let id = identity(21, i);
+        let (st, m) = keygen::round1(params, i, &session, id, &ros, &mut rng).unwrap();
         st1.push(st);
         out1.push((i, m));
     }
@@ -143,11 +152,20 @@ fn every_truncation_of_every_message_is_a_typed_error() {
     let (_s, s2a) = sign::round2(sa, &share0, &[(pid(2), s1b[0].1.clone())], &mut rng).unwrap();
     let sign1 = s1a[0].1.to_bytes();
     let sign2 = s2a[0].1.to_bytes();
+    // The agreement message, a certificate and a pending refresh.
+    let mut at = run_to_agreement(2, 2, 23, Some(&shares), DkgRun::default());
+    let (st4, msgs4) = at.remove(0).unwrap();
+    let m4 = msgs4[0].1.to_bytes();
+    let pending = st4.pending().unwrap().to_bytes().to_vec();
+    let cert = keygen::certify(st4, &msgs4).unwrap().1.to_bytes();
     type Decoder = fn(PartyId, &[u8]) -> bool;
-    let cases: [(&[u8], Decoder); 5] = [
+    let cases: [(&[u8], Decoder); 8] = [
         (&m1, |p, b| DkgMsg1::from_bytes(p, b).is_ok()),
         (&m2, |p, b| DkgMsg2::from_bytes(p, b).is_ok()),
         (&m3, |p, b| DkgMsg3::from_bytes(p, b).is_ok()),
+        (&m4, |p, b| DkgMsg4::from_bytes(p, b).is_ok()),
+        (&cert, |_, b| EpochCertificate::from_bytes(b).is_ok()),
+        (&pending, |_, b| PendingRefresh::from_bytes(b).is_ok()),
         (&sign1, |p, b| SignMsg1::from_bytes(p, b).is_ok()),
         (&sign2, |p, b| SignMsg2::from_bytes(p, b).is_ok()),
     ];
@@ -172,7 +190,7 @@ fn every_truncation_of_every_message_is_a_typed_error() {
         ));
     }
     // Single-byte corruptions of the DKG messages never panic (flag bytes, points, lengths).
-    for (bytes, decode) in &cases[..3] {
+    for (bytes, decode) in &cases[..6] {
         for pos in 0..bytes.len().min(400) {
             let mut c = bytes.to_vec();
             c[pos] ^= 0xA5;

@@ -1,18 +1,23 @@
 //! Key-generation round 1: sample the polynomial, commit to the opening, announce the
-//! identity key, and send the base-OT sender message of every pair where this party is the
+//! identity key of the new share, sign the broadcast digest, and send the base-OT sender message of every pair where this party is the
 //! higher index.
 
+use super::agreement::{broadcast_digest, sign_digest, SignedDigest};
 use super::messages::DkgMsg1;
-use super::setup::{commitment, others, Mode, PROOF_LABEL, TAG_KEY_ID, TAG_PAIR, TAG_SETUP};
+use super::setup::{
+    commitment, encode_reveal, others, Mode, PROOF_LABEL, TAG_KEY_ID, TAG_PAIR, TAG_SETUP,
+};
 use crate::curve::{base_mul, tagged_hash, DlogProof};
 use crate::error::Result;
 use crate::keyshare::{pair_sid, KeyShare};
 use crate::ot::base::{self, BaseOtSender};
-use ed25519_dalek::SigningKey;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use k256::elliptic_curve::Field;
 use k256::{ProjectivePoint, Scalar};
+use quorate_core::encoding::Writer;
 use quorate_core::poly::SecretPolynomial;
 use quorate_core::transcript::SessionId;
+use quorate_core::ParamError;
 use quorate_core::{PartyId, ThresholdParams};
 use rand_core::CryptoRngCore;
 use std::collections::BTreeMap;
@@ -30,7 +35,16 @@ pub struct DkgRound1 {
     pub(crate) chain: [u8; 32],
     pub(crate) salt: [u8; 32],
     pub(crate) ot_senders: BTreeMap<PartyId, BaseOtSender>,
-    pub(crate) identity: SigningKey,
+    pub(crate) session: SessionId,
+    /// The key that signs this run's broadcasts and acknowledgement (the keygen identity
+    /// key, or the current epoch's key in a refresh).
+    pub(crate) signer: SigningKey,
+    /// The keys that sign this run (`roster[k]` is party `k + 1`'s).
+    pub(crate) roster: Vec<VerifyingKey>,
+    /// The identity key of the new share (the same as `signer` in key generation).
+    pub(crate) next_identity: SigningKey,
+    /// This party's signed broadcast digest.
+    pub(crate) own_digest: SignedDigest,
 }
 
 impl core::fmt::Debug for DkgRound1 {
@@ -66,25 +80,77 @@ fn key_id(params: ThresholdParams, session: &SessionId) -> [u8; 32] {
     )
 }
 
-/// Starts key generation for party `me` of `params`. `session` must be unique per run and
-/// agreed by all parties (it determines the key id).
+/// Starts key generation for party `me` of `params`. `session` must be agreed by all
+/// parties and unique per run, never reused even to retry a failed run: a party whose
+/// identity key signed two runs under one session id can be framed as an equivocator
+/// (it determines the key id). `identity` is this party's Ed25519
+/// identity key (the node's own or one made for this key) and `roster` every party's
+/// identity verifying key (`roster[k]` is party `k + 1`'s, agreed beforehand): they sign the
+/// broadcasts and the agreement step, identify an equivocator, and stay in the share for
+/// signing and the next refresh.
 pub fn round1(
     params: ThresholdParams,
     me: PartyId,
     session: &SessionId,
+    identity: SigningKey,
+    roster: &[VerifyingKey],
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    round1_with(params, me, session, identity, roster, DkgFault::None, rng)
+}
+
+fn round1_with(
+    params: ThresholdParams,
+    me: PartyId,
+    session: &SessionId,
+    identity: SigningKey,
+    roster: &[VerifyingKey],
+    fault: DkgFault,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    check_roster(params, me, &identity, roster)?;
     let id = key_id(params, session);
-    start(
-        params,
-        me,
-        Mode::Keygen,
-        id,
-        0,
-        session,
-        DkgFault::None,
-        rng,
-    )
+    let keys = Keys {
+        signer: identity.clone(),
+        roster: roster.to_vec(),
+        next: identity,
+    };
+    start(params, me, Mode::Keygen, id, 0, session, keys, fault, rng)
+}
+
+/// The roster has one valid, distinct key per party, and `me`'s is `identity`'s.
+fn check_roster(
+    params: ThresholdParams,
+    me: PartyId,
+    identity: &SigningKey,
+    roster: &[VerifyingKey],
+) -> Result<()> {
+    if roster.len() != usize::from(params.n()) {
+        return Err(ParamError::LengthMismatch {
+            what: "identity roster",
+            expected: usize::from(params.n()),
+            got: roster.len(),
+        }
+        .into());
+    }
+    if roster.get(me.position()) != Some(&identity.verifying_key()) {
+        return Err(ParamError::Invalid("identity key is not this party's roster key").into());
+    }
+    for (k, vk) in roster.iter().enumerate() {
+        if vk.is_weak() || roster[..k].contains(vk) {
+            return Err(
+                ParamError::Invalid("identity roster keys must be valid and distinct").into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The signing keys of a run.
+struct Keys {
+    signer: SigningKey,
+    roster: Vec<VerifyingKey>,
+    next: SigningKey,
 }
 
 /// Fault-injection variant of [`round1`] (feature `test-faults`).
@@ -93,21 +159,36 @@ pub fn round1_faulty(
     params: ThresholdParams,
     me: PartyId,
     session: &SessionId,
+    identity: SigningKey,
+    roster: &[VerifyingKey],
     fault: DkgFault,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
-    let id = key_id(params, session);
-    start(params, me, Mode::Keygen, id, 0, session, fault, rng)
+    round1_with(params, me, session, identity, roster, fault, rng)
 }
 
 /// Starts a proactive refresh of `share` (all `n` parties take part); the following rounds
-/// are [`super::round2`], [`super::round3`] and [`super::finish`]. The public key, key id
-/// and chain code are kept; shares and every pairwise OT seed are replaced.
+/// are [`super::round2`], [`super::round3`], [`super::round4`] and [`super::certify`], and
+/// the result is a [`super::PendingRefresh`] that becomes current with
+/// [`super::PendingRefresh::commit`]. The public key, key id and chain code are kept;
+/// shares and every pairwise OT seed are replaced. The run is signed with the share's
+/// current identity key, and announces `next_identity`, this party's identity key for the
+/// new epoch (the identity keys rotate at every refresh; pass a fresh key). `session` must
+/// be unique per run (a retry takes a new one); the share refuses one it already used.
 pub fn refresh_round1(
     share: &KeyShare,
     session: &SessionId,
+    next_identity: SigningKey,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    if next_identity.verifying_key().is_weak() {
+        return Err(ParamError::Invalid("next identity key is weak").into());
+    }
+    let keys = Keys {
+        signer: share.identity.clone(),
+        roster: share.identities.clone(),
+        next: next_identity,
+    };
     start(
         share.params,
         share.id,
@@ -115,6 +196,7 @@ pub fn refresh_round1(
         share.key_id,
         share.epoch + 1,
         session,
+        keys,
         DkgFault::None,
         rng,
     )
@@ -128,6 +210,7 @@ fn start(
     key_id: [u8; 32],
     epoch: u64,
     session: &SessionId,
+    keys: Keys,
     fault: DkgFault,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
@@ -138,10 +221,24 @@ fn start(
         }
         .into());
     }
+    if session.as_bytes().len() > super::agreement::MAX_SESSION {
+        return Err(ParamError::Invalid("session id longer than 4096 bytes").into());
+    }
     let setup_sid = tagged_hash(
         TAG_SETUP,
         &[&key_id, &epoch.to_be_bytes(), session.as_bytes()],
     );
+    // A refresh signs its broadcasts under `setup_sid` with the current identity key: two
+    // runs under one session id would give two signed, different digests for one statement,
+    // which another party could present as an equivocation. The share refuses a reuse.
+    if let Mode::Refresh(old) = &mode {
+        if !old.record_signed_session(setup_sid) {
+            return Err(ParamError::Invalid(
+                "this share already ran a refresh with this session id",
+            )
+            .into());
+        }
+    }
     #[cfg(any(test, feature = "test-faults"))]
     let extra = usize::from(fault == DkgFault::LongVector);
     #[cfg(not(any(test, feature = "test-faults")))]
@@ -169,18 +266,16 @@ fn start(
             (poly, feldman, None)
         }
     };
-    // The identity key signs this party's round-2 broadcast bodies in signing (see
-    // `crate::sign`); a refresh keeps it.
-    let identity = match &mode {
-        Mode::Keygen => SigningKey::generate(&mut *rng),
-        Mode::Refresh(old) => old.identity.clone(),
-    };
-    let identity_pub = identity.verifying_key();
+    let identity_pub = keys.next.verifying_key();
     let mut chain = [0u8; 32];
     rng.fill_bytes(&mut chain);
     let mut salt = [0u8; 32];
     rng.fill_bytes(&mut salt);
     let com = commitment(&setup_sid, me, &feldman, &proof, &chain, &salt);
+    let mut opening = Writer::new();
+    encode_reveal(&mut opening, &feldman, &proof, &chain, &salt);
+    let digest = broadcast_digest(&setup_sid, me, &com, &identity_pub, &opening.into_bytes());
+    let own_digest = sign_digest(&keys.signer, &setup_sid, me, digest);
     let mut ot_senders = BTreeMap::new();
     let mut out = Vec::new();
     for j in others(params, me) {
@@ -214,7 +309,11 @@ fn start(
             chain,
             salt,
             ot_senders,
-            identity,
+            session: session.clone(),
+            signer: keys.signer,
+            roster: keys.roster,
+            next_identity: keys.next,
+            own_digest,
         },
         out,
     ))

@@ -37,10 +37,15 @@ pub fn round2(
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound2, Vec<(PartyId, DkgMsg2)>)> {
     let map = collect(state.params, state.me, msgs)?;
-    if let Mode::Refresh(old) = &state.mode {
+    // Key generation keeps the roster keys; a refresh announces the next ones (bound by the
+    // signed round-2 digest and agreed in round 4).
+    if let Mode::Keygen = &state.mode {
         for (j, m) in &map {
-            if old.identity_key(*j) != Some(m.identity) {
-                return Err(EcdsaError::blame(*j, "DKG: identity key (kept by refresh)"));
+            if state.roster.get(j.position()) != Some(&m.identity) {
+                return Err(EcdsaError::blame(
+                    *j,
+                    "DKG: identity key (not its roster key)",
+                ));
             }
         }
     }
@@ -85,6 +90,7 @@ pub fn round2(
                 salt: state.salt,
                 share,
                 base_ot,
+                signature: state.own_digest.signature,
             },
         ));
     }

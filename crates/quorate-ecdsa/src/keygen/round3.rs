@@ -2,6 +2,7 @@
 //! names its sender), finish the base OTs, aggregate the share, and send the OT-extension
 //! message that bootstraps the reverse direction of each pair to the lower-index party.
 
+use super::agreement::{broadcast_digest, digest_signed_by, SignedDigest};
 use super::messages::{DkgMsg2, DkgMsg3};
 use super::round1::DkgRound1;
 use super::round2::DkgRound2;
@@ -9,13 +10,15 @@ use super::setup::{
     collect, commitment, encode_reveal, eval_commitment, others, per_party_rngs, Mode, PROOF_LABEL,
     TAG_BOOT, TAG_CHAIN, TAG_TRANSCRIPT,
 };
-use crate::curve::{base_mul, tagged_hash};
+use crate::curve::{base_mul, tagged_hash, write_point};
 use crate::error::{EcdsaError, Result};
 use crate::keyshare::{pair_sid, KeyShare, PairSeeds, PairStore};
 use crate::ot::base;
 use crate::ot::ext::{self, OteReceiverSeeds, OteSenderSeeds};
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::encoding::Writer;
+use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use rand_core::CryptoRngCore;
 use rayon::prelude::*;
@@ -31,6 +34,18 @@ pub struct DkgRound3 {
     pub(crate) forward: BTreeMap<PartyId, OteSenderSeeds>,
     /// For `j < me`: the finished seeds of both directions.
     pub(crate) ready: BTreeMap<PartyId, PairSeeds>,
+    /// What the agreement step needs.
+    pub(crate) agree: AgreeData,
+}
+
+/// The agreement data carried from round 3 to the end of the run.
+pub(crate) struct AgreeData {
+    pub(crate) session: SessionId,
+    pub(crate) signer: SigningKey,
+    pub(crate) roster: Vec<VerifyingKey>,
+    /// The signed broadcast digest of every party (own included), in party order.
+    pub(crate) digests: Vec<SignedDigest>,
+    pub(crate) refresh: bool,
 }
 
 impl core::fmt::Debug for DkgRound3 {
@@ -62,11 +77,15 @@ pub fn round3(
         key_id,
         poly,
         feldman,
-        proof,
+        proof: _,
         chain,
-        salt,
+        salt: _,
         mut ot_senders,
-        identity,
+        session,
+        signer,
+        roster,
+        next_identity,
+        own_digest,
     } = r1;
     let map = collect(params, me, msgs)?;
     let refresh = matches!(mode, Mode::Refresh(_));
@@ -74,15 +93,33 @@ pub fn round3(
     let expected_len = if refresh { t - 1 } else { t };
     let x_me = Scalar::from(u64::from(me.get()));
     // Per-party checks, in party order (the first failure is reported).
+    let mut digests = BTreeMap::new();
+    digests.insert(me, own_digest);
     for (j, m) in &map {
         let j = *j;
         let com = commitments
             .get(&j)
             .ok_or(EcdsaError::MissingMessage { from: j })?;
+        let announced = identities
+            .get(&j)
+            .ok_or(EcdsaError::MissingMessage { from: j })?;
+        let mut opening = Writer::new();
+        encode_reveal(&mut opening, &m.feldman, &m.proof, &m.chain, &m.salt);
+        let signed = SignedDigest {
+            digest: broadcast_digest(&setup_sid, j, com, announced, &opening.into_bytes()),
+            signature: m.signature,
+        };
+        let vk = roster
+            .get(j.position())
+            .ok_or(EcdsaError::MissingMessage { from: j })?;
         let opened = commitment(&setup_sid, j, &m.feldman, &m.proof, &m.chain, &m.salt);
         if !bool::from(opened.ct_eq(com)) {
             return Err(EcdsaError::blame(j, "DKG: commitment opening"));
         }
+        if !digest_signed_by(vk, &setup_sid, j, &signed) {
+            return Err(EcdsaError::blame(j, "DKG: broadcast signature"));
+        }
+        digests.insert(j, signed);
         if m.feldman.len() != expected_len {
             return Err(EcdsaError::blame(j, "DKG: Feldman vector length"));
         }
@@ -160,28 +197,6 @@ pub fn round3(
             agg[k + off] += c;
         }
     }
-    let mut th = Writer::new();
-    // The transcript covers every party's opening and its identity key.
-    let mut all: Vec<(PartyId, Vec<u8>)> = map
-        .iter()
-        .map(|(j, m)| {
-            let mut w = Writer::new();
-            encode_reveal(&mut w, &m.feldman, &m.proof, &m.chain, &m.salt);
-            if let Some(vk) = identities.get(j) {
-                w.bytes(vk.as_bytes());
-            }
-            (*j, w.into_bytes())
-        })
-        .collect();
-    let mut mine = Writer::new();
-    encode_reveal(&mut mine, &feldman, &proof, &chain, &salt);
-    mine.bytes(identity.verifying_key().as_bytes());
-    all.push((me, mine.into_bytes()));
-    all.sort_by_key(|(j, _)| *j);
-    for (j, b) in &all {
-        th.party(*j).bytes(b);
-    }
-    let transcript = tagged_hash(TAG_TRANSCRIPT, &[&setup_sid, &th.into_bytes()]);
     let public_shares: Vec<ProjectivePoint> = params
         .parties()
         .map(|k| eval_commitment(&agg, u64::from(k.get())))
@@ -220,7 +235,7 @@ pub fn round3(
     let mut identity_keys = Vec::with_capacity(usize::from(params.n()));
     for k in params.parties() {
         if k == me {
-            identity_keys.push(identity.verifying_key());
+            identity_keys.push(next_identity.verifying_key());
         } else {
             identity_keys.push(
                 *identities
@@ -229,6 +244,23 @@ pub fn round3(
             );
         }
     }
+    let digests: Vec<SignedDigest> = digests.into_values().collect();
+    // The transcript hash the agreement step signs: every broadcast digest and everything
+    // derived from the broadcasts (public key, every public share T_j, chain code, the
+    // identity keys of the new share).
+    let mut th = Writer::new();
+    for d in &digests {
+        th.bytes(&d.digest);
+    }
+    write_point(&mut th, &public_key);
+    for t_j in &public_shares {
+        write_point(&mut th, t_j);
+    }
+    th.bytes(&chain_code).u64(epoch);
+    for vk in &identity_keys {
+        th.bytes(vk.as_bytes());
+    }
+    let transcript = tagged_hash(TAG_TRANSCRIPT, &[&setup_sid, &th.into_bytes()]);
     let share = KeyShare {
         params,
         id: me,
@@ -240,7 +272,7 @@ pub fn round3(
         chain_code,
         transcript,
         pairs: std::sync::Arc::new(PairStore::new(BTreeMap::new())),
-        identity,
+        identity: next_identity,
         identities: identity_keys,
     };
     if share.public_share(me) != Some(base_mul(&share.secret))
@@ -256,6 +288,13 @@ pub fn round3(
             setup_sid,
             forward,
             ready: pairs,
+            agree: AgreeData {
+                session,
+                signer,
+                roster,
+                digests,
+                refresh,
+            },
         },
         out3,
     ))

@@ -3,10 +3,13 @@
 //! `test-faults`, enabled for the tests by the crate's dev-dependency on itself).
 #![allow(clippy::unwrap_used, dead_code)]
 
+use ed25519_dalek::SigningKey;
 use k256::ecdsa::{RecoveryId, VerifyingKey};
 use k256::{ProjectivePoint, Scalar};
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::keygen::{self, DkgFault, DkgMsg1, DkgMsg2, DkgMsg3};
+use quorate_ecdsa::keygen::{
+    self, DkgFault, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, DkgRound4, EpochCertificate, PendingRefresh,
+};
 use quorate_ecdsa::sign::{
     self, blame, dispute, BlameMsg, Combined, DisputeMsg, Round1Fault, Round2Fault, Round3Fault,
     SignMsg1, SignMsg2, SignMsg3, SignRound3, Signature,
@@ -44,11 +47,13 @@ pub fn route<M>(outs: Vec<(PartyId, Vec<(PartyId, M)>)>, n: usize) -> Vec<Vec<(P
 }
 
 /// How a key generation deviates: one party's round-1 fault, and hooks on the round-2 and
-/// round-3 messages `(from, to, msg)`.
+/// round-3 messages `(from, to, msg)` and the round-4 broadcast `(from, msg)`.
 pub struct DkgRun<'a> {
     pub fault: Option<(PartyId, DkgFault)>,
     pub tamper2: &'a dyn Fn(PartyId, PartyId, &mut DkgMsg2),
     pub tamper3: &'a dyn Fn(PartyId, PartyId, &mut DkgMsg3),
+    /// On the round-4 broadcast of a party.
+    pub tamper4: &'a dyn Fn(PartyId, &mut DkgMsg4),
 }
 
 impl Default for DkgRun<'_> {
@@ -57,22 +62,41 @@ impl Default for DkgRun<'_> {
             fault: None,
             tamper2: &|_, _, _| {},
             tamper3: &|_, _, _| {},
+            tamper4: &|_, _| {},
         }
     }
 }
 
-/// Runs key generation (or refresh when `old` is given) through the byte encodings. A party
-/// whose round 3 fails sends nothing in round 3.
-pub fn run_dkg(
+/// Deterministic identity keys for a test run: party `i`'s key is `identity(seed, i)`.
+pub fn identity(seed: u64, i: PartyId) -> SigningKey {
+    let d: [u8; 32] = Sha256::digest(format!("test identity {seed} {}", i.get())).into();
+    SigningKey::from_bytes(&d)
+}
+
+/// The roster of `identity(seed, ·)` for `n` parties.
+pub fn roster(seed: u64, n: u16) -> Vec<ed25519_dalek::VerifyingKey> {
+    PartyId::range(n)
+        .map(|i| identity(seed, i).verifying_key())
+        .collect()
+}
+
+/// What one party holds after round 4: its state and the round-4 messages it received.
+pub type AtAgreement = Result<(DkgRound4, Vec<(PartyId, DkgMsg4)>), EcdsaError>;
+
+/// Runs key generation (or refresh when `old` is given) through rounds 1 to 4 and the byte
+/// encodings. Identity keys: `identity(seed, ·)` (keygen roster, or the keys a refresh
+/// rotates to). A party whose round 3 or 4 fails sends nothing in that round.
+pub fn run_to_agreement(
     t: u16,
     n: u16,
     seed: u64,
     old: Option<&[KeyShare]>,
     run: DkgRun<'_>,
-) -> Vec<Result<KeyShare, EcdsaError>> {
+) -> Vec<AtAgreement> {
     let params = ThresholdParams::new(t, n).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let session = SessionId::new(format!("test-dkg-{seed}").into_bytes());
+    let roster = roster(seed, n);
     let mut states = Vec::new();
     let mut outs = Vec::new();
     for i in params.parties() {
@@ -80,9 +104,12 @@ pub fn run_dkg(
             Some((c, f)) if c == i => f,
             _ => DkgFault::None,
         };
+        let id = identity(seed, i);
         let (st, msgs) = match old {
-            Some(o) => keygen::refresh_round1(&o[i.position()], &session, &mut rng).unwrap(),
-            None => keygen::round1_faulty(params, i, &session, fault, &mut rng).unwrap(),
+            Some(o) => keygen::refresh_round1(&o[i.position()], &session, id, &mut rng).unwrap(),
+            None => {
+                keygen::round1_faulty(params, i, &session, id, &roster, fault, &mut rng).unwrap()
+            }
         };
         let msgs = msgs
             .into_iter()
@@ -126,10 +153,56 @@ pub fn run_dkg(
         }
     }
     let inbox = route(outs3, n as usize);
-    states3
+    let mut states4 = Vec::new();
+    let mut outs4 = Vec::new();
+    for (st, (i, msgs)) in states3.into_iter().zip(params.parties().zip(inbox)) {
+        match st.and_then(|st| keygen::round4(st, &msgs)) {
+            Ok((st4, mut m4)) => {
+                (run.tamper4)(i, &mut m4);
+                let m4 = DkgMsg4::from_bytes(i, &m4.to_bytes()).unwrap();
+                outs4.push((i, to_others(&params.parties().collect::<Vec<_>>(), i, &m4)));
+                states4.push(Ok(st4));
+            }
+            Err(e) => states4.push(Err(e)),
+        }
+    }
+    let inbox = route(outs4, n as usize);
+    states4
         .into_iter()
         .zip(inbox)
-        .map(|(st, msgs)| keygen::finish(st?, &msgs))
+        .map(|(st, msgs)| st.map(|st| (st, msgs)))
+        .collect()
+}
+
+/// Runs key generation to its end, or a refresh to its certificate and a commit onto a
+/// copy of the old share.
+pub fn run_dkg(
+    t: u16,
+    n: u16,
+    seed: u64,
+    old: Option<&[KeyShare]>,
+    run: DkgRun<'_>,
+) -> Vec<Result<KeyShare, EcdsaError>> {
+    run_to_agreement(t, n, seed, old, run)
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let (st, msgs) = r?;
+            match old {
+                None => keygen::finish(st, &msgs),
+                Some(o) => {
+                    // Through the encodings, as the node persists them.
+                    let stored = PendingRefresh::from_bytes(&st.pending().unwrap().to_bytes())?;
+                    let (pending, cert) = keygen::certify(st, &msgs)?;
+                    assert_eq!(stored.transcript(), pending.transcript());
+                    let pending = stored;
+                    let cert = EpochCertificate::from_bytes(&cert.to_bytes()).unwrap();
+                    let mut current = o[k].clone();
+                    pending.commit(&mut current, &cert)?;
+                    Ok(current)
+                }
+            }
+        })
         .collect()
 }
 

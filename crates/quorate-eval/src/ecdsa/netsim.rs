@@ -16,8 +16,11 @@
 //! used), [`wan`] puts every link at the longest leg of the 16-zone WAN setting (348 ms round
 //! trip, 53.4 Mbit/s), an upper bound for that deployment.
 
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgRound1, DkgRound2, DkgRound3};
+use quorate_ecdsa::keygen::{
+    self, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, DkgRound1, DkgRound2, DkgRound3, DkgRound4,
+};
 use quorate_ecdsa::sign::blame::{self, BlameState};
 use quorate_ecdsa::sign::dispute::{self, DisputeState};
 use quorate_ecdsa::sign::{
@@ -44,8 +47,9 @@ pub const WAN_ONE_WAY: Duration = Duration::from_millis(174);
 /// DKLs19 §VI-B WAN: bandwidth of the longest leg.
 pub const WAN_MBIT: f64 = 53.4;
 
-/// Message rounds of key generation (each party sends once per round).
-pub const DKG_MESSAGE_ROUNDS: u32 = 3;
+/// Message rounds of key generation (each party sends once per round; the fourth is the
+/// agreement step).
+pub const DKG_MESSAGE_ROUNDS: u32 = 4;
 /// Message rounds of signing.
 pub const SIGN_MESSAGE_ROUNDS: u32 = 3;
 
@@ -102,45 +106,71 @@ fn decode<M>(
 }
 
 enum DkgStage {
-    Start(Option<KeyShare>),
+    Start,
     R1(DkgRound1),
     R2(DkgRound2),
     R3(DkgRound3),
+    R4(Box<DkgRound4>),
 }
 
-/// One party of key generation (or refresh) as a [`RoundParty`]: rounds 0–2 send (round 2
-/// only to lower-index parties), round 3 outputs the [`KeyShare`].
+/// One party of key generation (or refresh) as a [`RoundParty`]: rounds 0–3 send (round 2
+/// only to lower-index parties, round 3 the agreement broadcast), round 4 outputs the
+/// [`KeyShare`] (for a refresh: the committed new share).
 pub struct DkgParty {
     params: ThresholdParams,
     me: PartyId,
     parties: Vec<PartyId>,
     session: SessionId,
     rng: ChaCha20Rng,
+    /// This party's identity key (keygen) or its next one (refresh).
+    identity: Option<SigningKey>,
+    /// Every party's identity key (keygen only).
+    roster: Vec<VerifyingKey>,
+    /// The share being refreshed.
+    old: Option<KeyShare>,
     stage: DkgStage,
 }
 
 impl DkgParty {
-    /// Party `me` of a fresh key generation.
-    pub fn keygen(params: ThresholdParams, me: PartyId, session: &[u8], rng: ChaCha20Rng) -> Self {
+    /// Party `me` of a fresh key generation, with its identity key and everyone's.
+    pub fn keygen(
+        params: ThresholdParams,
+        me: PartyId,
+        session: &[u8],
+        identity: SigningKey,
+        roster: Vec<VerifyingKey>,
+        rng: ChaCha20Rng,
+    ) -> Self {
         DkgParty {
             params,
             me,
             parties: params.parties().collect(),
             session: SessionId::new(session.to_vec()),
             rng,
-            stage: DkgStage::Start(None),
+            identity: Some(identity),
+            roster,
+            old: None,
+            stage: DkgStage::Start,
         }
     }
 
-    /// The owner of `share` in a proactive refresh.
-    pub fn refresh(share: KeyShare, session: &[u8], rng: ChaCha20Rng) -> Self {
+    /// The owner of `share` in a proactive refresh, rotating to `next_identity`.
+    pub fn refresh(
+        share: KeyShare,
+        session: &[u8],
+        next_identity: SigningKey,
+        rng: ChaCha20Rng,
+    ) -> Self {
         DkgParty {
             params: share.params(),
             me: share.id(),
             parties: share.params().parties().collect(),
             session: SessionId::new(session.to_vec()),
             rng,
-            stage: DkgStage::Start(Some(share)),
+            identity: Some(next_identity),
+            roster: Vec::new(),
+            old: Some(share),
+            stage: DkgStage::Start,
         }
     }
 }
@@ -164,12 +194,22 @@ impl RoundParty for DkgParty {
         round: u32,
         inbound: Vec<(NodeId, Vec<u8>)>,
     ) -> Result<Step<Self, Vec<u8>, KeyShare>> {
-        let stage = std::mem::replace(&mut self.stage, DkgStage::Start(None));
+        let stage = std::mem::replace(&mut self.stage, DkgStage::Start);
         match (round, stage) {
-            (0, DkgStage::Start(old)) => {
-                let (st, msgs) = match old {
-                    Some(share) => keygen::refresh_round1(&share, &self.session, &mut self.rng)?,
-                    None => keygen::round1(self.params, self.me, &self.session, &mut self.rng)?,
+            (0, DkgStage::Start) => {
+                let id = self.identity.take().ok_or(EcdsaError::Param(
+                    quorate_core::ParamError::Invalid("DKG party started twice"),
+                ))?;
+                let (st, msgs) = match &self.old {
+                    Some(share) => keygen::refresh_round1(share, &self.session, id, &mut self.rng)?,
+                    None => keygen::round1(
+                        self.params,
+                        self.me,
+                        &self.session,
+                        id,
+                        &self.roster,
+                        &mut self.rng,
+                    )?,
                 };
                 let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
                 let out = to_outgoing(&self.parties, out)?;
@@ -194,7 +234,20 @@ impl RoundParty for DkgParty {
             }
             (3, DkgStage::R3(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg3::from_bytes)?;
-                Ok(Step::Done(keygen::finish(st, &msgs)?, Vec::new()))
+                let (st, msg) = keygen::round4(st, &msgs)?;
+                self.stage = DkgStage::R4(Box::new(st));
+                Ok(Step::Next(self, vec![Outgoing::Broadcast(msg.to_bytes())]))
+            }
+            (4, DkgStage::R4(st)) => {
+                let msgs = decode(&self.parties, inbound, DkgMsg4::from_bytes)?;
+                match self.old.take() {
+                    None => Ok(Step::Done(keygen::finish(*st, &msgs)?, Vec::new())),
+                    Some(mut current) => {
+                        let (pending, cert) = keygen::certify(*st, &msgs)?;
+                        pending.commit(&mut current, &cert)?;
+                        Ok(Step::Done(current, Vec::new()))
+                    }
+                }
             }
             _ => Err(EcdsaError::Param(quorate_core::ParamError::Invalid(
                 "DKG round out of order",
@@ -418,9 +471,19 @@ pub fn keygen(
     rngs: impl FnMut(PartyId) -> ChaCha20Rng,
 ) -> Result<NetRun<KeyShare>> {
     let mut rngs = rngs;
-    let parties = params
+    // Each party's identity key comes from its own generator; the roster is public.
+    let mut seeded: Vec<(PartyId, ChaCha20Rng, SigningKey)> = params
         .parties()
-        .map(|i| DkgParty::keygen(params, i, session, rngs(i)))
+        .map(|i| {
+            let mut rng = rngs(i);
+            let id = SigningKey::generate(&mut rng);
+            (i, rng, id)
+        })
+        .collect();
+    let roster: Vec<VerifyingKey> = seeded.iter().map(|(_, _, k)| k.verifying_key()).collect();
+    let parties = seeded
+        .drain(..)
+        .map(|(i, rng, id)| DkgParty::keygen(params, i, session, id, roster.clone(), rng))
         .collect();
     run(parties, network, compute)
 }

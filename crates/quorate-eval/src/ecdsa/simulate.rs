@@ -2,8 +2,9 @@
 //! goes through its canonical byte encoding and is counted. No network is modelled here;
 //! [`super::netsim`] runs the same rounds over a simulated LAN or WAN.
 
+use ed25519_dalek::SigningKey;
 use quorate_core::{PartyId, ThresholdParams};
-use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3};
+use quorate_ecdsa::keygen::{self, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4};
 use quorate_ecdsa::sign::{
     self, blame, dispute, BlameMsg, Combined, DisputeMsg, SignMsg1, SignMsg2, SignMsg3, Signature,
 };
@@ -57,15 +58,21 @@ fn run_setup(
     let mut traffic = Traffic::default();
     let mut states = Vec::new();
     let mut inbox: Inbox<DkgMsg1> = BTreeMap::new();
-    for i in params.parties() {
+    // Identity keys: the keygen roster, or the keys a refresh rotates to.
+    let ids: Vec<SigningKey> = params
+        .parties()
+        .map(|_| SigningKey::generate(&mut *rng))
+        .collect();
+    let roster: Vec<_> = ids.iter().map(SigningKey::verifying_key).collect();
+    for (i, id) in params.parties().zip(ids) {
         let (st, msgs) = match old {
             Some(o) => {
                 let share = o
                     .get(i.position())
                     .ok_or(EcdsaError::MissingMessage { from: i })?;
-                keygen::refresh_round1(share, &session, rng)?
+                keygen::refresh_round1(share, &session, id, rng)?
             }
-            None => keygen::round1(params, i, &session, rng)?,
+            None => keygen::round1(params, i, &session, id, &roster, rng)?,
         };
         for (to, m) in msgs {
             let b = m.to_bytes();
@@ -96,10 +103,34 @@ fn run_setup(
         }
         states3.push((i, st3));
     }
-    let shares = states3
-        .into_iter()
-        .map(|(i, st)| keygen::finish(st, &take(&mut inbox3, i)))
-        .collect::<Result<Vec<_>>>()?;
+    let mut states4 = Vec::new();
+    let mut inbox4: Inbox<DkgMsg4> = BTreeMap::new();
+    for (i, st) in states3 {
+        let (st4, m) = keygen::round4(st, &take(&mut inbox3, i))?;
+        // The agreement message is a broadcast.
+        let b = m.to_bytes();
+        for to in params.parties().filter(|j| *j != i) {
+            traffic.add(i, b.len());
+            deliver(&mut inbox4, i, to, DkgMsg4::from_bytes(i, &b)?);
+        }
+        states4.push((i, st4));
+    }
+    let mut shares = Vec::new();
+    for (i, st) in states4 {
+        let msgs = take(&mut inbox4, i);
+        match old {
+            None => shares.push(keygen::finish(st, &msgs)?),
+            Some(o) => {
+                let (pending, cert) = keygen::certify(st, &msgs)?;
+                let mut current = o
+                    .get(i.position())
+                    .ok_or(EcdsaError::MissingMessage { from: i })?
+                    .clone();
+                pending.commit(&mut current, &cert)?;
+                shares.push(current);
+            }
+        }
+    }
     Ok((shares, traffic))
 }
 
