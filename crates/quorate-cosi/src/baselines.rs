@@ -15,10 +15,14 @@
 //!   member per round. The result is an Ed25519 signature under the joint key
 //!   ([`JvssGroup`], [`jvss_sign_in_process`]).
 //!
-//! Individual signatures use the witnesses' roster keys ([`SecretKey`]); verification is
-//! strict (canonical `s`, canonical `R`, no small-order `R` or key), like
-//! `ed25519_dalek::VerifyingKey::verify_strict`. The baselines reuse the crate's hashing and
-//! key types; nothing here is used by CoSi itself.
+//! Individual signatures use each witness's **baseline key** ([`BaselineKey`]), never its
+//! roster key: CoSi signatures are plain Ed25519 signatures under the participants'
+//! aggregate key, so an Ed25519 signature under a roster key `A_i` would also be a valid
+//! CoSi signature with the one-bit mask `{i}`. The baseline key `b_i` is derived from the
+//! roster key under its own domain tag ([`DOMAIN_BASELINE_KEY`]), so `B_i = b_i·B` is an
+//! unrelated key that no roster contains. Verification is strict (canonical `s`, canonical
+//! `R`, no small-order `R` or key), like `ed25519_dalek::VerifyingKey::verify_strict`.
+//! Nothing here is used by CoSi itself.
 //!
 //! Simplifications (documented, they only make the baselines *cheaper*): JVSS shares are
 //! sent in the clear (the paper encrypts each share to its recipient, which adds one
@@ -28,28 +32,115 @@
 
 use crate::error::CosiError;
 use crate::hash::ed25519_challenge;
-use crate::keys::{decode_point, decode_scalar, fresh_nonce, PublicKey, SecretKey};
+use crate::keys::SecretKey;
 use crate::tree::Tree;
-use curve25519_dalek::edwards::EdwardsPoint;
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
 use quorate_core::ParamError;
 use rand_core::{CryptoRng, RngCore};
+use sha2::{Digest, Sha512};
+use std::fmt;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+/// Tag of the baseline key derivation `b_i = SHA-512(tag ‖ a_i) mod L`.
+pub const DOMAIN_BASELINE_KEY: &[u8] = b"quorate/cosi/baseline-key/v1";
+/// Tag of the baselines' hedged nonces `r = SHA-512(tag ‖ fresh ‖ b_i ‖ M) mod L`.
+pub const DOMAIN_BASELINE_NONCE: &[u8] = b"quorate/cosi/baseline-nonce/v1";
+
+/// A witness's key for the individual-signature baselines (Naive, NTree): `b_i`, derived
+/// from the roster key `a_i` under [`DOMAIN_BASELINE_KEY`], and its public key
+/// `B_i = b_i·B`. Zeroized on drop; `Debug` shows only the public key.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct BaselineKey {
+    scalar: Scalar,
+    #[zeroize(skip)]
+    public: BaselinePublicKey,
+}
+
+/// The public half of a [`BaselineKey`]: `B_i` and its compressed encoding.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct BaselinePublicKey {
+    point: EdwardsPoint,
+    bytes: [u8; 32],
+}
+
+impl BaselineKey {
+    /// Derives witness `key`'s baseline key (deterministic; never equal to the roster key).
+    pub fn derive(key: &SecretKey) -> Self {
+        let a = key.to_bytes();
+        let mut h = Sha512::new();
+        h.update(DOMAIN_BASELINE_KEY);
+        h.update(a.as_ref());
+        let scalar = Scalar::from_hash(h);
+        let point = EdwardsPoint::mul_base(&scalar);
+        BaselineKey {
+            scalar,
+            public: BaselinePublicKey {
+                point,
+                bytes: point.compress().to_bytes(),
+            },
+        }
+    }
+
+    /// The public key `B_i`.
+    pub fn public_key(&self) -> &BaselinePublicKey {
+        &self.public
+    }
+}
+
+impl fmt::Debug for BaselineKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BaselineKey")
+            .field("public", &self.public)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BaselinePublicKey {
+    /// The compressed encoding of `B_i`.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.bytes
+    }
+
+    /// The point `B_i`.
+    pub fn point(&self) -> &EdwardsPoint {
+        &self.point
+    }
+}
+
+impl fmt::Debug for BaselinePublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BaselinePublicKey({})", hex::encode(self.bytes))
+    }
+}
 
 /// Bytes of one individual signature on the wire: witness index (u16) and `R ‖ s`.
 pub const INDIVIDUAL_WIRE_BYTES: usize = 2 + 64;
 
-/// Signs `message` as a plain Ed25519 signature `R ‖ s` under `key`'s public key (random,
-/// hedged nonce; verifies with any strict RFC 8032 verifier).
+/// Signs `message` as a plain Ed25519 signature `R ‖ s` under the baseline key `B_i` (random
+/// nonce hedged with the key and the message; verifies with any strict RFC 8032 verifier).
 pub fn sign_individual<R: RngCore + CryptoRng>(
-    key: &SecretKey,
+    key: &BaselineKey,
     message: &[u8],
     rng: &mut R,
 ) -> [u8; 64] {
-    let r = fresh_nonce(rng, key.scalar(), &[b"baseline/individual", message]);
+    let r = loop {
+        let mut fresh = Zeroizing::new([0u8; 32]);
+        rng.fill_bytes(fresh.as_mut());
+        let mut h = Sha512::new();
+        h.update(DOMAIN_BASELINE_NONCE);
+        h.update(fresh.as_ref());
+        h.update(key.scalar.as_bytes());
+        h.update(message);
+        let r = Scalar::from_hash(h);
+        if r != Scalar::ZERO {
+            break r;
+        }
+    };
     let big_r = EdwardsPoint::mul_base(&r).compress().to_bytes();
-    let c = ed25519_challenge(&big_r, key.public_key().as_bytes(), message);
-    let s = r + c * key.scalar();
+    let c = ed25519_challenge(&big_r, key.public.as_bytes(), message);
+    let s = r + c * key.scalar;
     let mut out = [0u8; 64];
     out[..32].copy_from_slice(&big_r);
     out[32..].copy_from_slice(s.as_bytes());
@@ -68,7 +159,13 @@ pub fn verify_ed25519(
     r_bytes.copy_from_slice(&sig[..32]);
     let mut s_bytes = [0u8; 32];
     s_bytes.copy_from_slice(&sig[32..]);
-    let (Ok(r), Ok(s)) = (decode_point("R", &r_bytes), decode_scalar("s", &s_bytes)) else {
+    let Some(r) = CompressedEdwardsY(r_bytes)
+        .decompress()
+        .filter(|r| r.compress().as_bytes() == &r_bytes)
+    else {
+        return false;
+    };
+    let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(s_bytes)) else {
         return false;
     };
     if r.is_small_order() || a.is_small_order() {
@@ -78,8 +175,8 @@ pub fn verify_ed25519(
     EdwardsPoint::vartime_double_scalar_mul_basepoint(&c, &-a, &s) == r
 }
 
-/// [`verify_ed25519`] under a roster key.
-pub fn verify_individual(key: &PublicKey, message: &[u8], sig: &[u8; 64]) -> bool {
+/// [`verify_ed25519`] under a baseline key.
+pub fn verify_individual(key: &BaselinePublicKey, message: &[u8], sig: &[u8; 64]) -> bool {
     verify_ed25519(key.point(), key.as_bytes(), message, sig)
 }
 
@@ -115,7 +212,7 @@ pub fn decode_signatures(bytes: &[u8], n: usize) -> Option<Vec<(usize, [u8; 64])
 /// signatures. Returns the collected list (roster order). Fails naming the witnesses whose
 /// signature does not verify.
 pub fn naive_sign_in_process<R: RngCore + CryptoRng>(
-    keys: &[SecretKey],
+    keys: &[BaselineKey],
     message: &[u8],
     rng: &mut R,
 ) -> Result<Vec<(usize, [u8; 64])>, CosiError> {
@@ -143,7 +240,7 @@ pub fn naive_sign_in_process<R: RngCore + CryptoRng>(
 /// its direct children's own signatures and forwards its subtree's list. Returns the root's
 /// list (every tree member once).
 pub fn ntree_sign_in_process<R: RngCore + CryptoRng>(
-    keys: &[SecretKey],
+    keys: &[BaselineKey],
     tree: &Tree,
     message: &[u8],
     rng: &mut R,
@@ -391,7 +488,9 @@ mod tests {
     #[test]
     fn baselines_verify() {
         let mut rng = ChaCha20Rng::seed_from_u64(3);
-        let keys: Vec<SecretKey> = (0..13).map(|_| SecretKey::generate(&mut rng)).collect();
+        let keys: Vec<BaselineKey> = (0..13)
+            .map(|_| BaselineKey::derive(&SecretKey::generate(&mut rng)))
+            .collect();
         let naive = naive_sign_in_process(&keys, b"m", &mut rng).expect("naive");
         assert_eq!(naive.len(), 13);
         let tree = Tree::complete(13, 3).expect("tree");
@@ -418,5 +517,38 @@ mod tests {
             b"n",
             &sig
         ));
+    }
+}
+
+
+#[cfg(test)]
+mod regression {
+    use super::*;
+    use crate::{Policy, Roster, Signature};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// Issue 13 (CoSi, baseline keys): on the old code the baselines signed with the roster
+    /// keys, so witness 2's Naive signature plus the mask `{2}` verified as a CoSi signature
+    /// under `Threshold(1)` (this test failed there).
+    #[test]
+    fn baseline_signature_is_not_a_one_bit_cosi_signature() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let keys: Vec<SecretKey> = (0..4).map(|_| SecretKey::generate(&mut rng)).collect();
+        let roster = Roster::new(keys.iter().map(|k| k.roster_entry(&mut rng)).collect())
+            .expect("roster");
+        let baseline: Vec<BaselineKey> = keys.iter().map(BaselineKey::derive).collect();
+        let sigs = naive_sign_in_process(&baseline, b"m", &mut rng).expect("naive");
+        for (i, s) in sigs {
+            assert!(verify_individual(baseline[i].public_key(), b"m", &s));
+            assert_ne!(baseline[i].public_key().as_bytes(), keys[i].public_key().as_bytes());
+            let mut bytes = s.to_vec();
+            bytes.push(1u8 << i);
+            let sig = Signature::from_bytes(&bytes, 4).expect("well-formed");
+            assert!(
+                roster.verify(b"m", &sig, &Policy::Threshold(1)).is_err(),
+                "witness {i}'s baseline signature verifies as a one-bit CoSi signature"
+            );
+        }
     }
 }

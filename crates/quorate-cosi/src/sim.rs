@@ -24,9 +24,9 @@
 pub use quorate_net::{CpuClock, Stopwatch};
 
 use crate::baselines::{decode_signatures, encode_signatures, sign_individual, verify_individual};
-use crate::baselines::{verify_share, Dealing, JvssGroup};
+use crate::baselines::{verify_share, BaselineKey, BaselinePublicKey, Dealing, JvssGroup};
 use crate::error::CosiError;
-use crate::keys::SecretKey;
+use crate::keys::{RosterEntry, SecretKey};
 use crate::mask::Mask;
 use crate::policy::Policy;
 use crate::protocol::{
@@ -961,8 +961,8 @@ pub struct NTreeNode {
 struct NTreeState {
     index: usize,
     tree: Arc<Tree>,
-    key: SecretKey,
-    children_keys: Vec<(usize, crate::keys::PublicKey)>,
+    key: BaselineKey,
+    children_keys: Vec<(usize, BaselinePublicKey)>,
     message: Option<Vec<u8>>,
     root_message: Option<Vec<u8>>,
     rng: ChaCha20Rng,
@@ -979,19 +979,20 @@ impl NTreeNode {
         }
     }
 
-    /// Node `index` of `tree` with `key`; `roster` gives the children's keys.
+    /// Node `index` of `tree` with its baseline `key`; `publics` (roster order) gives the
+    /// children's baseline keys.
     pub fn new(
         tree: Arc<Tree>,
-        roster: &Roster,
+        publics: &[BaselinePublicKey],
         index: usize,
-        key: SecretKey,
+        key: BaselineKey,
         message: &[u8],
         seed: u64,
     ) -> Self {
         let children_keys = tree
             .children(index)
             .iter()
-            .filter_map(|&c| roster.public_key(c).map(|k| (c, *k)))
+            .filter_map(|&c| publics.get(c).map(|k| (c, *k)))
             .collect();
         let root_message = (tree.root() == index).then(|| message.to_vec());
         NTreeNode {
@@ -1317,6 +1318,11 @@ pub struct SimSetup {
     pub keys: Vec<SecretKey>,
     /// The roster.
     pub roster: Arc<Roster>,
+    /// The witnesses' baseline keys (roster order), for the Naive and NTree baselines;
+    /// never the roster keys (see [`crate::baselines`]).
+    pub baseline: Vec<BaselineKey>,
+    /// Their public keys.
+    pub baseline_publics: Vec<BaselinePublicKey>,
 }
 
 impl SimSetup {
@@ -1325,9 +1331,20 @@ impl SimSetup {
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let keys: Vec<SecretKey> = (0..n).map(|_| SecretKey::generate(&mut rng)).collect();
         let entries = keys.iter().map(|k| k.roster_entry(&mut rng)).collect();
+        SimSetup::from_keys(keys, entries)
+    }
+
+    /// Witnesses with the given keys and roster entries (same order); derives their baseline
+    /// keys.
+    pub fn from_keys(keys: Vec<SecretKey>, entries: Vec<RosterEntry>) -> Result<Self, CosiError> {
+        let roster = Arc::new(Roster::new(entries)?);
+        let baseline: Vec<BaselineKey> = keys.iter().map(BaselineKey::derive).collect();
+        let baseline_publics = baseline.iter().map(|k| *k.public_key()).collect();
         Ok(SimSetup {
-            roster: Arc::new(Roster::new(entries)?),
             keys,
+            roster,
+            baseline,
+            baseline_publics,
         })
     }
 }
@@ -1476,9 +1493,9 @@ pub fn simulate(
                     } else {
                         NTreeNode::new(
                             tree.clone(),
-                            &setup.roster,
+                            &setup.baseline_publics,
                             i,
-                            setup.keys[i].clone(),
+                            setup.baseline[i].clone(),
                             message,
                             params.seed,
                         )

@@ -394,10 +394,10 @@ impl Keys {
     }
 
     fn setup(&self, n: usize) -> anyhow::Result<SimSetup> {
-        Ok(SimSetup {
-            keys: self.keys[..n].to_vec(),
-            roster: Arc::new(Roster::new(self.entries[..n].to_vec())?),
-        })
+        Ok(SimSetup::from_keys(
+            self.keys[..n].to_vec(),
+            self.entries[..n].to_vec(),
+        )?)
     }
 }
 
