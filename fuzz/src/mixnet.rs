@@ -72,9 +72,17 @@ impl World {
         let i_set = vec![1, 3];
         let (_key, rsm_query) =
             dbrsm::querier_quasi_sign(&public, &gammas, &i_set, &mut r).expect("quasi-sign");
-        let (triples, tshares) = dbrsm::deal_triples(&public, i_set.len(), &mut r);
+        let (triples, mut tshares) =
+            dbrsm::deal_triples(&public, &rsm_query.query_id, i_set.len(), &mut r);
         let rsm_proof = dbrsm::run(
-            &public, &servers, &inputs, &record, &triples, &tshares, &rsm_query, &mut r,
+            &public,
+            &servers,
+            &inputs,
+            &record,
+            &triples,
+            &mut tshares,
+            &rsm_query,
+            &mut r,
         )
         .expect("dbrsm");
         let answer = dbrsm::verify(&public, &inputs, &record, &triples, &rsm_query, &rsm_proof)
@@ -454,7 +462,7 @@ pub fn cases() -> Vec<Case> {
         )
         .with_check(false, move |b| {
             let t = wire_rsm::decode_triple_public(&z.public, b).expect("decoded");
-            dbrsm::verify_triples(&z.public, &[t]).is_ok()
+            dbrsm::verify_triples(&z.public, &z.rsm_query.query_id, &[t]).is_ok()
         }),
     );
     let x = w!();

@@ -520,7 +520,6 @@ mod tests {
     }
 }
 
-
 #[cfg(test)]
 mod regression {
     use super::*;
@@ -535,13 +534,16 @@ mod regression {
     fn baseline_signature_is_not_a_one_bit_cosi_signature() {
         let mut rng = ChaCha20Rng::seed_from_u64(5);
         let keys: Vec<SecretKey> = (0..4).map(|_| SecretKey::generate(&mut rng)).collect();
-        let roster = Roster::new(keys.iter().map(|k| k.roster_entry(&mut rng)).collect())
-            .expect("roster");
+        let roster =
+            Roster::new(keys.iter().map(|k| k.roster_entry(&mut rng)).collect()).expect("roster");
         let baseline: Vec<BaselineKey> = keys.iter().map(BaselineKey::derive).collect();
         let sigs = naive_sign_in_process(&baseline, b"m", &mut rng).expect("naive");
         for (i, s) in sigs {
             assert!(verify_individual(baseline[i].public_key(), b"m", &s));
-            assert_ne!(baseline[i].public_key().as_bytes(), keys[i].public_key().as_bytes());
+            assert_ne!(
+                baseline[i].public_key().as_bytes(),
+                keys[i].public_key().as_bytes()
+            );
             let mut bytes = s.to_vec();
             bytes.push(1u8 << i);
             let sig = Signature::from_bytes(&bytes, 4).expect("well-formed");

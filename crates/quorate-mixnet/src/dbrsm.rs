@@ -52,9 +52,9 @@
 //! `A_k = g^{a_k} h^{α_k}`, `B_k = g^{b_k} h^{β_k}`, `C_k = g^{c_k} h^{γ_k}` and a Σ-proof
 //! that the sums multiply: knowledge of `(b, β, τ)` with `B = g^b h^β`, `C = A^b h^τ`
 //! ([`TripleProof`], [`verify_triples`]: all triples in one MSM with 128-bit weights), so a
-//! wrong dealer is caught before use. Each server checks its own shares against its
-//! commitments ([`TripleShares::check_against`]). Nothing in the clear about `a`, `b` is
-//! published.
+//! dealer whose triples do not multiply is caught before use. Each server checks its own
+//! shares against its commitments ([`TripleShares::check_against`]). No commitment to
+//! `a`, `b` other than the hiding `A_k`, `B_k` is published.
 //!
 //! To multiply `x = Σx_k` and `w = Σw_k` with published commitments `X_k = g^{x_k} h^{ξ_k}`,
 //! `W_k = g^{w_k} h^{ω_k}`, server `k` opens `d_k = x_k − a_k`, `e_k = w_k − b_k` and the
@@ -65,18 +65,31 @@
 //! k = 1)` are additive shares of `xw` with randomness `γ_k + e·α_k + d·β_k` and publicly
 //! computable commitments `Z_k = C_k + e·A_k + d·B_k (+ de·g)`
 //! ([`beaver_product_commitments`]); DPK_BBS+ uses `Z_k` as the `r′` commitments, so a
-//! server using a wrong product share fails its DPK share check and is named. The openings
-//! are one-time pads `a_k, b_k, α_k, β_k` **known to the dealer**: they hide the witnesses
-//! from everybody else, but a dealer colluding with the querier (or with all servers)
-//! learns `x = d + a` and `w = e + b` (the blinding and the witness randomness), so the
-//! dealer must be trusted not to collude with the querier; the public checks
-//! ([`verify_triples`], [`TripleShares::check_against`]) prove only that the triples are
-//! multiplication triples, not that the dealer forgot them. A triple must be used once: two
-//! uses open `x − a` and `x′ − a`, whose difference leaks `x − x′` to everybody.
+//! server using a wrong product share fails its DPK share check and is named.
+//!
+//! **What the openings hide, and from whom.** `d_k = x_k − a_k` and `e_k = w_k − b_k` are
+//! one-time pads with `a_k, b_k, α_k, β_k` that the **dealer knows**. They hide `x` and `w`
+//! only from parties that do not know the pads. A dealer colluding with the querier (or
+//! with all servers) learns `x = d + a` and `w = e + b`, the witness randomness and the
+//! blindings `b_j`; with `b_j` the querier unblinds `S_{π(j)} = S̃_j^{1/b_j}` and links
+//! every output to its queried input. **DB-RSM's privacy therefore rests on a dealer that
+//! does not collude with the querier.** The public checks ([`verify_triples`],
+//! [`TripleShares::check_against`]) prove only that the triples multiply, not that the
+//! dealer forgot them.
+//!
+//! **One query, one use.** Two uses of a triple open `x − a` and `x′ − a`, whose difference
+//! publishes `x − x′` to everybody. So the querier draws a fresh [`QueryId`] with its
+//! query ([`BbsQuery::query_id`]), the dealer deals for that id ([`deal_triples`]; each
+//! triple carries it and its proof's challenge binds it), and: [`verify_triples`] refuses
+//! a triple of another query ([`MixnetError::TripleForOtherQuery`]); a server's
+//! [`TripleShares`] (not `Clone`) refuse another query's id and are marked used by
+//! [`beaver_open`], which refuses a second opening ([`MixnetError::TripleReused`], naming
+//! the server and the query); [`run`] checks both before any work.
 
 use crate::elgamal::batch_weight;
 use crate::error::MixnetError;
 use crate::params::GENERATOR_DST;
+pub use crate::query::QueryId;
 use crate::setup::MixnetPublic;
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
@@ -125,9 +138,13 @@ pub struct QuasiSignature {
     pub r_hat: Scalar,
 }
 
-/// The querier's DB-RSM query: inputs `I`, BBS+ key and one quasi-signature per input.
+/// The querier's DB-RSM query: its id, inputs `I`, BBS+ key and one quasi-signature per
+/// input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BbsQuery {
+    /// The query's id (fresh, drawn by the querier): the dealer deals the Beaver triples for
+    /// it, and triples dealt for another id are refused.
+    pub query_id: QueryId,
     /// `I`: queried input positions (strictly increasing).
     pub inputs: Vec<usize>,
     /// `y = f2^x`.
@@ -141,7 +158,8 @@ fn check_index_set(set: &[usize], n: usize) -> bool {
 }
 
 /// Fig. 9 step 2: the querier quasi-signs the commitments `γ_i`, `i ∈ I` (`gammas` are the
-/// accepted inputs' commitments, in input order).
+/// accepted inputs' commitments, in input order) under a fresh [`QueryId`]; the dealer then
+/// deals this query's triples ([`deal_triples`] with [`BbsQuery::query_id`]).
 pub fn querier_quasi_sign<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     gammas: &[G1Projective],
@@ -160,6 +178,7 @@ pub fn querier_quasi_sign<R: RngCore + CryptoRng>(
         x = Scalar::random(&mut *rng);
     }
     let key = BbsQuerierKey { x };
+    let query_id = QueryId::random(&mut *rng);
     let draws: Vec<(Scalar, Scalar)> = inputs_i
         .iter()
         .map(|_| loop {
@@ -192,6 +211,7 @@ pub fn querier_quasi_sign<R: RngCore + CryptoRng>(
     Ok((
         key,
         BbsQuery {
+            query_id,
             inputs: inputs_i.to_vec(),
             y,
             sigs,
@@ -252,10 +272,12 @@ pub fn check_quasi_signatures(
     Ok(())
 }
 
-/// The public part of one Beaver triple: per-server Pedersen commitments and the dealer's
-/// proof that the committed values multiply.
+/// The public part of one Beaver triple: the query it was dealt for, per-server Pedersen
+/// commitments and the dealer's proof that the committed values multiply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TriplePublic {
+    /// The query this triple was dealt for (bound by the proof's challenge).
+    pub query: QueryId,
     /// `A_k = g^{a_k} h^{α_k}`, one per server.
     pub a: Vec<G1Projective>,
     /// `B_k = g^{b_k} h^{β_k}`.
@@ -282,11 +304,17 @@ pub struct TripleProof {
     pub z_tau: Scalar,
 }
 
-/// One server's shares of a list of triples with their Pedersen randomness (wiped on drop,
-/// redacted in `Debug`).
+/// One server's shares of a list of triples dealt for one query, with their Pedersen
+/// randomness (wiped on drop, redacted in `Debug`). Single-use: [`beaver_open`] marks them
+/// used and refuses a second opening ([`MixnetError::TripleReused`]); the type is not
+/// `Clone`.
 pub struct TripleShares {
     /// The server.
     pub mixer: PartyId,
+    /// The query the triples were dealt for.
+    query: QueryId,
+    /// Whether [`beaver_open`] has opened them.
+    used: bool,
     /// `(a_k, b_k, c_k)` per triple.
     v: Vec<[Scalar; 3]>,
     /// `(α_k, β_k, γ_k)` per triple.
@@ -305,9 +333,11 @@ impl core::fmt::Debug for TripleShares {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "TripleShares({:?}, {} triples, <redacted>)",
+            "TripleShares({:?}, {:?}, {} triples, used: {}, <redacted>)",
             self.mixer,
-            self.v.len()
+            self.query,
+            self.v.len(),
+            self.used
         )
     }
 }
@@ -323,13 +353,42 @@ impl TripleShares {
         self.v.is_empty()
     }
 
+    /// The query the triples were dealt for.
+    pub fn query(&self) -> &QueryId {
+        &self.query
+    }
+
+    /// Whether they have been opened ([`beaver_open`]); used triples are never opened again.
+    pub fn is_used(&self) -> bool {
+        self.used
+    }
+
+    /// Refuses shares that are used or dealt for another query than `query`.
+    pub fn check_usable(&self, query: &QueryId) -> Result<(), MixnetError> {
+        if self.query != *query {
+            return Err(MixnetError::TripleForOtherQuery {
+                holder: Some(self.mixer),
+                query: *query,
+                dealt_for: self.query,
+            });
+        }
+        if self.used {
+            return Err(MixnetError::TripleReused {
+                mixer: self.mixer,
+                query: self.query,
+            });
+        }
+        Ok(())
+    }
+
     /// The server's check of its own shares against the dealer's commitments
     /// (`g^{a_k} h^{α_k} = A_k`, …), so a dealer handing a server inconsistent shares is
-    /// caught. All relations in one MSM with 128-bit weights.
+    /// caught, and that the triples were dealt for the same query as the shares. All
+    /// relations in one MSM with 128-bit weights.
     pub fn check_against(&self, public: &MixnetPublic, triples: &[TriplePublic]) -> bool {
         let (g, h) = (public.gens.g, public.gens.h);
         let pos = self.mixer.position();
-        if triples.len() != self.v.len() {
+        if triples.len() != self.v.len() || triples.iter().any(|t| t.query != self.query) {
             return false;
         }
         let one = -Scalar::ONE;
@@ -362,7 +421,8 @@ fn triple_challenge(
     t_b: &G1Projective,
     t_c: &G1Projective,
 ) -> Scalar {
-    let mut t = Transcript::for_protocol(b"quorate/mixnet/beaver-triple", 1, &public.sid);
+    let mut t = Transcript::for_protocol(b"quorate/mixnet/beaver-triple", 2, &public.sid);
+    t.append_message(b"query", tp.query.as_bytes());
     t.append_u64_be(b"triple", index as u64);
     t.append_point(b"g", &public.gens.g);
     t.append_point(b"h", &public.gens.h);
@@ -375,10 +435,12 @@ fn triple_challenge(
 }
 
 /// The triple dealer (a preprocessing assumption, see the module docs): `count` triples for
-/// every server of `public` (in order), each with its multiplication proof. Triples are
-/// single-use: every query needs fresh ones.
+/// the query `query` and every server of `public` (in order), each with its multiplication
+/// proof, which binds `query`. Triples are single-use: every query needs fresh ones, and
+/// servers and verifiers refuse triples dealt for another query.
 pub fn deal_triples<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
+    query: &QueryId,
     count: usize,
     rng: &mut R,
 ) -> (Vec<TriplePublic>, Vec<TripleShares>) {
@@ -389,6 +451,8 @@ pub fn deal_triples<R: RngCore + CryptoRng>(
         .iter()
         .map(|&p| TripleShares {
             mixer: p,
+            query: *query,
+            used: false,
             v: Vec::with_capacity(count),
             r: Vec::with_capacity(count),
         })
@@ -416,6 +480,7 @@ pub fn deal_triples<R: RngCore + CryptoRng>(
             x.iter().zip(r).map(|(x, r)| g * x + h * r).collect()
         };
         let mut tp = TriplePublic {
+            query: *query,
             a: com(&a, &al),
             b: com(&b, &be),
             c: com(&c, &ga),
@@ -447,13 +512,26 @@ pub fn deal_triples<R: RngCore + CryptoRng>(
     (publics, shares)
 }
 
-/// Public check of the dealer's triples: shapes, and every triple's multiplication proof
+/// Public check of the dealer's triples for the query `query`: every triple dealt for it
+/// ([`MixnetError::TripleForOtherQuery`] otherwise), shapes, and every triple's
+/// multiplication proof
 /// (`g^{z_b} h^{z_β} = T_B + e·B`, `A^{z_b} h^{z_τ} = T_C + e·C`, so by the binding of
 /// Pedersen commitments `c = ab`), all in one MSM with independent 128-bit weights. No
 /// commitment to the triple values in the clear is published (a `G2` commitment `f2^b`, as
 /// an earlier version used, together with the opened `e = w − b` would reveal `f2^w` for
 /// the multiplied witness and link outputs to inputs).
-pub fn verify_triples(public: &MixnetPublic, triples: &[TriplePublic]) -> Result<(), MixnetError> {
+pub fn verify_triples(
+    public: &MixnetPublic,
+    query: &QueryId,
+    triples: &[TriplePublic],
+) -> Result<(), MixnetError> {
+    if let Some(t) = triples.iter().find(|t| t.query != *query) {
+        return Err(MixnetError::TripleForOtherQuery {
+            holder: None,
+            query: *query,
+            dealt_for: t.query,
+        });
+    }
     let m = usize::from(public.params.n());
     if triples
         .iter()
@@ -485,7 +563,9 @@ pub fn verify_triples(public: &MixnetPublic, triples: &[TriplePublic]) -> Result
     if batch.holds() {
         Ok(())
     } else {
-        Err(ParamError::Invalid("Beaver triples are not multiplication triples").into())
+        Err(MixnetError::ProofRejected(
+            "Beaver triples are not multiplication triples",
+        ))
     }
 }
 
@@ -530,15 +610,20 @@ impl core::fmt::Debug for CommittedShare {
 }
 
 /// Server side: opens `x_k − a_k` and `w_k − b_k` (with the randomness differences) with the
-/// first `x.len()` triples.
+/// first `x.len()` triples, for the query `query`. Refuses triples dealt for another query
+/// ([`MixnetError::TripleForOtherQuery`]) and triples already opened
+/// ([`MixnetError::TripleReused`]), then marks them used.
 pub fn beaver_open(
-    shares: &TripleShares,
+    shares: &mut TripleShares,
+    query: &QueryId,
     x: &[CommittedShare],
     w: &[CommittedShare],
 ) -> Result<BeaverOpening, MixnetError> {
+    shares.check_usable(query)?;
     if x.len() != w.len() || x.len() > shares.len() {
         return Err(ParamError::Invalid("Beaver inputs: equal lengths, enough triples").into());
     }
+    shares.used = true;
     let (v, r) = (&shares.v, &shares.r);
     Ok(BeaverOpening {
         mixer: shares.mixer,
@@ -1777,8 +1862,9 @@ fn beaver_input_coms(
 /// Runs DB-RSM in process for the query `q` (all servers simulated, every stage checked
 /// before the next builds on it) and returns the published proof. `record` is the verified
 /// Mix record, `submissions` the sender inputs it was built from, and `triples` /
-/// `triple_shares` the dealer's Beaver triples (at least one per queried input, fresh for
-/// this query).
+/// `triple_shares` the dealer's Beaver triples (at least one per queried input, dealt for
+/// `q.query_id`; each server's shares are opened once and then refused,
+/// [`MixnetError::TripleReused`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
@@ -1786,7 +1872,7 @@ pub fn run<R: RngCore + CryptoRng>(
     submissions: &[SenderInput],
     record: &MixRecord,
     triples: &[TriplePublic],
-    triple_shares: &[TripleShares],
+    triple_shares: &mut [TripleShares],
     q: &BbsQuery,
     rng: &mut R,
 ) -> Result<DbRsmProof, MixnetError> {
@@ -1812,7 +1898,7 @@ pub fn run_timed<R: RngCore + CryptoRng>(
     submissions: &[SenderInput],
     record: &MixRecord,
     triples: &[TriplePublic],
-    triple_shares: &[TripleShares],
+    triple_shares: &mut [TripleShares],
     q: &BbsQuery,
     rng: &mut R,
     times: &mut StepTimes,
@@ -1822,11 +1908,15 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         || triple_shares.len() != parties.len()
         || servers
             .iter()
-            .zip(triple_shares)
+            .zip(triple_shares.iter())
             .zip(&parties)
             .any(|((s, t), &p)| s.id != p || t.mixer != p)
     {
         return Err(ParamError::Invalid("one server and one triple share set per party").into());
+    }
+    // Each server refuses up front to answer with triples of another query or used ones.
+    for ts in triple_shares.iter() {
+        ts.check_usable(&q.query_id)?;
     }
     let gammas = accepted_gammas(public, submissions, record)?;
     times.time("M: check BBS+ quasi-signatures", None, || {
@@ -1878,7 +1968,7 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         crate::sharing::run_value_sharing_timed(public, servers, &bases, rng, times)?;
     // Step 8: Beaver r′ = ρ·b, then DPK_BBS+.
     let used = &triples[..members.len()];
-    for ts in triple_shares {
+    for ts in triple_shares.iter() {
         let ok = times.time("M: check own Beaver triple shares", Some(ts.mixer), || {
             ts.check_against(public, &triples[..ts.len().min(triples.len())])
         });
@@ -1887,11 +1977,11 @@ pub fn run_timed<R: RngCore + CryptoRng>(
         }
     }
     times.time("M/Q: verify the dealer's Beaver triples", None, || {
-        verify_triples(public, used)
+        verify_triples(public, &q.query_id, used)
     })?;
     let (x_coms, w_coms) = beaver_input_coms(&signature, &members, &wcoms)?;
     let mut beaver = Vec::with_capacity(servers.len());
-    for ((ts, ws), bs) in triple_shares.iter().zip(&wshares).zip(&bshares) {
+    for ((ts, ws), bs) in triple_shares.iter_mut().zip(&wshares).zip(&bshares) {
         let t0 = Instant::now();
         let mut xs = Vec::with_capacity(members.len());
         let mut bsv = Vec::with_capacity(members.len());
@@ -1908,7 +1998,7 @@ pub fn run_timed<R: RngCore + CryptoRng>(
                     .ok_or(ParamError::Invalid("missing blinding share"))?,
             );
         }
-        let o = beaver_open(ts, &xs, &bsv)?;
+        let o = beaver_open(ts, &q.query_id, &xs, &bsv)?;
         times.add("M: Beaver openings", Some(ts.mixer), t0.elapsed());
         beaver.push(o);
     }
@@ -2059,7 +2149,7 @@ pub fn verify_timed(
     }
     let used = &triples[..members.len()];
     times.time("Q: verify the dealer's Beaver triples", None, || {
-        verify_triples(public, used)
+        verify_triples(public, &q.query_id, used)
     })?;
     let t0 = Instant::now();
     let (x_coms, w_coms) = beaver_input_coms(&proof.signature, &members, &wcoms)?;

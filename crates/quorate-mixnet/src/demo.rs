@@ -295,7 +295,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     let q_sign = t0.elapsed();
     timings.push((rsm, "Q: n BBS+ quasi-signatures".into(), q_sign));
     let t0 = Instant::now();
-    let (triples, triple_shares) = dbrsm::deal_triples(&public, n, rng);
+    let (triples, mut triple_shares) = dbrsm::deal_triples(&public, &bq.query_id, n, rng);
     timings.push((
         rsm,
         "dealer: n Beaver triples + proofs (preprocessing)".into(),
@@ -308,7 +308,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         &submissions,
         &record,
         &triples,
-        &triple_shares,
+        &mut triple_shares,
         &bq,
         rng,
         &mut mt,
@@ -384,17 +384,11 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     statuses.push(("trace_in_matches_ground_truth", tin.answer == truth_in));
     let i_set: Vec<usize> = (0..n).filter(|i| i % 3 == 0).collect();
     let t0 = Instant::now();
-    let (tr_triples, tr_shares) = dbrsm::deal_triples(&public, i_set.len(), rng);
-    let tout = trace::btrace_out(
-        &public,
-        &servers,
-        &submissions,
-        &record,
-        &tr_triples,
-        &tr_shares,
-        &i_set,
-        rng,
-    )?;
+    // The dealer deals after the querier has fixed the query id (its own randomness).
+    let deal = |q: &dbrsm::BbsQuery| {
+        dbrsm::deal_triples(&public, &q.query_id, q.inputs.len(), &mut rand_core::OsRng)
+    };
+    let tout = trace::btrace_out(&public, &servers, &submissions, &record, deal, &i_set, rng)?;
     timings.push((
         "tracing",
         "BTraceOut(I) via DB-RSM (dealer + servers + querier)".into(),

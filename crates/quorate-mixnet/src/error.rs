@@ -1,5 +1,6 @@
 //! The crate's error type, with blame for identifiable abort.
 
+use crate::query::QueryId;
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use quorate_paillier::PaillierError;
@@ -41,6 +42,29 @@ pub enum MixnetError {
     /// broken assumption (a proof's soundness) leads here.
     #[error("proof rejected: {0}")]
     ProofRejected(&'static str),
+    /// Server `mixer` was asked to open Beaver triples it has already opened (for `query`).
+    /// Refused: a second opening of the same triple publishes `x − a` and `x′ − a`, whose
+    /// difference leaks `x − x′` to everybody.
+    #[error(
+        "server {mixer} already used its Beaver triples of query {query}; refusing to reuse them"
+    )]
+    TripleReused {
+        /// The server whose triple shares were presented again.
+        mixer: PartyId,
+        /// The query the triples were dealt for (and already used in).
+        query: QueryId,
+    },
+    /// Beaver triples dealt for query `dealt_for` were offered for query `query`: held by
+    /// server `holder`, or (`None`) the dealer's public triples.
+    #[error("Beaver triples of query {dealt_for} offered for query {query} (holder {holder:?})")]
+    TripleForOtherQuery {
+        /// The server holding the shares, `None` for the public triples.
+        holder: Option<PartyId>,
+        /// The query being answered.
+        query: QueryId,
+        /// The query the triples were dealt for.
+        dealt_for: QueryId,
+    },
     /// A mix-server's message failed a check; the blame names it.
     #[error("mix-server misbehaved: {0}")]
     Aborted(Blame),
@@ -56,6 +80,8 @@ impl Culprits for MixnetError {
             | MixnetError::InvalidInput { .. }
             | MixnetError::InvalidQuery(_)
             | MixnetError::ProofRejected(_)
+            | MixnetError::TripleReused { .. }
+            | MixnetError::TripleForOtherQuery { .. }
             | MixnetError::DpkFailed { .. } => &[],
         }
     }

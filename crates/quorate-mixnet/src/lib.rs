@@ -36,10 +36,15 @@
 //!   proofs sound over the integers come from the same dealer, over an independent auxiliary
 //!   modulus `Ñ` (fresh safe primes), never the Paillier `N`, which any `t` shareholders
 //!   could factor (see [`setup`]); their binding then holds even if every server colludes.
-//! * The Beaver triples of DB-RSM come from a dealer as preprocessing. Their multiplication
-//!   proofs are publicly verified ([`dbrsm::verify_triples`]) before use, but the dealer
-//!   knows the one-time pads of the Beaver openings: a dealer colluding with the querier
-//!   breaks the privacy of DB-RSM, and each triple must be used for one query only.
+//! * The Beaver triples of DB-RSM come from a **trusted dealer** as preprocessing. Anyone
+//!   can check their multiplication proofs ([`dbrsm::verify_triples`]), but that shows only
+//!   that they multiply, not that they are secret: the dealer knows the one-time pads of the
+//!   Beaver openings, so **a dealer colluding with the querier breaks the privacy of
+//!   DB-RSM** (together they recover the blindings `b_j`, hence `S_{π(j)} = S̃_j^{1/b_j}`,
+//!   and link every output to its queried input). Each triple is dealt for one query id
+//!   ([`query::QueryId`]) and opened once: servers refuse used triples
+//!   ([`MixnetError::TripleReused`]) and servers and verifiers refuse triples of another
+//!   query ([`MixnetError::TripleForOtherQuery`]).
 //!
 //! # Status
 //! Done (Figs. 6, 8, 9 of the paper, as reconstructed in the design notes):
@@ -58,7 +63,8 @@
 //!   published commitments `B_{k,j}` and a proof linking them to the blinding, threshold
 //!   decryption, openings proving `Σ_k b_{k,j} ≠ 0` at non-members); the Paillier witness
 //!   track ([`witness`]) converted for the members; Beaver `r′ = ρ·b` on Pedersen-committed
-//!   inputs and publicly verified dealer triples; the distributed DPK_BBS+; every failing
+//!   inputs with the dealer's triples (bound to the query, single-use; the dealer is
+//!   trusted, see above); the distributed DPK_BBS+; every failing
 //!   server named;
 //! * tracing (Fig. 6, [`trace`]): BTraceIn(J) on DB-SM, BTraceOut(I) on DB-RSM, one run each,
 //!   with verifiers that check an answer from its evidence alone;
@@ -84,6 +90,7 @@ pub mod mix;
 pub mod notes;
 pub mod packing;
 pub mod params;
+pub mod query;
 pub mod ring_pedersen;
 pub mod sender;
 pub mod setup;

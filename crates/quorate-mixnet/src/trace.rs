@@ -53,8 +53,10 @@ pub struct TraceOutAnswer {
     pub answer: Vec<usize>,
     /// The outputs proven **not** to come from `I` (the complement of `answer`), sorted.
     pub not_from: Vec<usize>,
-    /// The querier's quasi-signed query (`I`, BBS+ key, quasi-signatures).
+    /// The querier's quasi-signed query (its id, `I`, BBS+ key, quasi-signatures).
     pub query: BbsQuery,
+    /// The dealer's Beaver triples for this query (public part).
+    pub triples: Vec<TriplePublic>,
     /// The servers' DB-RSM proof.
     pub proof: DbRsmProof,
 }
@@ -132,36 +134,48 @@ pub fn verify_trace_in(
         .collect())
 }
 
-/// BTraceOut(I), run in process: the querier quasi-signs the commitments of `I`, the
-/// servers prove DB-RSM with the dealer's triples (`triples`, `triple_shares`: at least
-/// `|I|`, fresh for this query), the querier verifies. Returns the outputs that came from
-/// `I` and those that did not.
-#[allow(clippy::too_many_arguments)]
-pub fn btrace_out<R: RngCore + CryptoRng>(
+/// BTraceOut(I), run in process: the querier quasi-signs the commitments of `I` under a
+/// fresh query id, the dealer (`deal`, called with the query) deals the Beaver triples for
+/// that id (at least `|I|`: the public triples and one share set per server), the servers
+/// prove DB-RSM, the querier verifies. Returns the outputs that came from `I` and those that
+/// did not.
+pub fn btrace_out<R, D>(
     public: &MixnetPublic,
     servers: &[MixServer],
     submissions: &[SenderInput],
     record: &MixRecord,
-    triples: &[TriplePublic],
-    triple_shares: &[TripleShares],
+    deal: D,
     inputs_i: &[usize],
     rng: &mut R,
-) -> Result<TraceOutAnswer, MixnetError> {
+) -> Result<TraceOutAnswer, MixnetError>
+where
+    R: RngCore + CryptoRng,
+    D: FnOnce(&BbsQuery) -> (Vec<TriplePublic>, Vec<TripleShares>),
+{
     let i_set = sorted_distinct(inputs_i, public.n)?;
     let inputs = crate::sharing::accepted_inputs(submissions, record)?;
     let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
     let (_key, query) = dbrsm::querier_quasi_sign(public, &gammas, &i_set, rng)?;
+    let (triples, mut triple_shares) = deal(&query);
     let proof = dbrsm::run(
         public,
         servers,
         submissions,
         record,
-        triples,
-        triple_shares,
+        &triples,
+        &mut triple_shares,
         &query,
         rng,
     )?;
-    let answer = verify_trace_out(public, submissions, record, triples, &i_set, &query, &proof)?;
+    let answer = verify_trace_out(
+        public,
+        submissions,
+        record,
+        &triples,
+        &i_set,
+        &query,
+        &proof,
+    )?;
     let not_from = (0..public.n)
         .filter(|j| answer.binary_search(j).is_err())
         .collect();
@@ -169,6 +183,7 @@ pub fn btrace_out<R: RngCore + CryptoRng>(
         answer,
         not_from,
         query,
+        triples,
         proof,
     })
 }

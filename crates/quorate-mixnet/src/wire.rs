@@ -107,8 +107,9 @@ use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
 
 /// The format version of every message in this module and in [`crate::wire_rsm`].
 /// Version 2: the DB-SM DPK commitment publishes `M_k = S^{ρ_v} g^{−ρ_b}` instead of
-/// `P_k`, `W_k` (issue 13); version-1 bytes are refused.
-pub const WIRE_VERSION: u8 = 2;
+/// `P_k`, `W_k`; version 3: the DB-RSM query and every Beaver triple carry the query id
+/// ([`crate::query::QueryId`]). Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 3;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and

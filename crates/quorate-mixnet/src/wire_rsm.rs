@@ -51,8 +51,8 @@
 //!
 //! # Sizes (bytes; `c = ⌈|N²|/8⌉`, `z = ⌈|N|/8⌉`, `ẑ = ⌈|Ñ|/8⌉`, `G1 = 48`, `G2 = 96`,
 //! `Gt = 288`, `s = 32`)
-//! * [`BbsQuery`]: `6 + 4|I| + G2 + |I|·(G1 + 2s)`.
-//! * [`TriplePublic`]: `4 + 3m·G1 + 2·G1 + 3s`; [`BeaverOpening`]: `8 + 4·count·s`.
+//! * [`BbsQuery`]: `6 + 32 + 4|I| + G2 + |I|·(G1 + 2s)` (32: the query id).
+//! * [`TriplePublic`]: `4 + 32 + 3m·G1 + 2·G1 + 3s`; [`BeaverOpening`]: `8 + 4·count·s`.
 //! * [`BbsDpkProof`]: `4 + m·(2 + 2·Gt + 3·G1 + 6s)`.
 //! * [`RsmBlindingStage`]: `8 + n·(2·G1 + G1 + (3·G1 + 3s))`.
 //! * [`NonMemberOpening`]: `8 + 2·count·s`.
@@ -62,7 +62,7 @@
 //!   header, nested bodies do not.
 //!
 //! Measured at `n = 6`, `m = 2`, `|I| = 3` (3 members, 3 non-members), 1024-bit `N`
-//! (`tests/wire_rsm.rs`, `encoded_sizes`): BBS+ query 450, triples for `|I|` 1452, Beaver
+//! (`tests/wire_rsm.rs`, `encoded_sizes`): BBS+ query 482, triples for `|I|` 1548, Beaver
 //! opening (one server) 392, DPK_BBS+ proof (one output) 1832, signature track 11018
 //! (one blinding stage 2312), non-member opening 200, witness shuffle 7258, witness track
 //! 18344, joint sharing record for `n` inputs 20802, whole DB-RSM proof 36034.
@@ -76,6 +76,7 @@ use crate::error::MixnetError;
 use crate::mix::MixStage;
 use crate::packing;
 use crate::params::CHALLENGE_BITS;
+use crate::query::QueryId;
 use crate::setup::MixnetPublic;
 use crate::sharing::{
     Layout, ShareCommit, ShareCommitStage, ShareDecStage, ShareLinkProof, SharingRecord,
@@ -221,7 +222,8 @@ pub fn decode_quasi_signature(bytes: &[u8]) -> Result<QuasiSignature, MixnetErro
     read_msg("quasi-signature", tag::QUASI_SIGNATURE, bytes, get_qsig)
 }
 
-/// Encodes the DB-RSM query: `u32 |I| ‖ |I| × u32 index ‖ y ‖ |I| × (S ‖ c ‖ r̂)`.
+/// Encodes the DB-RSM query: `query id (32) ‖ u32 |I| ‖ |I| × u32 index ‖ y ‖
+/// |I| × (S ‖ c ‖ r̂)`.
 pub fn encode_bbs_query(q: &BbsQuery) -> Result<Vec<u8>, MixnetError> {
     if q.sigs.len() != q.inputs.len() {
         return Err(invalid(
@@ -230,6 +232,7 @@ pub fn encode_bbs_query(q: &BbsQuery) -> Result<Vec<u8>, MixnetError> {
         ));
     }
     write_msg(tag::BBS_QUERY, |w| {
+        w.bytes(q.query_id.as_bytes());
         w.u32(u32_len("BBS+ query inputs", q.inputs.len())?);
         for &i in &q.inputs {
             w.u32(u32_len("BBS+ query input index", i)?);
@@ -244,6 +247,7 @@ pub fn encode_bbs_query(q: &BbsQuery) -> Result<Vec<u8>, MixnetError> {
 /// strictly increasing and below `n`, `y ≠ 1`, every `S_i ≠ 1`.
 pub fn decode_bbs_query(public: &MixnetPublic, bytes: &[u8]) -> Result<BbsQuery, MixnetError> {
     read_msg("BBS+ query", tag::BBS_QUERY, bytes, |r| {
+        let query_id = QueryId(r.array()?);
         let k = usize::try_from(r.u32()?).map_err(|_| invalid("BBS+ query", "length overflows"))?;
         if k == 0 || k > public.n {
             return Err(invalid("BBS+ query inputs", "|I| must be in 1..=n"));
@@ -260,7 +264,12 @@ pub fn decode_bbs_query(public: &MixnetPublic, bytes: &[u8]) -> Result<BbsQuery,
         }
         let y = r.g2("BBS+ public key y")?;
         let sigs = read_vec(r, "quasi-signatures", k, QSIG_BYTES, get_qsig)?;
-        Ok(BbsQuery { inputs, y, sigs })
+        Ok(BbsQuery {
+            query_id,
+            inputs,
+            y,
+            sigs,
+        })
     })
 }
 
@@ -303,6 +312,7 @@ fn put_triple(w: &mut Writer, t: &TriplePublic) -> Result<(), MixnetError> {
     if t.b.len() != m || t.c.len() != m {
         return Err(invalid("Beaver triple", "one commitment per server"));
     }
+    w.bytes(t.query.as_bytes());
     w.u16(u16_len("Beaver triple servers", m)?);
     for v in [&t.a, &t.b, &t.c] {
         v.iter().for_each(|p| put_g1(w, p));
@@ -313,20 +323,27 @@ fn put_triple(w: &mut Writer, t: &TriplePublic) -> Result<(), MixnetError> {
 
 fn get_triple(r: &mut Reader<'_>, public: &MixnetPublic) -> Result<TriplePublic, MixnetError> {
     let m = m_of(public);
+    let query = QueryId(r.array()?);
     expect16(r, "Beaver triple servers", m)?;
     let mut get = |what| read_vec(r, what, m, G1_BYTES, |r| Ok(r.g1(what)?));
     let a = get("triple commitment A_k")?;
     let b = get("triple commitment B_k")?;
     let c = get("triple commitment C_k")?;
     let proof = get_triple_proof(r)?;
-    Ok(TriplePublic { a, b, c, proof })
+    Ok(TriplePublic {
+        query,
+        a,
+        b,
+        c,
+        proof,
+    })
 }
 
 fn triple_bytes(m: usize) -> usize {
-    2 + 3 * m * G1_BYTES + TRIPLE_PROOF_BYTES
+    QueryId::BYTES + 2 + 3 * m * G1_BYTES + TRIPLE_PROOF_BYTES
 }
 
-/// Encodes one dealt triple: `u16 m ‖ A_1…A_m ‖ B_1…B_m ‖ C_1…C_m ‖ proof`.
+/// Encodes one dealt triple: `query id (32) ‖ u16 m ‖ A_1…A_m ‖ B_1…B_m ‖ C_1…C_m ‖ proof`.
 pub fn encode_triple_public(t: &TriplePublic) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::TRIPLE_PUBLIC, |w| put_triple(w, t))
 }

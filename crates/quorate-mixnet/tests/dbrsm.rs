@@ -1,6 +1,6 @@
 //! DB-RSM building blocks (Fig. 9): BBS+ quasi-signatures with their batched check, Beaver
-//! multiplication with publicly verified triples, and the distributed DPK_BBS+, with named
-//! cheaters and a Fiat–Shamir binding test.
+//! multiplication with the dealer's triples (multiplication proofs checked), and the
+//! distributed DPK_BBS+, with named cheaters and a Fiat–Shamir binding test.
 #![allow(clippy::unwrap_used)]
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
@@ -108,8 +108,9 @@ fn beaver_multiplication_is_correct_and_names_a_cheating_opener() {
     let m = 3;
     let ps = parties(m);
     let cnt = 5;
-    let (triples, shares) = dbrsm::deal_triples(&public, cnt, &mut rng);
-    dbrsm::verify_triples(&public, &triples).unwrap();
+    let qid = dbrsm::QueryId([5; 32]);
+    let (triples, mut shares) = dbrsm::deal_triples(&public, &qid, cnt, &mut rng);
+    dbrsm::verify_triples(&public, &qid, &triples).unwrap();
     assert!(shares.iter().all(|s| s.check_against(&public, &triples)));
     // Inputs x = Σ x_k, w = Σ w_k with hiding Pedersen commitments.
     let mut draw = || -> Vec<Vec<dbrsm::CommittedShare>> {
@@ -128,10 +129,12 @@ fn beaver_multiplication_is_correct_and_names_a_cheating_opener() {
             .collect()
     };
     let (xc, wc) = (com(&x), com(&w));
+    // Inputs of the wrong length are refused before anything is opened.
+    assert!(dbrsm::beaver_open(&mut shares[0], &qid, &x[0], &w[0][..2]).is_err());
     let openings: Vec<_> = shares
-        .iter()
+        .iter_mut()
         .zip(x.iter().zip(&w))
-        .map(|(sh, (xk, wk))| dbrsm::beaver_open(sh, xk, wk).unwrap())
+        .map(|(sh, (xk, wk))| dbrsm::beaver_open(sh, &qid, xk, wk).unwrap())
         .collect();
     let opened = dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &openings).unwrap();
     let z: Vec<Vec<dbrsm::CommittedShare>> = shares
@@ -174,51 +177,51 @@ fn beaver_multiplication_is_correct_and_names_a_cheating_opener() {
     assert_eq!(err.culprits(), &[ps[0]]);
     assert!(dbrsm::beaver_check_openings(&public, &triples, &xc[..2], &wc, &openings).is_err());
     assert!(dbrsm::beaver_check_openings(&public, &triples, &xc, &wc, &openings[..2]).is_err());
-    assert!(dbrsm::beaver_open(&shares[0], &x[0], &w[0][..2]).is_err());
 }
 
 #[test]
 fn wrong_triples_are_rejected() {
     let (public, _, _, mut rng) = world(2, 2, 9);
     let (g, h) = (public.gens.g, public.gens.h);
-    let (triples, shares) = dbrsm::deal_triples(&public, 4, &mut rng);
-    dbrsm::verify_triples(&public, &triples).unwrap();
+    let qid = dbrsm::QueryId([9; 32]);
+    let (triples, shares) = dbrsm::deal_triples(&public, &qid, 4, &mut rng);
+    dbrsm::verify_triples(&public, &qid, &triples).unwrap();
     // c ≠ ab (or the randomness shifted: the proof is for the original C).
     for delta in [g, h] {
         let mut bad = triples.clone();
         bad[2].c[1] += delta;
-        assert!(dbrsm::verify_triples(&public, &bad).is_err());
+        assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
         assert!(!shares[1].check_against(&public, &bad));
     }
     // A or B changed, or a proof response changed.
     let mut bad = triples.clone();
     bad[0].b[0] += g;
-    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
     let mut bad = triples.clone();
     bad[1].a[1] += g;
-    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
     let mut bad = triples.clone();
     bad[3].proof.z_tau += Scalar::ONE;
-    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
     // A proof is bound to its triple's position and to the session.
     let mut bad = triples.clone();
     bad.swap(0, 1);
-    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
     let mut other = public.clone();
     other.sid = SessionId::new(b"another session".to_vec());
-    assert!(dbrsm::verify_triples(&other, &triples).is_err());
+    assert!(dbrsm::verify_triples(&other, &qid, &triples).is_err());
     // A and B swapped between servers' commitments is caught by the proof (it hashes the
     // per-server commitments) and by the server's own check.
     let mut swapped = triples.clone();
     swapped[1].a.swap(0, 1);
-    assert!(dbrsm::verify_triples(&public, &swapped).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &swapped).is_err());
     assert!(!shares[0].check_against(&public, &swapped));
     // Shape errors.
     let mut bad = triples.clone();
     bad[3].c.pop();
-    assert!(dbrsm::verify_triples(&public, &bad).is_err());
+    assert!(dbrsm::verify_triples(&public, &qid, &bad).is_err());
     let (p3, _, _, _) = world(2, 3, 10);
-    assert!(dbrsm::verify_triples(&p3, &triples).is_err());
+    assert!(dbrsm::verify_triples(&p3, &qid, &triples).is_err());
 }
 
 struct DpkCase {
@@ -253,14 +256,15 @@ fn dpk_case_with(m: u16, seed: u64, bad_product: Option<usize>) -> DpkCase {
     let b: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
     let b_r: Vec<Scalar> = (0..mk).map(|_| Scalar::random(&mut rng)).collect();
     let bsum: Scalar = b.iter().sum();
-    let (triples, tshares) = dbrsm::deal_triples(&public, 1, &mut rng);
-    dbrsm::verify_triples(&public, &triples).unwrap();
+    let (triples, mut tshares) = dbrsm::deal_triples(&public, &q.query_id, 1, &mut rng);
+    dbrsm::verify_triples(&public, &q.query_id, &triples).unwrap();
     let openings_b: Vec<_> = tshares
-        .iter()
+        .iter_mut()
         .enumerate()
         .map(|(k, sh)| {
             dbrsm::beaver_open(
                 sh,
+                &q.query_id,
                 &[committed(rho[k], rho_r[k])],
                 &[committed(b[k], b_r[k])],
             )

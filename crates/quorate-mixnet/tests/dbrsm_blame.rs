@@ -37,9 +37,17 @@ fn honest_run(seed: u64) -> Run {
     let mut w = world(10, 3, seed);
     let i_set: Vec<usize> = (0..10).filter(|i| i % 2 == 0).collect();
     let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
-    let (triples, tshares) = dbrsm::deal_triples(&w.public, i_set.len(), &mut w.rng);
+    let (triples, mut tshares) =
+        dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
     let proof = dbrsm::run(
-        &w.public, &w.servers, &w.inputs, &w.record, &triples, &tshares, &q, &mut w.rng,
+        &w.public,
+        &w.servers,
+        &w.inputs,
+        &w.record,
+        &triples,
+        &mut tshares,
+        &q,
+        &mut w.rng,
     )
     .unwrap();
     dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();

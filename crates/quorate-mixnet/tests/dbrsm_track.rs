@@ -6,8 +6,8 @@
 use blstrs::Scalar;
 use ff::Field;
 use quorate_core::error::Culprits;
-use quorate_mixnet::dbrsm::{self, BbsQuery, SignatureTrack};
-use quorate_mixnet::mix;
+use quorate_mixnet::dbrsm::{self, BbsQuery, SignatureTrack, TripleShares};
+use quorate_mixnet::{mix, MixnetError};
 
 mod common;
 
@@ -29,9 +29,17 @@ fn run_dbrsm(
     Vec<bool>,
 ) {
     let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, i_set, &mut w.rng).unwrap();
-    let (triples, tshares) = dbrsm::deal_triples(&w.public, i_set.len(), &mut w.rng);
+    let (triples, mut tshares) =
+        dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
     let proof = dbrsm::run(
-        &w.public, &w.servers, &w.inputs, &w.record, &triples, &tshares, &q, &mut w.rng,
+        &w.public,
+        &w.servers,
+        &w.inputs,
+        &w.record,
+        &triples,
+        &mut tshares,
+        &q,
+        &mut w.rng,
     )
     .unwrap();
     let members = dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
@@ -60,7 +68,7 @@ fn end_to_end(n: usize, m: u16, seed: u64) {
     assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q2, &proof).is_err());
     // Too few triples, or triples from another deal, are rejected.
     assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &triples[1..], &q, &proof).is_err());
-    let (other, _) = dbrsm::deal_triples(&w.public, i_set.len(), &mut w.rng);
+    let (other, _) = dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
     assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &other, &q, &proof).is_err());
     // Reusing the proof for the full query (all inputs) fails.
     let all: Vec<usize> = (0..n).collect();
@@ -88,6 +96,68 @@ fn dbrsm_with_empty_and_full_query() {
     let (_, proof, _, members) = run_dbrsm(&mut w, &all);
     assert!(members.iter().all(|m| *m));
     assert!(proof.non_members.iter().all(|o| o.b.is_empty()));
+}
+
+/// Issue 13 (mixnet, low): Beaver triples are bound to one query and single-use. On the old
+/// code triples carried no query and nothing stopped a second run with the same shares,
+/// whose openings `x − a`, `x′ − a` publish `x − x′`.
+#[test]
+fn beaver_triples_are_bound_to_their_query_and_used_once() {
+    let mut w = world(6, 2, 49);
+    let ids: Vec<_> = w.servers.iter().map(|s| s.id).collect();
+    let i_set = [1usize, 4];
+    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    let (triples, mut tshares) = dbrsm::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
+    let run = |w: &mut World,
+               q: &BbsQuery,
+               triples: &[dbrsm::TriplePublic],
+               shares: &mut [TripleShares]| {
+        dbrsm::run(
+            &w.public, &w.servers, &w.inputs, &w.record, triples, shares, q, &mut w.rng,
+        )
+    };
+    let proof = run(&mut w, &q, &triples, &mut tshares).unwrap();
+    assert!(tshares.iter().all(TripleShares::is_used));
+    // The same shares again (same query): refused, naming the first server and the query.
+    assert_eq!(
+        run(&mut w, &q, &triples, &mut tshares).unwrap_err(),
+        MixnetError::TripleReused {
+            mixer: ids[0],
+            query: q.query_id
+        }
+    );
+    // Fresh triples dealt for q, offered for another query q2: refused by the servers.
+    let (_k2, q2) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    assert_ne!(q2.query_id, q.query_id);
+    let (fresh, mut fresh_shares) = dbrsm::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
+    assert_eq!(
+        run(&mut w, &q2, &fresh, &mut fresh_shares).unwrap_err(),
+        MixnetError::TripleForOtherQuery {
+            holder: Some(ids[0]),
+            query: q2.query_id,
+            dealt_for: q.query_id
+        }
+    );
+    assert!(fresh_shares.iter().all(|s| !s.is_used()));
+    // ... and by the querier: the public triples of q2 do not verify q's proof,
+    let (for_q2, _) = dbrsm::deal_triples(&w.public, &q2.query_id, 2, &mut w.rng);
+    assert_eq!(
+        dbrsm::verify(&w.public, &w.inputs, &w.record, &for_q2, &q, &proof).unwrap_err(),
+        MixnetError::TripleForOtherQuery {
+            holder: None,
+            query: q.query_id,
+            dealt_for: q2.query_id
+        }
+    );
+    // ... and relabelling q's triples as q2's breaks their proofs (the challenge binds it).
+    let mut relabelled = triples.clone();
+    relabelled.iter_mut().for_each(|t| t.query = q2.query_id);
+    assert!(matches!(
+        dbrsm::verify_triples(&w.public, &q2.query_id, &relabelled),
+        Err(MixnetError::ProofRejected(_))
+    ));
+    // The honest proof with its own triples still verifies.
+    dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
 }
 
 fn track(w: &mut World) -> (BbsQuery, SignatureTrack) {

@@ -6,7 +6,7 @@ use quorate_mixnet::sender::SenderInput;
 use quorate_mixnet::setup::{MixServer, MixnetPublic};
 use quorate_mixnet::{dbrsm, dbsm, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use rand_core::{RngCore, SeedableRng};
 
 mod common;
 
@@ -85,11 +85,12 @@ fn check_trace_out(
     // BTraceOut(I) (DB-RSM): exactly the outputs whose source is in I, and the rest proven
     // not to come from I.
     let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
-    let (triples, tshares) = dbrsm::deal_triples(public, i_set.len(), rng);
-    let ans = trace::btrace_out(
-        public, servers, inputs, record, &triples, &tshares, &i_set, rng,
-    )
-    .unwrap();
+    let mut dealer_rng = ChaCha20Rng::seed_from_u64(rng.next_u64());
+    let deal = |q: &dbrsm::BbsQuery| {
+        dbrsm::deal_triples(public, &q.query_id, q.inputs.len(), &mut dealer_rng)
+    };
+    let ans = trace::btrace_out(public, servers, inputs, record, deal, &i_set, rng).unwrap();
+    let triples = ans.triples.clone();
     let truth: Vec<usize> = (0..n).filter(|&j| i_set.contains(&comp[j])).collect();
     let not_truth: Vec<usize> = (0..n).filter(|&j| !i_set.contains(&comp[j])).collect();
     assert_eq!(ans.answer, truth);
@@ -144,15 +145,16 @@ fn malformed_trace_queries_are_typed_errors() {
         ),
         Err(MixnetError::InvalidQuery(_))
     ));
-    let (triples, tshares) = dbrsm::deal_triples(&public, 2, &mut rng);
+    let mut dealer_rng = ChaCha20Rng::seed_from_u64(24);
+    let mut deal_two =
+        |q: &dbrsm::BbsQuery| dbrsm::deal_triples(&public, &q.query_id, 2, &mut dealer_rng);
     assert!(matches!(
         trace::btrace_out(
             &public,
             &servers,
             &inputs,
             &record,
-            &triples,
-            &tshares,
+            &mut deal_two,
             &[10],
             &mut rng
         ),
@@ -164,8 +166,7 @@ fn malformed_trace_queries_are_typed_errors() {
         &servers,
         &inputs,
         &record,
-        &triples,
-        &tshares,
+        &mut deal_two,
         &[1, 2, 3],
         &mut rng
     )

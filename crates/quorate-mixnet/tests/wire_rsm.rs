@@ -59,9 +59,17 @@ fn world() -> &'static World {
         let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
         let i_set = vec![1, 3, 4];
         let (_key, query) = dbrsm::querier_quasi_sign(&public, &gammas, &i_set, &mut rng).unwrap();
-        let (triples, tshares) = dbrsm::deal_triples(&public, i_set.len(), &mut rng);
+        let (triples, mut tshares) =
+            dbrsm::deal_triples(&public, &query.query_id, i_set.len(), &mut rng);
         let proof = dbrsm::run(
-            &public, &servers, &inputs, &record, &triples, &tshares, &query, &mut rng,
+            &public,
+            &servers,
+            &inputs,
+            &record,
+            &triples,
+            &mut tshares,
+            &query,
+            &mut rng,
         )
         .unwrap();
         let answer = dbrsm::verify(&public, &inputs, &record, &triples, &query, &proof).unwrap();
@@ -145,7 +153,8 @@ fn bbs_query_round_trip_and_hostile() {
         |q| w::encode_bbs_query(q).unwrap(),
     );
     let k = w.query.inputs.len();
-    let y_at = 2 + 4 + 4 * k;
+    // Header, query id, |I|, indices.
+    let y_at = 2 + 32 + 4 + 4 * k;
     let s0_at = y_at + 96;
     assert!(is_decode(w::decode_bbs_query(
         &w.public,
@@ -163,17 +172,23 @@ fn bbs_query_round_trip_and_hostile() {
     for bad in [[0xFF; 4], [0, 0, 0, 0], [0, 0, 0, 7]] {
         assert!(is_decode(w::decode_bbs_query(
             &w.public,
-            &replace(&good, 2, &bad)
+            &replace(&good, 34, &bad)
         )));
     }
     assert!(is_decode(w::decode_bbs_query(
         &w.public,
-        &replace(&good, 6, &[0, 0, 0, 3])
+        &replace(&good, 38, &[0, 0, 0, 3])
     )));
     assert!(is_decode(w::decode_bbs_query(
         &w.public,
-        &replace(&good, 6 + 4 * (k - 1), &[0, 0, 0, 6])
+        &replace(&good, 38 + 4 * (k - 1), &[0, 0, 0, 6])
     )));
+    // The query id round-trips; another id decodes to another query.
+    let mut other = good.clone();
+    other[2] ^= 1;
+    let q2 = w::decode_bbs_query(&w.public, &other).unwrap();
+    assert_ne!(q2.query_id, w.query.query_id);
+    assert_eq!(q2.sigs, w.query.sigs);
     // The single quasi-signature.
     let s = w::encode_quasi_signature(&w.query.sigs[0]);
     hostile(
@@ -202,12 +217,13 @@ fn triples_and_beaver_round_trip_and_hostile() {
     );
     assert!(is_decode(w::decode_triple_public(
         &w.public,
-        &replace(&good, 4, &g1_identity())
+        &replace(&good, 36, &g1_identity())
     )));
     assert!(is_decode(w::decode_triple_public(
         &w.public,
-        &replace(&good, 2, &[0, 3])
+        &replace(&good, 34, &[0, 3])
     )));
+    assert_eq!(&good[2..34], t.query.as_bytes());
     let tp = w::encode_triple_proof(&t.proof);
     hostile(
         "triple proof",
@@ -762,7 +778,7 @@ fn encoded_sizes() {
         assert!(len > 2);
     }
     // Fixed-size layouts.
-    assert_eq!(sizes[0].1, 6 + 4 * k + 96 + k * (48 + 64));
+    assert_eq!(sizes[0].1, 6 + 32 + 4 * k + 96 + k * (48 + 64));
     assert_eq!(sizes[2].1, 8 + 4 * k * 32);
     assert_eq!(
         sizes[3].1,
