@@ -149,13 +149,18 @@ impl Store {
     }
 
     /// The signed header of round `round`, if stored.
+    /// A number beyond the store's 63-bit range was never stored: `None`, not an error (a
+    /// client asking `GET /v1/round/18446744073709551615` gets 404, not 500).
     pub fn load_round(&self, round: u64) -> anyhow::Result<Option<SignedRound>> {
+        let Ok(key) = i64::try_from(round) else {
+            return Ok(None);
+        };
         let row = self
             .conn
             .query_row(
                 "SELECT time_ms, tree_size, prev, root, roster_id, signature
                  FROM rounds WHERE round = ?1",
-                [to_i64(round)?],
+                [key],
                 |r| {
                     Ok((
                         r.get::<_, i64>(0)?,
@@ -208,5 +213,20 @@ impl Store {
         IssuedRound::from_parts(signed, hashes)
             .map(Some)
             .with_context(|| format!("stored leaves of round {round} do not match its root"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_beyond_the_stores_range_are_absent_not_errors() -> anyhow::Result<()> {
+        let store = Store::in_memory()?;
+        for round in [0, i64::MAX as u64, i64::MAX as u64 + 1, u64::MAX] {
+            assert!(store.load_round(round)?.is_none(), "{round}");
+            assert!(store.load_issued(round)?.is_none(), "{round}");
+        }
+        Ok(())
     }
 }

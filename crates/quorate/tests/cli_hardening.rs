@@ -307,6 +307,7 @@ fn timestamp_serve_and_load_parameters_are_capped() {
         (serve(&["--round-ms", "60001"]), "1..=60000"),
         (serve(&["--round-ms", "0"]), "1..=60000"),
         (serve(&["--max-batch", "1000001"]), "1..=1000000"),
+        (serve(&["--max-wait-ms", "60001"]), "1..=60000"),
         (load(&["--connections", "1025"]), "1..=1024"),
         (load(&["--pipeline", "65"]), "1..=64"),
         (load(&["--requests", "10000001"]), "1..=10000000"),

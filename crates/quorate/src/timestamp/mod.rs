@@ -45,6 +45,8 @@ const MAX_SERVE_WITNESSES: u64 = 1024;
 #[cfg(feature = "timestamp-server")]
 const MAX_ROUND_MS: u64 = 60_000;
 #[cfg(feature = "timestamp-server")]
+const MAX_WAIT_MS: u64 = 60_000;
+#[cfg(feature = "timestamp-server")]
 const MAX_BATCH: u64 = 1_000_000;
 #[cfg(feature = "timestamp-server")]
 const MAX_LOAD_CONNECTIONS: u64 = 1024;
@@ -79,6 +81,10 @@ pub struct ServeArgs {
     /// Seal a round early once this many hashes are waiting (1..=1000000).
     #[arg(long, default_value_t = 100_000, value_parser = usize_in(1, MAX_BATCH))]
     pub max_batch: usize,
+    /// Longest time a `GET /v1/receipt/…?wait=1` is held, in milliseconds (1..=60000).
+    #[arg(long, default_value_t = 30_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WAIT_MS))]
+    pub max_wait_ms: u64,
     /// Also write the roster (JSON array of hex roster entries: key ‖ proof of possession) to
     /// this file.
     #[arg(long, value_name = "FILE")]
@@ -168,6 +174,7 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     let config = ServerConfig {
         round_interval: Duration::from_millis(args.round_ms),
         max_batch: args.max_batch,
+        max_wait: Duration::from_millis(args.max_wait_ms),
         ..ServerConfig::default()
     };
     let service = Service::start(args.addr, store, args.witnesses, config)?;
