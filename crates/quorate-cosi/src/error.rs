@@ -138,6 +138,10 @@ pub enum CosiError {
         /// The failed check.
         check: &'static str,
     },
+    /// A check failed that names nobody (for example a combined signature that does not
+    /// verify although no single contribution can be blamed). Not a caller error.
+    #[error("proof rejected: {0}")]
+    ProofRejected(&'static str),
     /// A signature was rejected by verification.
     #[error("signature rejected: {0}")]
     InvalidSignature(VerifyFailure),
@@ -196,6 +200,7 @@ impl Culprits for CosiError {
             | CosiError::Declined { .. }
             | CosiError::InvalidChallenge { .. }
             | CosiError::Misuse { .. }
+            | CosiError::ProofRejected(_)
             | CosiError::InvalidSignature(_)
             | CosiError::PolicyUnreachable { .. } => &[],
         }

@@ -107,7 +107,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod baselines;
 pub mod driver;
 pub mod error;
 pub mod hash;
@@ -118,7 +117,6 @@ pub mod policy;
 pub mod protocol;
 pub mod roster;
 pub mod signature;
-pub mod sim;
 pub mod timestamp;
 pub mod tree;
 pub mod validator;

@@ -1,12 +1,12 @@
 //! # Math and design notes
 //!
-//! Sources: the study of the public CoSi work, `shared/design/cosi.md` (cited as "design
-//! notes §k"), and the evaluation section of the 2016 paper (`shared/seeds/002_…`, cited as
-//! "the paper"). Notation: `B` the Ed25519 base point, `L = 2^252 + 27742…` its prime order,
+//! Sources: the public CoSi work (the CFRG draft, Bryan Ford's reference code "bford",
+//! DEDIS kyber/cothority/onet, ftcosi, blscosi) and the 2016 paper "Keeping Authorities
+//! Honest or Bust with Decentralized Witness Cosigning" (cited as "the paper"). Notation: `B` the Ed25519 base point, `L = 2^252 + 27742…` its prime order,
 //! witness `i ∈ [0, n)` with secret `a_i` and key `A_i = a_i·B`, `A = ΣA_i`, a mask `Z` (the
 //! participant set), `A' = Σ_{i∈Z} A_i`, message `M`.
 //!
-//! ## 1. Signature format and verification (design notes §2)
+//! ## 1. Signature format and verification
 //!
 //! `sig = R (32) ‖ s (32) ‖ Z (⌈n/8⌉)`; verification
 //!
@@ -17,18 +17,16 @@
 //! is RFC 8032 verification with public key `A'`, so `R ‖ s` is an ordinary Ed25519
 //! signature under `A'` — under the roster's static key `A` when everybody signed. The test
 //! suite checks every produced signature with `ed25519_dalek::VerifyingKey::verify_strict`
-//! (all sizes, masked and unmasked, both modes). The design notes §5 guessed that an
-//! Ed25519 port of MuSig2 would pass RFC 8032 against the aggregated key; it does.
+//! (all sizes, masked and unmasked, both modes): an Ed25519 port of MuSig2 passes RFC 8032
+//! verification against the aggregated key.
 //!
 //! Verification needs `A'`: [`crate::Roster`] caches `A` and computes
-//! `A' = A − Σ_{i∉Z} A_i` or `Σ_{i∈Z} A_i`, whichever needs fewer additions (design notes
-//! §9 item 7, "make mask→A′ incremental"; kyber spends 7.6 ms at n = 8192 on a full
-//! recomputation, design notes §7).
+//! `A' = A − Σ_{i∉Z} A_i` or `Σ_{i∈Z} A_i`, whichever needs fewer additions (kyber spends
+//! 7.6 ms at n = 8192 on a full recomputation).
 //!
 //! ## 2. Disagreements between the sources and how they were resolved
 //!
-//! The design notes §2 list four incompatibilities between the CFRG draft, bford's code and
-//! kyber. We pick one answer each:
+//! The CFRG draft, bford's code and kyber disagree in four places. We pick one answer each:
 //!
 //! 1. **Meaning of a mask bit.** Bit `i` = 1 means witness `i` **participated** (kyber and
 //!    cothority), not "absent" (draft, bford). The verifier's policy and `A'` are both
@@ -49,16 +47,15 @@
 //!    mask, so honest witnesses' shares only add up for the mask they saw. This answers the
 //!    draft's open "Discussions" item as far as an Ed25519-compatible format allows.
 //! 4. **Verification rules.** We follow `verify_strict` (cofactorless): `s` canonical
-//!    (`s < L`; kyber accepts `s + L`, design notes §2 "Malleability"; bford's top-3-bits test
-//!    admits it too), `R` canonical, `R` and `A'` not of small order, plus: at least one
-//!    participant (design notes §2 "Zero signers"; bford warns `ThresholdPolicy(0)` accepts an
-//!    empty signature) and the policy. We do not use the draft's cofactored equation: with
+//!    (`s < L`; kyber accepts `s + L`, and bford's top-3-bits test admits it too), `R`
+//!    canonical, `R` and `A'` not of small order, plus: at least one participant (bford
+//!    warns that `ThresholdPolicy(0)` accepts an empty signature) and the policy. We do not use the draft's cofactored equation: with
 //!    every roster key torsion-free (checked at registration) honest signatures pass both, and
 //!    the cofactored check would additionally accept `R` with a torsion component, a
 //!    malleability we do not want. Decoding errors are typed ([`quorate_core::DecodeError`]):
 //!    wrong length, `R` not a point / non-canonical, `s` non-canonical, mask padding.
 //!
-//! ## 3. Keys, proofs of possession and plain key sums (design notes §5 "Rogue keys", §9.2)
+//! ## 3. Keys, proofs of possession and plain key sums
 //!
 //! With `A = ΣA_i`, a participant that registers `A_evil = a·B − Σ_{honest} A_i` makes the
 //! aggregate `a·B` and can sign "for everyone" alone. The draft and bford require a *self
@@ -77,10 +74,10 @@
 //! computes, keeps `A'` incremental with a simple cache, and costs only once per roster.
 //! Keys must also be canonical, not the identity, not of small order and **torsion-free**,
 //! so every `A'` lies in the prime-order subgroup and a cofactorless verifier is
-//! deterministic on honest signatures (small-order and malleable keys were real bugs, design
-//! notes §5 "Other fixed bugs").
+//! deterministic on honest signatures (small-order and malleable keys were real bugs in
+//! earlier CoSi code).
 //!
-//! ## 4. Why two nonces (design notes §5 "Drijvers et al.", "Mitigations")
+//! ## 4. Why two nonces
 //!
 //! In classic two-round CoSi the aggregate nonce `R = ΣR_i` is fixed before the challenge.
 //! An attacker who opens many sessions with an honest witness collects many `R_i^(k)` and
@@ -88,7 +85,7 @@
 //! a signature on a new message (Wagner's generalized birthday, and the polynomial-time ROS
 //! attack, ePrint 2020/945). Drijvers et al. (ePrint 2018/417) show CoSi cannot be proven
 //! secure and give sub-exponential concurrent attacks; DEDIS noted forgeries with "a few
-//! dozen" concurrent rounds and moved to BLS (design notes §5).
+//! dozen" concurrent rounds and moved to BLS.
 //!
 //! **Two-nonce mode** ([`crate::Mode::TwoNonce`], the default) follows MuSig2 (ePrint
 //! 2020/1261): each witness commits to `R1_i = r1·B`, `R2_i = r2·B`; the nonce actually used
@@ -103,7 +100,7 @@
 //! and hence moves the honest nonce contribution unpredictably, which defeats the linear
 //! combinations behind Wagner/ROS. The combination "MuSig2 nonces with PoP-registered keys
 //! and a plain key sum" is, to our knowledge, the SpeedyMuSig variant analysed by Crites,
-//! Komlo and Maller (ePrint 2021/1375); that reference is ours, not from the design notes.
+//! Komlo and Maller (ePrint 2021/1375); that reference is ours.
 //! Our `b` hashes more than MuSig2's (roster id, mask, `A'`), which only narrows what an
 //! attacker can vary. The output is still `(R, s)` under `A'` (§1).
 //!
@@ -111,14 +108,14 @@
 //! * **Nonces are fresh and random** (tag [`crate::hash::DOMAIN_NONCE`]: 32 RNG bytes hashed
 //!   with the secret key and the session context), never RFC 8032-deterministic: other
 //!   witnesses' nonces change `b` and `c`, so a deterministic nonce answered under two
-//!   challenges reveals `a_i` (design notes §1 "Nonces").
+//!   challenges reveals `a_i`.
 //! * **Single use, by construction**: [`crate::CommittedWitness`] is consumed by value, not
 //!   `Clone`, zeroized on drop — also when a response is refused; a [`crate::Witness`]
 //!   refuses to commit or respond twice in a session (bford's `Secret.valid`).
 //! * **Every node recomputes** `A'`, `b`, `R` and `c` from the mask and the two sums
 //!   ([`crate::ChallengeContext::derive`]; there is no way to build a context from the
 //!   wire). Accepting the leader's challenge made original cothority witnesses signing
-//!   oracles; ftcosi fixed it the same way (design notes §1 "Who computes the challenge").
+//!   oracles; ftcosi fixed it the same way.
 //! * Each aggregator also checks that the challenge mask agrees, inside its subtree, with
 //!   what its subtree committed, and a witness refuses a challenge whose mask omits it.
 //!
@@ -131,7 +128,7 @@
 //! MuSig2's proof uses. Hence only witnesses built with `new_insecure_legacy` (feature
 //! `insecure-legacy`) sign legacy sessions.
 //!
-//! ## 5. Trees, exceptions and restarts (design notes §1, §4; the paper)
+//! ## 5. Trees, exceptions and restarts
 //!
 //! **Layouts.** [`crate::Tree::complete`] (onet's `GenerateNaryTree`),
 //! [`crate::Tree::with_depth`], and [`crate::Tree::three_level`] (root → `⌈√(n−1)⌉`
@@ -173,7 +170,7 @@
 //!
 //! **Per-subtree timeouts** (ftcosi waits `Timeout/2` for a subleader before rebuilding its
 //! subtree). The in-process driver is synchronous, so silence there is immediate; the
-//! networked version is [`crate::sim::CosiNode`] on the simulator. A node whose subtree has
+//! networked version is `quorate_eval::cosi::sim::CosiNode` on the simulator. A node whose subtree has
 //! height `h` waits at most `h × step` for its children in each phase (default step: four
 //! one-way latencies plus one second), so a child's deadline always expires one step
 //! before its parent's and the child reports what it has in time. At commitment time the
@@ -185,7 +182,7 @@
 //! leader restarts with a new session, fresh nonces and the culprits excluded — the same
 //! restart rule as above. Root failure is not handled (as in ftcosi).
 //!
-//! ## 6. Policies (design notes §3)
+//! ## 6. Policies
 //!
 //! [`crate::Policy`]: `Complete` (kyber's default), `Threshold(t)`, and nested
 //! `Group { k, members }` (C2SP tlog-policy `group <name> <k> …`, Sigsum). Policies are
@@ -198,8 +195,8 @@
 //! cached. Costs per witness in two-nonce mode: two fixed-base multiplications (commit),
 //! one variable-base multiplication `b·R̂2` plus two hashes over the mask (derive), and a
 //! share of its parent's batch check. The second multiplication and `b·R̂2` are the price of
-//! concurrency safety over legacy CoSi. For comparison, kyber's `sign/cosi` (design notes
-//! §7): n = 8192, all phases 1008 ms, full verify 7.64 ms on 2 shared vCPUs.
+//! concurrency safety over legacy CoSi. For comparison, kyber's `sign/cosi`:
+//! n = 8192, all phases 1008 ms, full verify 7.64 ms on 2 shared vCPUs.
 //! [`crate::Scenario::shared_context`] lets a simulation derive the challenge context once
 //! instead of once per witness, which is how a single-process benchmark avoids counting the
 //! same derivation `n` times; a deployment cannot share it.
@@ -217,4 +214,4 @@
 //! The paper's exception-list format; signed refusals; a cofactored verification option;
 //! persisting the per-witness session guard across restarts of the process (a deployment
 //! must store used session ids, or derive them from a monotonic counter); the C2SP
-//! per-witness cosignature and BLS back ends (design notes §9.1).
+//! per-witness cosignature and BLS back ends.

@@ -8,6 +8,7 @@
 //! * [`bench`]: the harness behind every `quorate bench <system>`: [`bench::BenchSuite`]
 //!   times operations (warm-up, then median/min/max over samples), records sizes, compares
 //!   each row with a published figure and prints the machine header, the table and JSON.
+//! * [`cosi`]: CoSi and the paper's baselines (Naive, NTree, JVSS) on the network simulator.
 //! * [`paillier`]: modexp, fixed-base, Paillier and threshold-Paillier measurements (GMP
 //!   against crypto-bigint, the CS03 note's backend) and the design notes' figures.
 //! * [`plot`]: SVG line charts for the papers' figures.
@@ -28,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod cosi;
 pub mod ecdsa;
 pub mod paillier;
 pub mod plot;

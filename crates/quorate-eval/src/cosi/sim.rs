@@ -1,7 +1,7 @@
 //! CoSi and the paper's baselines as [`quorate_net::Process`] nodes on the network
 //! simulator.
 //!
-//! Every node runs the **same sans-I/O round functions** as [`crate::sign_in_process`]
+//! Every node runs the **same sans-I/O round functions** as [`quorate_cosi::sign_in_process`]
 //! ([`Witness::commit`], [`Aggregator`], [`ChallengeContext::derive`],
 //! [`Witness::respond_with_context`], [`AggregatorCollecting::finish`],
 //! [`ChallengeContext::finalize`]); messages travel in their real encodings
@@ -10,7 +10,7 @@
 //! shortcut here): the CPU the simulator measures per node is what a deployment would spend.
 //!
 //! Protocols ([`SimProtocol`]): CoSi two-nonce (default) and legacy; NTree and Naive
-//! (individual Ed25519 signatures, [`crate::baselines`]); JVSS (per-round dealing among all
+//! (individual Ed25519 signatures, [`super::baselines`]); JVSS (per-round dealing among all
 //! members, all-to-all).
 //!
 //! Absent witnesses ([`SimParams::absent`]) are known before the round (as when the leader
@@ -23,25 +23,18 @@
 
 pub use quorate_net::{CpuClock, Stopwatch};
 
-use crate::baselines::{decode_signatures, encode_signatures, sign_individual, verify_individual};
-use crate::baselines::{verify_share, BaselineKey, BaselinePublicKey, Dealing, JvssGroup};
-use crate::error::CosiError;
-use crate::keys::{RosterEntry, SecretKey};
-use crate::mask::Mask;
-use crate::policy::Policy;
-use crate::protocol::{
-    Aggregator, AggregatorAwaitingChallenge, AggregatorCollecting, Announcement, Challenge,
-    ChallengeContext, ChildCheck, Commitment, CommittedWitness, Mode, Response, Witness,
-};
-use crate::roster::Roster;
-use crate::signature::Signature;
-use crate::tree::{KeyTree, Tree};
-use crate::validator::ExactMessage;
+use super::baselines::{decode_signatures, encode_signatures, sign_individual, verify_individual};
+use super::baselines::{verify_share, BaselineKey, BaselinePublicKey, Dealing, JvssGroup};
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::SessionId;
 use quorate_core::{DecodeError, ParamError};
+use quorate_cosi::{
+    Aggregator, AggregatorAwaitingChallenge, AggregatorCollecting, Announcement, Challenge,
+    ChallengeContext, ChildCheck, Commitment, CommittedWitness, CosiError, ExactMessage, KeyTree,
+    Mask, Mode, Policy, Response, Roster, RosterEntry, SecretKey, Signature, Tree, Witness,
+};
 use quorate_net::{
     Bandwidth, ComputeModel, Context, NetworkModel, NodeId, Process, Report, SimConfig, Simulation,
     StopCondition, TimerId,
@@ -584,7 +577,7 @@ impl CosiRole {
         let last = quorate_core::Blame::many(
             culprits
                 .iter()
-                .filter_map(|&i| crate::error::party_of(i))
+                .filter_map(|&i| quorate_cosi::error::party_of(i))
                 .collect(),
             check,
         );
@@ -652,7 +645,7 @@ impl CosiRole {
             self.to_parent(ctx, own.to_bytes());
             return Ok(None);
         }
-        let mut agg = crate::driver::aggregator_for(self.tree.clone(), self.index, &ann)?;
+        let mut agg = aggregator_for(self.tree.clone(), self.index, &ann)?;
         agg.add_commitment(own)?;
         self.aggregator = Some(agg);
         self.phase = Phase::Committing;
@@ -717,7 +710,7 @@ impl CosiRole {
             })
             .collect();
         if silent.is_empty() {
-            return Err(crate::error::VerifyFailure::PolicyNotSatisfied.into());
+            return Err(quorate_cosi::VerifyFailure::PolicyNotSatisfied.into());
         }
         self.restart(silent, "no commitment before the timeout", ctx)
     }
@@ -1237,11 +1230,11 @@ impl JvssNode {
             if let Some(v) = self.v_bytes {
                 let message = self.message.clone().unwrap_or_default();
                 self.done = true;
-                self.output = Some(self.group.combine(&self.partials, &v, &message).ok_or(
-                    CosiError::Misuse {
-                        check: "JVSS signature does not verify",
-                    },
-                ));
+                self.output = Some(
+                    self.group
+                        .combine(&self.partials, &v, &message)
+                        .ok_or(CosiError::ProofRejected("JVSS signature does not verify")),
+                );
             }
         }
         Ok(())
@@ -1319,7 +1312,7 @@ pub struct SimSetup {
     /// The roster.
     pub roster: Arc<Roster>,
     /// The witnesses' baseline keys (roster order), for the Naive and NTree baselines;
-    /// never the roster keys (see [`crate::baselines`]).
+    /// never the roster keys (see [`super::baselines`]).
     pub baseline: Vec<BaselineKey>,
     /// Their public keys.
     pub baseline_publics: Vec<BaselinePublicKey>,
@@ -1558,6 +1551,20 @@ pub fn simulate(
             }
         }
     }
+}
+
+/// The aggregator for the announced mode: relays a [`Mode::Legacy`] session only with the
+/// `insecure-legacy` feature (which enables the protocol crate's); otherwise it refuses.
+fn aggregator_for(
+    tree: Arc<KeyTree>,
+    node: usize,
+    announcement: &Announcement,
+) -> Result<Aggregator, CosiError> {
+    #[cfg(feature = "insecure-legacy")]
+    if announcement.mode == Mode::Legacy {
+        return Aggregator::new_insecure_legacy(tree, node, announcement);
+    }
+    Aggregator::new(tree, node, announcement)
 }
 
 fn check_tree(tree: &Tree, n: usize) -> Result<(), CosiError> {

@@ -30,14 +30,12 @@
 //! benchmarks); the leader combines the first `t` partial signatures and verifies the result
 //! instead of checking each partial.
 
-use crate::error::CosiError;
-use crate::hash::ed25519_challenge;
-use crate::keys::SecretKey;
-use crate::tree::Tree;
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
 use quorate_core::ParamError;
+use quorate_cosi::hash::ed25519_challenge;
+use quorate_cosi::{CosiError, SecretKey, Tree};
 use rand_core::{CryptoRng, RngCore};
 use sha2::{Digest, Sha512};
 use std::fmt;
@@ -474,9 +472,7 @@ pub fn jvss_sign_in_process<R: RngCore + CryptoRng>(
     }
     group
         .combine(&partials, &v_bytes, message)
-        .ok_or(CosiError::Misuse {
-            check: "JVSS signature does not verify",
-        })
+        .ok_or(CosiError::ProofRejected("JVSS signature does not verify"))
 }
 
 #[cfg(test)]
@@ -523,13 +519,12 @@ mod tests {
 #[cfg(test)]
 mod regression {
     use super::*;
-    use crate::{Policy, Roster, Signature};
+    use quorate_cosi::{Policy, Roster, Signature};
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
-    /// Issue 13 (CoSi, baseline keys): on the old code the baselines signed with the roster
-    /// keys, so witness 2's Naive signature plus the mask `{2}` verified as a CoSi signature
-    /// under `Threshold(1)` (this test failed there).
+    /// No baseline signature, with the one-bit mask of its signer, verifies as a CoSi
+    /// signature (a baseline signature under the roster key would).
     #[test]
     fn baseline_signature_is_not_a_one_bit_cosi_signature() {
         let mut rng = ChaCha20Rng::seed_from_u64(5);

@@ -1,7 +1,7 @@
 //! The simulator glue: CoSi (both modes) and the baselines on the network simulator.
 
-use quorate_cosi::sim::{simulate, SimParams, SimProtocol, SimSetup};
 use quorate_cosi::{Mode, Policy, Tree};
+use quorate_eval::cosi::sim::{simulate, SimParams, SimProtocol, SimSetup};
 use std::time::Duration;
 
 /// The modes to run: legacy too when the `insecure-legacy` feature is on.
@@ -107,8 +107,8 @@ fn baselines_on_the_simulator() {
 
 // ---- faults the leader does not know about: per-subtree timeouts, blame, restarts ----
 
-use quorate_cosi::sim::{default_level_timeout, SimFault, SimOutcome};
 use quorate_cosi::CosiError;
+use quorate_eval::cosi::sim::{default_level_timeout, SimFault, SimOutcome};
 
 /// 13 witnesses in a complete ternary tree: root 0; subleaders 1, 2, 3; leaves 4–12
 /// (1 → 4, 5, 6; 2 → 7, 8, 9; 3 → 10, 11, 12).
