@@ -6,13 +6,17 @@
 //! `ceremony::verify`) and whole ceremony transcripts (checked by `Crs::from_transcript`).
 
 use crate::{re, rng, Case};
-use quorate_bls::client::{Client, HotRegistration, Refresh, RefreshShare, VerifiedColdKeys};
-use quorate_bls::cold::{ColdPartial, ColdParty, ColdPublicKey, ColdRegistration, PadCommitment};
-use quorate_bls::group::{GroupPublic, RefreshConfirmation, RefreshPublic};
+use quorate_bls::client::Client;
+use quorate_bls::refresh::{Refresh, RefreshConfirmation, RefreshPublic, RefreshShare};
+use quorate_bls::register::{
+    ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment, VerifiedColdKeys,
+};
+use quorate_bls::cold::ColdParty;
+use quorate_bls::group::GroupPublic;
 use quorate_bls::hot::HotParty;
 use quorate_bls::kzg::{ceremony, Crs, PowersOfTau};
 use quorate_bls::proofs::{verify_cold, verify_hot, ColdProof, HotProof, ProofContext};
-use quorate_bls::tsign::{combine, PartialSignature};
+use quorate_bls::sign::{combine, ColdPartial, PartialSignature};
 use quorate_bls::{PublicKey, SecretKey, Signature};
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};

@@ -10,7 +10,7 @@
 //! * `PopProve`/`PopVerify` (§3.3): a signature on the serialized public key under the
 //!   `BLS_POP_…` tag.
 //!
-//! The threshold signature produced by `crate::tsign` is an ordinary `CoreSign` output,
+//! The threshold signature produced by `crate::sign` is an ordinary `CoreSign` output,
 //! so it verifies here and with any other implementation of the ciphersuite.
 
 use crate::pairing::pairing_product_is_identity;

@@ -7,7 +7,7 @@
 //! the payload and report who sent it. Parties that are merely out of step (they hold
 //! another record state) get [`BlsError::StateMismatch`], never blame.
 
-use crate::group::RefreshEquivocation;
+use crate::refresh::RefreshEquivocation;
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use thiserror::Error;

@@ -23,6 +23,18 @@
 //! Errors are [`BlsError`]; a misbehaving party is named in [`BlsError::Aborted`], read with
 //! [`quorate_core::error::Culprits::culprits`].
 //!
+//! ## Layout
+//! * The parties and their state: [`client`], [`cold`], [`hot`]; the public record:
+//!   [`group`].
+//! * One module per phase, each with its messages next to their codecs (`messages.rs`) and
+//!   one module per step: [`register`] (`cold`, `client`, `hot`), [`sign`] (`round1`,
+//!   `round2`, `combine`), [`refresh`] (`deal`, `check`, `commit`). The Π_DL/Π_EKS audit
+//!   proofs are in [`proofs`], the KZG commitments and the CRS ceremony in [`kzg`].
+//! * Building blocks: [`ciphersuite`] (standard BLS), [`wire`] (point and scalar
+//!   encodings), [`msm`], [`pairing`]; the math and its sources: [`notes`].
+//! * Fault injection for tests (`refresh::faults`) exists only with the cargo feature
+//!   `test-faults`.
+//!
 //! ```
 //! use quorate_bls::{combine, Client, ColdParty, HotParty, VerifiedColdKeys};
 //! use quorate_bls::kzg::ceremony;
@@ -88,15 +100,23 @@ pub mod msm;
 pub mod notes;
 pub mod pairing;
 pub mod proofs;
-pub mod tsign;
+pub mod refresh;
+pub mod register;
+pub mod sign;
 pub mod wire;
 
 pub use ciphersuite::{PublicKey, SecretKey, Signature, CIPHERSUITE_ID};
-pub use client::{Client, HotRegistration, Refresh, RefreshShare, Registration, VerifiedColdKeys};
-pub use cold::{ColdPartial, ColdParty, ColdPublicKey, ColdRegistration, PadCommitment};
+pub use client::Client;
+pub use cold::ColdParty;
 pub use error::BlsError;
-pub use group::{GroupPublic, RefreshConfirmation, RefreshEquivocation, RefreshPublic};
-pub use hot::{HotParty, PendingRefresh};
+pub use group::GroupPublic;
+pub use hot::HotParty;
 pub use kzg::Crs;
 pub use proofs::{ColdProof, HotProof, ProofContext};
-pub use tsign::{combine, PartialSignature};
+pub use refresh::{
+    PendingRefresh, Refresh, RefreshConfirmation, RefreshEquivocation, RefreshPublic, RefreshShare,
+};
+pub use register::{
+    ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment, Registration, VerifiedColdKeys,
+};
+pub use sign::{combine, ColdPartial, PartialSignature};

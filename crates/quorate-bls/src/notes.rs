@@ -51,7 +51,7 @@
 //! keys. The cost: one G2 multiplication per client for the cold party, cached.
 //!
 //! ## ClientRegister (Table 2 row 1; §1 item 2)
-//! Input: [`crate::client::VerifiedColdKeys`], built only by checking every cold party's
+//! Input: [`crate::register::VerifiedColdKeys`], built only by checking every cold party's
 //! registration (`ek_i` with a Π_DL proof bound to its index and a fixed registration
 //! context) and that no key repeats, so no pad is derived from a key nobody can prove
 //! knowledge of or from a copy of another party's key.
@@ -84,7 +84,7 @@
 //! the 1536-term hash on every call). Hot: first `e(σ_i^cold, g2) = e(H(m), K_i)` (a bad
 //! cold partial aborts naming cold party `i`), then `σ_i = hx_i·H(m) − σ_i^cold = x_i·H(m)`,
 //! tagged with the epoch and the digest of the hot party's record `(epoch, com_T, vs, …)`.
-//! Combiner ([`crate::tsign::combine`]): check the quorum (`≥ t` distinct known ids); set
+//! Combiner ([`crate::sign::combine`]): check the quorum (`≥ t` distinct known ids); set
 //! aside partials tagged with another epoch or record digest (out of step, not blamed) and
 //! go on if `t` remain, else a typed `StateMismatch` naming them; batch-check
 //! `e(Σ r_iσ_i, −g2)·e(H(m), Σ r_i vs_i) = 1`, on failure check each and abort naming all
@@ -121,7 +121,7 @@
 //! `Δvs_i = δ_i·g2` (so `δ_i = δ(z_i)`). The next state is `hx_i + δ_i`, `π_i + π_δ,i`,
 //! `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
 //!
-//! **Echo and commit.** The checked state is a [`crate::hot::PendingRefresh`]: the party
+//! **Echo and commit.** The checked state is a [`crate::refresh::PendingRefresh`]: the party
 //! keeps signing with its old state and sends every other hot party a confirmation
 //! `(i, record digest, epoch, refresh id, σ_auth)`. It commits (the old hot share is then
 //! dropped and wiped) only once `t` parties, itself included, confirmed the same refresh

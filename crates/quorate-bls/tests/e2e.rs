@@ -5,13 +5,15 @@
 use ff::Field;
 use group::Group;
 use quorate_bls::ciphersuite::verify_with_blst;
-use quorate_bls::client::{Client, Refresh, VerifiedColdKeys};
+use quorate_bls::client::Client;
 use quorate_bls::cold::ColdParty;
 use quorate_bls::group::GroupPublic;
 use quorate_bls::hot::HotParty;
 use quorate_bls::kzg::{ceremony, Crs};
 use quorate_bls::proofs::ProofContext;
-use quorate_bls::tsign::{combine, PartialSignature};
+use quorate_bls::refresh::Refresh;
+use quorate_bls::register::VerifiedColdKeys;
+use quorate_bls::sign::{combine, PartialSignature};
 use quorate_bls::BlsError;
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
@@ -709,7 +711,7 @@ fn hot_refresh_commits_only_after_t_confirmations() {
 /// would have moved to a `vs` that no hot share matches.
 #[test]
 fn combiner_refresh_ties_delta_vs_to_the_committed_delta() {
-    use quorate_bls::client::testing::resign;
+    use quorate_bls::refresh::faults::resign;
     use quorate_bls::RefreshPublic;
     let mut rng = ChaCha20Rng::seed_from_u64(22);
     let sys = setup(3, 5, &mut rng);
@@ -744,7 +746,7 @@ fn combiner_refresh_ties_delta_vs_to_the_committed_delta() {
 
 /// Deals a refresh from an arbitrary polynomial (a cheating dealer holding the client key).
 fn cheating_refresh(sys: &System, coeffs: Vec<blstrs::Scalar>, epoch: u64) -> Refresh {
-    quorate_bls::client::testing::deal_refresh_from(
+    quorate_bls::refresh::faults::deal_refresh_from(
         &sys.client,
         &sys.crs,
         &sys.public,
@@ -793,7 +795,7 @@ const RP_DELTA_VS: usize = RP_COMMITMENT + 3 * 48;
 
 #[test]
 fn bad_refreshes_are_rejected_and_change_nothing() {
-    use quorate_bls::client::testing::resign;
+    use quorate_bls::refresh::faults::resign;
     use quorate_bls::RefreshPublic;
     let mut rng = ChaCha20Rng::seed_from_u64(13);
     let sys = setup(3, 5, &mut rng);
@@ -891,7 +893,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         "refresh is not authorised by the client key"
     );
     let other = setup(3, 5, &mut rng);
-    quorate_bls::client::testing::resign(&other.client, &mut tampered);
+    quorate_bls::refresh::faults::resign(&other.client, &mut tampered);
     let err = sys.hot[0]
         .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
         .unwrap_err();

@@ -1,0 +1,243 @@
+//! Step 2: every check of a refresh, by the combiner ([`GroupPublic::refreshed`]) and by
+//! each hot party ([`HotParty::refresh`], which returns a [`PendingRefresh`]).
+
+use crate::error::BlsError;
+use crate::group::GroupPublic;
+use crate::hot::HotParty;
+use crate::kzg::{random_u128_scalar, Crs};
+use crate::msm::{g1_msm_vartime, g2_msm_vartime};
+use crate::pairing::prepared_product_is_identity;
+use crate::refresh::commit::PendingRefresh;
+use crate::refresh::messages::{
+    authorization_message, RefreshConfirmation, RefreshPublic, RefreshShare, DST_REFRESH,
+};
+
+use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use quorate_core::ParamError;
+use rand_core::{CryptoRng, RngCore};
+
+impl GroupPublic {
+    /// The combiner's (and any auditor's) refresh step: checks **all** of the public part
+    /// of `refresh` and returns the next record; `self` is untouched whatever happens.
+    ///
+    /// Checks: next epoch, lengths, CRS id, the digest of `self`, the client's
+    /// authorisation, `C_δ ≠ 0`, `δ(0) = 0` (zero opening), `deg δ ≤ t−1` (degree proof),
+    /// and that every `Δvs_j` is `δ(z_j)·g2` for the committed `δ` (its public opening
+    /// `π_δ,j`, verified with the value in G2). All in one random-weight multi-pairing
+    /// (see `RefreshCheck` in the notes, §Refresh).
+    pub fn refreshed<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        refresh: &RefreshPublic,
+        rng: &mut R,
+    ) -> Result<GroupPublic, BlsError> {
+        self.check_refresh(crs, refresh, rng)?;
+        Ok(self.apply_refresh(refresh))
+    }
+
+    /// Every check of [`GroupPublic::refreshed`], without building the next record.
+    pub(crate) fn check_refresh<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        refresh: &RefreshPublic,
+        rng: &mut R,
+    ) -> Result<(), BlsError> {
+        let bad = |check| BlsError::InvalidRefresh { check };
+        if refresh.epoch != self.epoch.wrapping_add(1) || refresh.epoch == 0 {
+            return Err(bad("refresh is not for the next epoch"));
+        }
+        if refresh.delta_vs.len() != self.vs.len() || refresh.openings.len() != self.vs.len() {
+            return Err(bad(
+                "wrong number of verification-share updates or openings",
+            ));
+        }
+        if crs.id() != self.crs_id {
+            return Err(bad("CRS is not the one this record was registered under"));
+        }
+        if refresh.group_digest != self.digest() {
+            return Err(bad("refresh is for another key, epoch or record"));
+        }
+        if bool::from(refresh.delta_commitment.is_identity()) {
+            return Err(bad("δ is zero: the refresh would re-randomise nothing"));
+        }
+        let check = RefreshCheck::new(crs, self, refresh)?;
+        if check.batched(rng) {
+            return Ok(());
+        }
+        Err(bad(check.first_failure()))
+    }
+
+    /// `com_T += C_δ`, `vs_j += Δvs_j`, epoch + 1 (after [`GroupPublic::check_refresh`]).
+    pub(crate) fn apply_refresh(&self, refresh: &RefreshPublic) -> GroupPublic {
+        GroupPublic::new(
+            self.crs_id,
+            self.params,
+            refresh.epoch,
+            self.vk,
+            self.pop,
+            self.com_t + refresh.delta_commitment,
+            self.vs
+                .iter()
+                .zip(&refresh.delta_vs)
+                .map(|(v, d)| v + d)
+                .collect(),
+        )
+    }
+}
+
+/// The random-weight batched check of a refresh's public part against a record: with
+/// independent 128-bit weights `r_0` (authorisation), `r_1` (zero opening), `r_2`
+/// (degree proof) and `s_j` (opening of party `j`),
+///
+/// ```text
+/// e(r_0 σ_auth + r_1 C_δ − r_2 dcom + Σ s_j (C_δ + z_j π_δ,j), g2)
+///   · e(r_1 π_0 + Σ s_j π_δ,j, −[τ]_2) · e(r_2 C_δ, [τ^(D−t+1)]_2)
+///   · e(−r_0 H(auth), vk) · e(−g1, Σ s_j Δvs_j) = 1
+/// ```
+///
+/// which holds for honest data and, if any single equation fails, with probability
+/// `≤ 2^-128`.
+pub(crate) struct RefreshCheck<'a> {
+    pub(crate) crs: &'a Crs,
+    pub(crate) record: &'a GroupPublic,
+    pub(crate) refresh: &'a RefreshPublic,
+    pub(crate) shift: usize,
+}
+
+impl<'a> RefreshCheck<'a> {
+    pub(crate) fn new(
+        crs: &'a Crs,
+        record: &'a GroupPublic,
+        refresh: &'a RefreshPublic,
+    ) -> Result<Self, BlsError> {
+        let bound = usize::from(record.params.t()) - 1;
+        let shift = crs
+            .max_degree()
+            .checked_sub(bound)
+            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
+        Ok(RefreshCheck {
+            crs,
+            record,
+            refresh,
+            shift,
+        })
+    }
+
+    /// The batched equation over every party's opening.
+    pub(crate) fn batched<R: RngCore + CryptoRng>(&self, rng: &mut R) -> bool {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        let (r0, r1, r2) = (
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+            random_u128_scalar(rng),
+        );
+        let points = self.crs.domain().party_points(self.record.params.n());
+        let s: Vec<Scalar> = points.iter().map(|_| random_u128_scalar(rng)).collect();
+        let s_sum: Scalar = s.iter().sum();
+        let mut g2_side = vec![rf.authorization.0, c, rf.degree_proof];
+        let mut g2_scalars = vec![r0, r1 + s_sum, -r2];
+        g2_side.extend_from_slice(&rf.openings);
+        g2_scalars.extend(s.iter().zip(&points).map(|(s, z)| s * z));
+        let mut tau_side = vec![rf.zero_proof];
+        let mut tau_scalars = vec![r1];
+        tau_side.extend_from_slice(&rf.openings);
+        tau_scalars.extend_from_slice(&s);
+        let delta_vs_sum = g2_msm_vartime(&rf.delta_vs, &s);
+        prepared_product_is_identity(&[
+            (
+                g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
+                self.crs.g2_prepared().clone(),
+            ),
+            (
+                g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
+                self.crs.neg_tau_g2_prepared().clone(),
+            ),
+            (
+                (c * r2).to_affine(),
+                G2Prepared::from(self.crs.g2_powers()[self.shift]),
+            ),
+            (
+                (-(rf.authorization_point() * r0)).to_affine(),
+                G2Prepared::from(self.record.vk.point().to_affine()),
+            ),
+            (
+                (-G1Projective::generator()).to_affine(),
+                G2Prepared::from(delta_vs_sum.to_affine()),
+            ),
+        ])
+    }
+
+    /// After a failed batch: the first equation that fails on its own.
+    pub(crate) fn first_failure(&self) -> &'static str {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        if !self.record.vk.verify_with_dst(
+            &authorization_message(&rf.group_digest, rf.epoch, &rf.refresh_id()),
+            &rf.authorization,
+            DST_REFRESH,
+        ) {
+            return "refresh is not authorised by the client key";
+        }
+        if !self
+            .crs
+            .verify_opening(&c, &Scalar::ZERO, &Scalar::ZERO, &rf.zero_proof)
+        {
+            return "δ(0) is not zero";
+        }
+        let degree_ok = crate::pairing::pairing_product_is_identity(&[
+            (rf.degree_proof.to_affine(), -G2Affine::generator()),
+            (c.to_affine(), self.crs.g2_powers()[self.shift]),
+        ]);
+        if !degree_ok {
+            return "δ has degree above t-1";
+        }
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+    }
+}
+
+impl HotParty {
+    /// Checks **all** of a refresh and returns the next state as a [`PendingRefresh`];
+    /// `self` is not changed. The checks: the global ones of [`GroupPublic::refreshed`]
+    /// (client authorisation over this record's digest, next epoch, `δ(0) = 0`,
+    /// `deg δ ≤ t−1`, every `Δvs_j` opens `C_δ` at `z_j`), the share is addressed to this
+    /// party, and `Δvs_i = δ_i·g2` (so `δ_i = δ(z_i)`). The next state is
+    /// `hx_i + δ_i`, `π_i + π_δ,i`, and the refreshed record.
+    pub fn refresh<R: RngCore + CryptoRng>(
+        &self,
+        crs: &Crs,
+        refresh: &RefreshPublic,
+        share: &RefreshShare,
+        rng: &mut R,
+    ) -> Result<PendingRefresh, BlsError> {
+        if share.index != self.index {
+            return Err(BlsError::InvalidRefresh {
+                check: "refresh share is addressed to another party",
+            });
+        }
+        self.public.check_refresh(crs, refresh, rng)?;
+        let pos = self.index.position();
+        if refresh.delta_vs[pos] != G2Projective::generator() * share.delta {
+            return Err(BlsError::InvalidRefresh {
+                check: "Δvs_i is not δ_i·g2",
+            });
+        }
+        let next = HotParty {
+            index: self.index,
+            public: self.public.apply_refresh(refresh),
+            hot_share: self.hot_share + share.delta,
+            opening: self.opening + refresh.openings[pos],
+            pad_commitment: self.pad_commitment.clone(),
+        };
+        let own = RefreshConfirmation::of(self.index, refresh);
+        Ok(PendingRefresh {
+            next,
+            own,
+            confirmed: vec![self.index],
+            equivocation: None,
+        })
+    }
+}
