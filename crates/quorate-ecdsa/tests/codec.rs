@@ -156,6 +156,8 @@ fn every_truncation_of_every_message_is_a_typed_error() {
     let mut at = run_to_agreement(2, 2, 23, Some(&shares), DkgRun::default());
     let (st4, msgs4) = at.remove(0).unwrap();
     let m4 = msgs4[0].1.to_bytes();
+    // Header, echo length, one (digest, signature) per party, the acknowledgement.
+    assert_eq!(m4.len(), 2 + 2 + 2 * (32 + 64) + 64);
     let pending = st4.pending().unwrap().to_bytes().to_vec();
     let cert = keygen::certify(st4, &msgs4).unwrap().1.to_bytes();
     type Decoder = fn(PartyId, &[u8]) -> bool;

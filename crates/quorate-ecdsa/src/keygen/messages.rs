@@ -36,7 +36,9 @@ pub struct DkgMsg3 {
     pub(crate) ote: OteMsg,
 }
 
-/// Round-2 message.
+/// Round-2 message. It carries the recipient's share `f_i(j)` **in clear**: send it only
+/// over a confidential, authenticated channel between sender and recipient (the library
+/// does not encrypt; the node's transport does).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DkgMsg2 {
     pub(crate) feldman: Vec<ProjectivePoint>,
