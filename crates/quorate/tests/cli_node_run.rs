@@ -364,3 +364,34 @@ fn sessions_survive_a_clean_restart_of_every_node() {
     let w = c.ping(2, "after", &[1, 2]);
     assert_eq!(w["status"], "completed", "{w}");
 }
+
+/// Two coordinators, one key id: node 1 runs attempt 0 of key `shared` with node 2; node 3,
+/// which never saw it, proposes attempt 0 to node 2 as well. Node 2 refuses the reused number
+/// and node 3 renumbers: the session completes and nobody is blamed (before, node 3 named the
+/// honest node 2 as culprit and aborted).
+#[test]
+fn an_attempt_number_used_by_another_coordinator_is_renumbered_not_blamed() {
+    let c = Cluster::start(3, &[]);
+    let req = |rid: &str, parts: &[u16]| {
+        json!({
+            "request_id": rid,
+            "protocol": "ping",
+            "participants": parts,
+            "key_id": "shared",
+        })
+    };
+    let first = c.session(1, &req("from-1", &[1, 2]));
+    assert_eq!(first["status"], "completed", "{first}");
+    assert_eq!(first["attempts"][0]["attempt"], 0);
+    let second = c.session(3, &req("from-3", &[2, 3]));
+    assert_eq!(second["status"], "completed", "{second}");
+    assert_eq!(second["culprits"], json!([]));
+    let attempts = second["attempts"].as_array().expect("attempts");
+    let last = attempts.last().expect("an attempt");
+    assert_eq!(last["participants"], json!([2, 3]));
+    assert_ne!(last["attempt"], 0);
+    for a in attempts {
+        let blamed = a["outcome"]["culprits"].as_array().map_or(0, Vec::len);
+        assert_eq!(blamed, 0, "{second}");
+    }
+}

@@ -57,6 +57,12 @@ impl Default for RuntimeConfig {
     }
 }
 
+/// Prefix of a participant's refusal of an attempt number it already used (with another
+/// coordinator): the coordinator renumbers instead of blaming it.
+const ATTEMPT_TAKEN: &str = "attempt taken";
+/// Renumberings per request after such refusals.
+const MAX_RENUMBER: u32 = 64;
+
 /// Session id of a proposal: SHA-256 of a domain separator and the proposal payload bytes.
 pub fn session_id_of(proposal_payload: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -441,7 +447,7 @@ impl Runtime {
                 return refuse(
                     &self,
                     format!(
-                        "attempt {} of key {} epoch {} already ran here",
+                        "{ATTEMPT_TAKEN}: attempt {} of key {} epoch {} already ran here",
                         p.attempt, p.key_id, p.epoch
                     ),
                 )
@@ -615,6 +621,15 @@ impl Runtime {
         if h.round == 0 {
             if let Ok(Control::Refuse { reason }) = serde_json::from_slice::<Control>(&env.payload)
             {
+                if reason.starts_with(ATTEMPT_TAKEN) {
+                    // Not a fault: another coordinator used this attempt number with this
+                    // node. The coordinator retries under a higher number, nobody blamed.
+                    return Some(Outcome::Aborted {
+                        reason: format!("node {sender} refused: {reason}"),
+                        culprits: vec![],
+                        evidence: vec![],
+                    });
+                }
                 return Some(Outcome::Aborted {
                     reason: format!("node {sender} refused: {reason}"),
                     culprits: vec![sender],
@@ -735,8 +750,14 @@ impl Runtime {
                 _ => Ok(existing),
             };
         }
-        for _ in 0..self.config.max_attempts {
-            let attempt = self.store.next_attempt(&key_id, req.epoch)?;
+        let (mut tries, mut renumbered, mut skip) = (0u32, 0u32, 0u32);
+        while tries < self.config.max_attempts {
+            tries += 1;
+            let attempt = self
+                .store
+                .next_attempt(&key_id, req.epoch)?
+                .saturating_add(skip);
+            skip = 0;
             let proposal = Proposal {
                 participants: participants.clone(),
                 attempt,
@@ -795,8 +816,22 @@ impl Runtime {
                 Outcome::Aborted {
                     reason, culprits, ..
                 } => {
+                    let taken = culprits.is_empty() && reason.contains(ATTEMPT_TAKEN);
                     record.error = Some(reason);
                     record.culprits = culprits.clone();
+                    if taken && renumbered < MAX_RENUMBER {
+                        // Attempt numbers are picked from what this node has seen; a
+                        // participant saw this one used by another coordinator. The next
+                        // number (this one is now claimed here) is tried, not counted as a
+                        // retry.
+                        renumbered += 1;
+                        tries -= 1;
+                        // Jump ahead by a random amount: concurrent coordinators then rarely
+                        // pick the same numbers again.
+                        skip = 1 + (rand_core::RngCore::next_u32(&mut rand_core::OsRng) % 4096);
+                        self.store.update_request(&record)?;
+                        continue;
+                    }
                     let remaining: Vec<u16> = participants
                         .iter()
                         .copied()

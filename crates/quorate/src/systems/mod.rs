@@ -11,6 +11,7 @@ pub mod bls;
 pub mod cosi;
 pub mod ecdsa;
 pub mod mixnet;
+pub mod node;
 pub mod verenc;
 
 /// The systems `quorate demo` and `quorate bench` know about.
@@ -26,6 +27,9 @@ pub enum System {
     Verenc,
     /// Traceable mixnet (threshold Paillier mixing, DB-SM tracing proofs).
     Mixnet,
+    /// The node: one `quorate node run` process per party over loopback (ping, threshold
+    /// ECDSA keygen and signing through the operator API).
+    Node,
 }
 
 /// Options of `quorate bench <system>` beyond `--quick` (which lives in the suite).
@@ -42,7 +46,8 @@ pub struct BenchOptions {
 }
 
 impl System {
-    /// Every implemented system, in demo order.
+    /// Every in-process system, in demo order (`quorate demo` runs these; the node's demo
+    /// starts processes and is run with `quorate bench node` instead).
     pub const ALL: &'static [System] = &[
         System::Bls,
         System::Ecdsa,
@@ -59,6 +64,7 @@ impl System {
             System::Cosi => "cosi",
             System::Verenc => "verenc",
             System::Mixnet => "mixnet",
+            System::Node => "node",
         }
     }
 
@@ -70,6 +76,7 @@ impl System {
             System::Cosi => cosi::run_default_demo(),
             System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
+            System::Node => node::run_default_demo(),
         }
     }
 
@@ -86,6 +93,7 @@ impl System {
                 opts.m.unwrap_or(4),
                 opts.threads,
             ),
+            System::Node => node::bench(suite),
         }
     }
 }
