@@ -200,7 +200,7 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
             |hashes| {
                 let sealed = seal_round(&head, hashes, clock(), cosigner.as_ref())
                     .map_err(anyhow::Error::from)
-                    .and_then(|issued| store.append(&issued).map(|()| issued));
+                    .and_then(|issued| store.append(&issued, b"bench").map(|()| issued));
                 match sealed {
                     Ok(issued) => head = ChainHead::after(issued.header()),
                     Err(e) => seal_error = Some(e),

@@ -3,15 +3,22 @@
 //!
 //! | method and path | answer |
 //! |---|---|
-//! | `POST /v1/submit` | body: 64 hex characters (surrounding whitespace allowed) or 32 raw bytes. `200 {"ticket":"R-I","round":R,"index":I}` |
-//! | `GET /v1/receipt/R-I[?wait=1]` | `200` receipt JSON once round R is signed and stored. Before that, `202 {"status":"pending"}`, or with `wait`, a long poll until it is signed (at most `max_wait`). `404` for an unknown ticket |
+//! | `POST /v1/submit` | body: 64 hex characters (surrounding whitespace allowed) or 32 raw bytes. `200 {"ticket":"R-I-N","round":R,"index":I}` |
+//! | `GET /v1/receipt/R-I-N[?wait=1]` | `200` receipt JSON once round R is signed and stored. Before that, `202 {"status":"pending"}`, or with `wait`, a long poll until it is signed (at most `max_wait`). `404` for an unknown ticket |
 //! | `GET /v1/roster` | the roster as a JSON array of hex roster entries, key ‖ proof of possession (the `--roster` file of `verify`) |
 //! | `GET /v1/head` | the last signed round header with its signature, or `404` before the first |
 //! | `GET /v1/round/N` | round N's header with its signature |
 //!
 //! **Cheap submits.** A submit parses the hash, appends it to the open batch under a mutex,
 //! and answers at once with its ticket: the round number and its index in that round's
-//! tree. No hashing and no signing happen on the request path.
+//! tree, and N, the 16-hex-digit nonce of this server run. No hashing and no signing happen
+//! on the request path.
+//!
+//! **Tickets survive restarts, unacknowledged hashes do not.** A ticket is handed out before
+//! its hash is durable: if the process dies before the round is sealed, that hash is lost
+//! (the client gets no receipt and resubmits). The next run hands out the same round numbers
+//! again, but under a new random nonce, and each stored round records the nonce of the run
+//! that sealed it, so a ticket from the dead run is `404`, never another hash's receipt.
 //!
 //! **Rounds.** A sealer task wakes every `round_interval`, or as soon as the batch reaches
 //! `max_batch`. It takes the batch (the next submit opens round R+1) and, on the blocking
@@ -99,6 +106,11 @@ struct Shared {
     store: Arc<Mutex<Store>>,
     cosigner: Arc<dyn RootCosigner>,
     roster_json: String,
+    /// This run's random nonce, the last part of its tickets.
+    instance: [u8; 8],
+    /// The first round this run hands out tickets for: earlier rounds were sealed by
+    /// earlier runs.
+    first_round: u64,
 }
 
 /// A running server: its address, and a handle to stop it.
@@ -158,7 +170,11 @@ impl TimestampServer {
             .as_ref()
             .map_or_else(ChainHead::genesis, ChainHead::after);
         let (signed, _) = watch::channel(last.map(|h| h.round));
+        let mut instance = [0u8; 8];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
         let shared = Arc::new(Shared {
+            instance,
+            first_round: head.next_round,
             pending: Mutex::new(Pending {
                 round: head.next_round,
                 hashes: Vec::new(),
@@ -275,9 +291,10 @@ async fn seal_and_store(
 ) -> anyhow::Result<IssuedRound> {
     let cosigner = shared.cosigner.clone();
     let store = shared.store.clone();
+    let instance = shared.instance;
     tokio::task::spawn_blocking(move || {
         let issued = seal_round(&head, hashes, now_ms(), cosigner.as_ref())?;
-        lock(&store).append(&issued)?;
+        lock(&store).append(&issued, &instance)?;
         Ok(issued)
     })
     .await
@@ -346,7 +363,10 @@ async fn submit(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     }
     json_response(
         StatusCode::OK,
-        format!(r#"{{"ticket":"{round}-{index}","round":{round},"index":{index}}}"#),
+        format!(
+            r#"{{"ticket":"{round}-{index}-{}","round":{round},"index":{index}}}"#,
+            hex::encode(shared.instance)
+        ),
     )
 }
 
@@ -356,9 +376,26 @@ struct WaitQuery {
     wait: Option<String>,
 }
 
-fn parse_ticket(ticket: &str) -> Option<(u64, u64)> {
-    let (round, index) = ticket.split_once('-')?;
-    Some((round.parse().ok()?, index.parse().ok()?))
+/// `ROUND-INDEX-INSTANCE`: two decimal numbers and the 8-byte run nonce in hex.
+fn parse_ticket(ticket: &str) -> Option<(u64, u64, [u8; 8])> {
+    let mut parts = ticket.split('-');
+    let round = parts.next()?.parse().ok()?;
+    let index = parts.next()?.parse().ok()?;
+    let mut instance = [0u8; 8];
+    hex::decode_to_slice(parts.next()?, &mut instance).ok()?;
+    parts.next().is_none().then_some((round, index, instance))
+}
+
+/// Whether round `round`'s tickets were handed out by the run with nonce `instance`.
+async fn issued_by(shared: &Arc<Shared>, round: u64, instance: [u8; 8]) -> anyhow::Result<bool> {
+    if round >= shared.first_round {
+        return Ok(instance == shared.instance);
+    }
+    let store = shared.store.clone();
+    let stored = tokio::task::spawn_blocking(move || lock(&store).round_instance(round))
+        .await
+        .context("store task panicked")??;
+    Ok(stored.is_some_and(|s| s == instance))
 }
 
 async fn issued_round(
@@ -396,12 +433,20 @@ async fn receipt(
     Path(ticket): Path<String>,
     Query(query): Query<WaitQuery>,
 ) -> Response {
-    let Some((round, index)) = parse_ticket(&ticket) else {
-        return error_response(StatusCode::BAD_REQUEST, "a ticket looks like ROUND-INDEX");
+    let Some((round, index, instance)) = parse_ticket(&ticket) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "a ticket looks like ROUND-INDEX-INSTANCE",
+        );
     };
     let open_round = lock(&shared.pending).round;
     if round > open_round {
         return error_response(StatusCode::NOT_FOUND, "no such ticket");
+    }
+    match issued_by(&shared, round, instance).await {
+        Ok(true) => {}
+        Ok(false) => return error_response(StatusCode::NOT_FOUND, "no such ticket"),
+        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
     }
     let is_signed = |s: &Option<u64>| s.is_some_and(|s| s >= round);
     if !is_signed(&shared.signed.borrow()) {

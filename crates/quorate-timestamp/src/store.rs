@@ -8,6 +8,9 @@
 //! either the whole round or none of it. The database runs in WAL mode with
 //! `synchronous=FULL`, so a committed round survives a power loss. A small `meta` table keeps
 //! the in-process witnesses' key seed and count, so a restarted server has the same roster.
+//! Each round also records the instance nonce of the server run that handed out its tickets
+//! (tickets are `ROUND-INDEX-INSTANCE`), so a ticket from a run that died before sealing is
+//! never matched to a hash submitted to a later run. The database file is created mode 0600.
 
 use anyhow::{bail, ensure, Context as _};
 use quorate_cosi::timestamp::{ChainHead, Hash, IssuedRound, RoundHeader, SignedRound};
@@ -33,7 +36,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     root      BLOB NOT NULL,
     roster_id BLOB NOT NULL,
     signature BLOB NOT NULL,
-    leaves    BLOB NOT NULL
+    leaves    BLOB NOT NULL,
+    instance  BLOB NOT NULL DEFAULT x''
 );
 ";
 
@@ -45,9 +49,25 @@ fn to_hash(bytes: Vec<u8>, what: &str) -> anyhow::Result<Hash> {
     Hash::try_from(bytes.as_slice()).map_err(|_| anyhow::anyhow!("stored {what} is not 32 bytes"))
 }
 
+/// Creates `path` mode 0600 if it does not exist yet (an existing file is left as it is).
+fn create_private(path: &Path) -> anyhow::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("creating store {}", path.display())),
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) the store at `path`.
+    /// A new file is created mode 0600 (owner only; SQLite gives its `-wal` and `-shm` files
+    /// the same mode): it holds the in-process witnesses' key seed.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
+        create_private(path)?;
         let conn =
             Connection::open(path).with_context(|| format!("opening store {}", path.display()))?;
         Self::init(conn)
@@ -63,6 +83,16 @@ impl Store {
         let _mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA synchronous=FULL;")?;
         conn.execute_batch(SCHEMA)?;
+        // Stores from before instance nonces: their rounds get the empty instance, which no
+        // ticket carries.
+        let has_instance: bool = conn.query_row(
+            "SELECT COUNT(*) > 0 FROM pragma_table_info('rounds') WHERE name = 'instance'",
+            [],
+            |r| r.get(0),
+        )?;
+        if !has_instance {
+            conn.execute_batch("ALTER TABLE rounds ADD COLUMN instance BLOB NOT NULL DEFAULT x''")?;
+        }
         Ok(Store { conn })
     }
 
@@ -114,8 +144,9 @@ impl Store {
 
     /// Appends a signed round atomically. Fails (and stores nothing) unless the round
     /// directly follows the last stored one (its `prev` is the hash of the last stored
-    /// header, or round 0 with the genesis `prev` in an empty store).
-    pub fn append(&mut self, round: &IssuedRound) -> anyhow::Result<()> {
+    /// header, or round 0 with the genesis `prev` in an empty store). `instance` is the nonce
+    /// of the server run whose tickets name this round.
+    pub fn append(&mut self, round: &IssuedRound, instance: &[u8]) -> anyhow::Result<()> {
         let h = round.header();
         let mut leaves = Vec::with_capacity(round.hashes.len() * 32);
         for hash in &round.hashes {
@@ -131,8 +162,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO rounds
-               (round, time_ms, tree_size, prev, root, roster_id, signature, leaves)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+               (round, time_ms, tree_size, prev, root, roster_id, signature, leaves, instance)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 to_i64(h.round)?,
                 to_i64(h.time_ms)?,
@@ -142,10 +173,25 @@ impl Store {
                 &h.roster_id[..],
                 &round.signed.signature,
                 leaves,
+                instance,
             ],
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// The instance nonce of the server run that handed out round `round`'s tickets, if the
+    /// round is stored.
+    pub fn round_instance(&self, round: u64) -> anyhow::Result<Option<Vec<u8>>> {
+        let Ok(key) = i64::try_from(round) else {
+            return Ok(None);
+        };
+        Ok(self
+            .conn
+            .query_row("SELECT instance FROM rounds WHERE round = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
     }
 
     /// The signed header of round `round`, if stored.

@@ -235,6 +235,7 @@ fn every_documented_outcome_matches_its_schema() {
     assert_eq!(status, 200);
     let ticket = ticket_of(first.to_string().as_bytes()).unwrap();
     let second = ticket_of(second.to_string().as_bytes()).unwrap();
+    let nonce = ticket.rsplit('-').next().unwrap().to_owned();
 
     // Receipts: pending or signed, then signed with a long poll; malformed and unknown.
     let (status, _) = api.call("get", receipt, &format!("/v1/receipt/{ticket}"), b"");
@@ -243,18 +244,22 @@ fn every_documented_outcome_matches_its_schema() {
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["hash"], hex::encode([5u8; 32]));
     assert_eq!(api.call("get", receipt, "/v1/receipt/nonsense", b"").0, 400);
-    assert_eq!(api.call("get", receipt, "/v1/receipt/99999-0", b"").0, 404);
+    assert_eq!(
+        api.call("get", receipt, &format!("/v1/receipt/99999-0-{nonce}"), b"")
+            .0,
+        404
+    );
     let signed = r["round"].as_u64().unwrap();
-    let missing = format!("/v1/receipt/{signed}-{}", u64::MAX);
+    let missing = format!("/v1/receipt/{signed}-{}-{nonce}", u64::MAX);
     assert_eq!(api.call("get", receipt, &missing, b"").0, 404);
     // Once the second submit's round is signed, the next round is open and empty, so it is
     // never sealed: its tickets are pending. A round beyond it is unknown.
     let (status, r2) = api.call("get", receipt, &format!("/v1/receipt/{second}?wait=1"), b"");
     assert_eq!(status, 200, "{r2}");
     let open = r2["round"].as_u64().unwrap() + 1;
-    let pending = format!("/v1/receipt/{open}-0");
+    let pending = format!("/v1/receipt/{open}-0-{nonce}");
     assert_eq!(api.call("get", receipt, &pending, b"").0, 202);
-    let beyond = format!("/v1/receipt/{}-0", open + 1);
+    let beyond = format!("/v1/receipt/{}-0-{nonce}", open + 1);
     assert_eq!(api.call("get", receipt, &beyond, b"").0, 404);
 
     // After the first round.

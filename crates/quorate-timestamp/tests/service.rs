@@ -5,7 +5,7 @@
 use quorate_cosi::timestamp::{Hash, Receipt, RosterVerifier};
 use quorate_cosi::{Policy, Roster};
 use quorate_timestamp::loadgen::{http_call, run_load, LoadConfig};
-use quorate_timestamp::{open_cosigner, ServerConfig, Store, TimestampServer};
+use quorate_timestamp::{open_cosigner, ServerConfig, Service, Store, TimestampServer};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -110,7 +110,7 @@ fn server_under_short_load_issues_verifiable_receipts() {
             .await
             .unwrap();
         assert_eq!(status, 400);
-        let (status, _) = http_call(addr, "GET", "/v1/receipt/99999-0", b"")
+        let (status, _) = http_call(addr, "GET", "/v1/receipt/99999-0-0123456789abcdef", b"")
             .await
             .unwrap();
         assert_eq!(status, 404);
@@ -248,4 +248,80 @@ fn shutdown_seals_the_open_batch() {
         r.verify(&verifier_of(addr).await, Some(&hash(5))).unwrap();
         server.shutdown().await.unwrap();
     });
+}
+
+/// Issue 15 §3 item 1: a run that dies before sealing hands out tickets for round 0; the next
+/// run reuses round 0 for other hashes. The dead run's ticket must never name those hashes.
+/// (Before instance nonces both runs answered `0-0`, and the old ticket got the new hash's
+/// receipt.)
+#[test]
+fn a_ticket_from_a_run_that_died_unsealed_never_names_another_hash() {
+    let dir = TempDir::new("lost-ticket");
+    let db = dir.path("ts.sqlite");
+    let config = || ServerConfig {
+        // Only shutdown seals: the first run dies with its batch open.
+        round_interval: Duration::from_secs(3600),
+        max_wait: Duration::from_secs(10),
+        ..ServerConfig::default()
+    };
+    let call = |service: &Service, method: &str, path: &str, body: &[u8]| {
+        let (status, body) = service.call(method, path, body).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        (status, v)
+    };
+    let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+
+    let dead = Service::start(addr, Store::open(&db).unwrap(), 2, config()).unwrap();
+    let (status, v) = call(&dead, "POST", "/v1/submit", &hash(1));
+    assert_eq!((status, v["round"].as_u64()), (200, Some(0)));
+    let lost = v["ticket"].as_str().unwrap().to_owned();
+    drop(dead); // no shutdown: the open batch is lost, as with kill -9
+
+    let second = Service::start(addr, Store::open(&db).unwrap(), 2, config()).unwrap();
+    let (status, v) = call(&second, "POST", "/v1/submit", &hash(2));
+    assert_eq!((status, v["round"].as_u64()), (200, Some(0)));
+    let kept = v["ticket"].as_str().unwrap().to_owned();
+    assert_ne!(lost, kept);
+    let (status, _) = call(&second, "GET", &format!("/v1/receipt/{lost}"), b"");
+    assert_eq!(status, 404);
+    second.shutdown().unwrap();
+
+    let third = Service::start(addr, Store::open(&db).unwrap(), 2, config()).unwrap();
+    let (status, _) = call(&third, "GET", &format!("/v1/receipt/{lost}?wait=1"), b"");
+    assert_eq!(status, 404);
+    let (status, r) = call(&third, "GET", &format!("/v1/receipt/{kept}?wait=1"), b"");
+    assert_eq!(
+        (status, r["hash"].as_str()),
+        (200, Some(hex::encode(hash(2)).as_str()))
+    );
+    // Tickets of this run cannot reach back into rounds an earlier run sealed.
+    let nonce = call(&third, "POST", "/v1/submit", &hash(3)).1["ticket"]
+        .as_str()
+        .unwrap()
+        .rsplit('-')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (status, _) = call(&third, "GET", &format!("/v1/receipt/0-0-{nonce}"), b"");
+    assert_eq!(status, 404);
+    third.shutdown().unwrap();
+}
+
+/// Issue 15 §3 item 4: the store holds the in-process witnesses' key seed, so it is created
+/// owner-only (it was 0644).
+#[cfg(unix)]
+#[test]
+fn the_store_is_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = TempDir::new("mode");
+    let db = dir.path("ts.sqlite");
+    let store = Store::open(&db).unwrap();
+    open_cosigner(&store, 2).unwrap();
+    for file in ["ts.sqlite", "ts.sqlite-wal"] {
+        let path = dir.path(file);
+        if file == "ts.sqlite" || path.exists() {
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}: {mode:o}");
+        }
+    }
 }
