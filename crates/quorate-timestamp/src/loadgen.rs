@@ -4,8 +4,10 @@
 //! 64-hex-character hashes. With `pipeline = 1` a connection waits for each response before
 //! sending the next request, as `wrk` does. With a larger value it keeps that many requests in
 //! flight (HTTP/1.1 pipelining). The run stops at `duration` or after `max_requests`, whichever
-//! comes first. In-flight responses are still awaited, but only for a short grace period, so
-//! a stalled server cannot hold the run open.
+//! comes first. In-flight responses are still awaited, but only for a short grace period (at
+//! most one second, and never longer than `duration`), so a stalled server cannot hold the
+//! run open. Connections that cannot be opened, requests not answered 200 and requests lost
+//! with their connection are all counted in [`LoadReport::errors`].
 //!
 //! The client speaks just enough HTTP/1.1 for this: it writes fixed-layout requests and reads
 //! responses framed by `Content-Length`. It is written directly on tokio's `TcpStream`,
@@ -61,8 +63,11 @@ impl LoadConfig {
 pub struct LoadReport {
     /// Requests answered with 200.
     pub ok: u64,
-    /// Requests answered otherwise, or lost with their connection.
+    /// Requests answered otherwise or lost with their connection, plus connections that
+    /// could not be opened.
     pub errors: u64,
+    /// Connections that could not be opened (also counted in `errors`).
+    pub connect_failures: u64,
     /// From the first connect to the last response.
     pub elapsed: Duration,
     /// Median request latency.
@@ -85,8 +90,8 @@ impl LoadReport {
     }
 }
 
-/// How long in-flight responses are awaited after the deadline.
-const GRACE: Duration = Duration::from_secs(5);
+/// How long in-flight responses are awaited after the deadline (capped at the run's duration).
+const GRACE: Duration = Duration::from_secs(1);
 
 /// Refuses any target that is not a loopback address: load runs stay on this machine.
 pub fn check_loopback(addr: &SocketAddr) -> anyhow::Result<()> {
@@ -104,6 +109,7 @@ pub async fn run_load(config: &LoadConfig) -> anyhow::Result<LoadReport> {
     check_loopback(&config.addr)?;
     let start = Instant::now();
     let deadline = start + config.duration;
+    let grace = GRACE.min(config.duration);
     let sent = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::with_capacity(config.connections);
     for conn in 0..config.connections {
@@ -112,30 +118,31 @@ pub async fn run_load(config: &LoadConfig) -> anyhow::Result<LoadReport> {
         tasks.push(tokio::spawn(async move {
             let mut stats = ConnStats::default();
             let result = tokio::time::timeout_at(
-                (deadline + GRACE).into(),
+                (deadline + grace).into(),
                 drive_connection(&config, conn as u64, deadline, &sent, &mut stats),
             )
             .await;
             match result {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) | Err(_) => stats.errors += stats.in_flight,
+                Ok(Err(_)) | Err(_) => {
+                    stats.errors += stats.in_flight + u64::from(!stats.connected);
+                }
             }
             stats
         }));
     }
     let mut report = LoadReport::default();
     let mut latencies = Vec::new();
-    let mut connect_failures = 0;
     for task in tasks {
         let stats = task.await.context("load connection task panicked")?;
         report.ok += stats.ok;
         report.errors += stats.errors;
-        connect_failures += u64::from(!stats.connected);
+        report.connect_failures += u64::from(!stats.connected);
         latencies.extend(stats.latencies_us);
         report.samples.extend(stats.samples);
     }
     report.elapsed = start.elapsed();
-    if connect_failures == config.connections as u64 {
+    if report.connect_failures == config.connections as u64 {
         bail!("could not connect to {}", config.addr);
     }
     latencies.sort_unstable();

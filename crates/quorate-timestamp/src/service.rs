@@ -78,10 +78,31 @@ impl Service {
             .block_on(http_call(self.local_addr(), method, path, body))
     }
 
-    /// Serves until Ctrl-C, then shuts down as [`Service::shutdown`] does.
-    pub fn run_until_ctrl_c(self) -> anyhow::Result<()> {
-        self.runtime.block_on(tokio::signal::ctrl_c())?;
-        eprintln!("shutting down: sealing the open batch");
+    /// Installs handlers for SIGINT (Ctrl-C) and SIGTERM (what systemd and docker send),
+    /// calls `ready` (e.g. to announce the address: a signal sent after that is handled),
+    /// serves until either signal arrives, then shuts down as [`Service::shutdown`] does, so
+    /// the open batch is sealed.
+    pub fn serve_until_signal(self, ready: impl FnOnce(&Service)) -> anyhow::Result<()> {
+        let signal = self.runtime.block_on(async {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{signal, SignalKind};
+                let mut interrupt = signal(SignalKind::interrupt())?;
+                let mut terminate = signal(SignalKind::terminate())?;
+                ready(&self);
+                tokio::select! {
+                    _ = interrupt.recv() => Ok::<_, std::io::Error>("SIGINT"),
+                    _ = terminate.recv() => Ok("SIGTERM"),
+                }
+            }
+            #[cfg(not(unix))]
+            {
+                let ctrl_c = tokio::signal::ctrl_c();
+                ready(&self);
+                ctrl_c.await.map(|()| "Ctrl-C")
+            }
+        })?;
+        eprintln!("{signal}: shutting down, sealing the open batch");
         self.shutdown()
     }
 

@@ -218,3 +218,109 @@ fn verify_with_roster(receipt: &str, roster: &str) -> (Option<i32>, String, Stri
         roster,
     ])
 }
+
+/// Issue 15 §3 item 2: SIGTERM (systemd, docker) seals the open batch as SIGINT does. Before,
+/// SIGTERM killed the process and the submitted hash was gone.
+#[cfg(unix)]
+#[test]
+fn sigterm_seals_the_open_batch() {
+    use std::io::BufRead as _;
+    let dir = TempDir::new("sigterm");
+    let db = dir.path("ts.sqlite");
+    let db_arg = db.to_str().unwrap();
+    // Rounds every minute: only the shutdown can seal the batch.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quorate"))
+        .args([
+            "cosi",
+            "timestamp",
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--witnesses",
+            "2",
+        ])
+        .args(["--round-ms", "60000", "--db", db_arg])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr: std::net::SocketAddr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (status, body) = rt
+        .block_on(quorate_timestamp::loadgen::http_call(
+            addr,
+            "POST",
+            "/v1/submit",
+            &hash(9),
+        ))
+        .unwrap();
+    assert_eq!(status, 200);
+    let ticket = ticket_of(&body).unwrap();
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(child.wait().unwrap().success());
+
+    let config = ServerConfig {
+        round_interval: Duration::from_secs(60),
+        max_wait: Duration::from_secs(10),
+        ..ServerConfig::default()
+    };
+    let service = Service::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Store::open(&db).unwrap(),
+        2,
+        config,
+    )
+    .unwrap();
+    let (status, body) = service
+        .call("GET", &format!("/v1/receipt/{ticket}"), b"")
+        .unwrap();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let receipt = Receipt::from_json(std::str::from_utf8(&body).unwrap()).unwrap();
+    receipt.verify(&service.verifier(), Some(&hash(9))).unwrap();
+    service.shutdown().unwrap();
+}
+
+/// Issue 15 §3 item 6: `timestamp load` exits non-zero when requests or connections fail.
+/// Before, a server that never answered gave "0 ok, N errors" and exit 0.
+#[test]
+fn load_exits_non_zero_on_failures() {
+    // A closed port: nothing listens.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_addr = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    // A silent server: connections complete (the kernel's backlog) but nobody answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap().to_string();
+    for addr in [&closed_addr, &silent_addr] {
+        let (code, out, err) = quorate(&[
+            "cosi",
+            "timestamp",
+            "load",
+            "--addr",
+            addr,
+            "--connections",
+            "2",
+            "--seconds",
+            "0.3",
+        ]);
+        assert_eq!(code, Some(2), "{addr}: {out}{err}");
+        assert!(err.contains("error"), "{addr}: {err}");
+    }
+    drop(silent);
+}

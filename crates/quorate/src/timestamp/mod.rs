@@ -122,7 +122,8 @@ pub struct LoadArgs {
     /// Requests in flight per connection (1 = no pipelining; at most 64).
     #[arg(long, default_value_t = 1, value_parser = usize_in(1, MAX_LOAD_PIPELINE))]
     pub pipeline: usize,
-    /// Run for this many seconds (at most 600).
+    /// Run for this many seconds (at most 600); responses still in flight then get at most
+    /// one more second. Exits non-zero if any request or connection failed.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
     /// Stop after this many requests (1..=10000000).
@@ -182,15 +183,16 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         std::fs::write(path, roster_json(service.cosigner().as_ref()) + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    println!(
-        "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
-        service.local_addr(),
-        args.witnesses,
-        hex::encode(service.cosigner().roster_id()),
-        head.next_round,
-        args.round_ms
-    );
-    service.run_until_ctrl_c()
+    service.serve_until_signal(|service| {
+            println!(
+            "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
+            service.local_addr(),
+            args.witnesses,
+            hex::encode(service.cosigner().roster_id()),
+            head.next_round,
+            args.round_ms
+        );
+    })
 }
 
 /// Reads a roster file: a JSON array of hex roster entries (public key ‖ proof of
@@ -285,6 +287,12 @@ fn load(args: &LoadArgs) -> anyhow::Result<()> {
         report.requests_per_second(),
         report.latency_p50,
         report.latency_p99
+    );
+    anyhow::ensure!(
+        report.errors == 0,
+        "{} requests failed ({} connections could not be opened)",
+        report.errors,
+        report.connect_failures
     );
     Ok(())
 }
