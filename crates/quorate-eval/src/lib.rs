@@ -9,6 +9,8 @@
 //!   times operations (warm-up, then median/min/max over samples), records sizes, compares
 //!   each row with a published figure and prints the machine header, the table and JSON.
 //! * [`cosi`]: CoSi and the paper's baselines (Naive, NTree, JVSS) on the network simulator.
+//! * [`mixnet`]: a whole timed mixnet run (keygen → Mix → DB-SM → DB-RSM → tracing) for the
+//!   CLI demo and `quorate bench mixnet`.
 //! * [`paillier`]: modexp, fixed-base, Paillier and threshold-Paillier measurements (GMP
 //!   against crypto-bigint, the CS03 note's backend) and the design notes' figures.
 //! * [`plot`]: SVG line charts for the papers' figures.
@@ -31,6 +33,7 @@
 pub mod bench;
 pub mod cosi;
 pub mod ecdsa;
+pub mod mixnet;
 pub mod paillier;
 pub mod plot;
 #[cfg(feature = "timestamp")]

@@ -22,7 +22,6 @@
 //! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, committed blinding (opened at non-members), decryption, DPK_BB; querier verification |
 //! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
 //! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
-//! | [`demo`] | a whole timed run (keygen → … → tracing) for the CLI demo and benchmark |
 //! | `faults` | (cargo feature `test-faults`, off by default) cheating senders and servers for the tests |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
@@ -73,14 +72,50 @@
 //! Not done: a dealer-free Paillier key and dealer-free Beaver triples (documented setup
 //! assumptions above); the per-element performance targets (DB-SM ≤ 2.5 ms per mixer and
 //! ≤ 1 ms for the querier; DB-RSM ≤ 25 ms per mixer and ≤ 7 ms for the querier) are measured
-//! by [`demo`] and `quorate bench mixnet` and not met (see `docs/benchmarks.md` §6 for the
+//! by `quorate_eval::mixnet` and `quorate bench mixnet` and not met (see `docs/benchmarks.md` §6 for the
 //! figures and the dominant operations).
+//!
+//! # Example: keygen → Enc → Mix → BTraceOut
+//!
+//! ```
+//! use blstrs::Scalar;
+//! use quorate_core::transcript::SessionId;
+//! use quorate_mixnet::{dbrsm, mix, sender, setup, trace};
+//! use rand_chacha::ChaCha20Rng;
+//! use rand_core::SeedableRng;
+//!
+//! let mut rng = ChaCha20Rng::seed_from_u64(1);
+//! // 3 senders, 2 mix-servers, threshold 2 (test moduli: 1024-bit Paillier, never production).
+//! let sid = SessionId::new(b"doc example".to_vec());
+//! let (public, servers) = setup::keygen_with_test_moduli(sid, 3, 2, 2, &mut rng)?;
+//! let values = [Scalar::from(10u64), Scalar::from(20u64), Scalar::from(30u64)];
+//! let inputs = values
+//!     .iter()
+//!     .enumerate()
+//!     .map(|(i, v)| Ok(sender::encrypt_for(&public, i as u64, *v, &mut rng)?.0))
+//!     .collect::<Result<Vec<_>, quorate_mixnet::MixnetError>>()?;
+//! // The servers re-encrypt, shuffle and decrypt; anyone verifies the published record.
+//! let record = mix::run(&public, &servers, &inputs, &mut rng)?;
+//! let outputs = mix::verify_record(&public, &inputs, &record)?;
+//! assert!(values.iter().all(|v| outputs.contains(v)));
+//!
+//! // BTraceOut({1}): which output came from input 1? The dealer deals Beaver triples for
+//! // the query once the querier has fixed its id.
+//! let mut dealer_rng = ChaCha20Rng::seed_from_u64(2);
+//! let deal = |q: &dbrsm::BbsQuery| {
+//!     dbrsm::deal_triples(&public, &q.query_id, q.inputs.len(), &mut dealer_rng)
+//! };
+//! let answer = trace::btrace_out(&public, &servers, &inputs, &record, deal, &[1], &mut rng)?;
+//! assert_eq!(answer.answer.len(), 1);
+//! assert_eq!(record.outputs[answer.answer[0]], values[1]);
+//! assert_eq!(answer.not_from.len(), 2);
+//! # Ok::<(), quorate_mixnet::MixnetError>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod dbrsm;
 pub mod dbsm;
-pub mod demo;
 pub mod dkg;
 pub mod elgamal;
 pub mod error;

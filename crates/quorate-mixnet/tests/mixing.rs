@@ -184,22 +184,6 @@ fn malformed_sender_input_is_rejected() {
     ));
 }
 
-/// A 2048-bit modulus packs several values per decryption (4 outputs, 2 sharing inputs per
-/// group), including partial last groups; every status of a whole run must hold.
-#[test]
-fn packed_decryption_with_several_slots_per_group() {
-    let mut rng = ChaCha20Rng::seed_from_u64(71);
-    let cfg = quorate_mixnet::demo::DemoConfig {
-        n: 9,
-        m: 2,
-        t: 2,
-        paillier_bits: 2048,
-    };
-    let r = quorate_mixnet::demo::run_demo(cfg, &mut rng).unwrap();
-    assert!(r.statuses.iter().all(|(_, s)| *s), "{:?}", r.statuses);
-    assert_eq!(r.ground_truth_permutation.len(), 9);
-}
-
 /// The ring-Pedersen part of a Mix shuffle proof (commitment `Z`, first message `Z′`,
 /// response `k_μ`): any tampering is rejected and the mixer is named.
 #[test]

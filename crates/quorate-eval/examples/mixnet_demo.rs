@@ -1,6 +1,6 @@
-//! `cargo run --release -p quorate-mixnet --example mixnet_demo -- N M T PAILLIER_BITS`:
+//! `cargo run --release -p quorate-eval --example mixnet_demo -- N M T PAILLIER_BITS`:
 //! one timed run with every proof verified; prints statuses, per-step times and sizes.
-use quorate_mixnet::demo::{run_demo, DemoConfig};
+use quorate_eval::mixnet::{run_demo, DemoConfig};
 use rand_core::OsRng;
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {

@@ -1,27 +1,27 @@
 //! A whole run for demos and benchmarks: keygen → Enc → input checking → Mix → DB-SM
-//! (worst case `I = J = [n]`) → DB-RSM (worst case `I = [n]`, [`crate::dbrsm::run_timed`] /
-//! [`crate::dbrsm::verify_timed`]) → one BTraceIn (DB-SM) and one BTraceOut (DB-RSM), every
+//! (worst case `I = J = [n]`) → DB-RSM (worst case `I = [n]`, [`quorate_mixnet::dbrsm::run_timed`] /
+//! [`quorate_mixnet::dbrsm::verify_timed`]) → one BTraceIn (DB-SM) and one BTraceOut (DB-RSM), every
 //! proof verified as the querier, with wall-clock times per step and the sizes of what is
 //! published. The Beaver triples come from the dealer of the preprocessing assumption
-//! ([`crate::dbrsm::deal_triples`]), fresh for each query.
+//! ([`quorate_mixnet::dbrsm::deal_triples`]), fresh for each query.
 //!
-//! Sizes are the lengths of the messages' wire encodings ([`crate::wire`],
-//! [`crate::wire_rsm`]: versioned, with typed decoders), as a node would send them.
+//! Sizes are the lengths of the messages' wire encodings ([`quorate_mixnet::wire`],
+//! [`quorate_mixnet::wire_rsm`]: versioned, with typed decoders), as a node would send them.
 
-use crate::dbrsm;
-use crate::dbsm::{self, StepTimes};
-use crate::error::MixnetError;
-use crate::mix::{self, DecryptionStage, MixStage};
-use crate::sender;
-use crate::setup::{self, MixnetPublic};
-use crate::sharing::{self, Layout};
-use crate::trace;
-use crate::wire::{self, NativeShuffleCodec};
-use crate::wire_rsm;
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use quorate_core::transcript::SessionId;
+use quorate_mixnet::dbrsm;
+use quorate_mixnet::dbsm::{self, StepTimes};
+use quorate_mixnet::error::MixnetError;
+use quorate_mixnet::mix::{self, DecryptionStage, MixStage};
+use quorate_mixnet::sender;
+use quorate_mixnet::setup::{self, MixnetPublic};
+use quorate_mixnet::sharing::{self, Layout};
+use quorate_mixnet::trace;
+use quorate_mixnet::wire::{self, NativeShuffleCodec};
+use quorate_mixnet::wire_rsm;
 use rand_core::{CryptoRng, RngCore};
 use std::time::{Duration, Instant};
 
@@ -66,7 +66,7 @@ pub struct DemoReport {
     pub timings: Vec<(&'static str, String, Duration)>,
 }
 
-/// Total encoded length of `items` under `encode` ([`crate::wire`], [`crate::wire_rsm`]):
+/// Total encoded length of `items` under `encode` ([`quorate_mixnet::wire`], [`quorate_mixnet::wire_rsm`]):
 /// the sizes reported are the bytes a recipient actually receives.
 fn encoded_len<T>(
     items: &[T],
@@ -486,7 +486,7 @@ mod tests {
             n: 6,
             m: 2,
             t: 2,
-            paillier_bits: crate::params::TEST_PAILLIER_BITS,
+            paillier_bits: quorate_mixnet::params::TEST_PAILLIER_BITS,
         };
         let r = run_demo(cfg, &mut rng).expect("demo");
         assert!(r.statuses.iter().all(|(_, s)| *s), "{:?}", r.statuses);
