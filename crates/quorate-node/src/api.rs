@@ -9,6 +9,8 @@
 //! | GET | `/v1/sessions` | every request this node coordinated |
 //! | GET | `/v1/sessions/{request_id}` | one request's record |
 //! | GET | `/v1/waiting` | sessions waiting, with "waiting for node 3 in round 2" |
+//! | GET | `/v1/keys` | the keys this node holds (public facts) |
+//! | GET | `/v1/keys/{key_id}` | one key: protocol, epoch, threshold, holders, public key |
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,11 +29,20 @@ use crate::session::{RequestStatus, Runtime, SessionError, SessionRequest};
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 64 * 1024;
 
+/// Public facts about the keys a node holds, served by `GET /v1/keys[/{key_id}]`.
+pub trait KeyDirectory: Send + Sync {
+    /// One key as JSON, `None` if this node does not hold it.
+    fn key(&self, key_id: &str) -> Result<Option<serde_json::Value>, String>;
+    /// Every key as JSON.
+    fn keys(&self) -> Result<Vec<serde_json::Value>, String>;
+}
+
 /// What the handlers share.
 #[derive(Clone)]
 pub struct ApiState {
     runtime: Arc<Runtime>,
     token_hash: [u8; 32],
+    keys: Option<Arc<dyn KeyDirectory>>,
 }
 
 impl std::fmt::Debug for ApiState {
@@ -48,7 +59,14 @@ impl ApiState {
         Self {
             runtime,
             token_hash: Sha256::digest(token.as_bytes()).into(),
+            keys: None,
         }
+    }
+
+    /// Serves `/v1/keys` from `keys`.
+    pub fn with_keys(mut self, keys: Option<Arc<dyn KeyDirectory>>) -> Self {
+        self.keys = keys;
+        self
     }
 
     fn authorized(&self, headers: &HeaderMap) -> bool {
@@ -96,6 +114,8 @@ pub fn router(state: ApiState) -> Router {
         .route("/v1/sessions", get(list_sessions).post(submit))
         .route("/v1/sessions/{request_id}", get(get_session))
         .route("/v1/waiting", get(waiting))
+        .route("/v1/keys", get(list_keys))
+        .route("/v1/keys/{key_id}", get(get_key))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
 }
@@ -212,5 +232,38 @@ async fn get_session(
         Ok(Some(r)) => Json(r).into_response(),
         Ok(None) => error(StatusCode::NOT_FOUND, "no such request id"),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+async fn list_keys(State(s): State<ApiState>, headers: HeaderMap) -> Response {
+    if !s.authorized(&headers) {
+        return unauthorized();
+    }
+    let list = match &s.keys {
+        Some(k) => k.keys(),
+        None => Ok(vec![]),
+    };
+    match list {
+        Ok(list) => Json(json!({ "keys": list })).into_response(),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    }
+}
+
+async fn get_key(
+    State(s): State<ApiState>,
+    headers: HeaderMap,
+    Path(key_id): Path<String>,
+) -> Response {
+    if !s.authorized(&headers) {
+        return unauthorized();
+    }
+    let found = match &s.keys {
+        Some(k) => k.key(&key_id),
+        None => Ok(None),
+    };
+    match found {
+        Ok(Some(v)) => Json(v).into_response(),
+        Ok(None) => error(StatusCode::NOT_FOUND, "no such key on this node"),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
     }
 }

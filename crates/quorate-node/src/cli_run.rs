@@ -26,6 +26,10 @@ use crate::identity::{IdentityError, NodeId};
 use crate::keystore::{KeyId, Keystore};
 use crate::nodedir::{NodeDir, NodeDirError};
 use crate::roster::{Roster, RosterError};
+use crate::session::ecdsa::keygen::EcdsaKeygen;
+use crate::session::ecdsa::refresh::EcdsaRefresh;
+use crate::session::ecdsa::sign::EcdsaSign;
+use crate::session::ecdsa::EcdsaNode;
 use crate::session::ping::Ping;
 use crate::session::policy::Policy;
 use crate::session::store::{SqliteStore, StoreError};
@@ -115,7 +119,7 @@ pub fn peers_of(roster: &Roster) -> Result<Peers, RunError> {
 /// Refuses sessions that include a node banned for the session's key (bans are stored in
 /// the keystore and survive restarts).
 pub struct BanPolicy {
-    keystore: Mutex<Keystore>,
+    keystore: Arc<Mutex<Keystore>>,
 }
 
 impl std::fmt::Debug for BanPolicy {
@@ -125,11 +129,9 @@ impl std::fmt::Debug for BanPolicy {
 }
 
 impl BanPolicy {
-    /// A policy reading bans from `keystore`.
-    pub fn new(keystore: Keystore) -> Self {
-        Self {
-            keystore: Mutex::new(keystore),
-        }
+    /// A policy reading bans from `keystore` (shared with the protocols that write them).
+    pub fn new(keystore: Arc<Mutex<Keystore>>) -> Self {
+        Self { keystore }
     }
 }
 
@@ -185,6 +187,16 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
     let peers = peers_of(&roster)?;
     let id = loaded.config.id.get();
     let store = SqliteStore::open(&args.dir.join(RUNTIME_DB))?;
+    let keystore = Arc::new(Mutex::new(loaded.keystore));
+    let ecdsa = EcdsaNode::new(
+        id,
+        keystore.clone(),
+        loaded.identity.signing_key().clone(),
+        roster
+            .entries()
+            .map(|e| (e.id.get(), e.public_key))
+            .collect(),
+    );
     let setup = NodeSetup {
         id,
         key: loaded.identity.signing_key().clone(),
@@ -193,8 +205,14 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         api: loaded.config.api,
         api_token: Zeroizing::new(token.as_str().to_string()),
         store: Arc::new(store),
-        protocols: vec![Arc::new(Ping::default())],
-        policy: Arc::new(BanPolicy::new(loaded.keystore)),
+        protocols: vec![
+            Arc::new(Ping::default()),
+            Arc::new(EcdsaKeygen::new(ecdsa.clone())),
+            Arc::new(EcdsaSign::new(ecdsa.clone())),
+            Arc::new(EcdsaRefresh::new(ecdsa.clone())),
+        ],
+        policy: Arc::new(BanPolicy::new(keystore)),
+        keys: Some(ecdsa),
         transport: TransportConfig::default(),
         runtime: RuntimeConfig {
             round_timeout: Duration::from_millis(args.round_timeout_ms),

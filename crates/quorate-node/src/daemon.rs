@@ -11,7 +11,7 @@ use serde::Serialize;
 use tracing::info;
 use zeroize::Zeroizing;
 
-use crate::api::{self, ApiError, ApiState};
+use crate::api::{self, ApiError, ApiState, KeyDirectory};
 use crate::metrics::Metrics;
 use crate::session::driver::Protocol;
 use crate::session::policy::Policy;
@@ -39,6 +39,8 @@ pub struct NodeSetup {
     pub protocols: Vec<Arc<dyn Protocol>>,
     /// Participant policy.
     pub policy: Arc<dyn Policy>,
+    /// Keys served by the operator API's `/v1/keys` (none when absent).
+    pub keys: Option<Arc<dyn KeyDirectory>>,
     /// Transport limits.
     pub transport: TransportConfig,
     /// Runtime limits.
@@ -124,7 +126,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(api::serve(
         listener,
-        ApiState::new(runtime.clone(), &setup.api_token),
+        ApiState::new(runtime.clone(), &setup.api_token).with_keys(setup.keys),
         async {
             let _ = stop_rx.await;
         },

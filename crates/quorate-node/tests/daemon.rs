@@ -35,6 +35,7 @@ fn setup(id: u16, key: &SigningKey, peers: &Peers) -> NodeSetup {
         store: Arc::new(MemoryStore::default()),
         protocols: vec![Arc::new(Ping::default())],
         policy: Arc::new(AcceptAll),
+        keys: None,
         transport: TransportConfig::default(),
         runtime: RuntimeConfig::default(),
     }

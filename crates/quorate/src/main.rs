@@ -96,6 +96,12 @@ enum EcdsaCommand {
     Demo(EcdsaDemoArgs),
     /// Verify a signature on a digest: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(EcdsaVerifyArgs),
+    /// Distributed key generation between running nodes, through one node's operator API.
+    Keygen(ecdsa::node::KeygenArgs),
+    /// Sign SHA-256(message) with a key held by running nodes.
+    Sign(ecdsa::node::SignArgs),
+    /// Proactive refresh of a key by all its holders (new shares, same public key).
+    Refresh(ecdsa::node::RefreshArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -147,6 +153,9 @@ fn main() -> ExitCode {
         Command::Ecdsa { command } => match command {
             EcdsaCommand::Demo(args) => ecdsa::demo(&args),
             EcdsaCommand::Verify(args) => return ecdsa::verify(&args),
+            EcdsaCommand::Keygen(args) => return ecdsa::node::keygen(&args),
+            EcdsaCommand::Sign(args) => return ecdsa::node::sign(&args),
+            EcdsaCommand::Refresh(args) => return ecdsa::node::refresh(&args),
         },
         Command::Cosi { command } => match command {
             CosiCommand::Timestamp { command } => return quorate::timestamp::run(&command),

@@ -14,6 +14,7 @@
 //!   participant count allows.
 
 pub mod driver;
+pub mod ecdsa;
 pub mod ping;
 pub mod policy;
 pub mod runtime;
