@@ -104,9 +104,7 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
     assert_eq!(s["epoch"], 1, "{s}");
     assert_eq!(s["public_key"], pk.as_str());
 
-    // Node 3 stops (SIGTERM) and starts again: it signs with its stored share. (Node 1
-    // coordinates: attempt numbers are chosen by the coordinator from the attempts it has
-    // seen, and node 3 did not see node 1's last signing attempt of this epoch.)
+    // Node 3 stops (SIGTERM) and starts again: it signs with its stored share.
     assert!(c.term(3).success());
     c.restart(3);
     let s = sign(&c, 1, "treasury", "after restart", "1,3");
