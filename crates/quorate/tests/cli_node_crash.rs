@@ -1,0 +1,150 @@
+//! Kill -9 at each persist step of a distributed ECDSA keygen (feature `test-faults`: node 3
+//! runs with `QUORATE_TEST_CRASH_AT=<step>` and aborts there, as abruptly as SIGKILL), then
+//! restart it: every holder must end on the same epoch of the key (or none hold it and a
+//! retried keygen succeeds), and a quorum including the restarted node must sign.
+//!
+//! Run with `cargo test -p quorate --release --features test-faults --test cli_node_crash`
+//! (CI does).
+//!
+//! Only the first step is listed yet. The later steps of keygen
+//! (`keystore.begin_epoch.after_commit`, `keystore.put_secret.{before,after}_commit`,
+//! `keystore.commit_epoch.{before,after}_commit`) fail on the current node: a restarted node
+//! keeps its pending epoch (the retried keygen is refused with "key kc already exists on this
+//! node"), and after a crash at `commit_epoch` it never obtains the certificate the others
+//! committed (nodes 1 and 2 hold epoch 0, node 3 none). Each is one line in `steps!` once
+//! the node recovers pending epochs at start (issue 14).
+
+mod common;
+
+use std::process::Output;
+
+use common::cluster::{quorate, Cluster};
+use serde_json::Value;
+
+const KEY: &str = "kc";
+
+fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
+    quorate()
+        .arg("ecdsa")
+        .arg(args[0])
+        .arg("--node")
+        .arg(c.dir(via))
+        .args(&args[1..])
+        .args(["--json", "--timeout", "60"])
+        .output()
+        .expect("quorate ecdsa")
+}
+
+fn keygen(c: &Cluster) -> Output {
+    ecdsa(
+        c,
+        1,
+        &["keygen", "--t", "2", "--parties", "1,2,3", "--key-id", KEY],
+    )
+}
+
+/// `(epoch, public key)` of the key on node `id`, `None` when it holds no active epoch.
+fn key_on(c: &Cluster, id: u16) -> Option<(u64, String)> {
+    let (status, v) = c.api(id, "GET", &format!("/v1/keys/{KEY}"), None);
+    match status {
+        200 => Some((
+            v["epoch"].as_u64().expect("epoch"),
+            v["public_key"].as_str().expect("public_key").to_string(),
+        )),
+        404 => None,
+        _ => panic!("node {id}: GET /v1/keys/{KEY}: {status} {v}"),
+    }
+}
+
+fn crash_then_converge(step: &str) {
+    let mut c = Cluster::init(3);
+    c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
+    c.spawn(1);
+    c.spawn(2);
+    c.run_env = vec![("QUORATE_TEST_CRASH_AT".into(), step.into())];
+    c.spawn(3);
+    c.run_env.clear();
+    for id in 1..=3 {
+        c.wait_healthy(id);
+    }
+
+    let first = keygen(&c);
+    // Node 3 reached the step and aborted (otherwise the test proves nothing).
+    let status = c.wait_exit(3);
+    assert!(!status.success(), "node 3 did not crash at {step}");
+    assert!(
+        c.log(3)
+            .contains(&format!("test-faults: crashing at {step}")),
+        "{}",
+        c.log(3)
+    );
+    if !first.status.success() {
+        assert_eq!(first.status.code(), Some(1), "{first:?}");
+    }
+
+    c.restart(3);
+    let held: Vec<Option<(u64, String)>> = (1..=3).map(|id| key_on(&c, id)).collect();
+    let key = if held.iter().all(Option::is_none) {
+        // Nobody committed: the operator's retry creates the key on every node.
+        let again = keygen(&c);
+        assert!(
+            again.status.success(),
+            "{step}: retried keygen failed: {}\n{}",
+            String::from_utf8_lossy(&again.stdout),
+            c.logs()
+        );
+        let v: Value = serde_json::from_slice(&again.stdout).expect("json");
+        let want = (
+            v["epoch"].as_u64().expect("epoch"),
+            v["public_key"].as_str().expect("pk").to_string(),
+        );
+        for id in 1..=3 {
+            assert_eq!(key_on(&c, id), Some(want.clone()), "{step}: node {id}");
+        }
+        want
+    } else {
+        assert!(
+            held.iter().all(|h| h == &held[0]),
+            "{step}: nodes disagree on key {KEY} after the restart: {held:?}"
+        );
+        held[0].clone().expect("held")
+    };
+
+    // A quorum with the restarted node signs under the agreed key.
+    for (via, signers) in [(3, "1,3"), (2, "2,3")] {
+        let out = ecdsa(
+            &c,
+            via,
+            &[
+                "sign",
+                "--key-id",
+                KEY,
+                "--message",
+                "after the crash",
+                "--signers",
+                signers,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{step}: sign {signers}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            c.logs()
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["public_key"].as_str(), Some(key.1.as_str()));
+    }
+}
+
+macro_rules! steps {
+    ($($name:ident => $step:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            crash_then_converge($step);
+        }
+    )*};
+}
+
+steps! {
+    crash_at_begin_epoch_before_commit => "keystore.begin_epoch.before_commit",
+}

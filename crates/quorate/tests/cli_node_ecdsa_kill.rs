@@ -1,0 +1,150 @@
+//! Threshold ECDSA 3-of-5 through five real `quorate node run` processes (harness:
+//! `common::cluster`): keygen, signing checked by `quorate ecdsa verify`, a signer killed with
+//! SIGKILL while the others wait for it inside a signing session (named as the culprit, exit
+//! code 1 with JSON), and the killed node restarted from its directory signing again. Every
+//! signature is checked by `quorate ecdsa verify` and by libsecp256k1.
+
+mod common;
+
+use std::process::Output;
+
+use common::cluster::{signal, wait_for, Cluster};
+use serde_json::{json, Value};
+
+fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
+    common::cluster::quorate()
+        .arg("ecdsa")
+        .arg(args[0])
+        .arg("--node")
+        .arg(c.dir(via))
+        .args(&args[1..])
+        .args(["--json", "--timeout", "60"])
+        .output()
+        .expect("quorate ecdsa")
+}
+
+fn json_ok(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// Signs `message` through node `via` with `signers` and checks the signature with
+/// `quorate ecdsa verify` under `public_key`.
+fn sign_and_verify(c: &Cluster, via: u16, key_id: &str, message: &str, signers: &str, pk: &str) {
+    let out = ecdsa(
+        c,
+        via,
+        &[
+            "sign",
+            "--key-id",
+            key_id,
+            "--message",
+            message,
+            "--signers",
+            signers,
+        ],
+    );
+    assert!(out.status.success(), "{out:?}\n{}", c.logs());
+    let v = json_ok(&out);
+    assert_eq!(v["public_key"], pk);
+    let want: Vec<u64> = signers.split(',').map(|s| s.parse().expect("id")).collect();
+    assert_eq!(v["signers"], json!(want), "{v}");
+    let out = common::cluster::quorate()
+        .args(["ecdsa", "verify", "--public-key"])
+        .arg(v["public_key"].as_str().expect("pk"))
+        .arg("--digest")
+        .arg(v["digest"].as_str().expect("digest"))
+        .arg("--signature")
+        .arg(v["signature"].as_str().expect("signature"))
+        .output()
+        .expect("verify");
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    // A second implementation: libsecp256k1 (it requires low-S too).
+    let bytes = |k: &str| hex::decode(v[k].as_str().expect(k)).expect("hex");
+    let digest: [u8; 32] = bytes("digest").try_into().expect("32 bytes");
+    let secp = secp256k1::Secp256k1::verification_only();
+    let key = secp256k1::PublicKey::from_slice(&bytes("public_key")).expect("public key");
+    let sig = secp256k1::ecdsa::Signature::from_compact(&bytes("signature")).expect("r||s");
+    secp.verify_ecdsa(&secp256k1::Message::from_digest(digest), &sig, &key)
+        .expect("libsecp256k1 accepts the signature");
+}
+
+#[test]
+fn three_of_five_signer_killed_mid_signing_is_named_and_signs_again_after_restart() {
+    let mut c = Cluster::start(5, &["--round-timeout-ms", "3000"]);
+    let key = json_ok(&ecdsa(
+        &c,
+        1,
+        &[
+            "keygen",
+            "--t",
+            "3",
+            "--parties",
+            "1,2,3,4,5",
+            "--key-id",
+            "k35",
+        ],
+    ));
+    assert_eq!(key["key_id"], "k35");
+    let pk = key["public_key"].as_str().expect("public_key").to_string();
+    assert_eq!(pk.len(), 66);
+    sign_and_verify(&c, 2, "k35", "before the kill", "1,2,3", &pk);
+
+    // Node 5 freezes, a signing session among 1, 2, 5 starts through node 1, and node 5 is
+    // killed while nodes 1 and 2 wait for its message.
+    c.pause(5);
+    let pid5 = c.pid(5);
+    let out = std::thread::scope(|s| {
+        let signing = s.spawn(|| {
+            ecdsa(
+                &c,
+                1,
+                &[
+                    "sign",
+                    "--key-id",
+                    "k35",
+                    "--message",
+                    "during the kill",
+                    "--signers",
+                    "1,2,5",
+                ],
+            )
+        });
+        for id in [1, 2] {
+            let w = wait_for("the waiting list to name node 5", || {
+                c.waiting(id).into_iter().find(|w| w["nodes"] == json!([5]))
+            });
+            let d = w["description"].as_str().expect("description");
+            assert!(d.starts_with("waiting for node 5 in round "), "{d}");
+        }
+        signal(pid5, "KILL");
+        signing.join().expect("signing thread")
+    });
+    assert!(!c.wait_exit(5).success());
+    // Exit 1 (a protocol abort), the JSON names node 5 alone: 2 signers left are below t = 3,
+    // so there is no retry.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("abort json");
+    assert_eq!(v["culprits"], json!([5]), "{v}");
+    let e = v["error"].as_str().expect("error");
+    assert!(e.contains("waiting for node 5"), "{e}");
+
+    // The other holders still sign; node 5 restarts with its stored share and signs again,
+    // as coordinator and as participant.
+    sign_and_verify(&c, 3, "k35", "while node 5 is down", "2,3,4", &pk);
+    c.restart(5);
+    sign_and_verify(&c, 5, "k35", "after the restart", "3,4,5", &pk);
+    sign_and_verify(&c, 1, "k35", "after the restart, again", "1,2,5", &pk);
+}
