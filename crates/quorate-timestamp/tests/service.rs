@@ -290,6 +290,11 @@ fn a_ticket_from_a_run_that_died_unsealed_never_names_another_hash() {
     let (status, _) = call(&third, "GET", &format!("/v1/receipt/{lost}?wait=1"), b"");
     assert_eq!(status, 404);
     let (status, r) = call(&third, "GET", &format!("/v1/receipt/{kept}?wait=1"), b"");
+    // Issue 15 §3 item 9: an RFC 3339 time beside the epoch milliseconds.
+    assert_eq!(
+        r["time"].as_str(),
+        Some(quorate_cosi::timestamp::rfc3339_utc(r["time_ms"].as_u64().unwrap()).as_str())
+    );
     assert_eq!(
         (status, r["hash"].as_str()),
         (200, Some(hex::encode(hash(2)).as_str()))

@@ -93,7 +93,9 @@ pub mod witnesses;
 pub use chain::{build_tree, seal_round, ChainHead, IssuedRound};
 pub use cosigner::{CosignError, RootCosigner, RoundVerifier};
 pub use merkle::{leaf_hash, node_hash, verify_inclusion, Hash, InclusionError, MerkleTree};
-pub use receipt::{parse_hash_hex, parse_hash_hex_bytes, Receipt, ReceiptError, RECEIPT_SCHEME};
+pub use receipt::{
+    parse_hash_hex, parse_hash_hex_bytes, rfc3339_utc, Receipt, ReceiptError, RECEIPT_SCHEME,
+};
 pub use round::{RoundHeader, SignedRound, GENESIS_PREV, ROUND_DOMAIN, ROUND_MESSAGE_LEN};
 pub use validator::{system_clock, Clock, TimestampValidator, DEFAULT_MAX_SKEW_MS};
 pub use witnesses::{InProcessCosigner, RosterVerifier};

@@ -38,8 +38,14 @@ pub struct Receipt {
     pub audit_path: Vec<Hash>,
     /// Round number.
     pub round: u64,
-    /// Round time, milliseconds since the Unix epoch.
+    /// Round time, milliseconds since the Unix epoch. This is the signed value.
     pub time_ms: u64,
+    /// The same time for people: RFC 3339 in UTC with milliseconds
+    /// (`2023-11-14T22:13:20.000Z`), derived from `time_ms` ([`rfc3339_utc`]). It is not
+    /// signed and verification does not read it; receipts without it (older servers) parse
+    /// with it empty. Trust `time_ms`.
+    #[serde(default)]
+    pub time: String,
     /// The hash of the previous round's header (all zero for round 0).
     #[serde(with = "hex32")]
     pub prev: Hash,
@@ -88,6 +94,31 @@ pub enum ReceiptError {
     Signature(String),
 }
 
+/// Milliseconds since the Unix epoch as an RFC 3339 UTC time with milliseconds, e.g.
+/// `1970-01-01T00:00:00.000Z`. Dates use the proleptic Gregorian calendar (days to
+/// year/month/day by the `civil_from_days` algorithm of H. Hinnant, "chrono-Compatible
+/// Low-Level Date Algorithms"); years past 9999 print with more digits.
+pub fn rfc3339_utc(time_ms: u64) -> String {
+    let (secs, ms) = (time_ms / 1000, time_ms % 1000);
+    let (days, day_secs) = (secs / 86_400, secs % 86_400);
+    // Shift the epoch to 0000-03-01 so leap days end each 400-year era.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        day_secs / 3600,
+        day_secs / 60 % 60,
+        day_secs % 60
+    )
+}
+
 impl Receipt {
     /// Builds the receipt for leaf `leaf_index` of a signed round.
     pub fn new(round: &SignedRound, hash: Hash, leaf_index: u64, audit_path: Vec<Hash>) -> Receipt {
@@ -101,6 +132,7 @@ impl Receipt {
             audit_path,
             round: h.round,
             time_ms: h.time_ms,
+            time: rfc3339_utc(h.time_ms),
             prev: h.prev,
             root: h.root,
             roster_id: h.roster_id,
@@ -238,6 +270,18 @@ mod hex32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rfc3339_times() {
+        use super::rfc3339_utc;
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
+        assert_eq!(rfc3339_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(951_868_799_999), "2000-02-29T23:59:59.999Z");
+        assert_eq!(rfc3339_utc(4_107_542_400_000), "2100-03-01T00:00:00.000Z");
+        assert_eq!(rfc3339_utc(253_402_300_799_000), "9999-12-31T23:59:59.000Z");
+        assert!(!rfc3339_utc(u64::MAX).is_empty());
+    }
+
     use super::*;
 
     #[test]
