@@ -230,7 +230,9 @@ impl TimestampServer {
 }
 
 async fn sealer(shared: Arc<Shared>, mut head: ChainHead, mut shutdown: watch::Receiver<bool>) {
-    let mut ticker = tokio::time::interval(shared.config.round_interval);
+    // The first tick is one interval after start (`interval` would fire at once).
+    let period = shared.config.round_interval;
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let already_stopping = *shutdown.borrow();
