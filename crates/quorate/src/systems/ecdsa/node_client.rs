@@ -13,6 +13,7 @@ use zeroize::Zeroizing;
 
 /// Why a client command failed; decides its exit code.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum CmdError {
     /// Bad input or configuration (exit 2).
     Input(String),
