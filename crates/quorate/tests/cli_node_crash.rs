@@ -18,22 +18,10 @@ mod common;
 
 use std::process::Output;
 
-use common::cluster::{quorate, Cluster};
+use common::cluster::{ecdsa, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "kc";
-
-fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
-    quorate()
-        .arg("ecdsa")
-        .arg(args[0])
-        .arg("--node")
-        .arg(c.dir(via))
-        .args(&args[1..])
-        .args(["--json", "--timeout", "60"])
-        .output()
-        .expect("quorate ecdsa")
-}
 
 fn keygen(c: &Cluster) -> Output {
     ecdsa(

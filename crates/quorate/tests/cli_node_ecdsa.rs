@@ -6,38 +6,13 @@
 
 mod common;
 
-use common::cluster::{quorate, Cluster};
-use std::process::Output;
+use common::cluster::{ecdsa, json_ok, quorate, Cluster};
 
 use serde_json::Value;
 
-fn ok_json(out: Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json on stdout")
-}
-
-/// `quorate ecdsa <args[0]> --node DIR(via) <args[1..]> --json`.
-fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
-    quorate()
-        .arg("ecdsa")
-        .arg(args[0])
-        .arg("--node")
-        .arg(c.dir(via))
-        .args(&args[1..])
-        .args(["--json", "--timeout", "60"])
-        .output()
-        .expect("ecdsa client")
-}
-
 /// Signs through node `via` and checks the signature with `quorate ecdsa verify`.
 fn sign(c: &Cluster, via: u16, key_id: &str, message: &str, signers: &str) -> Value {
-    let v = ok_json(ecdsa(
+    let v = json_ok(&ecdsa(
         c,
         via,
         &[
@@ -68,7 +43,7 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
     let mut c = Cluster::start(3, &["--round-timeout-ms", "3000"]);
 
     // 2-of-3 keygen through node 1.
-    let kg = ok_json(ecdsa(
+    let kg = json_ok(&ecdsa(
         &c,
         1,
         &[
@@ -97,7 +72,7 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
     }
 
     // Refresh by all holders: epoch 1, same public key, and signing works after it.
-    let r = ok_json(ecdsa(&c, 3, &["refresh", "--key-id", "treasury"]));
+    let r = json_ok(&ecdsa(&c, 3, &["refresh", "--key-id", "treasury"]));
     assert_eq!(r["epoch"], 1, "{r}");
     assert_eq!(r["public_key"], pk.as_str());
     let s = sign(&c, 1, "treasury", "after refresh", "1,2");

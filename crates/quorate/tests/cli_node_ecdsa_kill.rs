@@ -6,33 +6,8 @@
 
 mod common;
 
-use std::process::Output;
-
-use common::cluster::{signal, wait_for, Cluster};
+use common::cluster::{ecdsa, json_ok, signal, wait_for, Cluster};
 use serde_json::{json, Value};
-
-fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
-    common::cluster::quorate()
-        .arg("ecdsa")
-        .arg(args[0])
-        .arg("--node")
-        .arg(c.dir(via))
-        .args(&args[1..])
-        .args(["--json", "--timeout", "60"])
-        .output()
-        .expect("quorate ecdsa")
-}
-
-fn json_ok(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "failed: {}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
-}
 
 /// Signs `message` through node `via` with `signers` and checks the signature with
 /// `quorate ecdsa verify` under `public_key`.

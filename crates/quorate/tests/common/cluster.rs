@@ -35,6 +35,31 @@ pub fn quorate() -> Command {
     c
 }
 
+/// `quorate ecdsa <args[0]> --node <dir of node via> <args[1..]> --json --timeout 60`.
+pub fn ecdsa(c: &Cluster, via: u16, args: &[&str]) -> Output {
+    quorate()
+        .arg("ecdsa")
+        .arg(args[0])
+        .arg("--node")
+        .arg(c.dir(via))
+        .args(&args[1..])
+        .args(["--json", "--timeout", "60"])
+        .output()
+        .expect("quorate ecdsa")
+}
+
+/// The JSON on stdout of a command that must have succeeded.
+pub fn json_ok(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "failed: {}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json on stdout")
+}
+
 /// The stdout of a successful command (panics with its stderr otherwise).
 pub fn ok(out: Output) -> String {
     assert!(
