@@ -5,7 +5,7 @@
 //! returns a [`DecodeError`]; [`Reader::finish`] rejects trailing bytes, so every valid
 //! message has exactly one encoding.
 
-use crate::error::DecodeError;
+use crate::decode::DecodeError;
 use crate::party::PartyId;
 use ff::PrimeField;
 

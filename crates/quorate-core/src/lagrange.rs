@@ -5,7 +5,7 @@
 //! polynomial of degree below `k`. The points are public; the cost is `O(k²)` multiplications
 //! and one batched inversion.
 
-use crate::error::ParamError;
+use crate::party::ParamError;
 use ff::{BatchInvert, PrimeField};
 
 /// All Lagrange coefficients `λ_i(target)` for the given distinct points.

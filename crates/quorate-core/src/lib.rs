@@ -8,8 +8,8 @@
 //! * [`vss`]: Feldman and Pedersen verifiable secret sharing over any [`group::Group`];
 //! * [`transcript`]: a `merlin` extension trait that binds protocol name, version, session id
 //!   and every public input into Fiat–Shamir challenges;
-//! * [`error`]: typed parameter and decoding errors and the [`error::Blame`] record that names
-//!   culprits (identifiable abort);
+//! * [`error`]: typed parameter and decoding errors (defined in [`party`] and [`decode`]) and
+//!   the [`error::Blame`] record that names culprits (identifiable abort);
 //! * [`encoding`]: a length-checked reader/writer for canonical wire formats;
 //! * [`hash`]: `expand_message_xmd` (RFC 9380 §5.3.1) and wide reduction into a prime field;
 //! * [`secret`]: best-effort wiping of field elements that do not implement `Zeroize`.
@@ -51,6 +51,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod decode;
 pub mod encoding;
 pub mod error;
 pub mod hash;

@@ -3,10 +3,72 @@
 //! A [`PartyId`] is a non-zero 16-bit index. Zero is reserved because most schemes evaluate
 //! the sharing polynomial at the party's index and keep the secret at `x = 0`.
 
-use crate::error::{DecodeError, ParamError};
+use crate::decode::DecodeError;
 use core::fmt;
 use core::num::NonZeroU16;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Invalid parameters supplied by the caller.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// Party index zero is reserved for the secret.
+    #[error("party index 0 is not allowed")]
+    ZeroIndex,
+    /// A party appears twice.
+    #[error("party {id} appears more than once")]
+    DuplicateIndex {
+        /// The repeated party.
+        id: PartyId,
+    },
+    /// A party outside `1..=n`.
+    #[error("party {id} is not one of the {n} parties")]
+    UnknownParty {
+        /// The party.
+        id: PartyId,
+        /// The number of parties.
+        n: u16,
+    },
+    /// `t < 2`.
+    #[error("threshold t = {t} is below 2")]
+    ThresholdTooSmall {
+        /// The requested threshold.
+        t: u16,
+    },
+    /// `t > n`.
+    #[error("threshold t = {t} exceeds the number of parties n = {n}")]
+    ThresholdExceedsParties {
+        /// The requested threshold.
+        t: u16,
+        /// The number of parties.
+        n: u16,
+    },
+    /// Fewer than `t` shares were supplied.
+    #[error("{got} shares supplied but {needed} are needed")]
+    NotEnoughShares {
+        /// The threshold.
+        needed: u16,
+        /// What was supplied.
+        got: usize,
+    },
+    /// Two evaluation points coincide (Lagrange interpolation impossible).
+    #[error("evaluation points are not distinct")]
+    RepeatedEvaluationPoint,
+    /// Vectors whose lengths must agree do not.
+    #[error("length mismatch for {what}: expected {expected}, got {got}")]
+    LengthMismatch {
+        /// What was being compared.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// The length received.
+        got: usize,
+    },
+    /// Anything else the caller got wrong.
+    #[error("invalid parameter: {0}")]
+    Invalid(&'static str),
+}
 
 /// A non-zero party index (1-based). Decoding rejects zero.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -4,8 +4,8 @@
 //! with `f(0) = s`; party `i` receives `f(x_i)`. By default `x_i = i` ([`eval_point`]);
 //! protocols that need other points (roots of unity, for KZG) pass them explicitly.
 
-use crate::error::ParamError;
 use crate::lagrange;
+use crate::party::ParamError;
 use crate::party::{check_distinct, PartyId, ThresholdParams};
 use crate::poly::SecretPolynomial;
 use crate::secret::{wipe_field, REDACTED};

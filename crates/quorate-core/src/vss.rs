@@ -8,7 +8,7 @@
 //!
 //! Checking uses Horner's rule in the group (the point `x_i` is public).
 
-use crate::error::ParamError;
+use crate::party::ParamError;
 use crate::poly::SecretPolynomial;
 use group::Group;
 

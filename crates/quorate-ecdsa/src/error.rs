@@ -41,7 +41,7 @@ pub enum EcdsaError {
     /// the roster of identity keys can check it
     /// ([`crate::keygen::EquivocationEvidence::verify`]). No share is output.
     #[error("equivocation in key generation or refresh by {}", .0.culprit())]
-    Equivocated(Box<crate::keygen::EquivocationEvidence>),
+    Equivocated(Box<crate::evidence::EquivocationEvidence>),
     /// A message expected from `from` is missing, duplicated or addressed wrongly.
     #[error("message from {from} missing, duplicated or misaddressed")]
     MissingMessage {
@@ -102,7 +102,7 @@ impl EcdsaError {
     pub fn check(&self) -> Option<&'static str> {
         match self {
             EcdsaError::Aborted(b) | EcdsaError::AbortedAndBanned(b) => Some(b.check()),
-            EcdsaError::Equivocated(_) => Some(crate::keygen::agreement::CHECK_EQUIVOCATION),
+            EcdsaError::Equivocated(_) => Some(crate::evidence::CHECK_EQUIVOCATION),
             _ => None,
         }
     }

@@ -394,7 +394,7 @@ fn decode_share(bytes: &[u8]) -> core::result::Result<KeyShare, DecodeError> {
     let identity = SigningKey::from_bytes(&Zeroizing::new(r.array::<32>()?));
     let mut identities = Vec::with_capacity(usize::from(n));
     for _ in 0..n {
-        identities.push(crate::keygen::read_identity(&mut r)?);
+        identities.push(crate::evidence::read_identity(&mut r)?);
     }
     let mut pairs = BTreeMap::new();
     for j in params.parties().filter(|j| *j != id) {

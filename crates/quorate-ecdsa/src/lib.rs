@@ -151,6 +151,7 @@
 pub mod bip32;
 pub mod curve;
 pub mod error;
+mod evidence;
 pub mod keygen;
 pub mod keyshare;
 pub mod mul;

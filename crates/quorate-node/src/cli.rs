@@ -15,10 +15,10 @@
 //!   passphrase needed).
 //!
 //! The passphrase comes from `--passphrase-file FILE` or else `QUORATE_PASSPHRASE`
-//! ([`PassphraseArgs`], reusable by other subcommands).
+//! ([`crate::identity::PassphraseArgs`], reusable by other subcommands).
 
 use crate::fsutil::Overwrite;
-use crate::identity::{IdentityError, NodeId, Passphrase};
+use crate::identity::{IdentityError, NodeId, PassphraseArgs};
 use crate::keystore::KdfParams;
 use crate::nodedir::{InitOptions, InitReport, NodeDir, NodeDirError};
 use crate::roster::{merge_inputs, RosterError};
@@ -42,21 +42,6 @@ pub enum NodeCommand {
     Run(crate::cli_run::RunArgs),
     /// Test that every roster node is reachable and authenticated; prints a table or JSON.
     Check(crate::cli_run::CheckArgs),
-}
-
-/// Where the keystore passphrase comes from.
-#[derive(Debug, Clone, Args)]
-pub struct PassphraseArgs {
-    /// Read the keystore passphrase from FILE (default: the QUORATE_PASSPHRASE variable).
-    #[arg(long, value_name = "FILE")]
-    pub passphrase_file: Option<PathBuf>,
-}
-
-impl PassphraseArgs {
-    /// The passphrase from the file, or else from `QUORATE_PASSPHRASE`.
-    pub fn passphrase(&self) -> Result<Passphrase, IdentityError> {
-        Passphrase::resolve(self.passphrase_file.as_deref())
-    }
 }
 
 fn parse_socket_addr(s: &str) -> Result<SocketAddr, String> {

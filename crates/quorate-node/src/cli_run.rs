@@ -20,9 +20,8 @@ use std::time::Duration;
 use clap::Args;
 use zeroize::Zeroizing;
 
-use crate::cli::PassphraseArgs;
 use crate::daemon::{self, check_table, NodeSetup};
-use crate::identity::{IdentityError, NodeId};
+use crate::identity::{IdentityError, NodeId, PassphraseArgs};
 use crate::keystore::{KeyId, Keystore};
 use crate::nodedir::{NodeDir, NodeDirError};
 use crate::roster::{Roster, RosterError};

@@ -275,6 +275,21 @@ impl fmt::Debug for Passphrase {
     }
 }
 
+/// Where the keystore passphrase comes from.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PassphraseArgs {
+    /// Read the keystore passphrase from FILE (default: the QUORATE_PASSPHRASE variable).
+    #[arg(long, value_name = "FILE")]
+    pub passphrase_file: Option<std::path::PathBuf>,
+}
+
+impl PassphraseArgs {
+    /// The passphrase from the file, or else from `QUORATE_PASSPHRASE`.
+    pub fn passphrase(&self) -> Result<Passphrase, IdentityError> {
+        Passphrase::resolve(self.passphrase_file.as_deref())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

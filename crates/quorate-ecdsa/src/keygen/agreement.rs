@@ -20,6 +20,7 @@ use super::messages::DkgMsg4;
 use super::setup::TAG_SETUP;
 use crate::curve::tagged_hash;
 use crate::error::{EcdsaError, Result};
+use crate::evidence::{EquivocationEvidence, SignedDigest};
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{Blame, DecodeError, PartyId};
@@ -28,38 +29,14 @@ use std::collections::BTreeMap;
 const TAG_DIGEST: &[u8] = b"quorate/ecdsa/dkg-broadcast-digest/v1";
 const TAG_STATEMENT: &[u8] = b"quorate/ecdsa/dkg-broadcast-signature/v1";
 const TAG_ACK: &[u8] = b"quorate/ecdsa/dkg-acknowledgement/v1";
-const EVIDENCE_TAG: u8 = 0xEA;
 const CERT_TAG: u8 = 0xEC;
 const VERSION: u8 = 1;
-/// Bound on the session id carried by evidence (bytes).
-pub(crate) const MAX_SESSION: usize = 4096;
 
 /// The check named when an echo carries a broadcast signature that does not verify.
 pub const CHECK_ECHO: &str = "DKG agreement: echoed broadcast signature";
 /// The check named when an acknowledgement does not sign the agreed transcript.
 pub const CHECK_ACK: &str = "DKG agreement: acknowledgement";
-/// The check named by an [`EcdsaError::Equivocated`] error.
-pub const CHECK_EQUIVOCATION: &str = "DKG agreement: two signed, different broadcasts";
-
-/// One party's broadcast digest with its identity signature on the broadcast statement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SignedDigest {
-    pub(crate) digest: [u8; 32],
-    pub(crate) signature: Signature,
-}
-
-impl SignedDigest {
-    pub(crate) fn write(&self, w: &mut Writer) {
-        w.bytes(&self.digest).bytes(&self.signature.to_bytes());
-    }
-
-    pub(crate) fn read(r: &mut Reader<'_>) -> core::result::Result<Self, DecodeError> {
-        Ok(SignedDigest {
-            digest: r.array()?,
-            signature: Signature::from_bytes(&r.array()?),
-        })
-    }
-}
+pub use crate::evidence::CHECK_EQUIVOCATION;
 
 /// The digest of party `from`'s broadcast values: its round-1 commitment and announced
 /// identity key, and its round-2 opening (encoded).
@@ -151,40 +128,7 @@ fn setup_sid(key_id: &[u8; 32], epoch: u64, session: &[u8]) -> [u8; 32] {
     tagged_hash(TAG_SETUP, &[key_id, &epoch.to_be_bytes(), session])
 }
 
-/// Transferable proof that `culprit` signed two different broadcasts in one key generation
-/// or refresh: two valid identity signatures on different digests for the same session and
-/// sender. Check it with [`EquivocationEvidence::verify`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EquivocationEvidence {
-    key_id: [u8; 32],
-    epoch: u64,
-    session: Vec<u8>,
-    culprit: PartyId,
-    first: SignedDigest,
-    second: SignedDigest,
-}
-
 impl EquivocationEvidence {
-    /// The accused party.
-    pub fn culprit(&self) -> PartyId {
-        self.culprit
-    }
-
-    pub(crate) fn culprit_ref(&self) -> &PartyId {
-        &self.culprit
-    }
-
-    /// The key id of the run.
-    pub fn key_id(&self) -> [u8; 32] {
-        self.key_id
-    }
-
-    /// The epoch the run was producing (0 for key generation, `e + 1` for a refresh of an
-    /// epoch-`e` share). Pick the roster for [`EquivocationEvidence::verify`] by it.
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-
     /// Checks the evidence against `roster`, the identity keys that signed the run's
     /// broadcasts (`roster[k]` is party `k + 1`'s): the keygen roster for epoch 0, and for
     /// a refresh to epoch `e + 1` the identity keys of epoch `e`
@@ -208,42 +152,6 @@ impl EquivocationEvidence {
             ));
         }
         Ok(self.culprit)
-    }
-
-    /// Canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.header(EVIDENCE_TAG, VERSION)
-            .bytes(&self.key_id)
-            .u64(self.epoch)
-            .u16(self.session.len() as u16)
-            .bytes(&self.session)
-            .party(self.culprit);
-        self.first.write(&mut w);
-        self.second.write(&mut w);
-        w.into_bytes()
-    }
-
-    /// Decodes [`EquivocationEvidence::to_bytes`] (it still has to be verified).
-    pub fn from_bytes(bytes: &[u8]) -> core::result::Result<Self, DecodeError> {
-        let mut r = Reader::new("equivocation evidence", bytes);
-        r.header(EVIDENCE_TAG, VERSION)?;
-        let key_id = r.array()?;
-        let epoch = r.u64()?;
-        let len = r.len_prefix(MAX_SESSION)?;
-        let session = r.take(len)?.to_vec();
-        let culprit = r.party()?;
-        let first = SignedDigest::read(&mut r)?;
-        let second = SignedDigest::read(&mut r)?;
-        r.finish()?;
-        Ok(EquivocationEvidence {
-            key_id,
-            epoch,
-            session,
-            culprit,
-            first,
-            second,
-        })
     }
 
     /// Test hook (feature `test-faults`): evidence built from two digests signed with `key`,

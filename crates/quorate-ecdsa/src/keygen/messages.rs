@@ -1,9 +1,9 @@
 //! The key-generation messages and their canonical encodings.
 
-use super::agreement::SignedDigest;
 use super::setup::encode_reveal;
 use crate::curve::{malformed, read_point, read_scalar, write_scalar, DlogProof};
 use crate::error::Result;
+use crate::evidence::{read_identity, SignedDigest};
 use crate::ot::base::{BaseOtMsg1, BaseOtMsg2};
 use crate::ot::ext::OteMsg;
 use ed25519_dalek::{Signature, VerifyingKey};
@@ -214,20 +214,6 @@ impl DkgMsg4 {
         r.finish().map_err(&f)?;
         Ok(DkgMsg4 { echo, ack })
     }
-}
-
-/// Reads an Ed25519 verifying key: a valid point encoding, not of small order.
-pub(crate) fn read_identity(
-    r: &mut Reader<'_>,
-) -> core::result::Result<VerifyingKey, quorate_core::DecodeError> {
-    let what = "Ed25519 identity key";
-    let bytes: [u8; 32] = r.array()?;
-    let vk = VerifyingKey::from_bytes(&bytes)
-        .map_err(|_| quorate_core::DecodeError::InvalidPoint { what })?;
-    if vk.is_weak() {
-        return Err(quorate_core::DecodeError::Identity { what });
-    }
-    Ok(vk)
 }
 
 fn read_flag(

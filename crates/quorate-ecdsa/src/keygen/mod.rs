@@ -99,15 +99,14 @@ mod setup;
 #[cfg(any(test, feature = "test-faults"))]
 mod faults;
 
-pub use agreement::{EpochCertificate, EquivocationEvidence};
+pub use crate::evidence::EquivocationEvidence;
+pub use agreement::EpochCertificate;
 pub use messages::{DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4};
 pub use pending::PendingRefresh;
 pub use round1::{refresh_round1, round1, DkgRound1};
 pub use round2::{round2, DkgRound2};
 pub use round3::{round3, DkgRound3};
 pub use round4::{certify, finish, round4, DkgRound4};
-
-pub(crate) use messages::read_identity;
 
 #[cfg(any(test, feature = "test-faults"))]
 pub use round1::{round1_faulty, DkgFault};

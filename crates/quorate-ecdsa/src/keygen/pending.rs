@@ -1,8 +1,8 @@
 //! A refreshed share waiting for its epoch certificate.
 
 use super::agreement::EpochCertificate;
-use super::messages::read_identity;
 use crate::error::{EcdsaError, Result};
+use crate::evidence::read_identity;
 use crate::keyshare::KeyShare;
 use ed25519_dalek::VerifyingKey;
 use quorate_core::encoding::{Reader, Writer};

@@ -2,13 +2,14 @@
 //! identity key of the new share, sign the broadcast digest, and send the base-OT sender message of every pair where this party is the
 //! higher index.
 
-use super::agreement::{broadcast_digest, sign_digest, SignedDigest};
+use super::agreement::{broadcast_digest, sign_digest};
 use super::messages::DkgMsg1;
 use super::setup::{
     commitment, encode_reveal, others, Mode, PROOF_LABEL, TAG_KEY_ID, TAG_PAIR, TAG_SETUP,
 };
 use crate::curve::{base_mul, tagged_hash, DlogProof};
 use crate::error::Result;
+use crate::evidence::SignedDigest;
 use crate::keyshare::{pair_sid, KeyShare};
 use crate::ot::base::{self, BaseOtSender};
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -221,7 +222,7 @@ fn start(
         }
         .into());
     }
-    if session.as_bytes().len() > super::agreement::MAX_SESSION {
+    if session.as_bytes().len() > crate::evidence::MAX_SESSION {
         return Err(ParamError::Invalid("session id longer than 4096 bytes").into());
     }
     let setup_sid = tagged_hash(

@@ -2,7 +2,7 @@
 //! names its sender), finish the base OTs, aggregate the share, and send the OT-extension
 //! message that bootstraps the reverse direction of each pair to the lower-index party.
 
-use super::agreement::{broadcast_digest, digest_signed_by, SignedDigest};
+use super::agreement::{broadcast_digest, digest_signed_by};
 use super::messages::{DkgMsg2, DkgMsg3};
 use super::round1::DkgRound1;
 use super::round2::DkgRound2;
@@ -12,6 +12,7 @@ use super::setup::{
 };
 use crate::curve::{base_mul, tagged_hash, write_point};
 use crate::error::{EcdsaError, Result};
+use crate::evidence::SignedDigest;
 use crate::keyshare::{pair_sid, KeyShare, PairSeeds, PairStore};
 use crate::ot::base;
 use crate::ot::ext::{self, OteReceiverSeeds, OteSenderSeeds};
