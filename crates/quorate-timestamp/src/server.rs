@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `POST /v1/submit` | body: 64 hex characters (surrounding whitespace allowed) or 32 raw bytes. `200 {"ticket":"R-I-N","round":R,"index":I}` |
 //! | `GET /v1/receipt/R-I-N[?wait=1]` | `200` receipt JSON once round R is signed and stored. Before that, `202 {"status":"pending"}`, or with `wait`, a long poll until it is signed (at most `max_wait`). `404` for an unknown ticket |
+//! | `GET /v1/lookup/HASH` | `200` the receipt of the earliest signed leaf that is HASH (64 hex characters), for a client that lost its ticket. `404` if no signed round holds it (yet) |
 //! | `GET /v1/roster` | the roster as a JSON array of hex roster entries, key ‖ proof of possession (the `--roster` file of `verify`) |
 //! | `GET /v1/head` | the last signed round header with its signature, or `404` before the first |
 //! | `GET /v1/round/N` | round N's header with its signature |
@@ -42,7 +43,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use quorate_cosi::timestamp::{
-    parse_hash_hex_bytes, seal_round, ChainHead, Hash, IssuedRound, RootCosigner, SignedRound,
+    parse_hash_hex_bytes, seal_round, ChainHead, Hash, IssuedRound, RootCosigner,
 };
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -194,6 +195,7 @@ impl TimestampServer {
         let app = Router::new()
             .route("/v1/submit", post(submit))
             .route("/v1/receipt/{ticket}", get(receipt))
+            .route("/v1/lookup/{hash}", get(lookup))
             .route("/v1/roster", get(roster))
             .route("/v1/head", get(head_round))
             .route("/v1/round/{n}", get(round_by_number))
@@ -475,30 +477,39 @@ async fn receipt(
     }
 }
 
+async fn lookup(State(shared): State<Arc<Shared>>, Path(hash): Path<String>) -> Response {
+    let Some(hash) = parse_hash_hex_bytes(hash.as_bytes()) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "the hash must be 64 hex characters",
+        );
+    };
+    let store = shared.store.clone();
+    let found = match tokio::task::spawn_blocking(move || lock(&store).find_hash(&hash)).await {
+        Ok(Ok(found)) => found,
+        Ok(Err(e)) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
+        Err(e) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    };
+    let Some((round, index)) = found else {
+        return error_response(StatusCode::NOT_FOUND, "no signed round holds this hash");
+    };
+    match issued_round(&shared, round).await {
+        Ok(Some(issued)) => match issued.receipt(index) {
+            Some(receipt) => json_response(StatusCode::OK, receipt.to_json()),
+            None => error_response(StatusCode::NOT_FOUND, "no signed round holds this hash"),
+        },
+        Ok(None) => error_response(StatusCode::NOT_FOUND, "no signed round holds this hash"),
+        Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
+    }
+}
+
 async fn roster(State(shared): State<Arc<Shared>>) -> Response {
     json_response(StatusCode::OK, shared.roster_json.clone())
 }
 
-/// A signed round header as JSON (hex hashes, as in receipts).
-pub fn round_json(signed: &SignedRound) -> String {
-    let h = &signed.header;
-    serde_json::json!({
-        "round": h.round,
-        "time_ms": h.time_ms,
-        "tree_size": h.tree_size,
-        "prev": hex::encode(h.prev),
-        "root": hex::encode(h.root),
-        "roster_id": hex::encode(h.roster_id),
-        "message": hex::encode(h.message()),
-        "hash": hex::encode(h.hash()),
-        "signature": hex::encode(&signed.signature),
-    })
-    .to_string()
-}
-
 async fn signed_round(shared: &Arc<Shared>, round: u64) -> Response {
     match issued_round(shared, round).await {
-        Ok(Some(r)) => json_response(StatusCode::OK, round_json(&r.signed)),
+        Ok(Some(r)) => json_response(StatusCode::OK, r.signed.to_json()),
         Ok(None) => error_response(StatusCode::NOT_FOUND, "no such round"),
         Err(e) => error_response(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
     }

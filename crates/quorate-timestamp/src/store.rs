@@ -11,6 +11,13 @@
 //! Each round also records the instance nonce of the server run that handed out its tickets
 //! (tickets are `ROUND-INDEX-INSTANCE`), so a ticket from a run that died before sealing is
 //! never matched to a hash submitted to a later run. The database file is created mode 0600.
+//!
+//! **Lookup by hash.** `leaf_index` maps the first 8 bytes of every stored hash to its
+//! `(round, index)`, written in the same transaction as the round, so a client that lost its
+//! ticket can still find its receipt ([`Store::find_hash`]). An 8-byte integer key keeps the
+//! index small and its inserts cheap; a lookup confirms the full hash against the round's
+//! leaves, so prefix collisions are harmless. Stores from before the index are indexed once
+//! when opened.
 
 use anyhow::{bail, ensure, Context as _};
 use quorate_cosi::timestamp::{ChainHead, Hash, IssuedRound, RoundHeader, SignedRound};
@@ -39,7 +46,34 @@ CREATE TABLE IF NOT EXISTS rounds (
     leaves    BLOB NOT NULL,
     instance  BLOB NOT NULL DEFAULT x''
 );
+CREATE TABLE IF NOT EXISTS leaf_index (
+    prefix INTEGER NOT NULL,
+    round  INTEGER NOT NULL,
+    idx    INTEGER NOT NULL,
+    PRIMARY KEY (prefix, round, idx)
+) WITHOUT ROWID;
 ";
+
+/// `meta` key set once every stored round is in `leaf_index`.
+const META_LEAF_INDEX: &str = "leaf_index_v1";
+
+/// The `leaf_index` key of a hash: its first 8 bytes as a big-endian signed integer.
+fn hash_prefix(hash: &Hash) -> i64 {
+    let mut p = [0u8; 8];
+    p.copy_from_slice(&hash[..8]);
+    i64::from_be_bytes(p)
+}
+
+/// Inserts the index rows of one round's leaves.
+fn index_leaves(tx: &rusqlite::Transaction<'_>, round: i64, hashes: &[Hash]) -> anyhow::Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT OR IGNORE INTO leaf_index (prefix, round, idx) VALUES (?1, ?2, ?3)",
+    )?;
+    for (i, hash) in hashes.iter().enumerate() {
+        insert.execute(params![hash_prefix(hash), round, to_i64(i as u64)?])?;
+    }
+    Ok(())
+}
 
 fn to_i64(v: u64) -> anyhow::Result<i64> {
     i64::try_from(v).context("value does not fit the store's 63-bit integers")
@@ -93,7 +127,59 @@ impl Store {
         if !has_instance {
             conn.execute_batch("ALTER TABLE rounds ADD COLUMN instance BLOB NOT NULL DEFAULT x''")?;
         }
-        Ok(Store { conn })
+        let mut store = Store { conn };
+        if store.meta(META_LEAF_INDEX)?.is_none() {
+            store.backfill_leaf_index()?;
+        }
+        Ok(store)
+    }
+
+    /// Indexes the leaves of every stored round (stores written before `leaf_index`), then
+    /// records that the index is complete, in one transaction.
+    fn backfill_leaf_index(&mut self) -> anyhow::Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut rounds = tx.prepare("SELECT round, leaves FROM rounds")?;
+            let rows =
+                rounds.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+            for row in rows {
+                let (round, leaves) = row?;
+                let hashes: Vec<Hash> = leaves
+                    .chunks_exact(32)
+                    .filter_map(|c| Hash::try_from(c).ok())
+                    .collect();
+                index_leaves(&tx, round, &hashes)?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, x'01')
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [META_LEAF_INDEX],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The earliest stored `(round, index)` whose leaf is `hash`, if any.
+    pub fn find_hash(&self, hash: &Hash) -> anyhow::Result<Option<(u64, u64)>> {
+        let mut candidates = self.conn.prepare_cached(
+            "SELECT round, idx FROM leaf_index WHERE prefix = ?1 ORDER BY round, idx",
+        )?;
+        let rows: Vec<(i64, i64)> = candidates
+            .query_map([hash_prefix(hash)], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut leaf = self.conn.prepare_cached(
+            "SELECT substr(leaves, ?2 * 32 + 1, 32) FROM rounds WHERE round = ?1",
+        )?;
+        for (round, idx) in rows {
+            let stored: Option<Vec<u8>> = leaf
+                .query_row(params![round, idx], |r| r.get(0))
+                .optional()?;
+            if stored.as_deref() == Some(&hash[..]) {
+                return Ok(Some((u64::try_from(round)?, u64::try_from(idx)?)));
+            }
+        }
+        Ok(None)
     }
 
     /// A value from the `meta` table.
@@ -176,6 +262,7 @@ impl Store {
                 instance,
             ],
         )?;
+        index_leaves(&tx, to_i64(h.round)?, &round.hashes)?;
         tx.commit()?;
         Ok(())
     }
@@ -265,6 +352,69 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quorate_cosi::timestamp::{build_tree, SignedRound};
+
+    /// Round `head.next_round` over `hashes` with a placeholder signature (the store does not
+    /// check signatures).
+    fn round_after(head: &ChainHead, hashes: Vec<Hash>) -> IssuedRound {
+        let tree = build_tree(&hashes);
+        let header = RoundHeader {
+            roster_id: [9; 32],
+            round: head.next_round,
+            time_ms: 1000 + head.next_round,
+            tree_size: tree.size(),
+            prev: head.prev,
+            root: tree.root(),
+        };
+        let signed = SignedRound {
+            header,
+            signature: vec![0; 65],
+        };
+        IssuedRound::from_parts(signed, hashes).expect("consistent round")
+    }
+
+    #[test]
+    fn find_hash_gives_the_earliest_leaf_and_confirms_the_full_hash() -> anyhow::Result<()> {
+        let mut store = Store::in_memory()?;
+        let a = [1u8; 32];
+        let b = [2u8; 32];
+        // Same 8-byte prefix as `a`, different hash: must not be mistaken for it.
+        let mut a_twin = a;
+        a_twin[31] = 7;
+        store.append(&round_after(&store.chain_head()?, vec![b, a_twin]), b"")?;
+        store.append(&round_after(&store.chain_head()?, vec![b, b, a]), b"")?;
+        store.append(&round_after(&store.chain_head()?, vec![a]), b"")?;
+        assert_eq!(store.find_hash(&a)?, Some((1, 2)));
+        assert_eq!(store.find_hash(&b)?, Some((0, 0)));
+        assert_eq!(store.find_hash(&a_twin)?, Some((0, 1)));
+        assert_eq!(store.find_hash(&[3u8; 32])?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn stores_from_before_the_index_are_indexed_when_opened() -> anyhow::Result<()> {
+        let dir = std::env::temp_dir().join(format!(
+            "quorate-ts-store-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join("old.sqlite");
+        {
+            let mut store = Store::open(&path)?;
+            store.append(&round_after(&store.chain_head()?, vec![[5u8; 32]]), b"")?;
+            // What a store written before the index looks like.
+            store.conn.execute_batch(
+                "DELETE FROM leaf_index; DELETE FROM meta WHERE key = 'leaf_index_v1';",
+            )?;
+            assert_eq!(store.find_hash(&[5u8; 32])?, None);
+        }
+        let store = Store::open(&path)?;
+        assert_eq!(store.find_hash(&[5u8; 32])?, Some((0, 0)));
+        drop(store);
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
 
     #[test]
     fn rounds_beyond_the_stores_range_are_absent_not_errors() -> anyhow::Result<()> {

@@ -183,7 +183,7 @@ impl Api {
 #[test]
 fn document_lists_exactly_the_routes_of_the_router() {
     let router = router_operations();
-    assert_eq!(router.len(), 5, "parsed {router:?}");
+    assert_eq!(router.len(), 6, "parsed {router:?}");
     assert_eq!(doc_operations(&doc()), router);
 }
 
@@ -262,6 +262,20 @@ fn every_documented_outcome_matches_its_schema() {
     let beyond = format!("/v1/receipt/{}-0-{nonce}", open + 1);
     assert_eq!(api.call("get", receipt, &beyond, b"").0, 404);
 
+    // Lookup by hash: found once signed (earliest leaf), malformed, never submitted.
+    let lookup = "/v1/lookup/{hash}";
+    let (status, found) = api.call(
+        "get",
+        lookup,
+        &format!("/v1/lookup/{}", hex::encode([5u8; 32])),
+        b"",
+    );
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found, r, "the lookup gives the ticket's receipt");
+    assert_eq!(api.call("get", lookup, "/v1/lookup/xyz", b"").0, 400);
+    let never = format!("/v1/lookup/{}", hex::encode([6u8; 32]));
+    assert_eq!(api.call("get", lookup, &never, b"").0, 404);
+
     // After the first round.
     let (status, _) = api.call("get", head, head, b"");
     assert_eq!(status, 200);
@@ -273,6 +287,7 @@ fn every_documented_outcome_matches_its_schema() {
     for (template, item) in doc["paths"].as_object().unwrap() {
         let path = template
             .replace("{ticket}", &ticket)
+            .replace("{hash}", &"ab".repeat(32))
             .replace("{n}", &signed.to_string());
         for m in METHODS {
             if item.get(m).is_none() {

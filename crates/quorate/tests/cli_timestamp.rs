@@ -324,3 +324,201 @@ fn load_exits_non_zero_on_failures() {
     }
     drop(silent);
 }
+
+/// Issue 15 §3 items 3 and 8: `submit --wait`, `fetch` by ticket and by hash (the lost-ticket
+/// lookup), `check-chain` online and offline, with their exit codes and `--json`.
+#[test]
+fn client_commands_submit_fetch_and_check_the_chain() {
+    let dir = TempDir::new("client");
+    let config = ServerConfig {
+        round_interval: Duration::from_millis(20),
+        max_wait: Duration::from_secs(10),
+        ..ServerConfig::default()
+    };
+    let service = Service::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Store::open(&dir.path("ts.sqlite")).unwrap(),
+        3,
+        config,
+    )
+    .unwrap();
+    let addr = service.local_addr().to_string();
+    let (_, roster) = service.call("GET", "/v1/roster", b"").unwrap();
+    let roster_file = dir.path("roster.json");
+    std::fs::write(&roster_file, roster).unwrap();
+    let ro = roster_file.to_str().unwrap();
+    let ts = |args: &[&str]| {
+        let mut all = vec!["cosi", "timestamp"];
+        all.extend_from_slice(args);
+        quorate(&all)
+    };
+
+    // Submit a file's SHA-256 and wait for the receipt.
+    let doc = dir.path("doc.txt");
+    std::fs::write(&doc, b"hello").unwrap();
+    let receipt_file = dir.path("receipt.json");
+    let (code, out, err) = ts(&[
+        "submit",
+        "--addr",
+        &addr,
+        "--file",
+        doc.to_str().unwrap(),
+        "--wait",
+        "--out",
+        receipt_file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let submitted: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let doc_hash = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+    assert_eq!(submitted["hash"], doc_hash);
+    let ticket = submitted["ticket"].as_str().unwrap().to_owned();
+    let (code, out, _) = ts(&[
+        "verify",
+        "--receipt",
+        receipt_file.to_str().unwrap(),
+        "--roster",
+        ro,
+        "--hash",
+        doc_hash,
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+
+    // Fetch by ticket, and by hash (a lost ticket), verified against the roster.
+    let (code, out, err) = ts(&[
+        "fetch", "--addr", &addr, "--ticket", &ticket, "--roster", ro,
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("valid under the given roster"), "{out}");
+    let (code, out, err) = ts(&[
+        "fetch", "--addr", &addr, "--hash", doc_hash, "--roster", ro, "--json",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let fetched: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(fetched["valid"], true);
+    assert_eq!(fetched["receipt"]["hash"], doc_hash);
+    // Submit the same hash again: the lookup still gives the earliest receipt.
+    let (code, _, _) = ts(&["submit", "--addr", &addr, "--hash", doc_hash, "--wait"]);
+    assert_eq!(code, Some(0));
+    let (code, out, _) = ts(&["fetch", "--addr", &addr, "--hash", doc_hash, "--json"]);
+    assert_eq!(code, Some(0));
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(again["receipt"], fetched["receipt"]);
+
+    // Negative answers: exit 1.
+    let unknown = hex::encode(hash(77));
+    let (code, out, _) = ts(&["fetch", "--addr", &addr, "--hash", &unknown]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("not found"), "{out}");
+    let nonce = ticket.rsplit('-').next().unwrap();
+    let (code, _, _) = ts(&[
+        "fetch",
+        "--addr",
+        &addr,
+        "--ticket",
+        &format!("0-99-{nonce}"),
+    ]);
+    assert_eq!(code, Some(1));
+    // The receipt checked against a roster that did not sign it.
+    let mut entries: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string(&roster_file).unwrap()).unwrap();
+    entries.reverse();
+    let other = dir.path("other.json");
+    std::fs::write(&other, serde_json::to_string(&entries).unwrap()).unwrap();
+    let other = other.to_str().unwrap();
+    let (code, out, _) = ts(&[
+        "fetch", "--addr", &addr, "--ticket", &ticket, "--roster", other,
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("invalid"), "{out}");
+
+    // The whole chain, downloaded and checked, saved, then checked offline.
+    let rounds_file = dir.path("rounds.jsonl");
+    let (code, out, err) = ts(&[
+        "check-chain",
+        "--addr",
+        &addr,
+        "--roster",
+        ro,
+        "--save",
+        rounds_file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let checked: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(checked["rounds"], 2);
+    service.shutdown().unwrap();
+    let rf = rounds_file.to_str().unwrap();
+    let (code, out, _) = ts(&["check-chain", "--rounds", rf, "--roster", ro]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("valid: 2 rounds"), "{out}");
+    let (code, out, _) = ts(&["check-chain", "--rounds", rf, "--roster", other]);
+    assert_eq!(code, Some(1), "{out}");
+    // A rewritten round 0 (another root, derived fields recomputed would need a signature):
+    // dropping round 0 leaves a chain that does not start at genesis.
+    let text = std::fs::read_to_string(&rounds_file).unwrap();
+    let only_last = dir.path("only-last.jsonl");
+    std::fs::write(&only_last, text.lines().nth(1).unwrap()).unwrap();
+    let (code, out, _) = ts(&[
+        "check-chain",
+        "--rounds",
+        only_last.to_str().unwrap(),
+        "--roster",
+        ro,
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("expected round 0, found round 1"), "{out}");
+    let mut first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let sig = first["signature"].as_str().unwrap().to_owned();
+    let flipped = if &sig[80..81] == "0" { "1" } else { "0" };
+    first["signature"] = format!("{}{flipped}{}", &sig[..80], &sig[81..]).into();
+    let forged = dir.path("forged.jsonl");
+    std::fs::write(
+        &forged,
+        format!("{first}\n{}\n", text.lines().nth(1).unwrap()),
+    )
+    .unwrap();
+    let (code, out, _) = ts(&[
+        "check-chain",
+        "--rounds",
+        forged.to_str().unwrap(),
+        "--roster",
+        ro,
+        "--json",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(verdict["valid"], false);
+    assert!(
+        verdict["error"].as_str().unwrap().starts_with("round 0"),
+        "{verdict}"
+    );
+
+    // Could not ask: exit 2 (malformed hash, garbage rounds file, no server).
+    let (code, _, err) = ts(&["submit", "--addr", &addr, "--hash", "xyz"]);
+    assert_eq!(code, Some(2), "{err}");
+    let garbage = dir.path("garbage.jsonl");
+    std::fs::write(&garbage, "{ not json\n").unwrap();
+    let (code, _, err) = ts(&[
+        "check-chain",
+        "--rounds",
+        garbage.to_str().unwrap(),
+        "--roster",
+        ro,
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_addr = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let (code, out, _) = ts(&[
+        "submit",
+        "--addr",
+        &closed_addr,
+        "--hash",
+        doc_hash,
+        "--json",
+    ]);
+    assert_eq!(code, Some(2));
+    let failed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(failed["ok"], false);
+}

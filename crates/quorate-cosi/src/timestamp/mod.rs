@@ -90,7 +90,7 @@ pub mod round;
 pub mod validator;
 pub mod witnesses;
 
-pub use chain::{build_tree, seal_round, ChainHead, IssuedRound};
+pub use chain::{build_tree, check_chain, seal_round, ChainError, ChainHead, IssuedRound};
 pub use cosigner::{CosignError, RootCosigner, RoundVerifier};
 pub use merkle::{leaf_hash, node_hash, verify_inclusion, Hash, InclusionError, MerkleTree};
 pub use receipt::{

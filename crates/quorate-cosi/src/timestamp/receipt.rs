@@ -253,7 +253,7 @@ pub fn parse_hash_hex_bytes(text: &[u8]) -> Option<Hash> {
     (bad & 0xf0 == 0).then_some(out)
 }
 
-mod hex32 {
+pub(super) mod hex32 {
     use super::Hash;
     use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
 
@@ -325,7 +325,7 @@ mod hex32_vec {
     }
 }
 
-mod hex_bytes {
+pub(super) mod hex_bytes {
     use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {

@@ -18,6 +18,8 @@
 //! distinct when two rounds carry identical batches (same root).
 
 use super::merkle::Hash;
+use super::receipt::{hex32, hex_bytes, rfc3339_utc};
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The domain tag at the start of every signed round message (32 bytes, NUL-padded).
@@ -112,6 +114,84 @@ pub struct SignedRound {
     pub signature: Vec<u8>,
 }
 
+/// The JSON form of a signed round (`GET /v1/round/N`, `GET /v1/head`, and the rounds file
+/// of `check-chain`): the header's fields with hashes in lowercase hex, the derived `time`
+/// (RFC 3339), `message` and `hash`, and the signature.
+#[derive(Serialize, Deserialize)]
+struct RoundJson {
+    round: u64,
+    time_ms: u64,
+    #[serde(default)]
+    time: String,
+    tree_size: u64,
+    #[serde(with = "hex32")]
+    prev: Hash,
+    #[serde(with = "hex32")]
+    root: Hash,
+    #[serde(with = "hex32")]
+    roster_id: Hash,
+    #[serde(with = "hex_bytes")]
+    message: Vec<u8>,
+    #[serde(with = "hex32")]
+    hash: Hash,
+    #[serde(with = "hex_bytes")]
+    signature: Vec<u8>,
+}
+
+impl SignedRound {
+    /// The round as one line of JSON (layout at [`SignedRound::from_json`]).
+    pub fn to_json(&self) -> String {
+        let h = &self.header;
+        let json = RoundJson {
+            round: h.round,
+            time_ms: h.time_ms,
+            time: rfc3339_utc(h.time_ms),
+            tree_size: h.tree_size,
+            prev: h.prev,
+            root: h.root,
+            roster_id: h.roster_id,
+            message: h.message().to_vec(),
+            hash: h.hash(),
+            signature: self.signature.clone(),
+        };
+        // Serializing plain strings and integers cannot fail.
+        serde_json::to_string(&json).unwrap_or_default()
+    }
+
+    /// Parses the JSON of [`SignedRound::to_json`]: `round`, `time_ms`, `tree_size`, `prev`,
+    /// `root`, `roster_id`, `message`, `hash`, `signature` (hex), and an optional `time`.
+    /// The header is rebuilt from its fields; `message` and `hash` must be the ones those
+    /// fields give (a file whose derived fields disagree with its header is refused, not
+    /// silently trusted either way). The signature is not checked here.
+    pub fn from_json(text: &str) -> Result<SignedRound, String> {
+        let json: RoundJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let header = RoundHeader {
+            roster_id: json.roster_id,
+            round: json.round,
+            time_ms: json.time_ms,
+            tree_size: json.tree_size,
+            prev: json.prev,
+            root: json.root,
+        };
+        if json.message != header.message() {
+            return Err(format!(
+                "round {}: message does not match the header fields",
+                json.round
+            ));
+        }
+        if json.hash != header.hash() {
+            return Err(format!(
+                "round {}: hash does not match the header fields",
+                json.round
+            ));
+        }
+        Ok(SignedRound {
+            header,
+            signature: json.signature,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +205,21 @@ mod tests {
             prev: [2; 32],
             root: [3; 32],
         }
+    }
+
+    #[test]
+    fn json_round_trip_and_derived_fields_checked() {
+        let signed = SignedRound {
+            header: header(),
+            signature: vec![5; 66],
+        };
+        let json = signed.to_json();
+        assert_eq!(SignedRound::from_json(&json), Ok(signed.clone()));
+        let mut value: serde_json::Value = serde_json::from_str(&json).expect("json");
+        value["round"] = 8.into();
+        let err = SignedRound::from_json(&value.to_string()).expect_err("stale message");
+        assert!(err.contains("message does not match"), "{err}");
+        assert!(SignedRound::from_json("{}").is_err());
     }
 
     #[test]

@@ -1,9 +1,13 @@
-//! `quorate cosi timestamp …`: serve, verify a receipt offline, generate load, benchmark.
+//! `quorate cosi timestamp …`: serve, verify a receipt offline, the client (`submit`,
+//! `fetch`, `check-chain`, in [`client`]), generate load, benchmark.
 //!
 //! `verify` is offline and needs only `quorate-cosi`. `serve`, `load` and `bench` are thin
 //! glue over the `quorate-timestamp` crate (HTTP server, SQLite store, load generator) and
 //! exist only with the `timestamp-server` feature (on by default); without it the binary
 //! links no web server.
+
+#[cfg(feature = "timestamp-server")]
+pub mod client;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
@@ -30,6 +34,18 @@ pub enum TimestampCommand {
     Serve(ServeArgs),
     /// Check a receipt offline: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(VerifyArgs),
+    #[cfg(feature = "timestamp-server")]
+    /// Submit a hash (or a file's SHA-256); with --wait, get its receipt. Exit 0 accepted,
+    /// 1 refused or still pending, 2 malformed input or no server.
+    Submit(client::SubmitArgs),
+    #[cfg(feature = "timestamp-server")]
+    /// Get a receipt by ticket or by hash, optionally verified. Exit 0 found (and valid),
+    /// 1 not found, pending or invalid, 2 malformed input or no server.
+    Fetch(client::FetchArgs),
+    #[cfg(feature = "timestamp-server")]
+    /// Verify the whole round chain offline (downloaded from a server, or from a rounds
+    /// file): every link and every signature. Exit 0 valid, 1 invalid, 2 malformed input.
+    CheckChain(client::CheckChainArgs),
     #[cfg(feature = "timestamp-server")]
     /// Send a bounded HTTP load to a running server and report requests per second.
     Load(LoadArgs),
@@ -148,6 +164,12 @@ pub fn run(command: &TimestampCommand) -> ExitCode {
     match command {
         TimestampCommand::Verify(args) => verify(args),
         #[cfg(feature = "timestamp-server")]
+        TimestampCommand::Submit(args) => client::submit(args),
+        #[cfg(feature = "timestamp-server")]
+        TimestampCommand::Fetch(args) => client::fetch(args),
+        #[cfg(feature = "timestamp-server")]
+        TimestampCommand::CheckChain(args) => client::check_chain_command(args),
+        #[cfg(feature = "timestamp-server")]
         TimestampCommand::Serve(args) => exit_code(serve(args)),
         #[cfg(feature = "timestamp-server")]
         TimestampCommand::Load(args) => exit_code(load(args)),
@@ -203,6 +225,19 @@ pub fn read_roster(path: &Path) -> anyhow::Result<Roster> {
     Roster::from_json(&text).with_context(|| format!("{}: roster", path.display()))
 }
 
+/// A verifier for `roster` that accepts signatures by at least `threshold` witnesses, or by
+/// all of them without one.
+pub fn verifier_for(roster: Roster, threshold: Option<usize>) -> anyhow::Result<RosterVerifier> {
+    let policy = match threshold {
+        Some(t) => Policy::Threshold(t),
+        None => Policy::Complete,
+    };
+    policy
+        .validate(roster.len())
+        .context("--threshold must be between 1 and the roster size")?;
+    Ok(RosterVerifier::new(Arc::new(roster), policy))
+}
+
 /// `timestamp verify`: 0 valid, 1 invalid (with the reason), 2 malformed input.
 pub fn verify(args: &VerifyArgs) -> ExitCode {
     let parsed = (|| -> anyhow::Result<(Receipt, RosterVerifier, Option<[u8; 32]>)> {
@@ -210,13 +245,6 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
         let roster = read_roster(&args.roster)?;
         let receipt = Receipt::from_json(&text)
             .with_context(|| format!("{}: not a receipt", args.receipt.display()))?;
-        let policy = match args.threshold {
-            Some(t) => Policy::Threshold(t),
-            None => Policy::Complete,
-        };
-        policy
-            .validate(roster.len())
-            .context("--threshold must be between 1 and the roster size")?;
         // A signature of the wrong length for this roster cannot be parsed: exit 2, not 1.
         if let Err(e @ quorate_core::DecodeError::WrongLength { .. }) =
             quorate_cosi::Signature::from_bytes(&receipt.signature, roster.len())
@@ -227,7 +255,7 @@ pub fn verify(args: &VerifyArgs) -> ExitCode {
                 roster.len()
             );
         }
-        let verifier = RosterVerifier::new(Arc::new(roster), policy);
+        let verifier = verifier_for(roster, args.threshold)?;
         let hash = match &args.hash {
             Some(h) => {
                 Some(parse_hash_hex(h).context("--hash must be 64 hex characters (32 bytes)")?)
