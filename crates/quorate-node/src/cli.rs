@@ -7,7 +7,9 @@
 //! * `quorate node init --dir DIR --listen HOST:PORT --api HOST:PORT [--id N] [--name NAME]
 //!   [--address HOST:PORT] [--public-http HOST:PORT] [--passphrase-file FILE]` creates a
 //!   node directory ([`crate::nodedir`]) and prints one JSON object: `id`, `name`,
-//!   `public_key`, `listen`, `address`, `api`, `public_http`, `dir`, `public_entry`.
+//!   `public_key`, `listen`, `address`, `api`, `public_http`, `witness_vkey` (the note
+//!   verifier key of the node's tlog-witness cosignature/v1 key, named NAME), `dir`,
+//!   `public_entry`. NAME must be a note key name (no spaces, no `+`).
 //! * `quorate node roster --out FILE [--force] DIR_OR_ENTRY...` merges node directories,
 //!   public entry files and rosters into a roster ([`crate::roster`]) and prints a JSON
 //!   summary (`roster`, `digest`, `nodes`).
@@ -73,13 +75,15 @@ pub struct InitArgs {
     /// The node id, 1..=65535 (conventionally 1..=n); derived from the identity key if omitted.
     #[arg(long, value_name = "N", value_parser = parse_node_id)]
     pub id: Option<NodeId>,
-    /// A human-readable name (default node-<id>).
+    /// The node's name (default node-<id>), also the key name of its tlog-witness
+    /// cosignatures: no spaces and no `+` (e.g. `witness.example.com/w1`).
     #[arg(long)]
     pub name: Option<String>,
     /// The address peers dial, if not the listen address (required with a wildcard listen).
     #[arg(long, value_name = "HOST:PORT")]
     pub address: Option<String>,
-    /// A public HTTP endpoint to list in the public entry.
+    /// The public HTTP listener (`POST /add-checkpoint` of the tlog-witness role), also
+    /// listed in the public entry.
     #[arg(long, value_name = "HOST:PORT")]
     pub public_http: Option<String>,
     /// Passphrase source.
@@ -204,6 +208,7 @@ pub fn show(args: &ShowArgs) -> Result<serde_json::Value, CliError> {
         "address": cfg.address,
         "api": cfg.api.to_string(),
         "public_http": cfg.public_http,
+        "witness_vkey": cfg.witness_vkey,
         "dir": args.dir.display().to_string(),
     }))
 }

@@ -9,6 +9,8 @@
 //! address = "alice.example:7001"   # peers dial this (the public entry's address)
 //! api = "127.0.0.1:8001"           # the operator API; loopback only
 //! public_http = "alice.example:80" # optional
+//! witness_vkey = "alice+…+…"      # the tlog-witness cosignature/v1 verifier key (optional:
+//!                                  # absent in directories made before witness keys)
 //! ```
 //!
 //! Unknown fields are refused, so a misspelt setting is an error rather than silently
@@ -17,6 +19,7 @@
 use crate::fsutil::{self, FileError};
 use crate::identity::{parse_public_key_hex, NodeId};
 use crate::roster::{validate_address, validate_name};
+use crate::tlog_witness::note::{Verifier, SIG_TYPE_COSIGNATURE_V1};
 use ed25519_dalek::VerifyingKey;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -65,6 +68,10 @@ pub struct NodeConfig {
     /// An optional public HTTP endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_http: Option<String>,
+    /// The note verifier key of the node's tlog-witness cosignature/v1 key (its secret half
+    /// is sealed in the keystore; see [`crate::tlog_witness::key`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness_vkey: Option<String>,
 }
 
 impl NodeConfig {
@@ -99,6 +106,15 @@ impl NodeConfig {
         }
         if let Some(h) = &self.public_http {
             validate_address(h).map_err(|m| ConfigError::Invalid(format!("public_http: {m}")))?;
+        }
+        if let Some(v) = &self.witness_vkey {
+            let v = Verifier::parse(v)
+                .map_err(|e| ConfigError::Invalid(format!("witness_vkey: {e}")))?;
+            if v.sig_type() != SIG_TYPE_COSIGNATURE_V1 || v.name() != self.name {
+                return Err(ConfigError::Invalid(
+                    "witness_vkey: not a cosignature/v1 key named after the node".into(),
+                ));
+            }
         }
         Ok(())
     }
@@ -148,6 +164,7 @@ mod tests {
             address: "node4.example:7004".into(),
             api: "127.0.0.1:8004".parse().expect("addr"),
             public_http: None,
+            witness_vkey: None,
         }
     }
 

@@ -14,6 +14,7 @@
 //! * [`roster`]: public entries and rosters (pinned keys, addresses, party indices);
 //! * [`config`]: the node config file;
 //! * [`nodedir`]: the node directory layout, `init` and loading a node;
+//! * [`tlog_witness`]: the C2SP tlog-witness role (cosigning transparency-log checkpoints);
 //! * [`cli`]: the `quorate node` subcommands;
 //! * [`fsutil`]: bounded reads and durable, never-silent writes;
 //! * [`faults`]: test-only crash hooks at named persist steps (feature `test-faults`).
@@ -35,4 +36,5 @@ pub mod metrics;
 pub mod nodedir;
 pub mod roster;
 pub mod session;
+pub mod tlog_witness;
 pub mod transport;

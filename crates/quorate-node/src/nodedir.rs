@@ -27,6 +27,7 @@ use crate::fsutil::{self, FileError, Overwrite};
 use crate::identity::{Identity, NodeId, Passphrase};
 use crate::keystore::{KdfParams, Keystore, KeystoreError};
 use crate::roster::{validate_address, validate_name, RosterEntry, RosterError};
+use crate::tlog_witness::{note::validate_key_name, WitnessKey};
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -181,6 +182,8 @@ pub struct InitReport {
     pub api: String,
     /// The public HTTP endpoint, if any.
     pub public_http: Option<String>,
+    /// The note verifier key of the node's tlog-witness cosignature/v1 key.
+    pub witness_vkey: String,
     /// The node directory.
     pub dir: String,
     /// The public entry file to hand to the other operators.
@@ -196,6 +199,8 @@ pub struct LoadedNode {
     pub identity: Identity,
     /// The open keystore.
     pub keystore: Keystore,
+    /// The tlog-witness cosigning key (`None` in a directory made before witness keys).
+    pub witness: Option<WitnessKey>,
 }
 
 /// The exclusive lock of a node directory, held until dropped (or the process ends).
@@ -284,6 +289,9 @@ impl NodeDir {
         validate_address(&address).map_err(NodeDirError::InvalidOption)?;
         if let Some(name) = &opts.name {
             validate_name(name).map_err(NodeDirError::InvalidOption)?;
+            // The name is also the note key name of the witness's cosignatures.
+            validate_key_name(name)
+                .map_err(|e| NodeDirError::InvalidOption(format!("--name {name:?}: {e}")))?;
         }
         opts.kdf.validate()?;
         let identity = Identity::generate(opts.id);
@@ -291,6 +299,7 @@ impl NodeDir {
             .name
             .clone()
             .unwrap_or_else(|| format!("node-{}", identity.id()));
+        let witness = WitnessKey::generate(&name).map_err(NodeDirError::InvalidOption)?;
         let config = NodeConfig {
             format: CONFIG_FORMAT,
             id: identity.id(),
@@ -300,6 +309,7 @@ impl NodeDir {
             address: address.clone(),
             api: opts.api,
             public_http: opts.public_http.clone(),
+            witness_vkey: Some(witness.vkey()),
         };
         config.validate().map_err(|e| match e {
             ConfigError::Invalid(m) => NodeDirError::InvalidOption(m),
@@ -315,7 +325,9 @@ impl NodeDir {
         };
 
         fsutil::create_private_dir(root)?;
-        Keystore::create(&dir.keystore_path(), &identity, passphrase, opts.kdf)?;
+        let mut keystore = Keystore::create(&dir.keystore_path(), &identity, passphrase, opts.kdf)?;
+        witness.store(&mut keystore)?;
+        drop(keystore);
         crash_point("init.after_keystore");
         let token = ApiToken::generate();
         fsutil::write_atomic(
@@ -346,6 +358,7 @@ impl NodeDir {
             address: config.address,
             api: config.api.to_string(),
             public_http: config.public_http,
+            witness_vkey: witness.vkey(),
             dir: root.display().to_string(),
             public_entry: dir.public_entry_path().display().to_string(),
         };
@@ -451,10 +464,17 @@ impl NodeDir {
                 "the keystore's identity key is not the config's public_key".into(),
             ));
         }
+        let witness = WitnessKey::load(&keystore, &config.name)?;
+        if witness.as_ref().map(WitnessKey::vkey) != config.witness_vkey {
+            return Err(inconsistent(
+                "the keystore's tlog-witness key is not the config's witness_vkey".into(),
+            ));
+        }
         Ok(LoadedNode {
             config,
             identity,
             keystore,
+            witness,
         })
     }
 }
@@ -507,6 +527,15 @@ mod tests {
         assert!(!token.matches("00"));
         assert!(!format!("{token:?}").contains(token.as_str()));
         let node = dir.load(&pass()).expect("load");
+        let witness = node.witness.as_ref().expect("a witness key");
+        assert_eq!(witness.vkey(), report.witness_vkey);
+        let v = crate::tlog_witness::Verifier::parse(&report.witness_vkey).expect("vkey");
+        assert_eq!(v.name(), "node-1");
+        assert_eq!(
+            v.sig_type(),
+            crate::tlog_witness::note::SIG_TYPE_COSIGNATURE_V1
+        );
+        assert_ne!(v.key(), &node.identity.verifying_key(), "its own key");
         assert_eq!(node.identity.public_key_hex(), report.public_key);
         assert_eq!(node.config.id.get(), 1);
         // No file holds the identity seed in the clear.
@@ -563,6 +592,12 @@ mod tests {
         o.api = "192.0.2.1:8003".parse().expect("addr");
         let err = NodeDir::init(&root, &o, &pass()).expect_err("non-loopback api");
         assert!(err.to_string().contains("loopback"), "{err}");
+        for bad in ["witness one", "a+b"] {
+            let mut o = opts(None, 7003);
+            o.name = Some(bad.into());
+            let err = NodeDir::init(&root, &o, &pass()).expect_err("not a note key name");
+            assert!(err.to_string().contains("--name"), "{err}");
+        }
         let mut o = opts(None, 7003);
         o.listen = "0.0.0.0:7003".parse().expect("addr");
         let err = NodeDir::init(&root, &o, &pass()).expect_err("wildcard without address");
