@@ -119,6 +119,12 @@ impl TryFrom<u16> for PartyId {
     }
 }
 
+impl From<NonZeroU16> for PartyId {
+    fn from(v: NonZeroU16) -> Self {
+        PartyId(v)
+    }
+}
+
 impl From<PartyId> for u16 {
     fn from(p: PartyId) -> u16 {
         p.get()

@@ -17,7 +17,7 @@
 //! results do not depend on it (per-node RNGs are seeded from the caller's RNG in roster
 //! order).
 
-use crate::error::CosiError;
+use crate::error::{witness_id, CosiError};
 use crate::mask::Mask;
 use crate::policy::Policy;
 use crate::protocol::{
@@ -29,7 +29,7 @@ use crate::signature::Signature;
 use crate::tree::{KeyTree, Promotion, Tree};
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::transcript::SessionId;
-use quorate_core::{Blame, ParamError};
+use quorate_core::{Blame, ParamError, PartyId};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use rayon::prelude::*;
@@ -113,8 +113,8 @@ impl Scenario {
 /// A witness excluded after being named by an aggregator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exclusion {
-    /// Roster index.
-    pub index: usize,
+    /// The witness (roster position + 1, as in blame).
+    pub witness: PartyId,
     /// The attempt (0-based) in which it was named.
     pub attempt: usize,
     /// The check it failed.
@@ -128,15 +128,17 @@ pub struct SigningReport {
     pub attempts: usize,
     /// Participants in the final signature.
     pub participants: usize,
-    /// Witnesses absent from the start.
+    /// Witnesses absent from the start, as roster positions (mask bits).
     pub absent: Vec<usize>,
-    /// Witnesses whose validator declined the message (left out of the mask).
+    /// Witnesses whose validator declined the message (left out of the mask), as roster
+    /// positions.
     pub declined: Vec<usize>,
     /// Witnesses named and excluded, in order.
     pub excluded: Vec<Exclusion>,
     /// Subleader replacements in the final attempt's tree.
     pub promotions: Vec<Promotion>,
-    /// Live witnesses not asked to commit in the final attempt (stop at threshold).
+    /// Live witnesses not asked to commit in the final attempt (stop at threshold), as roster
+    /// positions.
     pub not_asked: Vec<usize>,
     /// Height of the final attempt's tree.
     pub depth: usize,
@@ -445,7 +447,7 @@ pub fn sign_in_process<R: RngCore + CryptoRng>(
         for (index, check) in culprits {
             if excluded.insert(index) {
                 log.push(Exclusion {
-                    index,
+                    witness: witness_id(index),
                     attempt,
                     check,
                 });

@@ -1,15 +1,20 @@
 //! Errors of the CoSi system.
 //!
+//! **One numbering.** Every error names a witness by its [`PartyId`]: the witness at 0-based
+//! roster position `i` (its bit in a [`crate::Mask`], its slot in the [`crate::Roster`]) is
+//! witness `i + 1` ([`witness_id`]; `PartyId::position` goes back). Positions appear only in
+//! the APIs that address roster slots and mask bits.
+//!
 //! * Registration faults ([`CosiError::InvalidKey`], [`CosiError::InvalidProofOfPossession`],
-//!   [`CosiError::DuplicateKey`]) name the 0-based roster positions of the bad entries.
+//!   [`CosiError::DuplicateKey`]) name the witnesses of the bad entries.
 //! * Protocol faults by witnesses are [`CosiError::Aborted`] and carry a [`Blame`] whose
-//!   culprits are [`PartyId`]s: witness at roster index `i` is `PartyId(i + 1)` (see
-//!   [`party_of`] and [`CosiError::culprit_indices`]). Blame assumes authenticated channels:
-//!   the transport tells an aggregator which child sent a message.
+//!   culprits are the same [`PartyId`]s, read with [`Culprits::culprits`]. Blame assumes
+//!   authenticated channels: the transport tells an aggregator which child sent a message.
 //! * Signature verification failures are [`CosiError::InvalidSignature`] with a
 //!   [`VerifyFailure`] saying which rule was broken; malformed bytes are
 //!   [`CosiError::Decode`] with the core [`DecodeError`] variants.
 
+use core::num::NonZeroU16;
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use thiserror::Error;
@@ -53,44 +58,44 @@ pub enum CosiError {
     /// Untrusted bytes were malformed.
     #[error(transparent)]
     Decode(#[from] DecodeError),
-    /// Roster entry `index` carries an unusable public key (bad encoding, small order,
-    /// identity, torsion component).
-    #[error("roster entry {index}: {source}")]
+    /// Witness `witness`'s roster entry carries an unusable public key (bad encoding, small
+    /// order, identity, torsion component).
+    #[error("roster entry of witness {witness}: {source}")]
     InvalidKey {
-        /// 0-based roster position.
-        index: usize,
+        /// The witness whose entry is bad.
+        witness: PartyId,
         /// What was wrong with the key.
         source: DecodeError,
     },
     /// The proofs of possession of these roster entries do not verify (rogue-key defence).
-    #[error("roster entries {indices:?}: proof of possession does not verify")]
+    #[error("witness {}: proof of possession does not verify", list(.witnesses))]
     InvalidProofOfPossession {
-        /// 0-based roster positions, increasing.
-        indices: Vec<usize>,
+        /// The witnesses whose proofs fail, increasing.
+        witnesses: Vec<PartyId>,
     },
-    /// Roster entry `index` is a bare public key: every roster entry must carry its proof of
-    /// possession (a list of bare keys would admit a rogue key `a·B − ΣA_others`).
+    /// Witness `witness`'s roster entry is a bare public key: every roster entry must carry
+    /// its proof of possession (a list of bare keys would admit a rogue key `a·B − ΣA_others`).
     #[error(
-        "roster entry {index} has no proof of possession: rosters must list 96-byte entries \
-         (public key ‖ proof of possession), bare public keys are refused"
+        "roster entry of witness {witness} has no proof of possession: rosters must list \
+         96-byte entries (public key ‖ proof of possession), bare public keys are refused"
     )]
     MissingProofOfPossession {
-        /// 0-based roster position.
-        index: usize,
+        /// The witness of the bare entry.
+        witness: PartyId,
     },
     /// Two roster entries carry the same public key.
-    #[error("roster entries {first} and {second} carry the same public key")]
+    #[error("witnesses {first} and {second} carry the same public key")]
     DuplicateKey {
         /// The first occurrence.
-        first: usize,
+        first: PartyId,
         /// The repetition.
-        second: usize,
+        second: PartyId,
     },
     /// A secret key does not belong to the roster entry it was paired with.
-    #[error("secret key does not match the public key of roster entry {index}")]
+    #[error("secret key does not match the public key of witness {witness}")]
     KeyMismatch {
-        /// 0-based roster position.
-        index: usize,
+        /// The witness whose roster key was expected.
+        witness: PartyId,
     },
     /// A policy is malformed (bad `k`, unknown witness, repeated member, too deep).
     #[error("invalid policy: {reason}")]
@@ -103,27 +108,27 @@ pub enum CosiError {
     Aborted(Blame),
     /// A witness was asked to commit or respond in a session it already used; it refuses,
     /// because answering twice could reuse a nonce.
-    #[error("witness {index} already used this session; refusing to reuse nonces")]
+    #[error("witness {witness} already used this session; refusing to reuse nonces")]
     SessionReused {
-        /// 0-based roster position of the refusing witness.
-        index: usize,
+        /// The refusing witness.
+        witness: PartyId,
     },
-    /// The witness at roster position `index` declined to cosign: its validator rejected
-    /// the message ([`crate::Validator`]). An honest choice, not blame.
-    #[error("witness {index} declined to cosign: {reason}")]
+    /// Witness `witness` declined to cosign: its validator rejected the message
+    /// ([`crate::Validator`]). An honest choice, not blame.
+    #[error("witness {witness} declined to cosign: {reason}")]
     Declined {
-        /// 0-based roster position of the declining witness.
-        index: usize,
+        /// The declining witness.
+        witness: PartyId,
         /// The validator's reason.
         reason: String,
     },
-    /// The witness (or aggregator) at roster position `index` refuses a
+    /// Witness (or aggregator) `witness` refuses a
     /// [`crate::Mode::Legacy`] session: it was not built with `new_insecure_legacy`, and a
     /// leader must not be able to choose the mode that concurrent sessions break.
-    #[error("witness {index} refuses the insecure legacy mode")]
+    #[error("witness {witness} refuses the insecure legacy mode")]
     LegacyRefused {
-        /// 0-based roster position of the refusing node.
-        index: usize,
+        /// The refusing witness.
+        witness: PartyId,
     },
     /// A challenge from the leader is inconsistent with what this node committed or knows;
     /// the node refuses to respond (and its nonces are destroyed).
@@ -164,22 +169,17 @@ pub enum CosiError {
 }
 
 impl CosiError {
-    /// Blames one witness (0-based roster index) for failing `check`.
-    pub fn blame(index: usize, check: &'static str) -> Self {
-        CosiError::Aborted(Blame::many(party_of(index).into_iter().collect(), check))
+    /// Blames the witness at roster position `position` for failing `check`.
+    pub fn blame(position: usize, check: &'static str) -> Self {
+        CosiError::Aborted(Blame::one(witness_id(position), check))
     }
 
-    /// Blames several witnesses (0-based roster indices) for failing `check`.
-    pub fn blame_many(indices: &[usize], check: &'static str) -> Self {
+    /// Blames the witnesses at roster positions `positions` for failing `check`.
+    pub fn blame_many(positions: &[usize], check: &'static str) -> Self {
         CosiError::Aborted(Blame::many(
-            indices.iter().filter_map(|&i| party_of(i)).collect(),
+            positions.iter().map(|&i| witness_id(i)).collect(),
             check,
         ))
-    }
-
-    /// The blamed witnesses as 0-based roster indices (empty if not attributable).
-    pub fn culprit_indices(&self) -> Vec<usize> {
-        self.culprits().iter().map(|p| p.position()).collect()
     }
 }
 
@@ -213,13 +213,21 @@ impl From<VerifyFailure> for CosiError {
     }
 }
 
-/// The [`PartyId`] of the witness at 0-based roster `index` (`index + 1`), or `None` when
-/// `index ≥ 65535` (rosters are limited to [`crate::Roster::MAX_WITNESSES`], so never for a
-/// valid index).
-pub fn party_of(index: usize) -> Option<PartyId> {
-    u16::try_from(index.checked_add(1)?)
-        .ok()
-        .and_then(|v| PartyId::new(v).ok())
+/// The id of the witness at 0-based roster position `position`: `position + 1`. Rosters hold
+/// at most [`crate::Roster::MAX_WITNESSES`] entries, so every valid position has its own id;
+/// a position beyond that saturates at 65535 rather than panic.
+pub fn witness_id(position: usize) -> PartyId {
+    let v = u16::try_from(position.saturating_add(1)).unwrap_or(u16::MAX);
+    PartyId::from(NonZeroU16::new(v).unwrap_or(NonZeroU16::MAX))
+}
+
+/// `P1, P4, P7`: witness ids for messages.
+fn list(witnesses: &[PartyId]) -> String {
+    witnesses
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -229,13 +237,19 @@ mod tests {
     #[test]
     fn culprits_are_one_based_party_ids() {
         let e = CosiError::blame_many(&[4, 0, 4], "x");
-        assert_eq!(e.culprit_indices(), vec![0, 4]);
         assert_eq!(
             e.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),
             vec![1, 5]
         );
-        assert!(party_of(65534).is_some());
-        assert!(party_of(65535).is_none());
+        assert_eq!(
+            e.culprits()
+                .iter()
+                .map(|p| p.position())
+                .collect::<Vec<_>>(),
+            vec![0, 4]
+        );
+        assert_eq!(witness_id(65533).get(), 65534);
+        assert_eq!(witness_id(usize::MAX).get(), u16::MAX);
         assert!(CosiError::InvalidSignature(VerifyFailure::Equation)
             .culprits()
             .is_empty());

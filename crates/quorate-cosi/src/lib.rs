@@ -55,8 +55,9 @@
 //!   commitment (restart with an adjusted mask), bad responses (named), stop at threshold,
 //!   subleader replacement.
 //!
-//! **Errors** ([`error`]): [`CosiError`] implements [`quorate_core::error::Culprits`]; witness
-//! `i` is blamed as `PartyId(i + 1)` ([`CosiError::culprit_indices`] gives `i`).
+//! **Errors** ([`error`]): [`CosiError`] implements [`quorate_core::error::Culprits`]. Every
+//! error names a witness by one number, its [`quorate_core::PartyId`]: the witness at roster
+//! position `i` (mask bit `i`) is witness `i + 1` ([`error::witness_id`]).
 //!
 //! ## Example
 //!

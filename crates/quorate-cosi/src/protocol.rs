@@ -43,7 +43,7 @@
 //! `insecure-legacy` cargo feature (off by default), sign or relay it, to reproduce the
 //! paper.
 
-use crate::error::CosiError;
+use crate::error::{witness_id, CosiError};
 use crate::hash::{ed25519_challenge, nonce_coefficient};
 use crate::keys::{decode_point, decode_scalar, fresh_nonce, identity, SecretKey};
 use crate::mask::{mask_len, Mask};
@@ -59,7 +59,7 @@ use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::SessionId;
-use quorate_core::DecodeError;
+use quorate_core::{DecodeError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -757,23 +757,30 @@ impl Witness {
                 committed: HashSet::new(),
                 responded: HashSet::new(),
             }),
-            Some(_) => Err(CosiError::KeyMismatch { index }),
+            Some(_) => Err(CosiError::KeyMismatch {
+                witness: witness_id(index),
+            }),
             None => {
                 Err(quorate_core::ParamError::Invalid("witness index outside the roster").into())
             }
         }
     }
 
-    /// The roster position.
+    /// The roster position (this witness's mask bit).
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// The witness id that errors and blame use: roster position + 1.
+    pub fn id(&self) -> PartyId {
+        witness_id(self.index)
     }
 
     fn validate(&mut self, message: &[u8]) -> Result<(), CosiError> {
         self.validator
             .check(message)
             .map_err(|reason| CosiError::Declined {
-                index: self.index,
+                witness: self.id(),
                 reason,
             })
     }
@@ -781,7 +788,7 @@ impl Witness {
     /// Refuses [`Mode::Legacy`] unless this witness was built for it.
     fn check_mode(&self, mode: Mode) -> Result<(), CosiError> {
         if mode == Mode::Legacy && !self.legacy {
-            return Err(CosiError::LegacyRefused { index: self.index });
+            return Err(CosiError::LegacyRefused { witness: self.id() });
         }
         Ok(())
     }
@@ -812,7 +819,7 @@ impl Witness {
         check_session_len(&announcement.session)?;
         self.validate(&announcement.message)?;
         if !self.committed.insert(announcement.session.clone()) {
-            return Err(CosiError::SessionReused { index: self.index });
+            return Err(CosiError::SessionReused { witness: self.id() });
         }
         let idx = (self.index as u64).to_be_bytes();
         let sid = announcement.session.as_bytes();
@@ -891,7 +898,7 @@ impl Witness {
             });
         }
         if !self.responded.insert(state.session.clone()) {
-            return Err(CosiError::SessionReused { index: self.index });
+            return Err(CosiError::SessionReused { witness: self.id() });
         }
         if ctx.session != state.session {
             return Err(CosiError::InvalidChallenge {
@@ -956,7 +963,9 @@ impl Aggregator {
         announcement: &Announcement,
     ) -> Result<Self, CosiError> {
         if announcement.mode == Mode::Legacy {
-            return Err(CosiError::LegacyRefused { index: node });
+            return Err(CosiError::LegacyRefused {
+                witness: witness_id(node),
+            });
         }
         Self::build(tree, node, announcement)
     }

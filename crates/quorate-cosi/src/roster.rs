@@ -5,7 +5,7 @@
 //! only prime-order keys. It caches the full aggregate `A` and computes participant
 //! aggregates `A'` incrementally (see [`Roster::aggregate_for_mask`]).
 
-use crate::error::CosiError;
+use crate::error::{witness_id, CosiError};
 use crate::hash::{batch_weight, roster_id};
 use crate::keys::{identity, PublicKey, RosterEntry};
 use crate::mask::Mask;
@@ -14,7 +14,7 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{IsIdentity, VartimeMultiscalarMul};
-use quorate_core::{DecodeError, ParamError};
+use quorate_core::{DecodeError, ParamError, PartyId};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -105,7 +105,10 @@ impl Roster {
         let mut seen: HashMap<[u8; 32], usize> = HashMap::with_capacity(n);
         for (i, e) in entries.iter().enumerate() {
             if let Some(&first) = seen.get(e.public_key.as_bytes()) {
-                return Err(CosiError::DuplicateKey { first, second: i });
+                return Err(CosiError::DuplicateKey {
+                    first: witness_id(first),
+                    second: witness_id(i),
+                });
             }
             seen.insert(e.public_key.to_bytes(), i);
         }
@@ -125,14 +128,19 @@ impl Roster {
     }
 
     /// Decodes 96-byte registrations `A ‖ R ‖ s` (in parallel) and calls [`Roster::new`]. A
-    /// malformed key is reported as [`CosiError::InvalidKey`] with its position.
+    /// malformed key is reported as [`CosiError::InvalidKey`] naming its witness.
     pub fn from_entry_bytes(entries: &[[u8; 96]]) -> Result<Self, CosiError> {
+        if entries.len() > Self::MAX_WITNESSES {
+            return Err(ParamError::Invalid("too many witnesses for one roster").into());
+        }
         let decoded: Vec<Result<RosterEntry, CosiError>> = entries
             .par_iter()
             .enumerate()
-            .map(|(index, bytes)| {
-                RosterEntry::from_bytes(bytes)
-                    .map_err(|source| CosiError::InvalidKey { index, source })
+            .map(|(position, bytes)| {
+                RosterEntry::from_bytes(bytes).map_err(|source| CosiError::InvalidKey {
+                    witness: witness_id(position),
+                    source,
+                })
             })
             .collect();
         Roster::new(decoded.into_iter().collect::<Result<Vec<_>, _>>()?)
@@ -161,7 +169,9 @@ impl Roster {
                 Some(serde_json::Value::Array(a)) => a,
                 Some(_) => return Err(bad("roster_entries is not an array")),
                 None if o.contains_key("public_keys") => {
-                    return Err(CosiError::MissingProofOfPossession { index: 0 })
+                    return Err(CosiError::MissingProofOfPossession {
+                        witness: witness_id(0),
+                    })
                 }
                 None => return Err(bad("object without roster_entries")),
             },
@@ -171,7 +181,7 @@ impl Roster {
             return Err(ParamError::Invalid("too many witnesses for one roster").into());
         }
         let mut entries = Vec::with_capacity(list.len());
-        for (index, item) in list.iter().enumerate() {
+        for (position, item) in list.iter().enumerate() {
             let text = item
                 .as_str()
                 .ok_or_else(|| bad("entries must be hex strings"))?;
@@ -179,7 +189,9 @@ impl Roster {
             match <[u8; RosterEntry::BYTES]>::try_from(bytes.as_slice()) {
                 Ok(e) => entries.push(e),
                 Err(_) if bytes.len() == 32 => {
-                    return Err(CosiError::MissingProofOfPossession { index })
+                    return Err(CosiError::MissingProofOfPossession {
+                        witness: witness_id(position),
+                    })
                 }
                 Err(_) => {
                     return Err(DecodeError::WrongLength {
@@ -370,17 +382,17 @@ fn verify_pops(entries: &[RosterEntry]) -> Result<(), CosiError> {
             return Ok(());
         }
     }
-    let indices: Vec<usize> = entries
+    let witnesses: Vec<PartyId> = entries
         .par_iter()
         .enumerate()
         .filter(|(_, e)| !e.pop.verify(&e.public_key))
-        .map(|(i, _)| i)
+        .map(|(i, _)| witness_id(i))
         .collect();
-    if indices.is_empty() {
+    if witnesses.is_empty() {
         // The batch can only fail if some individual check fails; kept for robustness.
         return Ok(());
     }
-    Err(CosiError::InvalidProofOfPossession { indices })
+    Err(CosiError::InvalidProofOfPossession { witnesses })
 }
 
 #[cfg(test)]
@@ -439,7 +451,7 @@ mod tests {
         assert_eq!(
             Roster::new(bad),
             Err(CosiError::InvalidProofOfPossession {
-                indices: vec![2, 4]
+                witnesses: vec![witness_id(2), witness_id(4)]
             })
         );
         // Duplicate.
@@ -447,8 +459,8 @@ mod tests {
         assert_eq!(
             Roster::new(es),
             Err(CosiError::DuplicateKey {
-                first: 1,
-                second: 5
+                first: witness_id(1),
+                second: witness_id(5)
             })
         );
         assert!(Roster::new(vec![]).is_err());

@@ -9,6 +9,7 @@ use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::error::Culprits;
 use quorate_core::DecodeError;
+use quorate_cosi::error::witness_id;
 use quorate_cosi::*;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
@@ -58,7 +59,9 @@ fn rogue_keys_are_rejected_at_registration() {
     });
     assert_eq!(
         Roster::new(rogue),
-        Err(CosiError::InvalidProofOfPossession { indices: vec![5] })
+        Err(CosiError::InvalidProofOfPossession {
+            witnesses: vec![witness_id(5)]
+        })
     );
     // 2. Replaying another witness's proof.
     let mut replay = entries.clone();
@@ -68,13 +71,17 @@ fn rogue_keys_are_rejected_at_registration() {
     });
     assert_eq!(
         Roster::new(replay),
-        Err(CosiError::InvalidProofOfPossession { indices: vec![5] })
+        Err(CosiError::InvalidProofOfPossession {
+            witnesses: vec![witness_id(5)]
+        })
     );
     // 3. An honest key with a proof for another key.
     entries[1].pop = entries[0].pop;
     assert_eq!(
         Roster::new(entries.clone()),
-        Err(CosiError::InvalidProofOfPossession { indices: vec![1] })
+        Err(CosiError::InvalidProofOfPossession {
+            witnesses: vec![witness_id(1)]
+        })
     );
     // 4. Byte-level registration naming the bad key.
     entries[1] = keys[1].roster_entry(&mut rng);
@@ -88,9 +95,9 @@ fn rogue_keys_are_rejected_at_registration() {
     assert!(matches!(
         Roster::from_entry_bytes(&bytes),
         Err(CosiError::InvalidKey {
-            index: 3,
+            witness,
             source: DecodeError::Identity { .. }
-        })
+        }) if witness == witness_id(3)
     ));
     // Small-order and mixed-order keys, and a non-canonical encoding.
     let torsion = curve25519_dalek::constants::EIGHT_TORSION[3];
@@ -99,18 +106,18 @@ fn rogue_keys_are_rejected_at_registration() {
     assert!(matches!(
         Roster::from_entry_bytes(&bytes),
         Err(CosiError::InvalidKey {
-            index: 2,
+            witness,
             source: DecodeError::NotInSubgroup { .. }
-        })
+        }) if witness == witness_id(2)
     ));
     let mixed = entries[2].public_key.point() + torsion;
     bytes[2][..32].copy_from_slice(&mixed.compress().to_bytes());
     assert!(matches!(
         Roster::from_entry_bytes(&bytes),
         Err(CosiError::InvalidKey {
-            index: 2,
+            witness,
             source: DecodeError::NotInSubgroup { .. }
-        })
+        }) if witness == witness_id(2)
     ));
     bytes[2] = entries[2].to_bytes();
     let mut y1p = [0xffu8; 32];
@@ -120,9 +127,9 @@ fn rogue_keys_are_rejected_at_registration() {
     assert!(matches!(
         Roster::from_entry_bytes(&bytes),
         Err(CosiError::InvalidKey {
-            index: 4,
+            witness,
             source: DecodeError::NonCanonical { .. }
-        })
+        }) if witness == witness_id(4)
     ));
     bytes[4] = entries[4].to_bytes();
     assert!(Roster::from_entry_bytes(&bytes).is_ok());
@@ -131,8 +138,8 @@ fn rogue_keys_are_rejected_at_registration() {
     assert_eq!(
         Roster::from_entry_bytes(&bytes),
         Err(CosiError::DuplicateKey {
-            first: 0,
-            second: 4
+            first: witness_id(0),
+            second: witness_id(4)
         })
     );
 }
@@ -355,7 +362,13 @@ fn aggregators_name_children_with_bad_responses() {
             col.add_response(r).expect("accepted");
         }
         let err = col.finish(check, &mut rng).expect_err("bad partials");
-        assert_eq!(err.culprit_indices(), vec![4, 7]);
+        assert_eq!(
+            err.culprits()
+                .iter()
+                .map(|p| p.position())
+                .collect::<Vec<_>>(),
+            vec![4, 7]
+        );
         assert_eq!(
             err.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),
             vec![5, 8]
@@ -383,13 +396,23 @@ fn aggregators_name_children_with_bad_responses() {
     }
     let dup = first.expect("response 1");
     assert_eq!(
-        col.add_response(dup).map_err(|e| e.culprit_indices()),
+        col.add_response(dup).map_err(|e| e
+            .culprits()
+            .iter()
+            .map(|p| p.position())
+            .collect::<Vec<_>>()),
         Err(vec![1])
     );
     let err = col
         .finish(ChildCheck::Batched, &mut rng)
         .expect_err("missing");
-    assert_eq!(err.culprit_indices(), vec![3]);
+    assert_eq!(
+        err.culprits()
+            .iter()
+            .map(|p| p.position())
+            .collect::<Vec<_>>(),
+        vec![3]
+    );
 }
 
 #[test]
@@ -422,7 +445,11 @@ fn nodes_recompute_the_challenge_and_refuse_a_lying_leader() {
     let mut a1 = Aggregator::new(tree.clone(), 1, &ann).expect("agg");
     let stranger = commits[5].clone().expect("c5");
     assert_eq!(
-        a1.add_commitment(stranger).map_err(|e| e.culprit_indices()),
+        a1.add_commitment(stranger).map_err(|e| e
+            .culprits()
+            .iter()
+            .map(|p| p.position())
+            .collect::<Vec<_>>()),
         Err(vec![5])
     );
     // The leader drops witness 8 from the mask although it committed.
@@ -497,7 +524,9 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
         // Committing twice in a session is refused.
         assert_eq!(
             ws[2].commit(&ann, &mut rng).err(),
-            Some(CosiError::SessionReused { index: 2 })
+            Some(CosiError::SessionReused {
+                witness: witness_id(2)
+            })
         );
         let (aw, total) = agg.finish_commitments().expect("finish");
         let ch = Challenge::new(&total, msg.clone());
@@ -539,7 +568,9 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
         );
         assert_eq!(
             ws[0].commit(&ann, &mut rng).err(),
-            Some(CosiError::SessionReused { index: 0 })
+            Some(CosiError::SessionReused {
+                witness: witness_id(0)
+            })
         );
     }
     // A state cannot answer another session's challenge, and is destroyed by trying.
@@ -558,7 +589,9 @@ fn concurrent_sessions_interleaved_all_verify_and_never_reuse_nonces() {
                 &mut rng
             )
             .err(),
-        Some(CosiError::SessionReused { index: 1 })
+        Some(CosiError::SessionReused {
+            witness: witness_id(1)
+        })
     );
     let state = sa[2].take().expect("state");
     assert!(ws[2].respond(state, &ch_a).is_ok());
@@ -585,7 +618,9 @@ fn legacy_announcement_is_refused_by_default_witnesses_and_aggregators() {
             let mut w = Witness::new(roster.clone(), i, k.clone(), accept_any).expect("witness");
             assert_eq!(
                 w.commit(ann, &mut rng).err(),
-                Some(CosiError::LegacyRefused { index: i })
+                Some(CosiError::LegacyRefused {
+                    witness: witness_id(i)
+                })
             );
             // The refusal used no session: the same id in two-nonce mode still commits.
             let two = Announcement {
@@ -598,7 +633,9 @@ fn legacy_announcement_is_refused_by_default_witnesses_and_aggregators() {
             Arc::new(KeyTree::new(roster.clone(), Tree::complete(n, 2).expect("t")).expect("kt"));
         assert_eq!(
             Aggregator::new(tree, 0, ann).err(),
-            Some(CosiError::LegacyRefused { index: 0 })
+            Some(CosiError::LegacyRefused {
+                witness: witness_id(0)
+            })
         );
     }
 }
@@ -630,11 +667,13 @@ fn legacy_and_two_nonce_states_do_not_mix() {
     // Keys must match the roster.
     assert_eq!(
         Witness::new(roster, 1, keys[0].clone(), accept_any).err(),
-        Some(CosiError::KeyMismatch { index: 1 })
+        Some(CosiError::KeyMismatch {
+            witness: witness_id(1)
+        })
     );
 }
 
-/// Issue 13: witnesses sign only what they checked. The announcement carries the message,
+/// Witnesses sign only what they checked. The announcement carries the message,
 /// the witness's validator must accept it before the witness commits and again before it
 /// responds, and the in-process driver leaves a declining witness out of the mask.
 #[test]
@@ -654,7 +693,7 @@ fn witnesses_sign_only_what_their_validator_accepts() {
     let bad = Announcement::new(session.clone(), b"something else".to_vec());
     assert!(matches!(
         w.commit(&bad, &mut rng),
-        Err(CosiError::Declined { index: 1, .. })
+        Err(CosiError::Declined { witness, .. }) if witness == witness_id(1)
     ));
     let good = Announcement::new(session, MSG.to_vec());
     let (state, c) = w.commit(&good, &mut rng).expect("commit");
@@ -686,7 +725,7 @@ fn witnesses_sign_only_what_their_validator_accepts() {
     willing.store(false, Ordering::SeqCst);
     assert!(matches!(
         f.respond(fs, &Challenge::new(&fc, MSG.to_vec())),
-        Err(CosiError::Declined { index: 2, .. })
+        Err(CosiError::Declined { witness, .. }) if witness == witness_id(2)
     ));
     assert_eq!(cosigned.load(Ordering::SeqCst), 0);
     willing.store(true, Ordering::SeqCst);
@@ -740,7 +779,7 @@ fn witnesses_sign_only_what_their_validator_accepts() {
         &mut rng,
     );
     assert!(
-        matches!(refused, Err(CosiError::Declined { index: 3, ref reason }) if reason == "not what I saw"),
+        matches!(refused, Err(CosiError::Declined { witness, ref reason }) if witness == witness_id(3) && reason == "not what I saw"),
         "{refused:?}"
     );
 }

@@ -1,4 +1,4 @@
-//! A malicious leader running many concurrent sessions (issue 13, critical).
+//! A malicious leader running many concurrent sessions (critical).
 //!
 //! The attack is the polynomial-time ROS attack of Benhamouda, Lepoint, Loss, Orrù and
 //! Raykova (ePrint 2020/945) against two-round Schnorr multi-signatures. The leader holds no
@@ -23,6 +23,7 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_POINT as B;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
 use quorate_core::encoding::Writer;
+use quorate_cosi::error::witness_id;
 use quorate_cosi::hash::ed25519_challenge;
 use quorate_cosi::{
     Announcement, Challenge, ChallengeContext, Commitment, CosiError, Mode, Policy, Roster,
@@ -159,7 +160,12 @@ fn concurrent_session_forgery_fails_against_default_witnesses() {
             "legacy sessions were accepted; forgery verifies: {}",
             forgery_verifies(&roster, &sig)
         ),
-        Err(e) => assert_eq!(e, CosiError::LegacyRefused { index: 0 }),
+        Err(e) => assert_eq!(
+            e,
+            CosiError::LegacyRefused {
+                witness: witness_id(0)
+            }
+        ),
     }
     // Two-nonce: the sessions run, every response is given, and the forgery is worthless.
     let mut ws = witnesses(&roster, &keys);

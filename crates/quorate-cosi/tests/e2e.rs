@@ -177,7 +177,11 @@ fn failure_after_commit_restarts_with_an_adjusted_mask() {
         )
         .expect("recovers by restarting");
         assert!(report.attempts >= 2, "{report:?}");
-        let mut named: Vec<usize> = report.excluded.iter().map(|e| e.index).collect();
+        let mut named: Vec<usize> = report
+            .excluded
+            .iter()
+            .map(|e| e.witness.position())
+            .collect();
         named.sort_unstable();
         assert_eq!(named, failing);
         for i in failing.iter().chain([12].iter()) {
@@ -214,7 +218,11 @@ fn bad_partial_responses_are_named_and_the_round_recovers() {
                 &mut rng,
             )
             .expect("recovers");
-            let mut named: Vec<usize> = report.excluded.iter().map(|e| e.index).collect();
+            let mut named: Vec<usize> = report
+                .excluded
+                .iter()
+                .map(|e| e.witness.position())
+                .collect();
             named.sort_unstable();
             assert_eq!(named, bad, "{check:?}");
             assert!(report

@@ -1,4 +1,4 @@
-//! Rosters carry proofs of possession, and every load checks them (issue 13).
+//! Rosters carry proofs of possession, and every load checks them .
 //!
 //! With a plain key sum `A = ΣA_i`, one roster entry `A_x = a·B − ΣA_others` makes
 //! `A = a·B`: the holder of `a` alone signs "for everyone" under `Policy::Complete`. The
@@ -11,6 +11,7 @@ use common::setup;
 use curve25519_dalek::constants::ED25519_BASEPOINT_POINT as B;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::scalar::Scalar;
+use quorate_cosi::error::witness_id;
 use quorate_cosi::hash::ed25519_challenge;
 use quorate_cosi::{CosiError, ProofOfPossession, PublicKey, Roster, RosterEntry};
 
@@ -47,12 +48,16 @@ fn rogue_key_roster_is_refused() {
     let json = serde_json::to_string(&bare).expect("json");
     assert_eq!(
         Roster::from_json(&json).err(),
-        Some(CosiError::MissingProofOfPossession { index: 0 })
+        Some(CosiError::MissingProofOfPossession {
+            witness: witness_id(0)
+        })
     );
     let object = format!("{{\"public_keys\": {json}}}");
     assert_eq!(
         Roster::from_json(&object).err(),
-        Some(CosiError::MissingProofOfPossession { index: 0 })
+        Some(CosiError::MissingProofOfPossession {
+            witness: witness_id(0)
+        })
     );
 
     // Entries: whatever proof the rogue entry carries, it does not verify.
@@ -68,12 +73,16 @@ fn rogue_key_roster_is_refused() {
         });
         assert_eq!(
             Roster::new(entries.clone()),
-            Err(CosiError::InvalidProofOfPossession { indices: vec![3] })
+            Err(CosiError::InvalidProofOfPossession {
+                witnesses: vec![witness_id(3)]
+            })
         );
         let hexes: Vec<String> = entries.iter().map(|e| hex::encode(e.to_bytes())).collect();
         assert_eq!(
             Roster::from_json(&serde_json::to_string(&hexes).expect("json")).err(),
-            Some(CosiError::InvalidProofOfPossession { indices: vec![3] })
+            Some(CosiError::InvalidProofOfPossession {
+                witnesses: vec![witness_id(3)]
+            })
         );
     }
 

@@ -404,7 +404,7 @@ fn hash_chain_continuity() {
     assert!(!rounds[2].is_followed_by(&forked));
 }
 
-/// Issue 13: the chain linked Merkle roots, so rounds with identical batches had identical
+/// The chain once linked Merkle roots, so rounds with identical batches had identical
 /// links and could be swapped. Each link is now the hash of the whole previous header.
 #[test]
 fn identical_batches_get_distinct_links() {
@@ -429,7 +429,7 @@ fn identical_batches_get_distinct_links() {
     assert!(!renumbered.is_followed_by(&rounds[2]));
 }
 
-/// Issue 13: the in-process witnesses signed whatever the leader asked. Now each checks the
+/// The in-process witnesses once signed whatever the leader asked. Now each checks the
 /// round number, the link to the last round it cosigned and the time, so the leader cannot
 /// fork the chain, skip or replay a round, or backdate one.
 #[test]

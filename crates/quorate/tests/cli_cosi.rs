@@ -504,7 +504,7 @@ fn rogue_key_roster_is_refused() {
     let out = verify(with_pops.to_str().expect("p"));
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("roster entries [3]: proof of possession"),
+        String::from_utf8_lossy(&out.stderr).contains("witness P4: proof of possession"),
         "{out:?}"
     );
 }

@@ -202,7 +202,7 @@ fn verify_command_exit_codes() {
     let (code, _, stderr) = verify_with_roster(rf, swapped_file.to_str().unwrap());
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("roster entries [1]: proof of possession"),
+        stderr.contains("witness P2: proof of possession"),
         "{stderr}"
     );
 }

@@ -577,7 +577,7 @@ impl CosiRole {
         let last = quorate_core::Blame::many(
             culprits
                 .iter()
-                .filter_map(|&i| quorate_cosi::error::party_of(i))
+                .map(|&i| quorate_cosi::error::witness_id(i))
                 .collect(),
             check,
         );
@@ -780,7 +780,10 @@ impl CosiRole {
             return self.fail(vec![from], "invalid partial response", ctx);
         }
         if let Err(e) = col.add_response(r) {
-            let culprits = e.culprit_indices();
+            let culprits = quorate_core::error::Culprits::culprits(&e)
+                .iter()
+                .map(|p| p.position())
+                .collect();
             return self.fail(culprits, "invalid partial response", ctx);
         }
         if self.heard.len() < col.expected().len().saturating_sub(1) {
