@@ -13,8 +13,7 @@ use blstrs::Scalar;
 use quorate_core::{Blame, ParamError, PartyId};
 use quorate_paillier::bigint::random_unit;
 use quorate_paillier::rug::Integer;
-use quorate_paillier::threshold::DecryptionShare;
-use quorate_paillier::{Ciphertext, PaillierError};
+use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 
@@ -41,15 +40,16 @@ pub fn output_offset() -> Integer {
     Integer::from(1) << (MASK_BITS + 1)
 }
 
-/// One server's decryption shares of the final list: one share, with its proof, per packed
-/// group of [`OUTPUT_SLOT_BITS`]-bit outputs ([`crate::packing`]), so every element,
-/// element 0 included, is covered by a verified share.
+/// One server's decryption shares of the final list: one share per packed group of
+/// [`OUTPUT_SLOT_BITS`]-bit outputs ([`crate::packing`]), all covered by one batched proof
+/// ([`quorate_paillier::batch`]), so every element, element 0 included, is covered by a
+/// verified share.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecryptionStage {
     /// The server.
     pub mixer: PartyId,
-    /// Shares, group order.
-    pub shares: Vec<DecryptionShare>,
+    /// Shares in group order, with their batched proof.
+    pub shares: BatchDecryptionShares,
 }
 
 /// Input checking (every server and the querier run it): the positions of accepted
@@ -161,17 +161,12 @@ impl MixServer {
             packing::slots_per_ciphertext(pk, OUTPUT_SLOT_BITS),
             &output_offset(),
         )?;
-        let shares = packed
-            .par_iter()
-            .map(|c| {
-                Ok(self.paillier_share.decrypt_share(
-                    &public.paillier,
-                    &public.sid,
-                    c,
-                    &mut OsRng,
-                )?)
-            })
-            .collect::<Result<_, MixnetError>>()?;
+        let shares = self.paillier_share.decrypt_batch(
+            &public.paillier,
+            &public.sid,
+            &packed,
+            &mut OsRng,
+        )?;
         Ok(DecryptionStage {
             mixer: self.id,
             shares,
@@ -232,60 +227,76 @@ pub fn verify_decryption(
 ) -> Result<Vec<Scalar>, MixnetError> {
     let pk = public.paillier.encryption_key();
     let slots = packing::slots_per_ciphertext(pk, OUTPUT_SLOT_BITS);
-    let groups = list.len().div_ceil(slots);
-    for d in decryptions {
-        if d.shares.len() != groups {
-            return Err(blame(d.mixer, "wrong number of decryption shares"));
-        }
-        if d.shares.iter().any(|s| s.id() != d.mixer) {
-            return Err(blame(d.mixer, "decryption share under another id"));
-        }
-    }
     let q = scalar_modulus();
     let offset = output_offset();
     let packed = packing::pack(pk, list, OUTPUT_SLOT_BITS, slots, &offset)?;
-    let results: Vec<Result<Vec<Scalar>, MixnetError>> = packed
+    let batches: Vec<(PartyId, &BatchDecryptionShares)> =
+        decryptions.iter().map(|d| (d.mixer, &d.shares)).collect();
+    let plain = verify_and_combine_batches(public, &packed, &batches, "decryption share proof")?;
+    let mut out = Vec::with_capacity(list.len());
+    for (g, m) in plain.iter().enumerate() {
+        let count = (list.len() - g * slots).min(slots);
+        // Unreachable for accepted inputs (their plaintexts are below the offset in
+        // absolute value) unless the linking proof's soundness fails.
+        let values = packing::unpack(m, OUTPUT_SLOT_BITS, count).ok_or(
+            MixnetError::ProofRejected("packed Mix plaintext outside its slots"),
+        )?;
+        out.extend(
+            values
+                .iter()
+                .map(|v| int_to_scalar(&Integer::from(v - &offset), &q)),
+        );
+    }
+    Ok(out)
+}
+
+/// Verifies every server's batched decryption shares of `cts` (one batched proof per
+/// server, checked in parallel) and combines each ciphertext's verified shares into its
+/// plaintext. A batch under another id, with the wrong count, or with a failing proof
+/// names its server; every failing server is named, with `check` as the reason.
+pub(crate) fn verify_and_combine_batches(
+    public: &MixnetPublic,
+    cts: &[Ciphertext],
+    batches: &[(PartyId, &BatchDecryptionShares)],
+    check: &'static str,
+) -> Result<Vec<Integer>, MixnetError> {
+    let ids: Vec<PartyId> = batches.iter().map(|(k, _)| *k).collect();
+    quorate_core::party::check_distinct(&ids)?;
+    let results: Vec<_> = batches
         .par_iter()
-        .enumerate()
-        .map(|(g, c)| {
-            let shares: Vec<DecryptionShare> = decryptions
-                .iter()
-                .filter_map(|d| d.shares.get(g).cloned())
-                .collect();
-            let m = public
-                .paillier
-                .verify_and_combine(&public.sid, c, &shares)?;
-            let count = (list.len() - g * slots).min(slots);
-            // Unreachable for accepted inputs (their plaintexts are below the offset in
-            // absolute value) unless the linking proof's soundness fails.
-            let values = packing::unpack(&m, OUTPUT_SLOT_BITS, count).ok_or(
-                MixnetError::ProofRejected("packed Mix plaintext outside its slots"),
-            )?;
-            Ok(values
-                .iter()
-                .map(|v| int_to_scalar(&Integer::from(v - &offset), &q))
-                .collect())
+        .map(|(k, b)| {
+            if b.id() != *k {
+                return Err(blame(*k, "decryption shares under another id"));
+            }
+            if b.values().len() != cts.len() {
+                return Err(blame(*k, "wrong number of decryption shares"));
+            }
+            Ok(public.paillier.verify_batch(&public.sid, cts, b)?)
         })
         .collect();
-    // Collect every blamed server across elements.
     let mut culprits = Vec::new();
-    let mut out = Vec::with_capacity(list.len());
+    let mut verified = Vec::with_capacity(batches.len());
     for r in results {
         match r {
-            Ok(v) => out.extend(v),
-            Err(MixnetError::Paillier(PaillierError::Aborted(b))) => {
+            Ok(v) => verified.push(v),
+            Err(MixnetError::Paillier(PaillierError::Aborted(b)) | MixnetError::Aborted(b)) => {
                 culprits.extend_from_slice(b.culprits())
             }
             Err(e) => return Err(e),
         }
     }
     if !culprits.is_empty() {
-        return Err(MixnetError::Aborted(Blame::many(
-            culprits,
-            "decryption share proof",
-        )));
+        culprits.sort();
+        culprits.dedup();
+        return Err(MixnetError::Aborted(Blame::many(culprits, check)));
     }
-    Ok(out)
+    (0..cts.len())
+        .into_par_iter()
+        .map(|j| {
+            let shares: Vec<_> = verified.iter().filter_map(|v| v.get(j).cloned()).collect();
+            Ok(public.paillier.combine(&shares)?)
+        })
+        .collect()
 }
 
 /// The full record of a mixing run, as published.

@@ -13,8 +13,8 @@
 //!    `E_k = Enc_N(a_k + 2^K a′_k)`, `A_k = g^{a_k} h^{a′_k}` and a proof that both hold the
 //!    same integers ([`ShareLinkProof`]: Σ-protocol with ring-Pedersen commitments, so the
 //!    extracted `a_k, a′_k` are integers below `2^{|q|+40+128+40+1}`).
-//! 2. The servers threshold-decrypt `D = c · c′^{2^K} · Π_k E_k · Enc(o + 2^K o)` (a proof
-//!    per share) to `d = (v + Σa_k + o) + 2^K (r + Σa′_k + o)` with the public offset
+//! 2. The servers threshold-decrypt `D = c · c′^{2^K} · Π_k E_k · Enc(o + 2^K o)` (one
+//!    batched proof per server over all its shares, `quorate_paillier::batch`) to `d = (v + Σa_k + o) + 2^K (r + Σa′_k + o)` with the public offset
 //!    `o = 2^{K−1}` ([`slot_offset`]). The proofs bound the extracted masks only in absolute
 //!    value (`|a_k| < 2^{PROOF_MASK_BITS+1}`, negative masks pass) and the sender's proof
 //!    bounds `|v|, |r| < 2^{`[`crate::sender::MASK_BITS`]`+1}`; with `m < 2^16` servers
@@ -56,8 +56,7 @@ use quorate_paillier::bigint::{
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
-use quorate_paillier::threshold::DecryptionShare;
-use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
+use quorate_paillier::{BatchDecryptionShares, Ciphertext, PublicKey};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -140,13 +139,14 @@ pub struct ShareCommitStage {
     pub commits: Vec<ShareCommit>,
 }
 
-/// One server's decryption shares of the packed `D_i`.
+/// One server's decryption shares of the packed `D_i` (one per packed group, with one
+/// batched proof, [`quorate_paillier::batch`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShareDecStage {
     /// The server.
     pub mixer: PartyId,
-    /// Per input.
-    pub shares: Vec<DecryptionShare>,
+    /// Per packed group, with the batched proof.
+    pub shares: BatchDecryptionShares,
 }
 
 /// The published record of the conversion.
@@ -685,48 +685,30 @@ fn verify_inner(
     let slots = packing::slots_per_ciphertext(pk, INPUT_BITS);
     let groups = packing::pack(pk, &cts, INPUT_BITS, slots, &input_offset())?;
     for (k, st) in public.params.parties().zip(&sharing.decryptions) {
-        if st.mixer != k || st.shares.len() != groups.len() || st.shares.iter().any(|s| s.id() != k)
-        {
+        if st.mixer != k {
             return Err(blame(st.mixer, "Enc-to-shares decryption stage malformed"));
         }
     }
-    let results: Vec<Result<Vec<Integer>, MixnetError>> = groups
-        .par_iter()
-        .enumerate()
-        .map(|(g, ct)| {
-            let shares: Vec<DecryptionShare> = sharing
-                .decryptions
-                .iter()
-                .filter_map(|d| d.shares.get(g).cloned())
-                .collect();
-            let m = public
-                .paillier
-                .verify_and_combine(&public.sid, ct, &shares)?;
-            let count = (n - g * slots).min(slots);
-            // Unreachable once every mask proof passed (see the module notes on the offset).
-            packing::unpack(&m, INPUT_BITS, count).ok_or(MixnetError::ProofRejected(
-                "Enc-to-shares plaintext outside its slots",
-            ))
-        })
+    let batches: Vec<(PartyId, &BatchDecryptionShares)> = sharing
+        .decryptions
+        .iter()
+        .map(|d| (d.mixer, &d.shares))
         .collect();
-    let mut culprits = Vec::new();
+    let plain = crate::mix::verify_and_combine_batches(
+        public,
+        &groups,
+        &batches,
+        "Enc-to-shares decryption share",
+    )?;
     let mut ds = Vec::with_capacity(n);
-    for r in results {
-        match r {
-            Ok(d) => ds.extend(d),
-            Err(MixnetError::Paillier(PaillierError::Aborted(b))) => {
-                culprits.extend_from_slice(b.culprits())
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    culprits.sort();
-    culprits.dedup();
-    if !culprits.is_empty() {
-        return Err(MixnetError::Aborted(Blame::many(
-            culprits,
-            "Enc-to-shares decryption share",
-        )));
+    for (g, m) in plain.iter().enumerate() {
+        let count = (n - g * slots).min(slots);
+        // Unreachable once every mask proof passed (see the module notes on the offset).
+        ds.extend(
+            packing::unpack(m, INPUT_BITS, count).ok_or(MixnetError::ProofRejected(
+                "Enc-to-shares plaintext outside its slots",
+            ))?,
+        );
     }
     ds.iter()
         .map(|d| {
@@ -840,17 +822,9 @@ fn run_inner<R: RngCore + CryptoRng>(
         .iter()
         .map(|s| {
             let t0 = Instant::now();
-            let shares = cts
-                .par_iter()
-                .map(|ct| {
-                    Ok(s.paillier_share.decrypt_share(
-                        &public.paillier,
-                        &public.sid,
-                        ct,
-                        &mut OsRng,
-                    )?)
-                })
-                .collect::<Result<Vec<_>, MixnetError>>()?;
+            let shares =
+                s.paillier_share
+                    .decrypt_batch(&public.paillier, &public.sid, &cts, &mut OsRng)?;
             times.add(
                 "M: Enc-to-shares decryption shares + proofs",
                 Some(s.id),

@@ -103,13 +103,15 @@ use quorate_paillier::bigint::{
 };
 use quorate_paillier::rug::Integer;
 use quorate_paillier::threshold::{ThresholdPublicKey, MAX_PARTIES};
-use quorate_paillier::{Ciphertext, PaillierError, PublicKey};
+use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicKey};
 
 /// The format version of every message in this module and in [`crate::wire_rsm`].
 /// Version 2: the DB-SM DPK commitment publishes `M_k = S^{ρ_v} g^{−ρ_b}` instead of
 /// `P_k`, `W_k`; version 3: the DB-RSM query and every Beaver triple carry the query id
-/// ([`crate::query::QueryId`]). Bytes of older versions are refused.
-pub const WIRE_VERSION: u8 = 3;
+/// ([`crate::query::QueryId`]); version 4: a server's threshold-Paillier decryption shares
+/// (Mix and Enc-to-shares) are one batch with one proof (`quorate_paillier::batch`).
+/// Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 4;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
@@ -776,18 +778,52 @@ pub fn mix_decryption_groups(public: &MixnetPublic) -> usize {
     public.n.div_ceil(slots)
 }
 
+/// `server ‖ u32 len ‖ batch` (the batch in `quorate_paillier`'s encoding).
+pub(crate) fn put_batch(
+    w: &mut Writer,
+    public: &MixnetPublic,
+    mixer: PartyId,
+    batch: &BatchDecryptionShares,
+) -> Result<(), MixnetError> {
+    let b = public.paillier.encode_batch(batch);
+    w.party(mixer);
+    w.u32(u32_len("decryption shares", b.len())?).bytes(&b);
+    Ok(())
+}
+
+/// Reads [`put_batch`]: exactly `groups` shares, every share a unit mod `N²`, the response in
+/// range, under the stage's server id.
+pub(crate) fn get_batch(
+    r: &mut Reader<'_>,
+    public: &MixnetPublic,
+    what: &'static str,
+    groups: usize,
+) -> Result<(PartyId, BatchDecryptionShares), MixnetError> {
+    let mixer = get_party(r, what, &public.params)?;
+    let want = public.paillier.batch_len(groups);
+    let len = len_at_most(r, what, want)?;
+    if len != want {
+        return Err(invalid(what, "wrong length of the decryption shares"));
+    }
+    let batch = public
+        .paillier
+        .decode_batch(groups, r.take(len)?)
+        .map_err(|e| from_paillier("paillier batched decryption shares", e))?;
+    if batch.id() != mixer {
+        return Err(invalid(
+            "paillier batched decryption shares",
+            "shares under another server's id",
+        ));
+    }
+    Ok((mixer, batch))
+}
+
 fn put_decryption_stage(
     w: &mut Writer,
     public: &MixnetPublic,
     s: &DecryptionStage,
 ) -> Result<(), MixnetError> {
-    w.party(s.mixer);
-    w.u32(u32_len("decryption shares", s.shares.len())?);
-    for sh in &s.shares {
-        let b = public.paillier.encode_share(sh);
-        w.u32(u32_len("decryption share", b.len())?).bytes(&b);
-    }
-    Ok(())
+    put_batch(w, public, s.mixer, &s.shares)
 }
 
 fn get_decryption_stage(
@@ -795,29 +831,12 @@ fn get_decryption_stage(
     public: &MixnetPublic,
     groups: usize,
 ) -> Result<DecryptionStage, MixnetError> {
-    let mixer = get_party(r, "decryption stage server", &public.params)?;
-    len_exact(r, "decryption shares", groups)?;
-    let min_share = 4 + 4 + public.paillier.encryption_key().ciphertext_len();
-    let shares = read_vec(r, "decryption shares", groups, min_share, |r| {
-        let max = r.remaining();
-        let len = len_at_most(r, "decryption share", max)?;
-        let sh = public
-            .paillier
-            .decode_share(r.take(len)?)
-            .map_err(|e| from_paillier("paillier decryption share", e))?;
-        if sh.id() != mixer {
-            return Err(invalid(
-                "paillier decryption share",
-                "share under another server's id",
-            ));
-        }
-        Ok(sh)
-    })?;
+    let (mixer, shares) = get_batch(r, public, "decryption stage server", groups)?;
     Ok(DecryptionStage { mixer, shares })
 }
 
-/// Encodes one server's threshold-Paillier decryption shares: `server ‖ u32 count ‖
-/// (u32 len ‖ share)*` (each share in `quorate_paillier`'s encoding).
+/// Encodes one server's threshold-Paillier decryption shares: `server ‖ u32 len ‖ batch`
+/// (one share per group with one batched proof, in `quorate_paillier`'s encoding).
 pub fn encode_decryption_stage(
     public: &MixnetPublic,
     s: &DecryptionStage,

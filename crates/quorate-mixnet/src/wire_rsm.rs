@@ -83,17 +83,16 @@ use crate::sharing::{
     ValueCommitments, INPUT_BITS, PROOF_MASK_BITS,
 };
 use crate::wire::{
-    self, from_paillier, get_bounded, get_ct, get_eg, get_non_member, get_party, get_scalars,
-    get_unit, invalid, len_exact, modulus_len, put_bounded, put_ct, put_eg, put_g1, put_non_member,
-    put_scalar, put_scalars, put_uint, read_msg, read_vec, u16_exact, u16_len, u32_len, write_msg,
-    ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
+    self, get_batch, get_bounded, get_ct, get_eg, get_non_member, get_party, get_scalars, get_unit,
+    invalid, len_exact, modulus_len, put_batch, put_bounded, put_ct, put_eg, put_g1,
+    put_non_member, put_scalar, put_scalars, put_uint, read_msg, read_vec, u16_exact, u16_len,
+    u32_len, write_msg, ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
 };
 use crate::witness::{WitnessShuffle, WitnessTrack};
 use blstrs::{Compress, Gt, Scalar};
 use group::Group;
 use quorate_bls::wire::{g2_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
 use quorate_core::encoding::{Reader, Writer};
-use quorate_paillier::threshold::DecryptionShare;
 
 /// Message type tags of this module (`0x81..=0x98`; [`crate::wire`] uses `0x70..=0x80`).
 pub mod tag {
@@ -1063,16 +1062,7 @@ fn put_dec_stage(
     public: &MixnetPublic,
     s: &ShareDecStage,
 ) -> Result<(), MixnetError> {
-    w.party(s.mixer);
-    w.u32(u32_len("share decryption shares", s.shares.len())?);
-    for sh in &s.shares {
-        put_sub(
-            w,
-            "share decryption share",
-            &public.paillier.encode_share(sh),
-        )?;
-    }
-    Ok(())
+    put_batch(w, public, s.mixer, &s.shares)
 }
 
 fn get_dec_stage(
@@ -1080,27 +1070,12 @@ fn get_dec_stage(
     public: &MixnetPublic,
     groups: usize,
 ) -> Result<ShareDecStage, MixnetError> {
-    let mixer = get_party(r, "share decryption server", &public.params)?;
-    len_exact(r, "share decryption shares", groups)?;
-    let min_share = 4 + public.paillier.encryption_key().ciphertext_len();
-    let shares = read_vec(r, "share decryption shares", groups, min_share, |r| {
-        let sh: DecryptionShare = public
-            .paillier
-            .decode_share(get_sub(r, "share decryption share")?)
-            .map_err(|e| from_paillier("paillier decryption share", e))?;
-        if sh.id() != mixer {
-            return Err(invalid(
-                "paillier decryption share",
-                "share under another server's id",
-            ));
-        }
-        Ok(sh)
-    })?;
+    let (mixer, shares) = get_batch(r, public, "share decryption server", groups)?;
     Ok(ShareDecStage { mixer, shares })
 }
 
-/// Encodes one server's round-2 conversion message: `server ‖ u32 g ‖ g × (u32 len ‖
-/// share)` (each share in `quorate_paillier`'s encoding).
+/// Encodes one server's round-2 conversion message: `server ‖ u32 len ‖ batch` (`g` shares
+/// with one batched proof, in `quorate_paillier`'s encoding).
 pub fn encode_share_dec_stage(
     public: &MixnetPublic,
     s: &ShareDecStage,

@@ -34,8 +34,8 @@
 //! ([`crate::sharing::Layout::PerValue`]): server `k` publishes `E_k = Enc(a_k + 2^K a′_k)`,
 //! `A_k = g^{a_k} h^{σ_k}`, `A′_k = g^{a′_k} h^{σ′_k}` with a proof that `E_k` and
 //! `A_k, A′_k` hold the same integers (ring-Pedersen for the integer part, Schnorr
-//! responses for `σ, σ′`); the servers threshold-decrypt `W_m[j]·Π_k E_k` (packed, a proof
-//! per share) to `d = (c_{π(j)} + Σa) + 2^K (r_{π(j)} + r̂_{π(j)} + Σa′)`; server `k` then
+//! responses for `σ, σ′`); the servers threshold-decrypt `W_m[j]·Π_k E_k` (packed, one
+//! batched proof per server) to `d = (c_{π(j)} + Σa) + 2^K (r_{π(j)} + r̂_{π(j)} + Σa′)`; server `k` then
 //! holds `c_k = −a_k (+ d_c for k = 1)`, `ρ_k = −a′_k (+ d_ρ)` with Pedersen randomness
 //! `−σ_k`, `−σ′_k`, and everybody computes the commitments `C_k = A_k^{−1} (·g^{d_c})`,
 //! `R_k = A′_k^{−1} (·g^{d_ρ})`. The commitments are hiding (`Σ_k C_k = g^{c_{π(j)}}
@@ -395,7 +395,9 @@ mod tests {
         assert_eq!(err.culprits(), &[id], "{err:?}");
         // Decryption shares for the wrong ciphertexts.
         let mut t3 = track.clone();
-        t3.conversion.decryptions[1].shares.swap(0, 1);
+        let mut v = t3.conversion.decryptions[1].shares.values().to_vec();
+        v.swap(0, 1);
+        t3.conversion.decryptions[1].shares = t3.conversion.decryptions[1].shares.with_values(v);
         let err =
             verify_witness_track(&w.public, &w.inputs, &w.record, &w.q, &all, &t3).unwrap_err();
         assert_eq!(err.culprits(), &[id], "{err:?}");

@@ -153,8 +153,9 @@ fn every_cheating_server_is_named() {
         vec![2]
     );
     let mut bad = w.sharing.clone();
-    let other = bad.decryptions[0].shares[2].clone();
-    bad.decryptions[0].shares[3] = other;
+    let mut v = bad.decryptions[0].shares.values().to_vec();
+    v[3] = v[2].clone();
+    bad.decryptions[0].shares = bad.decryptions[0].shares.with_values(v);
     assert_eq!(
         sv(&bad)
             .unwrap_err()

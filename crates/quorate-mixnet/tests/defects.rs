@@ -54,7 +54,9 @@ fn defect_7_element_zero_is_proven_and_defect_11_s_is_recomputed() {
     let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
     // Paillier decryption share of element 0: replaced by a share of element 1.
     let mut bad = rec.clone();
-    bad.decryptions[1].shares[0] = bad.decryptions[1].shares[1].clone();
+    let mut v = bad.decryptions[1].shares.values().to_vec();
+    v[0] = v[1].clone();
+    bad.decryptions[1].shares = bad.decryptions[1].shares.with_values(v);
     assert_eq!(
         mix::verify_record(&public, &inputs, &bad)
             .unwrap_err()
@@ -145,9 +147,8 @@ fn ring_pedersen_modulus_is_not_the_paillier_modulus() {
 #[test]
 fn defect_8_decryption_share_proofs_are_zero_knowledge() {
     use quorate_mixnet::packing;
-    use quorate_paillier::threshold::{
-        DecryptionShare, CHALLENGE_BITS as E_BITS, STATISTICAL_BITS,
-    };
+    use quorate_paillier::threshold::{CHALLENGE_BITS as E_BITS, STATISTICAL_BITS};
+    use quorate_paillier::BatchDecryptionShares;
     let mut rng = ChaCha20Rng::seed_from_u64(58);
     let sid = SessionId::new(b"defect-8".to_vec());
     let (public, servers) = keygen_with_test_moduli(sid, 3, 2, 2, &mut rng).unwrap();
@@ -170,20 +171,18 @@ fn defect_8_decryption_share_proofs_are_zero_knowledge() {
     assert!(E_BITS + delta_bits + n2_bits + STATISTICAL_BITS <= mask_bits);
     let mut count = 0;
     for st in &rec.decryptions {
-        for sh in &st.shares {
-            let (e, z) = sh.proof();
-            assert!(e.significant_bits() <= E_BITS);
-            assert!(
-                z.significant_bits() <= mask_bits + 1,
-                "response above its bound"
-            );
-            // Fails with probability 2^-40 per honest share: the mask fills its width.
-            assert!(
-                z.significant_bits() + 40 >= mask_bits,
-                "response narrower than the mask"
-            );
-            count += 1;
-        }
+        let (e, z) = st.shares.proof();
+        assert!(e.significant_bits() <= E_BITS);
+        assert!(
+            z.significant_bits() <= mask_bits + 1,
+            "response above its bound"
+        );
+        // Fails with probability 2^-40 per honest proof: the mask fills its width.
+        assert!(
+            z.significant_bits() + 40 >= mask_bits,
+            "response narrower than the mask"
+        );
+        count += 1;
     }
     assert!(count >= 2);
     // A response beyond the bound is refused and its server named.
@@ -197,21 +196,13 @@ fn defect_8_decryption_share_proofs_are_zero_knowledge() {
         &mix::output_offset(),
     )
     .unwrap();
-    let mut shares: Vec<DecryptionShare> = rec
-        .decryptions
-        .iter()
-        .map(|d| d.shares[0].clone())
-        .collect();
-    assert!(tpk
-        .verify_and_combine(&public.sid, &packed[0], &shares)
-        .is_ok());
-    let (e, z) = shares[1].proof();
+    let honest = &rec.decryptions[1].shares;
+    assert!(tpk.verify_batch(&public.sid, &packed, honest).is_ok());
+    let (e, z) = honest.proof();
     let wide = z.clone() + (Integer::from(1) << (mask_bits + 1));
-    shares[1] =
-        DecryptionShare::from_parts(shares[1].id(), shares[1].value().clone(), e.clone(), wide);
-    let err = tpk
-        .verify_and_combine(&public.sid, &packed[0], &shares)
-        .unwrap_err();
+    let bad =
+        BatchDecryptionShares::from_parts(honest.id(), honest.values().to_vec(), e.clone(), wide);
+    let err = tpk.verify_batch(&public.sid, &packed, &bad).unwrap_err();
     assert_eq!(
         err.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),
         vec![2]

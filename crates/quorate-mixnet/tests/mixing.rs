@@ -83,17 +83,31 @@ fn bad_decryption_share_is_named() {
     let mut rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
     // Ten outputs in packed groups of two (1024-bit test modulus, 425-bit slots): five
     // shares each.
-    assert_eq!(rec.decryptions[0].shares.len(), 5);
-    // Mixer 1 replays its share of group 0 (elements 0–1) for group 2.
+    assert_eq!(rec.decryptions[0].shares.values().len(), 5);
+    // Mixer 1 replays its share of group 0 (elements 0–1) for group 2, under its
+    // batched proof: the batch names mixer 1 (one batch, one culprit, no one-by-one pass).
     let mut bad = rec.clone();
-    bad.decryptions[0].shares[2] = bad.decryptions[0].shares[0].clone();
+    let mut v = bad.decryptions[0].shares.values().to_vec();
+    v[2] = v[0].clone();
+    bad.decryptions[0].shares = bad.decryptions[0].shares.with_values(v);
     let err = mix::verify_record(&public, &inputs, &bad).unwrap_err();
     assert_eq!(err.culprits(), &[PartyId::new(1).unwrap()]);
     // Mixer 2 replays group 1's share for group 0, which holds element 0.
-    let s1 = rec.decryptions[1].shares[1].clone();
-    rec.decryptions[1].shares[0] = s1;
+    let mut v = rec.decryptions[1].shares.values().to_vec();
+    v[0] = v[1].clone();
+    rec.decryptions[1].shares = rec.decryptions[1].shares.with_values(v);
     let err = mix::verify_record(&public, &inputs, &rec).unwrap_err();
     assert_eq!(err.culprits(), &[PartyId::new(2).unwrap()]);
+    // Both at once: both named.
+    let mut both = rec.clone();
+    let mut v = both.decryptions[0].shares.values().to_vec();
+    v.swap(3, 4);
+    both.decryptions[0].shares = both.decryptions[0].shares.with_values(v);
+    let err = mix::verify_record(&public, &inputs, &both).unwrap_err();
+    assert_eq!(
+        err.culprits(),
+        &[PartyId::new(1).unwrap(), PartyId::new(2).unwrap()]
+    );
 }
 
 #[test]

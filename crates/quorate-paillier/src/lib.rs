@@ -10,6 +10,7 @@
 //! | [`primes`] | random primes and safe primes `p = 2q + 1` (sieve + GMP's BPSW/Miller–Rabin) |
 //! | [`paillier`] | keys, `Enc`/`Dec` (CRT), homomorphic operations, checked encodings |
 //! | [`threshold`] | trusted-dealer `t`-of-`ℓ` threshold Paillier (Shoup/Damgård–Jurik, `s = 1`) |
+//! | [`batch`] | one party's decryption shares of a whole list with one batched proof (random 128-bit weights) |
 //! | [`fixed_base`] | Yao tables (public exponents) and full-scan comb tables (secret exponents) |
 //! | [`bigint`] | sampling from a caller's RNG, fixed-length encodings, ct/vartime `pow_mod`, wiping |
 //!
@@ -101,6 +102,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod bigint;
 pub mod error;
 pub mod fixed_base;
@@ -108,6 +110,7 @@ pub mod paillier;
 pub mod primes;
 pub mod threshold;
 
+pub use batch::BatchDecryptionShares;
 pub use error::PaillierError;
 pub use paillier::{Ciphertext, Nonce, PublicKey, SecretKey};
 pub use primes::generate_safe_prime;

@@ -324,12 +324,12 @@ impl ThresholdPublicKey {
         &self.fingerprint
     }
 
-    fn n2_len(&self) -> usize {
+    pub(crate) fn n2_len(&self) -> usize {
         self.pk.ciphertext_len()
     }
 
     /// Bits of the proof mask `r`: `|n²| + |Δ| + CHALLENGE_BITS + STATISTICAL_BITS`.
-    fn mask_bits(&self) -> u32 {
+    pub(crate) fn mask_bits(&self) -> u32 {
         self.pk.n_squared().significant_bits()
             + self.delta.significant_bits()
             + CHALLENGE_BITS
@@ -337,15 +337,15 @@ impl ThresholdPublicKey {
     }
 
     /// Bound on the response: `z < 2^{mask_bits + 1}`.
-    fn z_bits(&self) -> u32 {
+    pub(crate) fn z_bits(&self) -> u32 {
         self.mask_bits() + 1
     }
 
-    fn z_len(&self) -> usize {
+    pub(crate) fn z_len(&self) -> usize {
         bigint::byte_len(self.z_bits())
     }
 
-    fn element_bytes(&self, x: &Integer) -> Vec<u8> {
+    pub(crate) fn element_bytes(&self, x: &Integer) -> Vec<u8> {
         // Every element passed here is reduced modulo n², so it fits.
         to_be_bytes_padded(x, self.n2_len()).unwrap_or_default()
     }
@@ -749,6 +749,14 @@ impl core::fmt::Debug for DecryptionShare {
 }
 
 impl VerifiedDecryptionShare {
+    pub(crate) fn new(id: PartyId, c_i: Integer, ciphertext: Ciphertext) -> Self {
+        VerifiedDecryptionShare {
+            id,
+            c_i,
+            ciphertext,
+        }
+    }
+
     /// The sender.
     pub fn id(&self) -> PartyId {
         self.id

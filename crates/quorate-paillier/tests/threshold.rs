@@ -422,3 +422,130 @@ fn dealer_rejects_unsuitable_primes() {
     ));
     assert!(deal(params, 500, &mut rng).is_err());
 }
+
+fn batch_world(seed: u64, count: usize) -> (Vec<Integer>, Vec<Ciphertext>) {
+    let (tpk, _) = key_3_5();
+    let pk = tpk.encryption_key();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let ms: Vec<Integer> = (0..count).map(|_| random_below(&mut rng, pk.n())).collect();
+    let cts = ms
+        .iter()
+        .map(|m| pk.encrypt(m, &mut rng).unwrap())
+        .collect();
+    (ms, cts)
+}
+
+#[test]
+fn batched_shares_verify_and_combine_like_single_shares() {
+    let (tpk, keys) = key_3_5();
+    let (ms, cts) = batch_world(40, 5);
+    let mut rng = ChaCha20Rng::seed_from_u64(41);
+    let verified: Vec<Vec<_>> = keys[1..4]
+        .iter()
+        .map(|k| {
+            let b = k.decrypt_batch(tpk, &sid(), &cts, &mut rng).unwrap();
+            let wire = tpk.encode_batch(&b);
+            assert_eq!(wire.len(), tpk.batch_len(cts.len()));
+            let back = tpk.decode_batch(cts.len(), &wire).unwrap();
+            assert_eq!(back, b);
+            tpk.verify_batch(&sid(), &cts, &back).unwrap()
+        })
+        .collect();
+    for (j, m) in ms.iter().enumerate() {
+        let shares: Vec<_> = verified.iter().map(|v| v[j].clone()).collect();
+        assert_eq!(tpk.combine(&shares).unwrap(), *m);
+        // The batched share of c_j is the single share's value.
+        let single = keys[1]
+            .decrypt_share(tpk, &sid(), &cts[j], &mut rng)
+            .unwrap();
+        assert_eq!(single.value(), verified[0][j].value());
+    }
+    // An empty batch is a valid (vacuous) statement.
+    let empty = keys[0].decrypt_batch(tpk, &sid(), &[], &mut rng).unwrap();
+    assert!(tpk.verify_batch(&sid(), &[], &empty).unwrap().is_empty());
+}
+
+#[test]
+fn a_bad_share_inside_a_batch_names_its_party() {
+    let (tpk, keys) = key_3_5();
+    let (_, cts) = batch_world(42, 4);
+    let mut rng = ChaCha20Rng::seed_from_u64(43);
+    let n2 = tpk.encryption_key().n_squared().clone();
+    let honest = keys[2].decrypt_batch(tpk, &sid(), &cts, &mut rng).unwrap();
+    let (e, z) = honest.proof();
+    let tweak = |f: &dyn Fn(&mut Vec<Integer>)| {
+        let mut values = honest.values().to_vec();
+        f(&mut values);
+        quorate_paillier::BatchDecryptionShares::from_parts(pid(3), values, e.clone(), z.clone())
+    };
+    // One share multiplied by a unit (it stays a unit mod n², so only the proof catches it).
+    let bad_one = tweak(&|v| v[2] = Integer::from(&v[2] * 5u32) % &n2);
+    // Two shares swapped: the weights bind each share to its ciphertext.
+    let swapped = tweak(&|v| v.swap(0, 1));
+    // The last share replaced by the first one (right value for the wrong ciphertext).
+    let replayed = tweak(&|v| v[3] = v[0].clone());
+    for bad in [bad_one, swapped, replayed] {
+        assert_eq!(
+            blamed(&tpk.verify_batch(&sid(), &cts, &bad).unwrap_err()),
+            vec![3]
+        );
+    }
+    // Wrong count, another session, another party's label: the same culprit.
+    let short = tweak(&|v| {
+        v.pop();
+    });
+    assert_eq!(
+        blamed(&tpk.verify_batch(&sid(), &cts, &short).unwrap_err()),
+        vec![3]
+    );
+    let other_sid = SessionId::new(b"other".to_vec());
+    assert_eq!(
+        blamed(&tpk.verify_batch(&other_sid, &cts, &honest).unwrap_err()),
+        vec![3]
+    );
+    let relabelled = quorate_paillier::BatchDecryptionShares::from_parts(
+        pid(4),
+        honest.values().to_vec(),
+        e.clone(),
+        z.clone(),
+    );
+    assert_eq!(
+        blamed(&tpk.verify_batch(&sid(), &cts, &relabelled).unwrap_err()),
+        vec![4]
+    );
+    // The honest batch still verifies (the checks above can fail for the right reason only).
+    assert_eq!(tpk.verify_batch(&sid(), &cts, &honest).unwrap().len(), 4);
+    // Decoding rejects a wrong count and a non-unit share.
+    let wire = tpk.encode_batch(&honest);
+    assert!(tpk.decode_batch(3, &wire).is_err());
+    let mut zero = wire.clone();
+    let len = tpk.encryption_key().ciphertext_len();
+    zero[8..8 + len].fill(0);
+    assert!(tpk.decode_batch(4, &zero).is_err());
+    assert!(tpk.decode_batch(4, &wire[..wire.len() - 1]).is_err());
+}
+
+#[test]
+fn multi_exponentiation_matches_separate_powers() {
+    use quorate_paillier::bigint::{multi_pow_vartime, pow_mod_vartime};
+    let (tpk, _) = key_2_3();
+    let n2 = tpk.encryption_key().n_squared();
+    let mut rng = ChaCha20Rng::seed_from_u64(44);
+    for count in [0usize, 1, 2, 7] {
+        let bases: Vec<Integer> = (0..count).map(|_| random_below(&mut rng, n2)).collect();
+        let mut exps: Vec<Integer> = (0..count)
+            .map(|i| random_below(&mut rng, &(Integer::from(1) << (40 * i as u32 + 3))))
+            .collect();
+        if let Some(e) = exps.first_mut() {
+            *e = Integer::new();
+        }
+        let want = bases
+            .iter()
+            .zip(&exps)
+            .fold(Integer::from(1), |acc, (b, e)| {
+                acc * pow_mod_vartime(b, e, n2).unwrap() % n2
+            });
+        assert_eq!(multi_pow_vartime(&bases, &exps, n2).unwrap(), want);
+    }
+    assert!(multi_pow_vartime(&[Integer::from(3)], &[Integer::from(-1)], n2).is_err());
+}
