@@ -57,6 +57,25 @@ impl Writer {
         self.bytes(&id.to_bytes())
     }
 
+    /// Appends an optional item: a presence byte (0 or 1), then the item written by
+    /// `write` when present. [`Reader::optional`] reads it back.
+    pub fn optional<T>(
+        &mut self,
+        item: Option<&T>,
+        write: impl FnOnce(&mut Self, &T),
+    ) -> &mut Self {
+        match item {
+            Some(x) => {
+                self.bytes(&[1]);
+                write(self, x);
+            }
+            None => {
+                self.bytes(&[0]);
+            }
+        }
+        self
+    }
+
     /// The finished encoding.
     pub fn into_bytes(self) -> Vec<u8> {
         self.buf
@@ -147,6 +166,22 @@ impl<'a> Reader<'a> {
         Ok(len)
     }
 
+    /// Reads what [`Writer::optional`] wrote: a presence byte that must be 0 or 1 (anything
+    /// else is refused, so the encoding stays canonical), then the item read by `read`.
+    pub fn optional<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        match self.array::<1>()? {
+            [0] => Ok(None),
+            [1] => read(self).map(Some),
+            _ => Err(DecodeError::InvalidValue {
+                what: self.what,
+                reason: "presence flag must be 0 or 1",
+            }),
+        }
+    }
+
     /// Bytes not yet read.
     pub fn remaining(&self) -> usize {
         self.rest.len()
@@ -221,6 +256,31 @@ mod tests {
             wrong.header(8, 1),
             Err(DecodeError::UnknownVersion { .. })
         ));
+    }
+
+    #[test]
+    fn optional_items_round_trip_and_bad_flags_are_refused() {
+        let mut w = Writer::new();
+        w.optional(Some(&7u16), |w, v| {
+            w.u16(*v);
+        })
+        .optional(None::<&u16>, |w, v| {
+            w.u16(*v);
+        });
+        let bytes = w.into_bytes();
+        assert_eq!(bytes, vec![1, 0, 7, 0]);
+        let mut r = Reader::new("t", &bytes);
+        assert_eq!(r.optional(|r| r.u16()), Ok(Some(7)));
+        assert_eq!(r.optional(|r| r.u16()), Ok(None));
+        r.finish().unwrap();
+        for flag in [2u8, 0xff] {
+            let bytes = [flag, 0, 7];
+            let mut r = Reader::new("t", &bytes);
+            assert!(matches!(
+                r.optional(|r| r.u16()),
+                Err(DecodeError::InvalidValue { .. })
+            ));
+        }
     }
 
     #[test]

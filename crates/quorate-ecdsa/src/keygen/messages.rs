@@ -73,16 +73,8 @@ impl DkgMsg1 {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.header(MSG1_TAG, VERSION).bytes(&self.commitment);
-        w.bytes(self.identity.as_bytes());
-        match &self.base_ot {
-            Some(b) => {
-                w.bytes(&[1]);
-                b.write(&mut w);
-            }
-            None => {
-                w.bytes(&[0]);
-            }
-        }
+        w.bytes(self.identity.as_bytes())
+            .optional(self.base_ot.as_ref(), |w, b| b.write(w));
         w.into_bytes()
     }
 
@@ -93,10 +85,7 @@ impl DkgMsg1 {
         r.header(MSG1_TAG, VERSION).map_err(&f)?;
         let commitment = r.array().map_err(&f)?;
         let identity = read_identity(&mut r).map_err(&f)?;
-        let base_ot = match read_flag(&mut r, "DKG round 1").map_err(&f)? {
-            true => Some(BaseOtMsg1::read(&mut r).map_err(&f)?),
-            false => None,
-        };
+        let base_ot = r.optional(BaseOtMsg1::read).map_err(&f)?;
         r.finish().map_err(&f)?;
         Ok(DkgMsg1 {
             commitment,
@@ -114,15 +103,7 @@ impl DkgMsg2 {
         encode_reveal(&mut w, &self.feldman, &self.proof, &self.chain, &self.salt);
         w.bytes(&self.signature.to_bytes());
         write_scalar(&mut w, &self.share);
-        match &self.base_ot {
-            Some(b) => {
-                w.bytes(&[1]);
-                b.write(&mut w);
-            }
-            None => {
-                w.bytes(&[0]);
-            }
-        }
+        w.optional(self.base_ot.as_ref(), |w, b| b.write(w));
         w.into_bytes()
     }
 
@@ -136,25 +117,12 @@ impl DkgMsg2 {
         for _ in 0..len {
             feldman.push(read_point(&mut r, "Feldman commitment").map_err(&f)?);
         }
-        let [flag] = r.array().map_err(&f)?;
-        let proof = match flag {
-            0 => None,
-            1 => Some(DlogProof::read(&mut r).map_err(&f)?),
-            _ => {
-                return Err(f(quorate_core::DecodeError::InvalidValue {
-                    what: "DKG round 2",
-                    reason: "proof flag must be 0 or 1",
-                }))
-            }
-        };
+        let proof = r.optional(DlogProof::read).map_err(&f)?;
         let chain = r.array().map_err(&f)?;
         let salt = r.array().map_err(&f)?;
         let signature = Signature::from_bytes(&r.array().map_err(&f)?);
         let share = read_scalar(&mut r, "DKG share").map_err(&f)?;
-        let base_ot = match read_flag(&mut r, "DKG round 2").map_err(&f)? {
-            true => Some(BaseOtMsg2::read(&mut r).map_err(&f)?),
-            false => None,
-        };
+        let base_ot = r.optional(BaseOtMsg2::read).map_err(&f)?;
         r.finish().map_err(&f)?;
         Ok(DkgMsg2 {
             feldman,
@@ -213,19 +181,5 @@ impl DkgMsg4 {
         let ack = Signature::from_bytes(&r.array().map_err(&f)?);
         r.finish().map_err(&f)?;
         Ok(DkgMsg4 { echo, ack })
-    }
-}
-
-fn read_flag(
-    r: &mut Reader<'_>,
-    what: &'static str,
-) -> core::result::Result<bool, quorate_core::DecodeError> {
-    match r.array::<1>()? {
-        [0] => Ok(false),
-        [1] => Ok(true),
-        _ => Err(quorate_core::DecodeError::InvalidValue {
-            what,
-            reason: "presence flag must be 0 or 1",
-        }),
     }
 }

@@ -338,15 +338,11 @@ impl Body {
 impl SignedBody {
     /// Writes `len ‖ body ‖ flag ‖ [signature]`.
     pub(crate) fn write(&self, w: &mut Writer) {
-        w.u32(self.body.bytes.len() as u32).bytes(&self.body.bytes);
-        match &self.signature {
-            Some(sig) => {
-                w.bytes(&[1]).bytes(&sig.to_bytes());
-            }
-            None => {
-                w.bytes(&[0]);
-            }
-        }
+        w.u32(self.body.bytes.len() as u32)
+            .bytes(&self.body.bytes)
+            .optional(self.signature.as_ref(), |w, sig| {
+                w.bytes(&sig.to_bytes());
+            });
     }
 
     /// Reads what [`SignedBody::write`] wrote.
@@ -361,16 +357,7 @@ impl SignedBody {
             });
         }
         let body = Body::decode(r.take(len)?)?;
-        let signature = match r.array::<1>()? {
-            [0] => None,
-            [1] => Some(ed25519_dalek::Signature::from_bytes(&r.array()?)),
-            _ => {
-                return Err(quorate_core::DecodeError::InvalidValue {
-                    what: "signing round-2 body",
-                    reason: "signature flag must be 0 or 1",
-                })
-            }
-        };
+        let signature = r.optional(|r| Ok(ed25519_dalek::Signature::from_bytes(&r.array()?)))?;
         Ok(SignedBody { body, signature })
     }
 }
@@ -406,14 +393,9 @@ impl SignMsg3 {
         w.header(MSG3_TAG, VERSION);
         write_scalar(&mut w, &self.u);
         write_scalar(&mut w, &self.w);
-        match &self.echo {
-            Some(e) => {
-                w.bytes(&[1]).bytes(e);
-            }
-            None => {
-                w.bytes(&[0]);
-            }
-        }
+        w.optional(self.echo.as_ref(), |w, e| {
+            w.bytes(e);
+        });
         w.into_bytes()
     }
 
@@ -424,16 +406,7 @@ impl SignMsg3 {
         r.header(MSG3_TAG, VERSION).map_err(&f)?;
         let u = read_scalar(&mut r, "u_i").map_err(&f)?;
         let w = read_scalar(&mut r, "w_i").map_err(&f)?;
-        let echo = match r.array::<1>().map_err(&f)? {
-            [0] => None,
-            [1] => Some(r.array().map_err(&f)?),
-            _ => {
-                return Err(f(quorate_core::DecodeError::InvalidValue {
-                    what: "signing round 3",
-                    reason: "echo flag must be 0 or 1",
-                }))
-            }
-        };
+        let echo = r.optional(|r| r.array()).map_err(&f)?;
         r.finish().map_err(&f)?;
         Ok(SignMsg3 { u, w, echo })
     }

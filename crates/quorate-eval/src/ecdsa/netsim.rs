@@ -82,12 +82,14 @@ fn party_of(parties: &[PartyId], node: NodeId) -> Result<PartyId> {
         )))
 }
 
-fn to_outgoing(
+/// Encodes each `(recipient, message)` with `encode` and addresses it to the recipient's node.
+fn to_outgoing<M>(
     parties: &[PartyId],
-    msgs: Vec<(PartyId, Vec<u8>)>,
+    msgs: Vec<(PartyId, M)>,
+    encode: impl Fn(&M) -> Vec<u8>,
 ) -> Result<Vec<Outgoing<Vec<u8>>>> {
     msgs.into_iter()
-        .map(|(to, b)| Ok(Outgoing::To(node_of(parties, to)?, b)))
+        .map(|(to, m)| Ok(Outgoing::To(node_of(parties, to)?, encode(&m))))
         .collect()
 }
 
@@ -211,24 +213,21 @@ impl RoundParty for DkgParty {
                         &mut self.rng,
                     )?,
                 };
-                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
-                let out = to_outgoing(&self.parties, out)?;
+                let out = to_outgoing(&self.parties, msgs, |m| m.to_bytes())?;
                 self.stage = DkgStage::R1(st);
                 Ok(Step::Next(self, out))
             }
             (1, DkgStage::R1(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg1::from_bytes)?;
                 let (st, msgs) = keygen::round2(st, &msgs, &mut self.rng)?;
-                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
-                let out = to_outgoing(&self.parties, out)?;
+                let out = to_outgoing(&self.parties, msgs, |m| m.to_bytes())?;
                 self.stage = DkgStage::R2(st);
                 Ok(Step::Next(self, out))
             }
             (2, DkgStage::R2(st)) => {
                 let msgs = decode(&self.parties, inbound, DkgMsg2::from_bytes)?;
                 let (st, msgs) = keygen::round3(st, &msgs, &mut self.rng)?;
-                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
-                let out = to_outgoing(&self.parties, out)?;
+                let out = to_outgoing(&self.parties, msgs, |m| m.to_bytes())?;
                 self.stage = DkgStage::R3(st);
                 Ok(Step::Next(self, out))
             }
@@ -332,16 +331,14 @@ impl RoundParty for SignParty {
             (0, SignStage::Start) => {
                 let (st, msgs) =
                     sign::round1(&self.share, &self.sign_id, &self.signers, &mut self.rng)?;
-                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
-                let out = to_outgoing(&self.signers, out)?;
+                let out = to_outgoing(&self.signers, msgs, |m| m.to_bytes())?;
                 self.stage = SignStage::R1(Box::new(st));
                 Ok(Step::Next(self, out))
             }
             (1, SignStage::R1(st)) => {
                 let msgs = decode(&self.signers, inbound, SignMsg1::from_bytes)?;
                 let (st, msgs) = sign::round2(*st, &self.share, &msgs, &mut self.rng)?;
-                let out = msgs.into_iter().map(|(to, m)| (to, m.to_bytes())).collect();
-                let out = to_outgoing(&self.signers, out)?;
+                let out = to_outgoing(&self.signers, msgs, |m| m.to_bytes())?;
                 self.stage = SignStage::R2(Box::new(st));
                 Ok(Step::Next(self, out))
             }
