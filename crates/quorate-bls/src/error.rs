@@ -64,6 +64,11 @@ pub enum BlsError {
         /// The threshold `t`.
         needed: usize,
     },
+    /// A pending refresh cannot be committed yet: the record maintainer's accepted record
+    /// (the check of every `Δvs_j`) was not received
+    /// ([`crate::PendingRefresh::accept_record`]).
+    #[error("refresh not yet accepted by the record maintainer")]
+    RefreshNotAccepted,
     /// A KZG setup (powers of tau) or its ceremony transcript failed a check.
     #[error("KZG setup rejected: {check} (contribution {contribution:?})")]
     InvalidSetup {
@@ -93,6 +98,7 @@ impl Culprits for BlsError {
             | BlsError::StateMismatch { .. }
             | BlsError::ClientEquivocated(_)
             | BlsError::RefreshNotConfirmed { .. }
+            | BlsError::RefreshNotAccepted
             | BlsError::InvalidSetup { .. } => &[],
         }
     }

@@ -9,6 +9,7 @@
 use crate::group::GroupPublic;
 use crate::kzg::Crs;
 use crate::proofs::{prove_hot, HotProof, ProofContext};
+use crate::refresh::check::PartyBases;
 use blstrs::{G1Projective, G2Prepared, Scalar};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::PartyId;
@@ -23,6 +24,8 @@ pub struct HotParty {
     pub(crate) hot_share: Scalar,
     pub(crate) opening: G1Projective,
     pub(crate) pad_commitment: G2Prepared,
+    /// `vk` and `[τ^(D−t+1)]_2`, prepared once for the refresh check.
+    pub(crate) refresh_bases: PartyBases,
 }
 
 impl fmt::Debug for HotParty {

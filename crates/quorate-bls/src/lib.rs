@@ -14,9 +14,10 @@
 //! * **Register:** each [`ColdParty`] publishes a checked key ([`VerifiedColdKeys`]); the
 //!   [`Client`] deals a [`Registration`]; each [`HotParty::register`] checks its payload.
 //! * **Sign:** [`ColdParty::partial_sign`] → [`HotParty::partial_sign`] → [`combine`].
-//! * **Refresh:** [`Client::refresh`] → [`HotParty::refresh`] (a [`PendingRefresh`]) →
-//!   exchange [`RefreshConfirmation`]s → [`HotParty::commit`]; the combiner follows with
-//!   [`GroupPublic::refreshed`].
+//! * **Refresh:** [`Client::refresh`] → the combiner's [`GroupPublic::refreshed`] (every
+//!   check, once) and each [`HotParty::refresh`] (its own checks, a [`PendingRefresh`]) →
+//!   exchange [`RefreshConfirmation`]s, [`PendingRefresh::accept_record`] the combiner's
+//!   record → [`HotParty::commit`].
 //! * **Audit:** [`ColdParty::prove`] / [`HotParty::prove`], checked with
 //!   [`proofs::batch_verify_cold`] / [`proofs::batch_verify_hot`].
 //!
@@ -59,8 +60,10 @@
 //! }
 //! let mut public = reg.public;
 //!
-//! // Refresh: check, echo, commit; the combiner follows.
+//! // Refresh: the combiner checks all of it once; each hot party checks its own part,
+//! // echoes, and commits with t confirmations and the combiner's accepted record.
 //! let refresh = client.refresh(&crs, &public, &mut rng)?;
+//! let next = public.refreshed(&crs, &refresh.public, &mut rng)?;
 //! let mut pending = Vec::new();
 //! for (h, share) in hot.iter().zip(&refresh.shares) {
 //!     pending.push(h.refresh(&crs, &refresh.public, share, &mut rng)?);
@@ -70,9 +73,10 @@
 //!     for c in &confirmations {
 //!         p.add_confirmation(c)?;
 //!     }
+//!     p.accept_record(&next)?;
 //!     h.commit(p)?;
 //! }
-//! public = public.refreshed(&crs, &refresh.public, &mut rng)?;
+//! public = next;
 //!
 //! // Sign with parties 1 and 3, combine, verify as any BLS verifier would.
 //! let msg = b"hello";

@@ -104,8 +104,9 @@
 //! `δ_i = δ(z_i)`. (The openings can be public: `Δvs_j` already fixes `δ(z_j)` in G2, and
 //! `π_δ,j` adds nothing about it.)
 //!
-//! Checks of the public part ([`crate::group::GroupPublic::refreshed`], by the combiner,
-//! every auditor and every hot party): next epoch; the record digest; `C_δ ≠ 0`;
+//! Checks of the public part ([`crate::group::GroupPublic::refreshed`], run once per
+//! refresh by the record maintainer: the combiner, any auditor): next epoch; the record
+//! digest; `C_δ ≠ 0`;
 //! authorisation `e(σ_auth, g2) = e(H(auth), vk)`; `e(C_δ, g2) = e(π_0, [τ]_2)` (so
 //! `δ(0) = 0`); `e(dcom, g2) = e(C_δ, [τ^{D−t+1}]_2)` (so `deg δ ≤ t−1`: a higher degree
 //! would need `[τ^{>D}]_1`); and for every `j` the KZG opening with the value in G2 (the
@@ -117,16 +118,57 @@
 //! size `n+3`, one of size `n+1` and a G2 MSM of size `n`); soundness error `≤ 2^-128`
 //! beyond KZG binding. If it fails, each equation is checked alone to say which.
 //!
-//! Hot party `i` ([`crate::hot::HotParty::refresh`]) runs the same check plus
-//! `Δvs_i = δ_i·g2` (so `δ_i = δ(z_i)`). The next state is `hx_i + δ_i`, `π_i + π_δ,i`,
-//! `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
+//! Hot party `i` ([`crate::hot::HotParty::refresh`]) checks the envelope (share addressed
+//! to `i`, next epoch, CRS, record digest, `C_δ ≠ 0`), `Δvs_i = δ_i·g2`, and one 4-term
+//! multi-pairing with 128-bit weights `r_0, r_1, r_2` over the authorisation, the zero
+//! opening, the degree proof and its **own** opening with the secret value:
+//! `e(r_0σ_auth + r_1C_δ − r_2 dcom + C_δ − δ_i g1 + z_i π_δ,i, g2)·e(r_1π_0 + π_δ,i, −[τ]_2)
+//! ·e(r_2C_δ, [τ^{D−t+1}]_2)·e(−r_0H(auth), vk) = 1` (`vk` and `[τ^{D−t+1}]_2` prepared
+//! once per party). Nothing in it grows with `n`. The next state is `hx_i + δ_i`,
+//! `π_i + π_δ,i`, `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
+//!
+//! **Who checks what, and why that is enough.** The paper splits the refresh proof the
+//! same way: "the element `π_z` [is] checked by the party maintaining the public
+//! parameters (in our case `C`, but it could also be e.g., a blockchain smart contract),
+//! while the `i`th party's share refresh proof (i.e., `π_i`) is checked by `P_i^hot`"
+//! (caption of the proofs table, Table 3; Table 1's hot refresh row includes only
+//! `Π_Ref.HVrfy`). Here each check is placed with the party it protects:
+//! * *Hot party `i`, for its own share and its own accountability:* the authorisation (so
+//!   nobody but the client, in particular not a thief of hot shares, can make it move to
+//!   a state the thief knows the update of, even together with a corrupt maintainer);
+//!   its own opening (its new share `hx_i + δ_i` still opens `com_T + C_δ` at `z_i`, so
+//!   its later Π_EKS proofs hold); `Δvs_i = δ_i·g2` (its own `vs_i` in the next record
+//!   is right, so no record it commits to can make its honest partial signatures look
+//!   wrong: partials name the signer's record digest). It also checks `δ(0) = 0` and
+//!   `deg δ ≤ t−1`, which cost one extra pairing term and keep every `n`-independent
+//!   check with every party (the reference's `refresh_untrusted` checks only the own
+//!   opening, its zero and degree checks are a separate call its benchmark ignores).
+//! * *The record maintainer, for the record:* every `Δvs_j` against `C_δ` (the one check
+//!   that costs `O(n)` group operations, a size-`n` G2 MSM: about 3 ms at `n = 100`), and
+//!   all of the above again, because the record it holds is what partial signatures and
+//!   Π_EKS proofs are checked against.
+//! * *The property that an inconsistent `vs_j` is caught before any honest party commits
+//!   it* is kept by the commit rule: [`crate::HotParty::commit`] needs, besides `t`
+//!   confirmations, [`crate::refresh::PendingRefresh::accept_record`] with the record the
+//!   maintainer obtained from `refreshed` (equal digest to the party's own next record).
+//!   The maintainer only has such a record if every check passed, so a refresh with any
+//!   `Δvs_j ≠ δ(z_j)·g2` never reaches a commit (`RefreshNotAccepted`). A party with no
+//!   maintainer to answer to runs `refreshed` itself and accepts its own result, which is
+//!   the previous per-party cost. What trusting the maintainer's acceptance can cost: a
+//!   corrupt maintainer colluding with a corrupt client can make honest parties commit a
+//!   record with a wrong `vs_j` of *another* party `j`; that party `j` refuses it (its own
+//!   `Δvs_j` check) and stays at the old record, so it is never blamed (digests differ:
+//!   `StateMismatch`), and the harm is availability of the client's own key, which either
+//!   of the two could deny anyway (the client by never signing, the maintainer by never
+//!   combining). Secrecy of shares, unforgeability and blame of honest parties do not
+//!   depend on the maintainer.
 //!
 //! **Echo and commit.** The checked state is a [`crate::refresh::PendingRefresh`]: the party
 //! keeps signing with its old state and sends every other hot party a confirmation
 //! `(i, record digest, epoch, refresh id, σ_auth)`. It commits (the old hot share is then
 //! dropped and wiped) only once `t` parties, itself included, confirmed the same refresh
-//! id. A confirmation for another refresh id of the same record and epoch that carries a
-//! valid client signature is evidence that the client equivocated (checkable by anyone
+//! id and the maintainer's record was accepted (above). A confirmation for another
+//! refresh id of the same record and epoch that carries a valid client signature is evidence that the client equivocated (checkable by anyone
 //! with `vk`); the party then never commits. One without a valid signature blames its
 //! sender. Waiting for `t` means no party erases its old share unless `t` parties hold the
 //! new state, i.e. unless the new state can sign.

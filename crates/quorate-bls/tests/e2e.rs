@@ -90,7 +90,8 @@ impl System {
         combine(&self.crs, &self.public, msg, &partials, rng)
     }
 
-    /// Deals a refresh, has every hot party check it, exchange confirmations and commit.
+    /// Deals a refresh; the combiner checks all of it; every hot party checks its part,
+    /// exchanges confirmations, accepts the combiner's record and commits.
     fn refresh(&mut self, rng: &mut ChaCha20Rng) {
         let Refresh { public, shares } = self.client.refresh(&self.crs, &self.public, rng).unwrap();
         self.public = self.public.refreshed(&self.crs, &public, rng).unwrap();
@@ -107,6 +108,8 @@ impl System {
             for c in &confirmations {
                 p.add_confirmation(c).unwrap();
             }
+            assert!(!p.is_ready(), "ready before the maintainer's record");
+            p.accept_record(&self.public).unwrap();
             assert!(p.is_ready());
         }
         for (h, p) in self.hot.iter_mut().zip(pending) {
@@ -581,10 +584,15 @@ fn equivocating_client_is_detected_and_no_honest_party_is_blamed() {
     );
 
     // Camp B never hears of camp A and commits (t = 2 confirmations).
+    let record_b = sys
+        .public
+        .refreshed(&sys.crs, &second.public, &mut rng)
+        .unwrap();
     for (_, p) in camp_b.iter_mut() {
         for c in &conf_b {
             p.add_confirmation(c).unwrap();
         }
+        p.accept_record(&record_b).unwrap();
     }
     for (pos, p) in camp_b {
         sys.hot[pos].commit(p).unwrap();
@@ -670,10 +678,15 @@ fn hot_refresh_commits_only_after_t_confirmations() {
     assert_standard_signature(&sys.public, b"still", &sig);
 
     // A pending refresh belongs to the party and state it was made from.
+    let next = sys
+        .public
+        .refreshed(&sys.crs, &refresh.public, &mut rng)
+        .unwrap();
     let (_, p2) = &mut pending[0];
     for c in &confs {
         p2.add_confirmation(c).unwrap();
     }
+    p2.accept_record(&next).unwrap();
     let (_, p2) = pending.remove(0);
     assert!(p2.is_ready());
     assert!(matches!(sys.hot[2].commit(p2), Err(BlsError::Param(_))));
@@ -700,6 +713,7 @@ fn hot_refresh_commits_only_after_t_confirmations() {
     for c in &confs[..3] {
         p3.add_confirmation(c).unwrap();
     }
+    p3.accept_record(&next).unwrap();
     let (pos, p3) = pending.remove(0);
     sys.hot[pos].commit(p3).unwrap();
     assert_eq!(sys.hot[pos].public().epoch(), 1);
@@ -742,6 +756,83 @@ fn combiner_refresh_ties_delta_vs_to_the_committed_delta() {
         .public
         .refreshed(&sys.crs, &good.public, &mut rng)
         .is_ok());
+}
+
+/// Issue 19: hot parties no longer check every other party's Δvs_j (an O(n) G2 MSM each);
+/// the combiner does, once. A client-signed refresh whose Δvs_5 does not open C_δ passes
+/// the own checks of parties 1–4, who confirm it to each other (t = 3 reached), but none
+/// of them can commit it: the combiner's `refreshed` rejects it naming the check, so there
+/// is no accepted record, and a record for another refresh is refused. Party 5, the one
+/// whose Δvs is wrong, rejects it itself. Nobody changes state; all still sign.
+#[test]
+fn an_inconsistent_delta_vs_is_caught_before_any_honest_party_commits() {
+    use quorate_bls::refresh::faults::resign;
+    use quorate_bls::RefreshPublic;
+    let mut rng = ChaCha20Rng::seed_from_u64(23);
+    let mut sys = setup(3, 5, &mut rng);
+    let good = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let other = sys.client.refresh(&sys.crs, &sys.public, &mut rng).unwrap();
+    let mut b = good.public.to_bytes();
+    let at = RP_DELTA_VS + 4 * 96;
+    b[at..at + 96].copy_from_slice(&other.public.to_bytes()[at..at + 96]);
+    let mut bad = RefreshPublic::from_bytes(&b).unwrap();
+    resign(&sys.client, &mut bad);
+    let bad = Refresh {
+        public: bad,
+        shares: good.shares,
+    };
+
+    // Party 5 refuses; parties 1–4 pass their own checks and confirm to each other.
+    let err = sys.hot[4]
+        .refresh(&sys.crs, &bad.public, &bad.shares[4], &mut rng)
+        .unwrap_err();
+    assert_eq!(refresh_error(err), "Δvs_i is not δ_i·g2");
+    let mut pending = pending_for(&sys, &bad, &[1, 2, 3, 4], &mut rng);
+    let confs: Vec<_> = pending.iter().map(|(_, p)| p.confirmation()).collect();
+    for (_, p) in &mut pending {
+        for c in &confs {
+            p.add_confirmation(c).unwrap();
+        }
+        assert!(!p.is_ready());
+    }
+
+    // The combiner catches it, naming the check: there is no record to accept.
+    let err = sys
+        .public
+        .refreshed(&sys.crs, &bad.public, &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+    );
+    // A record from another refresh (here the honest one) is not this refresh's record.
+    let honest_next = sys
+        .public
+        .refreshed(&sys.crs, &good.public, &mut rng)
+        .unwrap();
+    for (pos, mut p) in pending {
+        let err = p.accept_record(&honest_next).unwrap_err();
+        assert_eq!(
+            err,
+            BlsError::StateMismatch {
+                parties: vec![sys.hot[pos].index()],
+                epoch: 1
+            }
+        );
+        assert!(err.culprits().is_empty());
+        assert_eq!(
+            sys.hot[pos].commit(p).unwrap_err(),
+            BlsError::RefreshNotAccepted
+        );
+        assert_eq!(sys.hot[pos].public().epoch(), 0);
+    }
+    let sig = sys
+        .sign_with(&[id(1), id(2), id(5)], b"unchanged", &mut rng)
+        .unwrap();
+    assert_standard_signature(&sys.public, b"unchanged", &sig);
+    // The honest refresh still goes through afterwards.
+    sys.refresh(&mut rng);
+    assert_eq!(sys.public.epoch(), 1);
 }
 
 /// Deals a refresh from an arbitrary polynomial (a cheating dealer holding the client key).
@@ -902,23 +993,18 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         "refresh is not authorised by the client key"
     );
 
-    // Signed by the client but with Δvs_1 and Δvs_2 swapped: every party and the
-    // combiner find a Δvs_j that does not open C_δ.
+    // Signed by the client but with Δvs_1 replaced by Δvs_2: party 1 finds that its own
+    // Δvs_i is wrong, and the combiner that some Δvs_j does not open C_δ. (The other
+    // parties' own checks pass; that they still cannot commit it is
+    // `an_inconsistent_delta_vs_is_caught_before_any_honest_party_commits`.)
     resign(&sys.client, &mut tampered);
-    for h in &sys.hot {
-        let err = h
-            .refresh(
-                &sys.crs,
-                &tampered,
-                &good.shares[h.index().position()],
-                &mut rng,
-            )
-            .unwrap_err();
-        assert_eq!(
-            refresh_error(err),
-            "some Δvs_j is not δ(z_j)·g2 for the committed δ"
-        );
-    }
+    let err = sys.hot[0]
+        .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
+        .unwrap_err();
+    assert_eq!(refresh_error(err), "Δvs_i is not δ_i·g2");
+    assert!(sys.hot[1]
+        .refresh(&sys.crs, &tampered, &good.shares[1], &mut rng)
+        .is_ok());
     let err = sys
         .public
         .refreshed(&sys.crs, &tampered, &mut rng)
@@ -964,6 +1050,17 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         refresh_error(err),
         "some Δvs_j is not δ(z_j)·g2 for the committed δ"
     );
+    // Party 1 finds it with its own opening; party 2's opening is intact.
+    let err = sys.hot[0]
+        .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
+        .unwrap_err();
+    assert_eq!(
+        refresh_error(err),
+        "δ_i is not δ(z_i) for the committed δ (own opening π_δ,i)"
+    );
+    assert!(sys.hot[1]
+        .refresh(&sys.crs, &tampered, &good.shares[1], &mut rng)
+        .is_ok());
 
     // Honest δ, re-signed with a wrong zero opening or a wrong degree proof.
     for (slot, check) in [(1usize, "δ(0) is not zero"), (2, "δ has degree above t-1")] {
@@ -1007,6 +1104,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         for c in &confirmations {
             p.add_confirmation(c).unwrap();
         }
+        p.accept_record(&next_public).unwrap();
     }
     for (h, p) in hot.iter_mut().zip(pending) {
         assert_eq!(p.next_public(), &next_public);

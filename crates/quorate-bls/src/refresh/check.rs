@@ -1,11 +1,14 @@
-//! Step 2: every check of a refresh, by the combiner ([`GroupPublic::refreshed`]) and by
-//! each hot party ([`HotParty::refresh`], which returns a [`PendingRefresh`]).
+//! Step 2: the checks of a refresh. The record maintainer (combiner, auditor) runs all of
+//! them once per refresh ([`GroupPublic::refreshed`]); each hot party runs the ones that
+//! do not grow with `n` ([`HotParty::refresh`], which returns a [`PendingRefresh`]) and
+//! commits only after the maintainer's record is accepted (notes §Refresh, "Who checks
+//! what").
 
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::HotParty;
 use crate::kzg::{random_u128_scalar, Crs};
-use crate::msm::{g1_msm_vartime, g2_msm_vartime};
+use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
 use crate::pairing::prepared_product_is_identity;
 use crate::refresh::commit::PendingRefresh;
 use crate::refresh::messages::{
@@ -45,6 +48,19 @@ impl GroupPublic {
         refresh: &RefreshPublic,
         rng: &mut R,
     ) -> Result<(), BlsError> {
+        self.check_envelope(crs, refresh)?;
+        let check = RefreshCheck::new(crs, self, refresh)?;
+        if check.batched(rng) {
+            return Ok(());
+        }
+        Err(BlsError::InvalidRefresh {
+            check: check.first_failure("some Δvs_j is not δ(z_j)·g2 for the committed δ"),
+        })
+    }
+
+    /// The checks that need no group operation: next epoch, lengths, CRS id, the digest
+    /// of `self`, `C_δ ≠ 0`.
+    fn check_envelope(&self, crs: &Crs, refresh: &RefreshPublic) -> Result<(), BlsError> {
         let bad = |check| BlsError::InvalidRefresh { check };
         if refresh.epoch != self.epoch.wrapping_add(1) || refresh.epoch == 0 {
             return Err(bad("refresh is not for the next epoch"));
@@ -63,11 +79,7 @@ impl GroupPublic {
         if bool::from(refresh.delta_commitment.is_identity()) {
             return Err(bad("δ is zero: the refresh would re-randomise nothing"));
         }
-        let check = RefreshCheck::new(crs, self, refresh)?;
-        if check.batched(rng) {
-            return Ok(());
-        }
-        Err(bad(check.first_failure()))
+        Ok(())
     }
 
     /// `com_T += C_δ`, `vs_j += Δvs_j`, epoch + 1 (after [`GroupPublic::check_refresh`]).
@@ -113,17 +125,21 @@ impl<'a> RefreshCheck<'a> {
         record: &'a GroupPublic,
         refresh: &'a RefreshPublic,
     ) -> Result<Self, BlsError> {
-        let bound = usize::from(record.params.t()) - 1;
-        let shift = crs
-            .max_degree()
-            .checked_sub(bound)
-            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
         Ok(RefreshCheck {
             crs,
             record,
             refresh,
-            shift,
+            shift: Self::degree_shift(crs, record)?,
         })
+    }
+
+    /// `D − (t−1)`: the shift of the degree proof.
+    fn degree_shift(crs: &Crs, record: &GroupPublic) -> Result<usize, BlsError> {
+        let bound = usize::from(record.params.t()) - 1;
+        Ok(crs
+            .max_degree()
+            .checked_sub(bound)
+            .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?)
     }
 
     /// The batched equation over every party's opening.
@@ -171,8 +187,57 @@ impl<'a> RefreshCheck<'a> {
         ])
     }
 
-    /// After a failed batch: the first equation that fails on its own.
-    pub(crate) fn first_failure(&self) -> &'static str {
+    /// Hot party `i`'s equation: the client's authorisation (weight `r_0`), the zero
+    /// opening (`r_1`), the degree proof (`r_2`) and its own opening `δ_i = δ(z_i)` with
+    /// `π_δ,i` (weight 1), in one 4-term multi-pairing whose fixed G2 arguments are
+    /// prepared once per party (`vk`, `[τ^(D−t+1)]_2`):
+    ///
+    /// ```text
+    /// e(r_0 σ_auth + r_1 C_δ − r_2 dcom + C_δ − δ_i g1 + z_i π_δ,i, g2)
+    ///   · e(r_1 π_0 + π_δ,i, −[τ]_2) · e(r_2 C_δ, [τ^(D−t+1)]_2) · e(−r_0 H(auth), vk) = 1
+    /// ```
+    ///
+    /// Nothing here grows with `n`. `δ_i` is secret: `δ_i·g1` is a constant-time
+    /// multiplication; every other term is public.
+    pub(crate) fn party(
+        &self,
+        index: quorate_core::PartyId,
+        delta: &Scalar,
+        bases: &PartyBases,
+        rng: &mut (impl RngCore + CryptoRng),
+    ) -> bool {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        let pos = index.position();
+        let z = self.crs.domain().party_point(index);
+        let mut weight = || {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            u128::from_le_bytes(b)
+        };
+        let (r0, r1, r2) = (weight(), weight(), weight());
+        let opening = rf.openings[pos];
+        let g2_side =
+            lincomb_u128_vartime(&[rf.authorization.0, c, -rf.degree_proof], &[r0, r1, r2])
+                + c
+                + opening * z
+                - G1Projective::generator() * delta;
+        let tau_side = lincomb_u128_vartime(&[rf.zero_proof], &[r1]) + opening;
+        let degree_side = lincomb_u128_vartime(&[c], &[r2]);
+        let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
+        let mut affine = [blstrs::G1Affine::identity(); 4];
+        G1Projective::batch_normalize(&[g2_side, tau_side, degree_side, auth_side], &mut affine);
+        prepared_product_is_identity(&[
+            (affine[0], self.crs.g2_prepared().clone()),
+            (affine[1], self.crs.neg_tau_g2_prepared().clone()),
+            (affine[2], bases.degree.clone()),
+            (affine[3], bases.vk.clone()),
+        ])
+    }
+
+    /// After a failed batch: the first global equation that fails on its own, else
+    /// `fallback` (the equation the batch adds: every `Δvs_j`, or the party's opening).
+    pub(crate) fn first_failure(&self, fallback: &'static str) -> &'static str {
         let rf = self.refresh;
         let c = rf.delta_commitment;
         if !self.record.vk.verify_with_dst(
@@ -195,16 +260,38 @@ impl<'a> RefreshCheck<'a> {
         if !degree_ok {
             return "δ has degree above t-1";
         }
-        "some Δvs_j is not δ(z_j)·g2 for the committed δ"
+        fallback
+    }
+}
+
+/// The fixed G2 arguments of a hot party's refresh equation, prepared once per party
+/// (the record's `vk` and the CRS's `[τ^(D−t+1)]_2` never change across refreshes).
+#[derive(Clone)]
+pub(crate) struct PartyBases {
+    vk: G2Prepared,
+    degree: G2Prepared,
+}
+
+impl PartyBases {
+    pub(crate) fn new(crs: &Crs, record: &GroupPublic) -> Result<Self, BlsError> {
+        let shift = RefreshCheck::degree_shift(crs, record)?;
+        Ok(PartyBases {
+            vk: G2Prepared::from(record.vk.point().to_affine()),
+            degree: G2Prepared::from(crs.g2_powers()[shift]),
+        })
     }
 }
 
 impl HotParty {
-    /// Checks **all** of a refresh and returns the next state as a [`PendingRefresh`];
-    /// `self` is not changed. The checks: the global ones of [`GroupPublic::refreshed`]
-    /// (client authorisation over this record's digest, next epoch, `δ(0) = 0`,
-    /// `deg δ ≤ t−1`, every `Δvs_j` opens `C_δ` at `z_j`), the share is addressed to this
-    /// party, and `Δvs_i = δ_i·g2` (so `δ_i = δ(z_i)`). The next state is
+    /// Checks a refresh as hot party `i` and returns the next state as a
+    /// [`PendingRefresh`]; `self` is not changed. The checks (notes §Refresh, "Who checks
+    /// what"): the share is addressed to this party; next epoch, CRS and this record's
+    /// digest; the client's authorisation; `δ(0) = 0`; `deg δ ≤ t−1`; this party's own
+    /// opening (`δ_i = δ(z_i)` for the committed `δ`); and `Δvs_i = δ_i·g2`. None of them
+    /// grows with `n`. The one check that does, every other party's `Δvs_j` against
+    /// `C_δ`, is the record maintainer's ([`GroupPublic::refreshed`]): the pending refresh
+    /// commits only after [`PendingRefresh::accept_record`] received the record the
+    /// maintainer accepted (or this party's own `refreshed` result). The next state is
     /// `hx_i + δ_i`, `π_i + π_δ,i`, and the refreshed record.
     pub fn refresh<R: RngCore + CryptoRng>(
         &self,
@@ -213,17 +300,23 @@ impl HotParty {
         share: &RefreshShare,
         rng: &mut R,
     ) -> Result<PendingRefresh, BlsError> {
+        let bad = |check| BlsError::InvalidRefresh { check };
         if share.index != self.index {
-            return Err(BlsError::InvalidRefresh {
-                check: "refresh share is addressed to another party",
-            });
+            return Err(bad("refresh share is addressed to another party"));
         }
-        self.public.check_refresh(crs, refresh, rng)?;
+        self.public.check_envelope(crs, refresh)?;
         let pos = self.index.position();
-        if refresh.delta_vs[pos] != G2Projective::generator() * share.delta {
-            return Err(BlsError::InvalidRefresh {
-                check: "Δvs_i is not δ_i·g2",
-            });
+        let own_update_ok = refresh.delta_vs[pos] == G2Projective::generator() * share.delta;
+        let check = RefreshCheck::new(crs, &self.public, refresh)?;
+        if !check.party(self.index, &share.delta, &self.refresh_bases, rng) {
+            return Err(bad(check.first_failure(if own_update_ok {
+                "δ_i is not δ(z_i) for the committed δ (own opening π_δ,i)"
+            } else {
+                "Δvs_i is not δ_i·g2"
+            })));
+        }
+        if !own_update_ok {
+            return Err(bad("Δvs_i is not δ_i·g2"));
         }
         let next = HotParty {
             index: self.index,
@@ -231,6 +324,7 @@ impl HotParty {
             hot_share: self.hot_share + share.delta,
             opening: self.opening + refresh.openings[pos],
             pad_commitment: self.pad_commitment.clone(),
+            refresh_bases: self.refresh_bases.clone(),
         };
         let own = RefreshConfirmation::of(self.index, refresh);
         Ok(PendingRefresh {
@@ -238,6 +332,7 @@ impl HotParty {
             own,
             confirmed: vec![self.index],
             equivocation: None,
+            record_accepted: false,
         })
     }
 }

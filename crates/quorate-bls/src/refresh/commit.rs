@@ -1,4 +1,5 @@
-//! Step 3: confirmations are exchanged; with `t` of them a hot party commits.
+//! Step 3: confirmations are exchanged and the record maintainer's accepted record is
+//! received; with `t` confirmations and that record a hot party commits.
 
 use crate::error::BlsError;
 use crate::group::GroupPublic;
@@ -14,6 +15,8 @@ pub struct PendingRefresh {
     pub(crate) own: RefreshConfirmation,
     pub(crate) confirmed: Vec<PartyId>,
     pub(crate) equivocation: Option<Box<RefreshEquivocation>>,
+    /// Whether [`PendingRefresh::accept_record`] received the maintainer's record.
+    pub(crate) record_accepted: bool,
 }
 
 impl fmt::Debug for PendingRefresh {
@@ -22,6 +25,7 @@ impl fmt::Debug for PendingRefresh {
             .field("next", &self.next)
             .field("confirmed", &self.confirmed)
             .field("equivocation", &self.equivocation.is_some())
+            .field("record_accepted", &self.record_accepted)
             .finish()
     }
 }
@@ -35,6 +39,24 @@ impl PendingRefresh {
     /// The record this refresh leads to.
     pub fn next_public(&self) -> &GroupPublic {
         &self.next.public
+    }
+
+    /// Takes the record that the record maintainer (the combiner or an auditor) obtained
+    /// from [`GroupPublic::refreshed`] for this refresh: its acceptance is what shows that
+    /// every `Δvs_j` opens `C_δ`, the one check of a refresh that grows with `n` and that
+    /// [`HotParty::refresh`] leaves to the maintainer (notes §Refresh, "Who checks what").
+    /// A hot party that answers to no maintainer runs `refreshed` on its own current
+    /// record and passes the result here. Errors with [`BlsError::StateMismatch`] (nobody
+    /// blamed) if `record` is not the one this refresh leads to.
+    pub fn accept_record(&mut self, record: &GroupPublic) -> Result<(), BlsError> {
+        if record.digest() != self.next.public.digest() {
+            return Err(BlsError::StateMismatch {
+                parties: vec![self.next.index],
+                epoch: self.next.public.epoch(),
+            });
+        }
+        self.record_accepted = true;
+        Ok(())
     }
 
     /// Adds another hot party's confirmation and returns how many distinct parties (this
@@ -80,17 +102,19 @@ impl PendingRefresh {
         Ok(self.confirmed.len())
     }
 
-    /// Whether [`HotParty::commit`] will accept this refresh: `t` confirmations and no
-    /// equivocation seen.
+    /// Whether [`HotParty::commit`] will accept this refresh: `t` confirmations, no
+    /// equivocation seen, and the maintainer's record accepted.
     pub fn is_ready(&self) -> bool {
         self.equivocation.is_none()
+            && self.record_accepted
             && self.confirmed.len() >= usize::from(self.next.public.params.t())
     }
 }
 
 impl HotParty {
     /// Replaces this party's state by the pending one, once `t` hot parties (this one
-    /// included) confirmed the same refresh. The old hot share is wiped. On error `self`
+    /// included) confirmed the same refresh and the maintainer's record was accepted
+    /// ([`PendingRefresh::accept_record`]). The old hot share is wiped. On error `self`
     /// is unchanged and `pending` is dropped (abandoned); check
     /// [`PendingRefresh::is_ready`] first to keep collecting confirmations instead.
     pub fn commit(&mut self, pending: PendingRefresh) -> Result<(), BlsError> {
@@ -109,6 +133,9 @@ impl HotParty {
                 confirmed: pending.confirmed.len(),
                 needed,
             });
+        }
+        if !pending.record_accepted {
+            return Err(BlsError::RefreshNotAccepted);
         }
         *self = pending.next;
         Ok(())

@@ -1,9 +1,10 @@
 //! Step 1: the client deals a refresh (notes §Refresh).
 //!
 //! Refresh ([`Client::refresh`](crate::Client::refresh)) is dealt and signed by the client, who plays the paper's
-//! trusted functionality `F_s`; every hot party nevertheless checks all of it before
-//! applying it (the reference's "untrusted" checks, here mandatory), so a faulty or
-//! malicious client cannot break the sharing through a refresh either. The signature and
+//! trusted functionality `F_s`; the record maintainer nevertheless checks all of it, and
+//! every hot party the part that does not grow with `n`, before anyone commits it (the
+//! reference's "untrusted" checks, here mandatory), so a faulty or malicious client cannot
+//! break the sharing through a refresh either. The signature and
 //! the digest of the current record stop anyone else from dealing or replaying one.
 
 use crate::ciphersuite::SecretKey;

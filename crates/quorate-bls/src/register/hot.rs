@@ -4,6 +4,7 @@ use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::HotParty;
 use crate::kzg::Crs;
+use crate::refresh::check::PartyBases;
 use crate::register::messages::{HotRegistration, PadCommitment};
 use blstrs::{G2Prepared, G2Projective};
 use group::{Curve, Group};
@@ -58,6 +59,7 @@ impl HotParty {
             hot_share: payload.hot_share,
             opening: payload.opening,
             pad_commitment: G2Prepared::from(pad_commitment.point.to_affine()),
+            refresh_bases: PartyBases::new(crs, public)?,
         })
     }
 }

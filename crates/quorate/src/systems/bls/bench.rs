@@ -258,7 +258,9 @@ fn bench_table2(
         row.target_ms(target);
     }
 
-    // Hot-party refresh: every check plus the state update, for party 1.
+    // Hot-party refresh, for party 1: its own checks (everything that does not grow with
+    // n; the check of every Δvs_j is the combiner's, in the client refresh row above) plus
+    // the state update.
     let refresh = flow
         .client
         .refresh(crs, public, rng)

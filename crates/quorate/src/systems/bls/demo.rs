@@ -126,11 +126,15 @@ impl Flow {
         }
         lap("hot_register", &mut timings);
 
-        // One refresh, checked by every hot party and by the combiner.
+        // One refresh: the combiner checks all of it once; each hot party checks its own
+        // part, the parties echo confirmations, take the combiner's record, then commit.
         let refresh = client
             .refresh(&crs, &registration.public, rng)
             .context("refresh")?;
-        // Each hot party checks it, the parties echo confirmations, then all commit.
+        let public = registration
+            .public
+            .refreshed(&crs, &refresh.public, rng)
+            .context("the combiner rejected the refresh")?;
         let mut pending = Vec::with_capacity(hot.len());
         for (party, share) in hot.iter().zip(&refresh.shares) {
             let next = party
@@ -143,15 +147,13 @@ impl Flow {
             for c in &confirmations {
                 p.add_confirmation(c).context("refresh confirmation")?;
             }
+            p.accept_record(&public)
+                .context("hot party and combiner disagree on the refreshed record")?;
         }
         let mut hot = hot;
         for (party, p) in hot.iter_mut().zip(pending) {
             party.commit(p).context("committing the refresh")?;
         }
-        let public = registration
-            .public
-            .refreshed(&crs, &refresh.public, rng)
-            .context("the combiner rejected the refresh")?;
         ensure!(
             hot.iter().all(|h| h.public() == &public),
             "hot parties and combiner disagree on the refreshed public record"
