@@ -18,7 +18,7 @@ mod common;
 
 use std::process::Output;
 
-use common::cluster::{ecdsa, Cluster};
+use common::cluster::{ecdsa, wait_for, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "kc";
@@ -47,11 +47,14 @@ fn key_on(c: &Cluster, id: u16) -> Option<(u64, String)> {
 fn crash_then_converge(step: &str) {
     let mut c = Cluster::init(3);
     c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
+    // Session start/abort lines in node.log, for the failure messages.
+    c.run_env = vec![("QUORATE_LOG".into(), "info".into())];
     c.spawn(1);
     c.spawn(2);
-    c.run_env = vec![("QUORATE_TEST_CRASH_AT".into(), step.into())];
+    c.run_env
+        .push(("QUORATE_TEST_CRASH_AT".into(), step.into()));
     c.spawn(3);
-    c.run_env.clear();
+    c.run_env.pop();
     for id in 1..=3 {
         c.wait_healthy(id);
     }
@@ -71,6 +74,16 @@ fn crash_then_converge(step: &str) {
     }
 
     c.restart(3);
+    // The coordinator answered when its own attempt ended; the others end theirs at their
+    // own deadlines. The operator's retry (or check) comes after every attempt has ended.
+    for id in 1..=3 {
+        wait_for(&format!("{step}: node {id}'s sessions to end"), || {
+            let started = c.counter(id, "quorate_sessions_started_total");
+            let ended = c.counter(id, "quorate_sessions_completed_total")
+                + c.counter(id, "quorate_sessions_aborted_total");
+            (started == ended).then_some(())
+        });
+    }
     let held: Vec<Option<(u64, String)>> = (1..=3).map(|id| key_on(&c, id)).collect();
     let key = if held.iter().all(Option::is_none) {
         // Nobody committed: the operator's retry creates the key on every node.
@@ -86,8 +99,13 @@ fn crash_then_converge(step: &str) {
             v["epoch"].as_u64().expect("epoch"),
             v["public_key"].as_str().expect("pk").to_string(),
         );
+        // The coordinator answers once it committed; the others commit when their last
+        // round completes, a moment later.
         for id in 1..=3 {
-            assert_eq!(key_on(&c, id), Some(want.clone()), "{step}: node {id}");
+            let got = wait_for(&format!("{step}: node {id} to commit"), || {
+                key_on(&c, id).filter(|k| k == &want)
+            });
+            assert_eq!(got, want);
         }
         want
     } else {

@@ -14,6 +14,16 @@
 //!   successful [`Transport::send`] means the peer's node accepted the bytes.
 //! - **Reconnects.** Connections are cached per peer and re-dialled when closed; every dial
 //!   and every send has a timeout.
+//! - **Dead connections.** A send first waits for the peer's QUIC stack to acknowledge
+//!   every byte of the message, which a live peer does within a round trip whatever its
+//!   load. If that takes longer than [`TransportConfig::stall_timeout`] (plus a margin for
+//!   the round trip and the message size), the connection is taken for dead (the peer
+//!   crashed, possibly restarted on the same address): it is closed and the message goes
+//!   out on a fresh connection. Without this, a connection to a crashed peer lives until
+//!   QUIC's idle timeout, and every later message to that peer (of any session) queues
+//!   behind the dead session's unacknowledged packets, sent only at QUIC's backed-off
+//!   probe times. Dials likewise restart their handshake after a stall (attempts of
+//!   `stall_timeout`, doubling), so a peer that comes back is reached promptly.
 
 pub mod tls;
 
@@ -38,6 +48,8 @@ const ACK_OK: u8 = 1;
 const STOP_TOO_LARGE: u32 = 1;
 /// Stream error code: the node is shutting down or overloaded.
 const STOP_UNAVAILABLE: u32 = 2;
+/// Connection close code: the peer acknowledged nothing in time (taken for dead).
+const CLOSE_STALLED: u32 = 3;
 
 /// One peer of the roster as the transport needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +125,9 @@ pub struct TransportConfig {
     pub connect_timeout: Duration,
     /// Time allowed for one message to be written and acknowledged.
     pub send_timeout: Duration,
+    /// Time without transport-level acknowledgement of a message (or without a handshake
+    /// answer) after which the connection (or dial attempt) is taken for dead and replaced.
+    pub stall_timeout: Duration,
     /// Connection idle timeout (keep-alives are sent at a third of it).
     pub idle_timeout: Duration,
 }
@@ -124,6 +139,7 @@ impl Default for TransportConfig {
             max_message: 4 << 20,
             connect_timeout: Duration::from_secs(5),
             send_timeout: Duration::from_secs(10),
+            stall_timeout: Duration::from_secs(1),
             idle_timeout: Duration::from_secs(30),
         }
     }
@@ -384,25 +400,47 @@ impl Transport {
         Ok(cfg)
     }
 
+    /// Dials `peer` within `connect_timeout`. A handshake unanswered for an attempt's time
+    /// (`stall_timeout`, doubling) is restarted: QUIC backs off its handshake retransmissions
+    /// exponentially, so a peer that comes up while one attempt waits would otherwise be
+    /// reached only at the next backed-off retransmission.
     async fn dial(&self, peer: &PeerInfo) -> Result<quinn::Connection, TransportError> {
         let cfg = self.client_config(peer)?;
-        let connecting = self
-            .endpoint
-            .connect_with(cfg, peer.addr, tls::SERVER_NAME)
-            .map_err(|e| TransportError::Connection {
-                peer: peer.id,
-                reason: e.to_string(),
-            })?;
-        let conn = tokio::time::timeout(self.config.connect_timeout, connecting)
-            .await
-            .map_err(|_| TransportError::Timeout {
-                peer: peer.id,
-                what: "handshake",
-                after: self.config.connect_timeout,
-            })?
-            .map_err(|e| self.classify(peer.id, e))?;
-        debug!(peer = peer.id, "connected");
-        Ok(conn)
+        let deadline = tokio::time::Instant::now() + self.config.connect_timeout;
+        let mut attempt = self.config.stall_timeout.max(Duration::from_millis(1));
+        loop {
+            let connecting = self
+                .endpoint
+                .connect_with(cfg.clone(), peer.addr, tls::SERVER_NAME)
+                .map_err(|e| TransportError::Connection {
+                    peer: peer.id,
+                    reason: e.to_string(),
+                })?;
+            let now = tokio::time::Instant::now();
+            let until = deadline.min(now + attempt);
+            match tokio::time::timeout_at(until, connecting).await {
+                Ok(res) => {
+                    let conn = res.map_err(|e| self.classify(peer.id, e))?;
+                    debug!(peer = peer.id, "connected");
+                    return Ok(conn);
+                }
+                Err(_) if until >= deadline => {
+                    return Err(TransportError::Timeout {
+                        peer: peer.id,
+                        what: "handshake",
+                        after: self.config.connect_timeout,
+                    })
+                }
+                Err(_) => {
+                    debug!(
+                        peer = peer.id,
+                        ?attempt,
+                        "handshake unanswered; dialling again"
+                    );
+                    attempt = attempt.saturating_mul(2);
+                }
+            }
+        }
     }
 
     fn classify(&self, peer: u16, e: quinn::ConnectionError) -> TransportError {
@@ -431,10 +469,24 @@ impl Transport {
         Ok(conn)
     }
 
-    async fn forget(&self, peer: u16) {
+    /// Drops the cached connection to `peer` if it is still `conn` (a concurrent send may
+    /// already have replaced it).
+    async fn forget(&self, peer: u16, conn: &quinn::Connection) {
         if let Some(slot) = self.conns.get(&peer) {
-            *slot.lock().await = None;
+            let mut slot = slot.lock().await;
+            if slot.as_ref().map(quinn::Connection::stable_id) == Some(conn.stable_id()) {
+                *slot = None;
+            }
         }
+    }
+
+    /// How long a message of `len` bytes may go without transport-level acknowledgement
+    /// before the connection is taken for dead: `stall_timeout`, four round trips, and a
+    /// microsecond per byte (a 1 MB/s floor on the path's throughput).
+    fn stall_limit(&self, conn: &quinn::Connection, len: usize) -> Duration {
+        self.config.stall_timeout
+            + conn.rtt().saturating_mul(4)
+            + Duration::from_micros(u64::try_from(len).unwrap_or(u64::MAX))
     }
 
     async fn send_on(
@@ -443,15 +495,16 @@ impl Transport {
         peer: u16,
         bytes: &[u8],
     ) -> Result<(), TransportError> {
-        let io = async {
-            let (mut send, mut recv) = conn.open_bi().await.map_err(|e| self.classify(peer, e))?;
+        let too_large = || TransportError::TooLarge {
+            peer,
+            len: bytes.len(),
+        };
+        // Phase 1: the peer's QUIC stack acknowledges every byte (a live peer does so
+        // within a round trip, however busy its node is).
+        let delivered = async {
+            let (mut send, recv) = conn.open_bi().await.map_err(|e| self.classify(peer, e))?;
             send.write_all(bytes).await.map_err(|e| match e {
-                quinn::WriteError::Stopped(code) if code == STOP_TOO_LARGE.into() => {
-                    TransportError::TooLarge {
-                        peer,
-                        len: bytes.len(),
-                    }
-                }
+                quinn::WriteError::Stopped(code) if code == STOP_TOO_LARGE.into() => too_large(),
                 quinn::WriteError::ConnectionLost(e) => self.classify(peer, e),
                 other => TransportError::Connection {
                     peer,
@@ -459,6 +512,39 @@ impl Transport {
                 },
             })?;
             let _ = send.finish();
+            match send.stopped().await {
+                Ok(None) => Ok(recv),
+                Ok(Some(code)) if code == STOP_TOO_LARGE.into() => Err(too_large()),
+                Ok(Some(code)) => Err(TransportError::Connection {
+                    peer,
+                    reason: format!("the peer stopped the stream (code {code})"),
+                }),
+                Err(quinn::StoppedError::ConnectionLost(e)) => Err(self.classify(peer, e)),
+                Err(e) => Err(TransportError::Connection {
+                    peer,
+                    reason: e.to_string(),
+                }),
+            }
+        };
+        // Phase 2: the peer's node accepts the message (its acknowledgement byte).
+        let io = async {
+            let stall = self.stall_limit(conn, bytes.len());
+            let mut recv = match tokio::time::timeout(stall, delivered).await {
+                Ok(r) => r?,
+                Err(_) => {
+                    debug!(
+                        peer,
+                        ?stall,
+                        "no transport acknowledgement; dropping the connection"
+                    );
+                    conn.close(CLOSE_STALLED.into(), b"no acknowledgement");
+                    return Err(TransportError::Timeout {
+                        peer,
+                        what: "transport acknowledgement (connection dropped)",
+                        after: stall,
+                    });
+                }
+            };
             match recv.read_to_end(16).await {
                 Ok(ack) if ack == [ACK_OK] => Ok(()),
                 Ok(_) => Err(TransportError::Connection {
@@ -468,10 +554,7 @@ impl Transport {
                 Err(quinn::ReadToEndError::Read(quinn::ReadError::Reset(code)))
                     if code == STOP_TOO_LARGE.into() =>
                 {
-                    Err(TransportError::TooLarge {
-                        peer,
-                        len: bytes.len(),
-                    })
+                    Err(too_large())
                 }
                 Err(quinn::ReadToEndError::Read(quinn::ReadError::ConnectionLost(e))) => {
                     Err(self.classify(peer, e))
@@ -511,7 +594,7 @@ impl Transport {
             ) => Err(e),
             Err(first) => {
                 debug!(peer, error = %first, "send failed; re-dialling once");
-                self.forget(peer).await;
+                self.forget(peer, &conn).await;
                 let conn = self.connection(peer).await?;
                 self.send_on(&conn, peer, bytes).await
             }
