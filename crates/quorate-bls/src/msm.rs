@@ -8,9 +8,10 @@
 //!   scalar digits.
 //! * `*_vartime`: scalars and points are **public** (verification with public batching
 //!   coefficients, Lagrange combination of public partial signatures). These call `blst`'s
-//!   native Pippenger multi-scalar multiplication, except [`lincomb_u128_vartime`], a
-//!   single-threaded interleaved (Straus) combination for a few points with 128-bit
-//!   batching weights, built from the curve library's own additions and doublings.
+//!   native Pippenger multi-scalar multiplication, except [`lincomb_u128_vartime`] and
+//!   [`lincomb_few_vartime`], single-threaded interleaved (Straus) combinations of a few
+//!   points (with 128-bit batching weights or full scalars), built from the curve
+//!   library's own additions and doublings.
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
@@ -53,12 +54,32 @@ pub fn g2_msm_vartime(points: &[G2Projective], scalars: &[Scalar]) -> G2Projecti
 }
 
 /// `Σ w_i·P_i` for a few **public** points and public 128-bit weights (random batching
-/// coefficients), on the calling thread: interleaved 4-bit fixed windows, so 128
-/// doublings in all plus `≈ 46` additions per point. For the handful of terms of a
-/// single verification this is about half the cost of one full-width multiplication per
-/// term (and `blst`'s own multi-scalar multiplication hands fewer than 32 points to its
-/// thread pool as separate full-width multiplications). Variable time.
+/// coefficients), on the calling thread; see [`lincomb_few_vartime`].
 pub fn lincomb_u128_vartime<G: Group>(points: &[G], weights: &[u128]) -> G {
+    let digits: Vec<[u8; 32]> = weights
+        .iter()
+        .map(|w| {
+            let mut le = [0u8; 32];
+            le[..16].copy_from_slice(&w.to_le_bytes());
+            le
+        })
+        .collect();
+    straus_vartime(points, &digits, 128)
+}
+
+/// `Σ s_i·P_i` for a few **public** points and public scalars, on the calling thread:
+/// interleaved 4-bit fixed windows, so 256 doublings in all plus about 78 additions per
+/// point. For the handful of terms of one verification this costs about as much as two
+/// full-width multiplications, where `blst`'s multi-scalar multiplication hands fewer than
+/// 32 points to its thread pool as one full-width multiplication each. Variable time.
+pub fn lincomb_few_vartime<G: Group<Scalar = Scalar>>(points: &[G], scalars: &[Scalar]) -> G {
+    let digits: Vec<[u8; 32]> = scalars.iter().map(Scalar::to_bytes_le).collect();
+    straus_vartime(points, &digits, 256)
+}
+
+/// Interleaved fixed-window (4-bit) multi-scalar multiplication over little-endian
+/// scalars of `bits` bits, built from the curve library's own additions and doublings.
+fn straus_vartime<G: Group>(points: &[G], scalars_le: &[[u8; 32]], bits: usize) -> G {
     let tables: Vec<[G; 16]> = points
         .iter()
         .map(|p| {
@@ -70,12 +91,12 @@ pub fn lincomb_u128_vartime<G: Group>(points: &[G], weights: &[u128]) -> G {
         })
         .collect();
     let mut acc = G::identity();
-    for nibble in (0..32).rev() {
+    for nibble in (0..bits / 4).rev() {
         for _ in 0..4 {
             acc = acc.double();
         }
-        for (t, w) in tables.iter().zip(weights) {
-            let digit = ((w >> (4 * nibble)) & 0xf) as usize;
+        for (t, s) in tables.iter().zip(scalars_le) {
+            let digit = usize::from((s[nibble / 2] >> (4 * (nibble % 2))) & 0xf);
             if digit != 0 {
                 acc += t[digit];
             }
@@ -134,6 +155,12 @@ mod tests {
                 .sum();
             assert_eq!(lincomb_u128_vartime(&p1, &w), naive1);
             assert_eq!(lincomb_u128_vartime(&p2, &w), naive2);
+            let s: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
+            let full1: G1Projective = p1.iter().zip(&s).map(|(p, s)| p * s).sum();
+            assert_eq!(lincomb_few_vartime(&p1, &s), full1);
+            let minus_one = vec![-Scalar::ONE; n];
+            let neg: G1Projective = -p1.iter().sum::<G1Projective>();
+            assert_eq!(lincomb_few_vartime(&p1, &minus_one), neg);
         }
     }
 }

@@ -120,7 +120,7 @@ use crate::ciphersuite::hash_to_g1;
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::kzg::{random_u128_scalar, Crs};
-use crate::msm::{g1_msm_vartime, g2_msm_vartime};
+use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_few_vartime};
 use crate::pairing::prepared_product_is_identity;
 use crate::wire::{
     g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, G2_BYTES, SCALAR_BYTES,
@@ -501,7 +501,7 @@ impl HotStatement<'_> {
     fn holds(&self, c: &Scalar, proof: &HotProof) -> bool {
         let h = pedersen_h();
         // (2): c·P − t1·g1 − t2·h + A = 0.
-        let schnorr = g1_msm_vartime(
+        let schnorr = lincomb_few_vartime(
             &[proof.pedersen, G1Projective::generator(), h.point],
             &[*c, -proof.t1, -proof.t2],
         ) + proof.nonce_commitment;
