@@ -103,7 +103,8 @@ pub fn scalar_from_bytes(
             got: bytes.len(),
         });
     }
-    let fb = FieldBytes::clone_from_slice(bytes);
+    let mut fb = FieldBytes::default();
+    fb.copy_from_slice(bytes);
     Option::from(Scalar::from_repr(fb)).ok_or(DecodeError::NonCanonical { what })
 }
 

@@ -159,7 +159,8 @@ pub fn receiver_round(
         .map(|(k, (a, s))| {
             let mut s_bytes = s.to_bytes();
             let key = derive_key(&sid, k, &big_b_bytes, &a.to_bytes(), &s_bytes);
-            s_bytes.as_mut_slice().zeroize();
+            let s_slice: &mut [u8] = &mut s_bytes;
+            s_slice.zeroize();
             key
         })
         .collect();

@@ -89,7 +89,7 @@ impl SymKey {
         OsRng.fill_bytes(&mut nonce);
         let ct = cipher
             .encrypt(
-                XNonce::from_slice(&nonce),
+                &XNonce::from(nonce),
                 Payload {
                     msg: plaintext,
                     aad: ad,
@@ -108,9 +108,10 @@ impl SymKey {
             return None;
         }
         let (nonce, ct) = blob.split_at(NONCE_LEN);
+        let nonce = XNonce::from(<[u8; NONCE_LEN]>::try_from(nonce).ok()?);
         let cipher = XChaCha20Poly1305::new(self.0.as_ref().into());
         cipher
-            .decrypt(XNonce::from_slice(nonce), Payload { msg: ct, aad: ad })
+            .decrypt(&nonce, Payload { msg: ct, aad: ad })
             .ok()
             .map(Zeroizing::new)
     }
