@@ -8,13 +8,14 @@
 //!   scalar digits.
 //! * `*_vartime`: scalars and points are **public** (verification with public batching
 //!   coefficients, Lagrange combination of public partial signatures). These call `blst`'s
-//!   native Pippenger multi-scalar multiplication, except [`lincomb_u128_vartime`] and
-//!   [`lincomb_few_vartime`], single-threaded interleaved (Straus) combinations of a few
-//!   points (with 128-bit batching weights or full scalars), built from the curve
-//!   library's own additions and doublings.
+//!   native Pippenger multi-scalar multiplication, except [`lincomb_u128_vartime`], a
+//!   single-threaded interleaved (Straus) combination of a few points with 128-bit
+//!   batching weights, and [`FixedBaseVartime`], windowed tables of a fixed base; both
+//!   built from the curve library's own additions and doublings.
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use group::Group;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
 use rayon::prelude::*;
 
 /// `Σ s_i·P_i` in G1 with secret scalars (constant-time per term, parallel).
@@ -54,7 +55,11 @@ pub fn g2_msm_vartime(points: &[G2Projective], scalars: &[Scalar]) -> G2Projecti
 }
 
 /// `Σ w_i·P_i` for a few **public** points and public 128-bit weights (random batching
-/// coefficients), on the calling thread; see [`lincomb_few_vartime`].
+/// coefficients), on the calling thread: interleaved 4-bit windows, 128 doublings in all
+/// plus about 46 additions per point. For the handful of terms of one verification this
+/// is about half the cost of one full-width multiplication per term (and `blst`'s own
+/// multi-scalar multiplication hands fewer than 32 points to its thread pool as one
+/// full-width multiplication each). Variable time.
 pub fn lincomb_u128_vartime<G: Group>(points: &[G], weights: &[u128]) -> G {
     let digits: Vec<[u8; 32]> = weights
         .iter()
@@ -65,16 +70,6 @@ pub fn lincomb_u128_vartime<G: Group>(points: &[G], weights: &[u128]) -> G {
         })
         .collect();
     straus_vartime(points, &digits, 128)
-}
-
-/// `Σ s_i·P_i` for a few **public** points and public scalars, on the calling thread:
-/// interleaved 4-bit fixed windows, so 256 doublings in all plus about 78 additions per
-/// point. For the handful of terms of one verification this costs about as much as two
-/// full-width multiplications, where `blst`'s multi-scalar multiplication hands fewer than
-/// 32 points to its thread pool as one full-width multiplication each. Variable time.
-pub fn lincomb_few_vartime<G: Group<Scalar = Scalar>>(points: &[G], scalars: &[Scalar]) -> G {
-    let digits: Vec<[u8; 32]> = scalars.iter().map(Scalar::to_bytes_le).collect();
-    straus_vartime(points, &digits, 256)
 }
 
 /// Interleaved fixed-window (4-bit) multi-scalar multiplication over little-endian
@@ -103,6 +98,54 @@ fn straus_vartime<G: Group>(points: &[G], scalars_le: &[[u8; 32]], bits: usize) 
         }
     }
     acc
+}
+
+/// Precomputed multiples of one fixed **public** G1 base for variable-time multiplication
+/// by public scalars: row `k` holds `d·16^k·P` for `d = 0..16` (affine), so `s·P` is one
+/// mixed addition per non-zero 4-bit digit of `s` (at most 64) and no doubling. About
+/// 61 KiB per base, built once (≈ 1100 additions and one batched normalisation).
+pub struct FixedBaseVartime {
+    rows: Vec<[G1Affine; 16]>,
+}
+
+impl FixedBaseVartime {
+    /// The table of `base`.
+    pub fn new(base: G1Projective) -> Self {
+        let mut projective = Vec::with_capacity(64 * 16);
+        let mut row_base = base;
+        for _ in 0..64 {
+            let mut acc = G1Projective::identity();
+            for _ in 0..16 {
+                projective.push(acc);
+                acc += row_base;
+            }
+            row_base = acc;
+        }
+        let mut affine = vec![G1Affine::identity(); projective.len()];
+        G1Projective::batch_normalize(&projective, &mut affine);
+        let rows = affine
+            .chunks_exact(16)
+            .map(|c| {
+                let mut row = [G1Affine::identity(); 16];
+                row.copy_from_slice(c);
+                row
+            })
+            .collect();
+        FixedBaseVartime { rows }
+    }
+
+    /// `s·P` for a public scalar `s`. Variable time.
+    pub fn mul_vartime(&self, s: &Scalar) -> G1Projective {
+        let le = s.to_bytes_le();
+        let mut acc = G1Projective::identity();
+        for (k, row) in self.rows.iter().enumerate() {
+            let digit = usize::from((le[k / 2] >> (4 * (k % 2))) & 0xf);
+            if digit != 0 {
+                acc += &row[digit];
+            }
+        }
+        acc
+    }
 }
 
 #[cfg(test)]
@@ -156,11 +199,12 @@ mod tests {
             assert_eq!(lincomb_u128_vartime(&p1, &w), naive1);
             assert_eq!(lincomb_u128_vartime(&p2, &w), naive2);
             let s: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
-            let full1: G1Projective = p1.iter().zip(&s).map(|(p, s)| p * s).sum();
-            assert_eq!(lincomb_few_vartime(&p1, &s), full1);
-            let minus_one = vec![-Scalar::ONE; n];
-            let neg: G1Projective = -p1.iter().sum::<G1Projective>();
-            assert_eq!(lincomb_few_vartime(&p1, &minus_one), neg);
+            for (p, s) in p1.iter().zip(&s) {
+                let table = FixedBaseVartime::new(*p);
+                assert_eq!(table.mul_vartime(s), p * s);
+                assert_eq!(table.mul_vartime(&-Scalar::ONE), -p);
+                assert_eq!(table.mul_vartime(&Scalar::ZERO), G1Projective::identity());
+            }
         }
     }
 }

@@ -120,7 +120,7 @@ use crate::ciphersuite::hash_to_g1;
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::kzg::{random_u128_scalar, Crs};
-use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_few_vartime};
+use crate::msm::{g1_msm_vartime, g2_msm_vartime, FixedBaseVartime};
 use crate::pairing::prepared_product_is_identity;
 use crate::wire::{
     g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, G2_BYTES, SCALAR_BYTES,
@@ -341,6 +341,10 @@ fn blame_all(culprits: Vec<PartyId>, check: &'static str) -> BlsError {
 struct PedersenH {
     point: G1Projective,
     affine: G1Affine,
+    /// Fixed-base tables of `h` and `g1` for the verifier's Schnorr equation (public
+    /// scalars only).
+    table: FixedBaseVartime,
+    g1_table: FixedBaseVartime,
 }
 
 fn pedersen_h() -> &'static PedersenH {
@@ -350,6 +354,8 @@ fn pedersen_h() -> &'static PedersenH {
         PedersenH {
             point,
             affine: point.to_affine(),
+            table: FixedBaseVartime::new(point),
+            g1_table: FixedBaseVartime::new(G1Projective::generator()),
         }
     })
 }
@@ -501,10 +507,9 @@ impl HotStatement<'_> {
     fn holds(&self, c: &Scalar, proof: &HotProof) -> bool {
         let h = pedersen_h();
         // (2): c·P − t1·g1 − t2·h + A = 0.
-        let schnorr = lincomb_few_vartime(
-            &[proof.pedersen, G1Projective::generator(), h.point],
-            &[*c, -proof.t1, -proof.t2],
-        ) + proof.nonce_commitment;
+        let schnorr =
+            proof.pedersen * c - h.g1_table.mul_vartime(&proof.t1) - h.table.mul_vartime(&proof.t2)
+                + proof.nonce_commitment;
         if !bool::from(schnorr.is_identity()) {
             return false;
         }
