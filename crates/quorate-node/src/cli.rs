@@ -44,6 +44,12 @@ pub enum NodeCommand {
     Run(crate::cli_run::RunArgs),
     /// Test that every roster node is reachable and authenticated; prints a table or JSON.
     Check(crate::cli_run::CheckArgs),
+    /// The tlog-witness role: register, list, disable or enable the logs it cosigns.
+    Witness {
+        /// The witness subcommand.
+        #[command(subcommand)]
+        command: crate::cli_witness::WitnessCommand,
+    },
 }
 
 fn parse_socket_addr(s: &str) -> Result<SocketAddr, String> {
@@ -229,6 +235,7 @@ pub fn run_node_command(cmd: &NodeCommand) -> ExitCode {
         NodeCommand::Show(args) => show(args).map(|r| print_json(&r)),
         NodeCommand::Run(args) => return crate::cli_run::run_command(args),
         NodeCommand::Check(args) => return crate::cli_run::check_command(args),
+        NodeCommand::Witness { command } => return crate::cli_witness::run_command(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,9 @@
 //!   the config's `listen` address and the operator API on its `api` address, and runs in
 //!   the foreground until SIGTERM or SIGINT, then stops cleanly (exit 0). Logs go to stderr
 //!   (`tracing`; filter with `QUORATE_LOG`, e.g. `QUORATE_LOG=debug`); they never contain
-//!   a secret. Session bookkeeping is kept in `DIR/runtime.db`.
+//!   a secret. Session bookkeeping is kept in `DIR/runtime.db`. With `public_http` in the
+//!   config, it also serves the tlog-witness's `POST /add-checkpoint` there (state in
+//!   `DIR/witness.db`; see [`crate::tlog_witness`] and `quorate node witness`).
 //! * `quorate node check --roster FILE --dir DIR [--json] [--timeout-ms MS]` dials every
 //!   roster node (this node's own running process included) with this node's identity,
 //!   authenticating both ways and sending one probe message, and prints a per-peer table
@@ -174,6 +176,36 @@ fn tokio_runtime() -> Result<tokio::runtime::Runtime, RunError> {
         .map_err(|e| RunError::Other(format!("async runtime: {e}")))
 }
 
+/// The public HTTP listener of `node run`: the config's `public_http` address serving the
+/// tlog-witness (`DIR/witness.db`, created if absent). A node directory made before witness
+/// keys has no witness, and its listener is refused rather than serving nothing.
+fn public_http_of(
+    dir: &NodeDir,
+    config: &crate::config::NodeConfig,
+    witness: Option<crate::tlog_witness::WitnessKey>,
+) -> Result<Option<daemon::PublicHttp>, RunError> {
+    let Some(addr) = &config.public_http else {
+        return Ok(None);
+    };
+    let witness = witness.ok_or_else(|| {
+        RunError::Other(format!(
+            "public_http {addr} is set but the node has no tlog-witness key (a directory made \
+             before witness keys: run `quorate node init` again to get one)"
+        ))
+    })?;
+    let sock = std::net::ToSocketAddrs::to_socket_addrs(addr.as_str())
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| RunError::Other(format!("public_http {addr:?}: cannot resolve")))?;
+    let db = dir.root().join(crate::tlog_witness::store::WITNESS_DB);
+    let witness = crate::tlog_witness::Witness::open(&db, witness)
+        .map_err(|e| RunError::Other(e.to_string()))?;
+    Ok(Some(daemon::PublicHttp {
+        addr: sock,
+        witness,
+    }))
+}
+
 /// Runs `quorate node run` to completion (until SIGTERM/SIGINT).
 pub fn run(args: &RunArgs) -> Result<(), RunError> {
     init_logging();
@@ -196,6 +228,7 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             .map(|e| (e.id.get(), e.public_key))
             .collect(),
     );
+    let public_http = public_http_of(&dir, &loaded.config, loaded.witness)?;
     let setup = NodeSetup {
         id,
         key: loaded.identity.signing_key().clone(),
@@ -217,6 +250,7 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             round_timeout: Duration::from_millis(args.round_timeout_ms),
             ..RuntimeConfig::default()
         },
+        public_http,
     };
     tokio_runtime()?.block_on(daemon::run(setup, daemon::shutdown_signal()))?;
     Ok(())

@@ -17,6 +17,7 @@ use crate::session::driver::Protocol;
 use crate::session::policy::Policy;
 use crate::session::store::SessionStore;
 use crate::session::{Runtime, RuntimeConfig};
+use crate::tlog_witness::{http as tlog_http, Witness};
 use crate::transport::{Peers, Transport, TransportConfig, TransportError};
 
 /// Everything a running node needs.
@@ -45,6 +46,18 @@ pub struct NodeSetup {
     pub transport: TransportConfig,
     /// Runtime limits.
     pub runtime: RuntimeConfig,
+    /// The public HTTP listener and the tlog-witness it serves (none when absent).
+    pub public_http: Option<PublicHttp>,
+}
+
+/// The public HTTP listener: its bind address and the tlog-witness behind
+/// `POST /add-checkpoint`.
+#[derive(Debug)]
+pub struct PublicHttp {
+    /// Where to bind.
+    pub addr: SocketAddr,
+    /// The witness.
+    pub witness: Arc<Witness>,
 }
 
 impl std::fmt::Debug for NodeSetup {
@@ -70,6 +83,14 @@ pub enum DaemonError {
     /// The API server failed.
     #[error("operator API: {0}")]
     Serve(std::io::Error),
+    /// The public HTTP listener could not bind or failed.
+    #[error("public HTTP listener {addr}: {source}")]
+    PublicHttp {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// A started node.
@@ -80,8 +101,14 @@ pub struct RunningNode {
     pub listen: SocketAddr,
     /// The bound API address.
     pub api: SocketAddr,
+    /// The bound public HTTP address, if any.
+    pub public_http: Option<SocketAddr>,
     stop: tokio::sync::oneshot::Sender<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
+    public: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
 }
 
 impl std::fmt::Debug for RunningNode {
@@ -96,6 +123,18 @@ impl std::fmt::Debug for RunningNode {
 /// Binds the transport and the API and starts serving.
 pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
     let listener = api::bind(setup.api).await?;
+    let public_listener = match &setup.public_http {
+        Some(p) => {
+            let fail = |source| DaemonError::PublicHttp {
+                addr: p.addr,
+                source,
+            };
+            let l = tlog_http::bind(p.addr).await.map_err(fail)?;
+            let bound = l.local_addr().map_err(fail)?;
+            Some((l, bound, p.witness.clone()))
+        }
+        None => None,
+    };
     let api_addr = listener.local_addr().map_err(|source| ApiError::Io {
         addr: setup.api,
         source,
@@ -131,19 +170,35 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
             let _ = stop_rx.await;
         },
     ));
+    let mut public_http = None;
+    let public = public_listener.map(|(l, bound, witness)| {
+        public_http = Some(bound);
+        info!(public_http = %bound, vkey = %witness.vkey(), "tlog-witness: POST /add-checkpoint");
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(tlog_http::serve(l, witness, async {
+            let _ = rx.await;
+        }));
+        (tx, task)
+    });
     info!(node = setup.id, %listen, api = %api_addr, "node running");
     Ok(RunningNode {
         runtime,
         listen,
         api: api_addr,
+        public_http,
         stop,
         server,
+        public,
     })
 }
 
 impl RunningNode {
     /// Stops the API and the transport (peers are told the connection closes).
     pub async fn stop(self) -> Result<(), DaemonError> {
+        if let Some((tx, task)) = self.public {
+            let _ = tx.send(());
+            let _ = task.await;
+        }
         let _ = self.stop.send(());
         let served = self.server.await;
         self.runtime.transport().shutdown().await;

@@ -15,7 +15,7 @@
 //! * [`config`]: the node config file;
 //! * [`nodedir`]: the node directory layout, `init` and loading a node;
 //! * [`tlog_witness`]: the C2SP tlog-witness role (cosigning transparency-log checkpoints);
-//! * [`cli`]: the `quorate node` subcommands;
+//! * [`cli`]: the `quorate node` subcommands ([`cli_witness`]: `quorate node witness …`);
 //! * [`fsutil`]: bounded reads and durable, never-silent writes;
 //! * [`faults`]: test-only crash hooks at named persist steps (feature `test-faults`).
 #![forbid(unsafe_code)]
@@ -25,6 +25,7 @@ pub mod api;
 pub mod api_client;
 pub mod cli;
 pub mod cli_run;
+pub mod cli_witness;
 pub mod config;
 pub mod daemon;
 pub mod envelope;

@@ -38,6 +38,7 @@ fn setup(id: u16, key: &SigningKey, peers: &Peers) -> NodeSetup {
         keys: None,
         transport: TransportConfig::default(),
         runtime: RuntimeConfig::default(),
+        public_http: None,
     }
 }
 

@@ -12,7 +12,7 @@
 //!
 //! [C2SP tlog-cosignature]: https://c2sp.org/tlog-cosignature
 
-use super::note::{key_id, validate_key_name, Verifier, SIG_TYPE_COSIGNATURE_V1};
+use super::note::{cosigned_message, key_id, validate_key_name, Verifier, SIG_TYPE_COSIGNATURE_V1};
 use crate::keystore::{KeyId, Keystore, KeystoreError, Kind};
 use base64ct::{Base64, Encoding};
 use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
@@ -129,11 +129,6 @@ impl WitnessKey {
 
 fn ids() -> Result<(KeyId, Kind), KeystoreError> {
     Ok((KeyId::from_stored(KEY_ID.to_string())?, Kind::new(KIND)?))
-}
-
-/// The message a cosignature/v1 signs: header line, time line, then the checkpoint text.
-pub fn cosigned_message(text: &str, timestamp: u64) -> String {
-    format!("cosignature/v1\ntime {timestamp}\n{text}")
 }
 
 #[cfg(test)]

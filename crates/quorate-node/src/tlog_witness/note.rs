@@ -98,8 +98,23 @@ pub fn key_id(name: &str, sig_type: u8, key: &[u8]) -> [u8; 4] {
     [d[0], d[1], d[2], d[3]]
 }
 
+/// The message a cosignature/v1 signs: the header line, the time line, then the
+/// checkpoint's note text.
+pub fn cosigned_message(text: &str, timestamp: u64) -> String {
+    format!("cosignature/v1\ntime {timestamp}\n{text}")
+}
+
 fn decode_base64(s: &str, what: &'static str) -> Result<Vec<u8>, NoteError> {
     Base64::decode_vec(s).map_err(|_| NoteError::Malformed(what))
+}
+
+/// Signs `text` (ending in a newline) as a log does, with a `0x01` Ed25519 note key named
+/// `name`, and returns the signed note (the log side: for tests, benchmarks and examples).
+pub fn sign_note_ed25519(text: &str, name: &str, key: &ed25519_dalek::SigningKey) -> String {
+    use ed25519_dalek::Signer;
+    let mut raw = key_id(name, SIG_TYPE_ED25519, key.verifying_key().as_bytes()).to_vec();
+    raw.extend_from_slice(&key.sign(text.as_bytes()).to_bytes());
+    format!("{text}\n{DASH}{name} {}\n", Base64::encode_string(&raw))
 }
 
 /// An Ed25519 note verifier key (type `0x01` or `0x04`).
@@ -220,7 +235,7 @@ impl Verifier {
             return None;
         }
         let sig = Signature::from_slice(sig).ok()?;
-        let message = super::key::cosigned_message(text, ts);
+        let message = cosigned_message(text, ts);
         self.key
             .verify_strict(message.as_bytes(), &sig)
             .ok()
@@ -365,13 +380,33 @@ impl<'a> SignedNote<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ed25519_dalek::{Signer, SigningKey};
+    use ed25519_dalek::SigningKey;
 
     fn signed(text: &str, name: &str, key: &SigningKey) -> String {
-        let v = Verifier::ed25519(name, key.verifying_key());
-        let mut raw = v.key_id().to_vec();
-        raw.extend_from_slice(&key.sign(text.as_bytes()).to_bytes());
-        format!("{text}\n{DASH}{name} {}\n", Base64::encode_string(&raw))
+        sign_note_ed25519(text, name, key)
+    }
+
+    /// The signed-note reference implementation's documented example (golang.org/x/mod
+    /// sumdb/note): its verifier key, note and signature, and its private key (`0x01` ‖
+    /// seed): our parser, verifier and signer agree with it byte for byte.
+    #[test]
+    fn the_reference_example_verifies_and_signs_identically() {
+        let vkey = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+        let text = "If you think cryptography is the answer to your problem,\n\
+                    then you don't know what your problem is.\n";
+        let sig = "\u{2014} PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+        let msg = format!("{text}\n{sig}");
+        let v = Verifier::parse(vkey).expect("vkey");
+        assert_eq!(v.to_string(), vkey);
+        let note = SignedNote::parse(msg.as_bytes()).expect("note");
+        assert_eq!(note.text, text);
+        note.verify(std::slice::from_ref(&v)).expect("verifies");
+        let skey = Base64::decode_vec("AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz").expect("b64");
+        assert_eq!(skey[0], SIG_TYPE_ED25519);
+        let seed: [u8; 32] = skey[1..].try_into().expect("32 bytes");
+        let key = SigningKey::from_bytes(&seed);
+        assert_eq!(key.verifying_key(), *v.key());
+        assert_eq!(sign_note_ed25519(text, "PeterNeumann", &key), msg);
     }
 
     #[test]
