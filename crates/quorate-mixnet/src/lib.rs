@@ -116,6 +116,7 @@
 
 pub mod dbrsm;
 pub mod dbsm;
+pub mod djn;
 pub mod dkg;
 pub mod elgamal;
 pub mod error;

@@ -56,3 +56,18 @@
 //! find the culprit (tests `mixing::bad_decryption_share_is_named`,
 //! `threshold::a_bad_share_inside_a_batch_names_its_party`). The artifact uses the same
 //! Bellare–Garay–Rabin batching with 80-bit weights.
+//!
+//! **Fixed-base encryption randomness** ([`crate::djn`], wire version 5). The servers'
+//! Enc-to-shares masks are encrypted as `(1 + N)^{a + 2^K a′}·h_N^α` with the public
+//! `h_N = (−x²)^N mod N²` (`x` hashed from the Paillier key) and `α < 2^{⌈|N|/2⌉}` (1536 bits
+//! at `|N| = 3072`): the DJN variant of the artifact, whose 1025-bit `α` at a 2050-bit `N`
+//! is the same `|N|/2` rule. Assumption: DCR plus DJN's short-exponent assumption (a
+//! `⌈|N|/2⌉`-bit exponent of `h_N` looks like a full one); the best known attack on an
+//! `ℓ`-bit exponent in a group of unknown order is generic, `2^{ℓ/2}` steps, so 1536 bits
+//! leave a wide margin over the 256 that 128-bit security needs. Mask of the link proof
+//! for `α`: `|α| + 128 + 40` bits (witness + challenge + statistical slack, not the
+//! modulus); the response `z_α = β + c·α` is an integer checked against
+//! `2^{|α|+128+40+1}`. Soundness does not depend on the assumption: the extractor needs
+//! only that `h_N^{z}` is an `N`-th power. Prover: comb table with full-row scans
+//! (`FixedBaseCt`, ≈ 384 multiplications mod `N²` instead of ≈ 3072 squarings for `r^N`);
+//! verifier: Yao table (`FixedBase`) for the public `z_α`.

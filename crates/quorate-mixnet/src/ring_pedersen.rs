@@ -36,8 +36,9 @@ use merlin::Transcript;
 use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{
-    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, pow_mod_secret, pow_mod_vartime,
-    random_below, random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
+    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_secret,
+    pow_mod_vartime, random_below, random_bits, random_unit, to_be_bytes_minimal,
+    to_be_bytes_padded, wipe_integer,
 };
 use quorate_paillier::rug::Integer;
 use rand_core::{CryptoRng, RngCore};
@@ -394,7 +395,7 @@ impl RingPedersenVectorKey {
         {
             return false;
         }
-        let Ok(rhs) = multi_pow_mod_vartime(self.s.get(..ks.len()).unwrap_or(&[]), ks, &self.n_hat)
+        let Ok(rhs) = multi_pow_vartime(self.s.get(..ks.len()).unwrap_or(&[]), ks, &self.n_hat)
         else {
             return false;
         };
@@ -406,112 +407,6 @@ impl RingPedersenVectorKey {
         };
         mul_mod(&zv, z_p, &self.n_hat) == mul_mod(&rhs, &tk, &self.n_hat)
     }
-}
-
-/// Bucket (Pippenger) window for `n` exponents of `bits` bits: minimises
-/// `⌈bits/c⌉·(n + 2^{c+1})` multiplications.
-fn window_bits(n: usize, bits: u32) -> u32 {
-    (1..=16u32)
-        .min_by_key(|&c| (bits.div_ceil(c) as u128) * (n as u128 + (1u128 << (c + 1))))
-        .unwrap_or(4)
-}
-
-fn pippenger_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Integer {
-    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
-    let mut acc = Integer::from(1);
-    if bits == 0 {
-        return acc;
-    }
-    let c = window_bits(bases.len(), bits);
-    let windows = bits.div_ceil(c);
-    let mut buckets: Vec<Option<Integer>> = vec![None; (1usize << c) - 1];
-    for w in (0..windows).rev() {
-        if acc != 1 {
-            for _ in 0..c {
-                acc.square_mut();
-                acc %= m;
-            }
-        }
-        let lo = w * c;
-        for (b, e) in bases.iter().zip(exps) {
-            let mut d = 0usize;
-            for j in (0..c).rev() {
-                d = (d << 1) | usize::from(e.get_bit(lo + j));
-            }
-            if let Some(slot) = d.checked_sub(1).and_then(|k| buckets.get_mut(k)) {
-                match slot {
-                    Some(x) => {
-                        *x *= b;
-                        *x %= m;
-                    }
-                    None => *slot = Some(Integer::from(b % m)),
-                }
-            }
-        }
-        // Σ_d d·bucket_d by running sums from the top bucket down.
-        let mut running: Option<Integer> = None;
-        let mut total: Option<Integer> = None;
-        for slot in buckets.iter_mut().rev() {
-            if let Some(x) = slot.take() {
-                running = Some(match running {
-                    Some(mut r) => {
-                        r *= &x;
-                        r %= m;
-                        r
-                    }
-                    None => x,
-                });
-            }
-            if let Some(r) = &running {
-                total = Some(match total {
-                    Some(mut t) => {
-                        t *= r;
-                        t %= m;
-                        t
-                    }
-                    None => r.clone(),
-                });
-            }
-        }
-        if let Some(t) = total {
-            acc *= t;
-            acc %= m;
-        }
-    }
-    acc
-}
-
-/// `Π b_i^{e_i} mod m` for **public** non-negative exponents (variable time): a bucket
-/// (Pippenger) multi-exponentiation per rayon chunk, so the squarings are shared across
-/// the bases instead of being paid once per base. Bases should be non-negative; they are
-/// reduced mod `m`.
-pub fn multi_pow_mod_vartime(
-    bases: &[Integer],
-    exps: &[Integer],
-    m: &Integer,
-) -> Result<Integer, MixnetError> {
-    if bases.len() != exps.len() {
-        return Err(ParamError::Invalid("multi-exponentiation lengths differ").into());
-    }
-    if *m <= 1 {
-        return Err(ParamError::Invalid("multi-exponentiation modulus must exceed 1").into());
-    }
-    if exps.iter().any(|e| *e < 0) || bases.iter().any(|b| *b < 0) {
-        return Err(ParamError::Invalid("multi-exponentiation operand is negative").into());
-    }
-    if bases.is_empty() {
-        return Ok(Integer::from(1));
-    }
-    let threads = rayon::current_num_threads().max(1);
-    let chunk = bases.len().div_ceil(threads).max(16);
-    let parts: Vec<Integer> = bases
-        .par_chunks(chunk)
-        .zip(exps.par_chunks(chunk))
-        .map(|(b, e)| pippenger_vartime(b, e, m))
-        .collect();
-    Ok(parts
-        .iter()
-        .fold(Integer::from(1), |a, b| mul_mod(&a, b, m)))
 }
 
 #[cfg(test)]
@@ -571,32 +466,6 @@ mod tests {
         even.n_hat += 1u32;
         assert!(even.check_auxiliary(&unrelated).is_err(), "even Ñ");
         assert!(RingPedersenParams::from_safe_primes(&primes[0], &primes[0], &mut rng).is_err());
-    }
-
-    #[test]
-    fn multi_exponentiation_matches_naive_product() {
-        let mut rng = ChaCha20Rng::seed_from_u64(6);
-        let m: Integer = random_bits(&mut rng, 512) | 1u32;
-        for n in [0usize, 1, 3, 17, 40, 200] {
-            let bases: Vec<Integer> = (0..n).map(|_| random_below(&mut rng, &m)).collect();
-            let mut exps: Vec<Integer> = (0..n)
-                .map(|i| random_bits(&mut rng, 1 + (i as u32 * 37) % 300))
-                .collect();
-            if let Some(e) = exps.get_mut(0) {
-                *e = Integer::from(0);
-            }
-            let naive = bases.iter().zip(&exps).fold(Integer::from(1), |a, (b, e)| {
-                mul_mod(&a, &pow_mod_vartime(b, e, &m).expect("pow"), &m)
-            });
-            assert_eq!(
-                multi_pow_mod_vartime(&bases, &exps, &m).expect("msm"),
-                naive,
-                "n={n}"
-            );
-        }
-        let one = [Integer::from(2)];
-        assert!(multi_pow_mod_vartime(&one, &[Integer::from(-1)], &m).is_err());
-        assert!(multi_pow_mod_vartime(&one, &[], &m).is_err());
     }
 
     #[test]

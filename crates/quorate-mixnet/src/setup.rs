@@ -17,6 +17,7 @@
 //!   generators ([`RingPedersenParams::check_auxiliary`]).
 //! * Each server's permutation commitment with its TW proof of knowledge of the opening.
 
+use crate::djn::DjnTables;
 use crate::dkg::{self, ElGamalKeyShare, ElGamalPublic};
 use crate::error::MixnetError;
 use crate::params::{
@@ -31,6 +32,7 @@ use quorate_paillier::primes::generate_safe_prime;
 use quorate_paillier::threshold::{deal_with_primes, KeyShare, ThresholdPublicKey};
 use quorate_paillier::PaillierError;
 use rand_core::{CryptoRng, RngCore};
+use std::sync::{Arc, OnceLock};
 
 /// Everything public after keygen.
 #[derive(Clone, Debug)]
@@ -54,6 +56,8 @@ pub struct MixnetPublic {
     pub perm_commitments: Vec<PermutationCommitment>,
     /// The proof of each permutation commitment.
     pub perm_proofs: Vec<ShuffleProof>,
+    /// Fixed-base tables for the Paillier key's `h_N`, built on first use ([`crate::djn`]).
+    pub(crate) djn: Arc<OnceLock<DjnTables>>,
 }
 
 /// A mix-server's secrets.
@@ -168,6 +172,7 @@ pub fn keygen<R: RngCore + CryptoRng>(
             elgamal,
             perm_commitments: commitments,
             perm_proofs: proofs,
+            djn: Arc::default(),
         },
         servers,
     ))
@@ -188,6 +193,16 @@ pub fn keygen_with_test_moduli<R: RngCore + CryptoRng>(
 }
 
 impl MixnetPublic {
+    /// The fixed-base tables for `h_N` ([`crate::djn`]), built once (about 5 MB at
+    /// `|N| = 3072`) and shared by clones.
+    pub fn djn(&self) -> Result<&DjnTables, MixnetError> {
+        if let Some(t) = self.djn.get() {
+            return Ok(t);
+        }
+        let t = DjnTables::new(self.paillier.encryption_key())?;
+        Ok(self.djn.get_or_init(|| t))
+    }
+
     /// Checks the ring-Pedersen parameters against the Paillier key
     /// ([`RingPedersenParams::check_auxiliary`]: `Ñ ≠ N`, `gcd(Ñ, N) = 1`, `|Ñ| ≥ |N|`,
     /// non-degenerate `s, t`) and verifies every permutation-commitment proof (blaming the

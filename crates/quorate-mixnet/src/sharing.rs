@@ -37,11 +37,12 @@
 //! comes from the verified decryption of `D_j` and the mask proofs.
 
 use crate::dbsm::StepTimes;
+use crate::djn::{self, DjnTables};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::packing;
 use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS};
-use crate::sender::{enc_raw, SenderInput};
+use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
@@ -51,8 +52,7 @@ use quorate_bls::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, is_unit_in_range, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit,
-    to_be_bytes_padded, wipe_integer,
+    inv_mod, mul_mod, pow_mod_vartime, random_bits, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -91,8 +91,9 @@ pub struct ShareLinkProof {
     pub s_a: Integer,
     /// `s_a′ = α′ + c a′`.
     pub s_b: Integer,
-    /// `w = ν μ^c mod N`.
-    pub w: Integer,
+    /// `z_α = β + c·α` over the integers: the response for `E_k`'s fixed-base randomness
+    /// `h_N^α` ([`crate::djn`]).
+    pub z_alpha: Integer,
     /// Ring-Pedersen commitment to `a`.
     pub rp_a: Integer,
     /// Ring-Pedersen commitment to `a′`.
@@ -212,6 +213,7 @@ fn link_challenge(
     layout: Layout,
     who: PartyId,
     index: usize,
+    h_n: &Integer,
     e_k: &Ciphertext,
     a_k: &[G1Projective],
     e1: &Integer,
@@ -223,10 +225,11 @@ fn link_challenge(
         Layout::Joint => b"quorate/mixnet/enc-to-shares",
         Layout::PerValue => b"quorate/mixnet/enc-to-shares-per-value",
     };
-    let mut t = Transcript::for_protocol(proto, 1, sid);
+    let mut t = Transcript::for_protocol(proto, 2, sid);
     t.append_party(b"server", who);
     t.append_u64_be(b"input", index as u64);
     t.append_message(b"N", &pk.to_bytes());
+    t.append_message(b"h_N", &ct_bytes(pk, h_n));
     t.append_point(b"g", &public.gens.g);
     t.append_point(b"h", &public.gens.h);
     public.ring_pedersen.append_to(&mut t);
@@ -244,6 +247,7 @@ fn link_challenge(
 
 fn verify_link(
     public: &MixnetPublic,
+    tables: &DjnTables,
     layout: Layout,
     who: PartyId,
     index: usize,
@@ -261,7 +265,8 @@ fn verify_link(
     {
         return false;
     }
-    if !is_unit_in_range(&p.w, pk.n())
+    if p.z_alpha < 0
+        || p.z_alpha.significant_bits() > djn::response_bits(pk)
         || pk
             .ciphertext_from_integer(com.e_k.as_integer().clone())
             .is_err()
@@ -271,7 +276,11 @@ fn verify_link(
     let n2 = pk.n_squared();
     let packed = &p.s_a + Integer::from(&p.s_b << SLOT_BITS);
     let e1 = (|| {
-        let lhs = enc_raw(pk, &packed, &p.w).ok()?;
+        let lhs = mul_mod(
+            &djn::g_pow(pk, &packed),
+            &tables.pow_public_vartime(&p.z_alpha).ok()?,
+            n2,
+        );
         let ec = pow_mod_vartime(com.e_k.as_integer(), &p.c, n2).ok()?;
         Some(mul_mod(&lhs, &inv_mod(&ec, n2)?, n2))
     })();
@@ -309,6 +318,7 @@ fn verify_link(
         layout,
         who,
         index,
+        tables.h_n(),
         &com.e_k,
         &a_k,
         &e1,
@@ -330,14 +340,15 @@ impl MixServer {
     ) -> Result<(ShareCommitStage, Vec<Mask>), MixnetError> {
         let pk = public.paillier.encryption_key();
         let rp = &public.ring_pedersen;
+        let tables = public.djn()?;
         let qm = scalar_modulus();
         struct Draw {
             a: Integer,
             b: Integer,
-            mu: Integer,
+            alpha: SecretInteger,
             al: Integer,
             be: Integer,
-            nu: Integer,
+            beta: SecretInteger,
             m_a: Integer,
             m_b: Integer,
             g_a: Integer,
@@ -354,10 +365,10 @@ impl MixServer {
             draws.push(Draw {
                 a,
                 b: random_bits(rng, A_BITS),
-                mu: random_unit(rng, pk.n())?,
+                alpha: tables.random_alpha(rng),
                 al: random_bits(rng, PROOF_MASK_BITS),
                 be: random_bits(rng, PROOF_MASK_BITS),
-                nu: random_unit(rng, pk.n())?,
+                beta: SecretInteger::new(random_bits(rng, djn::mask_bits(pk))),
                 m_a: rp.random_mu(rng),
                 m_b: rp.random_mu(rng),
                 g_a: rp.random_mu_mask(rng),
@@ -370,15 +381,20 @@ impl MixServer {
             .par_iter_mut()
             .enumerate()
             .map(|(i, d)| {
-                let e_k = pk.ciphertext_from_integer(enc_raw(
-                    pk,
-                    &(&d.a + Integer::from(&d.b << SLOT_BITS)),
-                    &d.mu,
-                )?)?;
+                let n2 = pk.n_squared();
+                let e_k = pk.ciphertext_from_integer(mul_mod(
+                    &djn::g_pow(pk, &(&d.a + Integer::from(&d.b << SLOT_BITS))),
+                    &tables.pow_secret(&d.alpha)?,
+                    n2,
+                ))?;
                 let (g, h) = (public.gens.g, public.gens.h);
                 let (sa, sb) = (int_to_scalar(&d.a, &qm), int_to_scalar(&d.b, &qm));
                 let (sal, sbe) = (int_to_scalar(&d.al, &qm), int_to_scalar(&d.be, &qm));
-                let e1 = enc_raw(pk, &(&d.al + Integer::from(&d.be << SLOT_BITS)), &d.nu)?;
+                let e1 = mul_mod(
+                    &djn::g_pow(pk, &(&d.al + Integer::from(&d.be << SLOT_BITS))),
+                    &tables.pow_secret(&d.beta)?,
+                    n2,
+                );
                 let (a_k, a1) = match layout {
                     Layout::Joint => (vec![g * sa + h * sb], vec![g * sal + h * sbe]),
                     Layout::PerValue => (
@@ -396,6 +412,7 @@ impl MixServer {
                     layout,
                     self.id,
                     i,
+                    tables.h_n(),
                     &e_k,
                     &a_k,
                     &e1,
@@ -411,7 +428,7 @@ impl MixServer {
                 let proof = ShareLinkProof {
                     s_a: Integer::from(&c * &d.a) + &d.al,
                     s_b: Integer::from(&c * &d.b) + &d.be,
-                    w: mul_mod(&d.nu, &pow_mod_secret(&d.mu, &c, pk.n())?, pk.n()),
+                    z_alpha: Integer::from(&c * d.alpha.expose()) + d.beta.expose(),
                     z_mu_a: Integer::from(&c * &d.m_a) + &d.g_a,
                     z_mu_b: Integer::from(&c * &d.m_b) + &d.g_b,
                     rp_a,
@@ -420,8 +437,7 @@ impl MixServer {
                     z_sigma,
                 };
                 for x in [
-                    &mut d.mu, &mut d.al, &mut d.be, &mut d.nu, &mut d.m_a, &mut d.m_b, &mut d.g_a,
-                    &mut d.g_b,
+                    &mut d.al, &mut d.be, &mut d.m_a, &mut d.m_b, &mut d.g_a, &mut d.g_b,
                 ] {
                     wipe_integer(x);
                 }
@@ -661,6 +677,7 @@ fn verify_inner(
         }
         .into());
     }
+    let tables = public.djn()?;
     let mut culprits = Vec::new();
     for (k, st) in public.params.parties().zip(&sharing.commits) {
         let ok = st.mixer == k
@@ -669,7 +686,7 @@ fn verify_inner(
                 .commits
                 .par_iter()
                 .enumerate()
-                .all(|(i, c)| verify_link(public, layout, k, i, c));
+                .all(|(i, c)| verify_link(public, tables, layout, k, i, c));
         if !ok {
             culprits.push(k);
         }

@@ -30,7 +30,7 @@
 //! * `F^v F′ k_F^N = Π w′_i^{k_{E,i}} (mod N²)`.
 //!
 //! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
-//! multi-exponentiations on public data ([`multi_pow_mod_vartime`]); the prover's
+//! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's
 //! exponentiations with `ε_i`, `e′_i`, `μ`, `μ′` are constant-time (`pow_mod_secret`) with
 //! every exponent offset to a fixed bit length (`x + 2^{bound}`, the public or blinded
 //! factor divided out afterwards), because GMP's constant-time path still takes time
@@ -112,9 +112,7 @@ use crate::error::{blame, MixnetError};
 use crate::params::{
     int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, MAX_SENDERS, SLACK_BITS,
 };
-use crate::ring_pedersen::{
-    check_auxiliary_modulus, multi_pow_mod_vartime, RingPedersenVectorKey, VECTOR_BASES_DST,
-};
+use crate::ring_pedersen::{check_auxiliary_modulus, RingPedersenVectorKey, VECTOR_BASES_DST};
 use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -128,8 +126,8 @@ use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{DecodeError, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, is_unit_in_range, mul_mod, pow_mod_secret, pow_mod_vartime, random_bits, random_unit,
-    to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
+    inv_mod, is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_secret, pow_mod_vartime,
+    random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -1034,7 +1032,7 @@ fn verify_inner(
         }
         let prod = |ws: &[Ciphertext], ex: &[Integer]| -> Result<Integer, MixnetError> {
             let bases: Vec<Integer> = ws.iter().map(|w| w.as_integer().clone()).collect();
-            multi_pow_mod_vartime(&bases, ex, n2)
+            Ok(multi_pow_vartime(&bases, ex, n2)?)
         };
         let f = prod(p.inputs, &e_int)?;
         let lhs = mul_mod(

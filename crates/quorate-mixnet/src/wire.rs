@@ -109,9 +109,10 @@ use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicK
 /// Version 2: the DB-SM DPK commitment publishes `M_k = S^{ρ_v} g^{−ρ_b}` instead of
 /// `P_k`, `W_k`; version 3: the DB-RSM query and every Beaver triple carry the query id
 /// ([`crate::query::QueryId`]); version 4: a server's threshold-Paillier decryption shares
-/// (Mix and Enc-to-shares) are one batch with one proof (`quorate_paillier::batch`).
-/// Bytes of older versions are refused.
-pub const WIRE_VERSION: u8 = 4;
+/// (Mix and Enc-to-shares) are one batch with one proof (`quorate_paillier::batch`);
+/// version 5: the Enc-to-shares mask proof answers for fixed-base randomness with an
+/// integer `z_α` instead of `w ∈ Z_N^*` ([`crate::djn`]). Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 5;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
@@ -1735,6 +1736,7 @@ pub fn decode_mixnet_public(
             elgamal,
             perm_commitments,
             perm_proofs,
+            djn: std::sync::Arc::default(),
         })
     })
 }

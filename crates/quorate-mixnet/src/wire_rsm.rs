@@ -72,6 +72,7 @@ use crate::dbrsm::{
     DbRsmProof, NonMemberOpening, QuasiSignature, RsmBlindProof, RsmBlindingStage, SignatureTrack,
     TripleProof, TriplePublic, WitnessCommitments,
 };
+use crate::djn;
 use crate::error::MixnetError;
 use crate::mix::MixStage;
 use crate::packing;
@@ -854,7 +855,12 @@ fn put_link(
     put_bounded(w, "share link proof c", &p.c, CHALLENGE_BITS)?;
     put_bounded(w, "share link proof s_a", &p.s_a, S_BITS)?;
     put_bounded(w, "share link proof s_b", &p.s_b, S_BITS)?;
-    put_uint(w, "share link proof w", &p.w, modulus_len(pk.n()))?;
+    put_bounded(
+        w,
+        "share link proof z_alpha",
+        &p.z_alpha,
+        djn::response_bits(pk),
+    )?;
     put_uint(w, "share link proof S_a", &p.rp_a, modulus_len(n_hat))?;
     put_uint(w, "share link proof S_b", &p.rp_b, modulus_len(n_hat))?;
     put_bounded(w, "share link proof z_mu_a", &p.z_mu_a, z_mu_bits(public))?;
@@ -882,7 +888,7 @@ fn get_link(
     let c = get_bounded(r, "share link proof c", CHALLENGE_BITS)?;
     let s_a = get_bounded(r, "share link proof s_a", S_BITS)?;
     let s_b = get_bounded(r, "share link proof s_b", S_BITS)?;
-    let w = get_unit(r, "share link proof w", pk.n())?;
+    let z_alpha = get_bounded(r, "share link proof z_alpha", djn::response_bits(pk))?;
     let rp_a = get_unit(r, "share link proof S_a", n_hat)?;
     let rp_b = get_unit(r, "share link proof S_b", n_hat)?;
     let z_mu_a = get_bounded(r, "share link proof z_mu_a", z_mu_bits(public))?;
@@ -898,7 +904,7 @@ fn get_link(
         c,
         s_a,
         s_b,
-        w,
+        z_alpha,
         rp_a,
         rp_b,
         z_mu_a,
@@ -907,7 +913,7 @@ fn get_link(
     })
 }
 
-/// Encodes a mask link proof: `c ‖ s_a ‖ s_a′ ‖ w ‖ S_a ‖ S_a′ ‖ z_{μa} ‖ z_{μa′}` (`‖ z_σ ‖
+/// Encodes a mask link proof: `c ‖ s_a ‖ s_a′ ‖ z_α ‖ S_a ‖ S_a′ ‖ z_{μa} ‖ z_{μa′}` (`‖ z_σ ‖
 /// z_σ′` in the per-value layout); fails if a response exceeds its bound.
 pub fn encode_share_link_proof(
     public: &MixnetPublic,
@@ -917,7 +923,7 @@ pub fn encode_share_link_proof(
     write_msg(tag::SHARE_LINK_PROOF, |w| put_link(w, public, layout, p))
 }
 
-/// Decodes [`encode_share_link_proof`]: bounded responses, `w ∈ Z_N^*`, `S_a, S_a′ ∈ Z_Ñ^*`.
+/// Decodes [`encode_share_link_proof`]: bounded responses (`z_α` included), `S_a, S_a′ ∈ Z_Ñ^*`.
 pub fn decode_share_link_proof(
     public: &MixnetPublic,
     layout: Layout,

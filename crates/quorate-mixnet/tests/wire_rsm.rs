@@ -597,20 +597,18 @@ fn sharing_record_round_trip_hostile_and_blame() {
         |b| w::decode_share_link_proof(&w.public, Layout::Joint, b),
         |x| w::encode_share_link_proof(&w.public, Layout::Joint, x).unwrap(),
     );
-    // w = N (not a unit in range), c with more than 128 bits.
-    let nlen = (pk.n().significant_bits() as usize).div_ceil(8);
+    // z_α above its bound (|α| + 128 + 40 + 1 bits, `quorate_mixnet::djn`).
+    let z_bits = quorate_mixnet::djn::response_bits(pk) as usize;
+    let z_len = z_bits.div_ceil(8);
     let s_len = (sharing::PROOF_MASK_BITS as usize + 1).div_ceil(8);
-    let w_at = 2 + 16 + 2 * s_len;
-    let n_bytes = to_be_bytes_padded(pk.n(), nlen).unwrap();
+    let z_at = 2 + 16 + 2 * s_len;
+    let mut over = vec![0u8; z_len];
+    over[0] = 1u8 << (z_bits % 8);
+    assert!(!z_bits.is_multiple_of(8), "the test needs a spare top bit");
     assert!(is_decode(w::decode_share_link_proof(
         &w.public,
         Layout::Joint,
-        &replace(&lp, w_at, &n_bytes)
-    )));
-    assert!(is_decode(w::decode_share_link_proof(
-        &w.public,
-        Layout::Joint,
-        &replace(&lp, w_at, &vec![0u8; nlen])
+        &replace(&lp, z_at, &over)
     )));
     // (The bounds of c (128 bits) and s_a (PROOF_MASK_BITS + 1 = 464 bits) fill their bytes
     // exactly, so no byte string exceeds them.)

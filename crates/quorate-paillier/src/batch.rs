@@ -15,7 +15,7 @@
 //!    The proof is sent as `(e, z)`.
 //!
 //! The verifier recomputes the weights, `X` and `Y` (two multi-exponentiations with 128-bit
-//! exponents, [`crate::bigint::multi_pow_vartime`]), `a = X^{4z}·Y^{−2e}`, `b = v^z·v_i^{−e}`
+//! exponents, [`crate::bigint::multi_pow_vartime`], Pippenger's buckets), `a = X^{4z}·Y^{−2e}`, `b = v^z·v_i^{−e}`
 //! and the challenge. Per party that is four full-length exponentiations in all, instead
 //! of four per ciphertext; the prover does one per ciphertext (the share itself) plus two.
 //!
@@ -141,31 +141,14 @@ fn batch_statement(
     }
     let bases: Vec<Integer> = cts.iter().map(|c| c.as_integer().clone()).collect();
     let (x, y) = rayon::join(
-        || par_multi_pow(&bases, &weights, n2),
-        || par_multi_pow(values, &weights, n2),
+        || multi_pow_vartime(&bases, &weights, n2),
+        || multi_pow_vartime(values, &weights, n2),
     );
     let (x, y) = (x?, y?);
     let x2 = mul_mod(&x, &x, n2);
     let x4 = mul_mod(&x2, &x2, n2);
     let y2 = mul_mod(&y, &y, n2);
     Ok(Batched { t, x4, y2 })
-}
-
-/// [`multi_pow_vartime`] split over rayon's threads.
-fn par_multi_pow(
-    bases: &[Integer],
-    exps: &[Integer],
-    m: &Integer,
-) -> Result<Integer, PaillierError> {
-    let chunk = bases
-        .len()
-        .div_ceil(rayon::current_num_threads().max(1))
-        .max(1);
-    bases
-        .par_chunks(chunk)
-        .zip(exps.par_chunks(chunk))
-        .map(|(b, e)| multi_pow_vartime(b, e, m))
-        .try_reduce(|| Integer::from(1), |a, b| Ok(mul_mod(&a, &b, m)))
 }
 
 fn challenge(

@@ -37,6 +37,7 @@
 use crate::error::PaillierError;
 use quorate_core::DecodeError;
 use rand_core::{CryptoRng, RngCore};
+use rayon::prelude::*;
 use rug::integer::Order;
 use rug::{Assign, Integer};
 use subtle::{Choice, ConstantTimeEq};
@@ -199,21 +200,88 @@ pub fn pow_mod_vartime(
     }
 }
 
-/// `Π_j bases[j]^{exps[j]} mod modulus` for **public, non-negative exponents** (Straus's
-/// interleaving with 4-bit windows: one shared chain of squarings for the longest exponent,
-/// 14 table multiplications per base and one multiplication per non-zero window). For `L`
-/// bases with 128-bit exponents this is about `46·L + 128` multiplications instead of
-/// `155·L` for separate `mpz_powm` calls. Variable time in the exponents; bases are
-/// reduced modulo `modulus` first.
+/// Bucket (Pippenger) window for `n` exponents of `bits` bits: minimises
+/// `⌈bits/c⌉·(n + 2^{c+1})` multiplications.
+fn window_bits(n: usize, bits: u32) -> u32 {
+    (1..=16u32)
+        .min_by_key(|&c| (bits.div_ceil(c) as u128) * (n as u128 + (1u128 << (c + 1))))
+        .unwrap_or(4)
+}
+
+fn pippenger_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Integer {
+    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
+    let mut acc = Integer::from(1);
+    if bits == 0 {
+        return acc;
+    }
+    let c = window_bits(bases.len(), bits);
+    let windows = bits.div_ceil(c);
+    let mut buckets: Vec<Option<Integer>> = vec![None; (1usize << c) - 1];
+    for w in (0..windows).rev() {
+        if acc != 1 {
+            for _ in 0..c {
+                acc.square_mut();
+                acc %= m;
+            }
+        }
+        let lo = w * c;
+        for (b, e) in bases.iter().zip(exps) {
+            let mut d = 0usize;
+            for j in (0..c).rev() {
+                d = (d << 1) | usize::from(e.get_bit(lo + j));
+            }
+            if let Some(slot) = d.checked_sub(1).and_then(|k| buckets.get_mut(k)) {
+                match slot {
+                    Some(x) => {
+                        *x *= b;
+                        *x %= m;
+                    }
+                    None => *slot = Some(Integer::from(b % m)),
+                }
+            }
+        }
+        // Σ_d d·bucket_d by running sums from the top bucket down.
+        let mut running: Option<Integer> = None;
+        let mut total: Option<Integer> = None;
+        for slot in buckets.iter_mut().rev() {
+            if let Some(x) = slot.take() {
+                running = Some(match running {
+                    Some(mut r) => {
+                        r *= &x;
+                        r %= m;
+                        r
+                    }
+                    None => x,
+                });
+            }
+            if let Some(r) = &running {
+                total = Some(match total {
+                    Some(mut t) => {
+                        t *= r;
+                        t %= m;
+                        t
+                    }
+                    None => r.clone(),
+                });
+            }
+        }
+        if let Some(t) = total {
+            acc *= t;
+            acc %= m;
+        }
+    }
+    acc
+}
+
+/// `Π b_i^{e_i} mod m` for **public** non-negative exponents (variable time): a bucket
+/// (Pippenger) multi-exponentiation per rayon chunk, so the squarings are shared across
+/// the bases instead of being paid once per base. Bases should be non-negative; they are
+/// reduced mod `m`.
 pub fn multi_pow_vartime(
     bases: &[Integer],
     exps: &[Integer],
-    modulus: &Integer,
+    m: &Integer,
 ) -> Result<Integer, PaillierError> {
-    const W: u32 = 4;
-    if *modulus <= 1 {
-        return Err(PaillierError::InvalidModulus("modulus must exceed 1"));
-    }
     if bases.len() != exps.len() {
         return Err(quorate_core::ParamError::LengthMismatch {
             what: "multi-exponentiation exponents",
@@ -222,48 +290,27 @@ pub fn multi_pow_vartime(
         }
         .into());
     }
-    if exps.iter().any(|e| *e < 0) {
+    if *m <= 1 {
+        return Err(PaillierError::InvalidModulus("modulus must exceed 1"));
+    }
+    if exps.iter().any(|e| *e < 0) || bases.iter().any(|b| *b < 0) {
         return Err(PaillierError::ExponentOutOfRange {
-            what: "multi-exponentiation (negative exponent)",
+            what: "multi-exponentiation (negative operand)",
         });
     }
-    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
-    let tables: Vec<Vec<Integer>> = bases
-        .iter()
-        .map(|b| {
-            let b = modulo(b, modulus);
-            let mut t = Vec::with_capacity((1 << W) - 1);
-            t.push(b.clone());
-            for _ in 2..(1u32 << W) {
-                let next = t
-                    .last()
-                    .map(|x| mul_mod(x, &b, modulus))
-                    .unwrap_or_default();
-                t.push(next);
-            }
-            t
-        })
-        .collect();
-    let mut acc = Integer::from(1);
-    let mut started = false;
-    for win in (0..bits.div_ceil(W)).rev() {
-        if started {
-            for _ in 0..W {
-                acc = mul_mod(&acc, &acc, modulus);
-            }
-        }
-        for (t, e) in tables.iter().zip(exps) {
-            let mut d = 0usize;
-            for b in (0..W).rev() {
-                d = (d << 1) | usize::from(e.get_bit(win * W + b));
-            }
-            if let Some(x) = d.checked_sub(1).and_then(|i| t.get(i)) {
-                acc = mul_mod(&acc, x, modulus);
-                started = true;
-            }
-        }
+    if bases.is_empty() {
+        return Ok(Integer::from(1));
     }
-    Ok(modulo(&acc, modulus))
+    let threads = rayon::current_num_threads().max(1);
+    let chunk = bases.len().div_ceil(threads).max(16);
+    let parts: Vec<Integer> = bases
+        .par_chunks(chunk)
+        .zip(exps.par_chunks(chunk))
+        .map(|(b, e)| pippenger_vartime(b, e, m))
+        .collect();
+    Ok(parts
+        .iter()
+        .fold(Integer::from(1), |a, b| mul_mod(&a, b, m)))
 }
 
 /// `x mod m` in `[0, m)` for a positive modulus `m`.

@@ -1,0 +1,146 @@
+//! Fixed-base Paillier encryption randomness (the Damgård–Jurik–Nielsen variant the
+//! artifact uses; issue 17, lever 3).
+//!
+//! Instead of `Enc(M; r) = (1 + N)^M·r^N` with `r` uniform in `Z_N^*` (an exponentiation
+//! with the `|N|`-bit exponent `N` and a secret base), a server encrypts as
+//! `Enc(M; α) = (1 + N)^M·h_N^α` with the public `h_N = h^N mod N²` and a short secret
+//! `α < 2^{⌈|N|/2⌉}`. `h_N` is fixed, so both directions use precomputed tables: the prover's
+//! comb table with full-row scans for the secret `α` and its proof mask
+//! ([`quorate_paillier::fixed_base::FixedBaseCt`]), the verifier's Yao table for the public
+//! responses ([`quorate_paillier::fixed_base::FixedBase`]).
+//!
+//! # `h` and the assumption
+//! `h = −x² mod N` with `x` derived from the Paillier public key by a `merlin` transcript
+//! (nothing up anyone's sleeve; every party recomputes it). For safe primes `−1` is a
+//! non-square with Jacobi symbol `+1`, so `h` generates (except with negligible
+//! probability) the cyclic group of Jacobi-symbol-one units, and `h_N` the corresponding
+//! subgroup of `N`-th residues, of order `2p′q′` or `p′q′`.
+//!
+//! Hiding rests on DCR (a random `N`-th residue looks like a random unit) **plus** the
+//! short-exponent assumption of DJN (§4.1 of Damgård–Jurik–Nielsen, "A generalization of
+//! Paillier's public-key system with applications to electronic voting"): `h_N^α` with `α`
+//! uniform below `2^{⌈|N|/2⌉}` is indistinguishable from `h_N^{α′}` with `α′` uniform modulo
+//! the group order. The best known attacks on a short exponent of `ℓ` bits in a group of
+//! unknown order are generic (Pollard's kangaroo, `2^{ℓ/2}` steps), so `ℓ = ⌈|N|/2⌉`
+//! (1536 bits at `|N| = 3072`) is far above the 256 bits that 128-bit security needs; this
+//! is the DJN and artifact choice (1025 bits at their 2050-bit `N`), kept as the reference.
+//!
+//! # What does not change
+//! Soundness of every proof that uses it: the proofs only need the randomness part to be
+//! an `N`-th power, and `h_N^z` is one for every integer `z` (the extraction argument of
+//! the Paillier Σ-protocols goes through unchanged). Decryption is untouched.
+//!
+//! Cost at `|N| = 3072` (6144-bit `N²`): an encryption's randomness is `⌈1536/4⌉ = 384`
+//! multiplications against about 3072 squarings for `r^N` on the constant-time path;
+//! a verifier's `h_N^z` is about 370 multiplications.
+
+use crate::error::MixnetError;
+use crate::params::{CHALLENGE_BITS, SLACK_BITS};
+use merlin::Transcript;
+use quorate_core::transcript::{ProtocolTranscript, SessionId};
+use quorate_paillier::bigint::{
+    from_be_bytes, is_unit_in_range, modulo, mul_mod, pow_mod_vartime, random_bits, SecretInteger,
+};
+use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
+use quorate_paillier::rug::Integer;
+use quorate_paillier::{PaillierError, PublicKey};
+use rand_core::{CryptoRng, RngCore};
+
+const PROTOCOL: &[u8] = b"quorate/mixnet/djn-base";
+const VERSION: u16 = 1;
+
+/// The public base and both tables for one Paillier key.
+pub struct DjnTables {
+    h_n: Integer,
+    alpha_bits: u32,
+    secret: FixedBaseCt,
+    public: FixedBase,
+}
+
+impl core::fmt::Debug for DjnTables {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DjnTables")
+            .field("alpha_bits", &self.alpha_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bits of the randomness `α`: `⌈|N|/2⌉`.
+pub fn alpha_bits(pk: &PublicKey) -> u32 {
+    pk.n().significant_bits().div_ceil(2)
+}
+
+/// Bits of a proof mask for `α`: `|α| + CHALLENGE_BITS + SLACK_BITS`, so that the response
+/// `β + c·α` hides `α` statistically (40 bits).
+pub fn mask_bits(pk: &PublicKey) -> u32 {
+    alpha_bits(pk) + CHALLENGE_BITS + SLACK_BITS
+}
+
+/// Largest response `z = β + c·α` a verifier accepts: below `2^{mask_bits + 1}`.
+pub fn response_bits(pk: &PublicKey) -> u32 {
+    mask_bits(pk) + 1
+}
+
+/// `h_N = (−x²)^N mod N²` for the `x` derived from `pk`.
+pub fn derive_h_n(pk: &PublicKey) -> Result<Integer, MixnetError> {
+    let n = pk.n();
+    let mut t = Transcript::for_protocol(PROTOCOL, VERSION, &SessionId::new(Vec::new()));
+    t.append_message(b"paillier-public-key", &pk.to_bytes());
+    let mut counter = 0u64;
+    loop {
+        // |N| + 128 bits reduced mod N: statistically uniform.
+        let mut buf = vec![0u8; pk.n().significant_bits().div_ceil(8) as usize + 16];
+        t.append_u64_be(b"attempt", counter);
+        t.challenge_bytes(b"x", &mut buf);
+        let x = modulo(&from_be_bytes(&buf), n);
+        let h = modulo(&(-mul_mod(&x, &x, n)), n);
+        if is_unit_in_range(&h, n) {
+            let h_n = pow_mod_vartime(&h, n, pk.n_squared())?;
+            return Ok(h_n);
+        }
+        counter += 1;
+    }
+}
+
+impl DjnTables {
+    /// Builds the tables for `pk` (about 5 MB for the comb table at `|N| = 3072`).
+    pub fn new(pk: &PublicKey) -> Result<Self, MixnetError> {
+        let h_n = derive_h_n(pk)?;
+        let n2 = pk.n_squared();
+        let secret = FixedBaseCt::new(&h_n, n2, mask_bits(pk))?;
+        let public = FixedBase::new(&h_n, n2, response_bits(pk))?;
+        Ok(DjnTables {
+            h_n,
+            alpha_bits: alpha_bits(pk),
+            secret,
+            public,
+        })
+    }
+
+    /// `h_N`.
+    pub fn h_n(&self) -> &Integer {
+        &self.h_n
+    }
+
+    /// Fresh randomness `α < 2^{⌈|N|/2⌉}`.
+    pub fn random_alpha<R: RngCore + CryptoRng>(&self, rng: &mut R) -> SecretInteger {
+        SecretInteger::new(random_bits(rng, self.alpha_bits))
+    }
+
+    /// `h_N^e` for a secret `0 ≤ e < 2^{mask_bits}` (randomness or a proof mask; full-row
+    /// scans, see [`FixedBaseCt`]).
+    pub fn pow_secret(&self, e: &SecretInteger) -> Result<Integer, PaillierError> {
+        self.secret.pow(e)
+    }
+
+    /// `h_N^z` for a public response `0 ≤ z < 2^{response_bits}` (variable time).
+    pub fn pow_public_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
+        self.public.pow_vartime(z)
+    }
+}
+
+/// `(1 + N)^m mod N²` (`= 1 + mN`) for any integer `m`.
+pub fn g_pow(pk: &PublicKey, m: &Integer) -> Integer {
+    let n2 = pk.n_squared();
+    modulo(&(Integer::from(m * pk.n()) + 1u32), n2)
+}
