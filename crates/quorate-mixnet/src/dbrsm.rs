@@ -89,7 +89,7 @@
 use crate::elgamal::batch_weight;
 use crate::error::MixnetError;
 use crate::params::GENERATOR_DST;
-pub use crate::query::QueryId;
+pub use crate::query::{BbsQuery, QuasiSignature, QueryId};
 use crate::setup::MixnetPublic;
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
@@ -125,32 +125,6 @@ impl core::fmt::Debug for BbsQuerierKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("BbsQuerierKey(<redacted>)")
     }
-}
-
-/// One quasi-signature `S = (f1 h^{r̂} γ)^{1/(c+x)}` with its public randomness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QuasiSignature {
-    /// `S`.
-    pub s: G1Projective,
-    /// `c`.
-    pub c: Scalar,
-    /// `r̂`.
-    pub r_hat: Scalar,
-}
-
-/// The querier's DB-RSM query: its id, inputs `I`, BBS+ key and one quasi-signature per
-/// input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BbsQuery {
-    /// The query's id (fresh, drawn by the querier): the dealer deals the Beaver triples for
-    /// it, and triples dealt for another id are refused.
-    pub query_id: QueryId,
-    /// `I`: queried input positions (strictly increasing).
-    pub inputs: Vec<usize>,
-    /// `y = f2^x`.
-    pub y: G2Projective,
-    /// Quasi-signatures in `I` order.
-    pub sigs: Vec<QuasiSignature>,
 }
 
 fn check_index_set(set: &[usize], n: usize) -> bool {

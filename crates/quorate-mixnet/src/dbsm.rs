@@ -92,7 +92,9 @@ use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, ParamError, PartyId};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
-use std::time::{Duration, Instant};
+
+pub use crate::timing::StepTimes;
+use std::time::Instant;
 
 /// The querier's BB secret key (wiped on drop, redacted in `Debug`).
 pub struct QuerierKey {
@@ -246,68 +248,6 @@ pub struct DpkResponseStage {
     pub z_b: Vec<Scalar>,
     /// `z_{τ,k}`.
     pub z_tau: Vec<Scalar>,
-}
-
-/// Wall-clock time per protocol step (`Some(server)` for one server's own work, `None` for
-/// checks done once on the whole published data), for benchmark reports.
-#[derive(Clone, Debug, Default)]
-pub struct StepTimes {
-    /// `(step, server, duration)`.
-    pub entries: Vec<(&'static str, Option<PartyId>, Duration)>,
-}
-
-impl StepTimes {
-    /// Records one measurement.
-    pub fn add(&mut self, step: &'static str, who: Option<PartyId>, d: Duration) {
-        self.entries.push((step, who, d));
-    }
-
-    /// Runs `f`, recording its wall-clock time.
-    pub fn time<T>(
-        &mut self,
-        step: &'static str,
-        who: Option<PartyId>,
-        f: impl FnOnce() -> T,
-    ) -> T {
-        let start = Instant::now();
-        let out = f();
-        self.add(step, who, start.elapsed());
-        out
-    }
-
-    /// The sum over all entries of `step`.
-    pub fn total(&self, step: &str) -> Duration {
-        self.entries
-            .iter()
-            .filter(|(s, _, _)| *s == step)
-            .map(|(_, _, d)| *d)
-            .sum()
-    }
-
-    /// The mean over the servers' entries of `step` (zero if none).
-    pub fn mean_per_server(&self, step: &str) -> Duration {
-        let v: Vec<Duration> = self
-            .entries
-            .iter()
-            .filter(|(s, w, _)| *s == step && w.is_some())
-            .map(|(_, _, d)| *d)
-            .collect();
-        if v.is_empty() {
-            return Duration::ZERO;
-        }
-        v.iter().sum::<Duration>() / (v.len() as u32)
-    }
-
-    /// The distinct step names in first-seen order.
-    pub fn steps(&self) -> Vec<&'static str> {
-        let mut out: Vec<&'static str> = Vec::new();
-        for (s, _, _) in &self.entries {
-            if !out.contains(s) {
-                out.push(s);
-            }
-        }
-        out
-    }
 }
 
 /// Everything the servers publish for one DB-SM query.

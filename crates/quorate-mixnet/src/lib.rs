@@ -132,6 +132,7 @@ pub mod sender;
 pub mod setup;
 pub mod sharing;
 pub mod shuffle;
+pub mod timing;
 pub mod trace;
 pub mod wire;
 pub mod wire_rsm;

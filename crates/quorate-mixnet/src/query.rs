@@ -1,5 +1,9 @@
-//! Query identifiers: the label that ties a DB-RSM query to the Beaver triples dealt for it.
+//! What a DB-RSM querier publishes: the query identifier (the label that ties a query to the
+//! Beaver triples dealt for it), the quasi-signatures and the query itself. A leaf module of
+//! data types, so the protocol steps ([`crate::dbrsm`]) and the witness track
+//! ([`crate::witness`]) can both use them.
 
+use blstrs::{G1Projective, G2Projective, Scalar};
 use core::fmt;
 use rand_core::{CryptoRng, RngCore};
 
@@ -37,4 +41,30 @@ impl fmt::Debug for QueryId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "QueryId({self}…)")
     }
+}
+
+/// One quasi-signature `S = (f1 h^{r̂} γ)^{1/(c+x)}` with its public randomness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuasiSignature {
+    /// `S`.
+    pub s: G1Projective,
+    /// `c`.
+    pub c: Scalar,
+    /// `r̂`.
+    pub r_hat: Scalar,
+}
+
+/// The querier's DB-RSM query: its id, inputs `I`, BBS+ key and one quasi-signature per
+/// input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BbsQuery {
+    /// The query's id (fresh, drawn by the querier): the dealer deals the Beaver triples for
+    /// it, and triples dealt for another id are refused.
+    pub query_id: QueryId,
+    /// `I`: queried input positions (strictly increasing).
+    pub inputs: Vec<usize>,
+    /// `y = f2^x`.
+    pub y: G2Projective,
+    /// Quasi-signatures in `I` order.
+    pub sigs: Vec<QuasiSignature>,
 }

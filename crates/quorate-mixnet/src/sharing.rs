@@ -36,7 +36,6 @@
 //! [`verify_value_sharing`]. There is no `γ` to check the product against; correctness
 //! comes from the verified decryption of `D_j` and the mask proofs.
 
-use crate::dbsm::StepTimes;
 use crate::djn::{self, DjnTables};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
@@ -44,6 +43,7 @@ use crate::packing;
 use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS};
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
+use crate::timing::StepTimes;
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;

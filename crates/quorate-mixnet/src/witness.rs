@@ -46,10 +46,10 @@
 //! ([`crate::dbrsm`]), the `r` of the DPK_BBS+ witness `r′ = r·b`. The querier verifies
 //! the whole track with [`verify_witness_track`]; a failing server is named.
 
-use crate::dbrsm::BbsQuery;
 use crate::error::MixnetError;
 use crate::mix::{verify_mixing, MixRecord, MixStage};
 use crate::params::scalar_to_int;
+use crate::query::BbsQuery;
 use crate::sender::{enc_raw, SenderInput};
 use crate::setup::{MixServer, MixnetPublic};
 use crate::sharing::{self, MixerShares, SharingRecord, ValueCommitments, SLOT_BITS};
