@@ -9,12 +9,20 @@
 use crate::group::GroupPublic;
 use crate::kzg::Crs;
 use crate::proofs::{prove_hot, HotProof, ProofContext};
-use crate::refresh::check::PartyBases;
 use blstrs::{G1Projective, G2Prepared, Scalar};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::PartyId;
 use rand_core::{CryptoRng, RngCore};
 use std::fmt;
+
+/// The fixed G2 arguments of a hot party's refresh equation, prepared once per party
+/// (the record's `vk` and the CRS's `[τ^(D−t+1)]_2` never change across refreshes);
+/// built by `PartyBases::new` next to the refresh check that uses them.
+#[derive(Clone)]
+pub(crate) struct PartyBases {
+    pub(crate) vk: G2Prepared,
+    pub(crate) degree: G2Prepared,
+}
 
 /// Hot party `i`: the hot share `hx_i`, its KZG opening `π_i`, the cold partner's pad
 /// commitment `K_i` and the public record.

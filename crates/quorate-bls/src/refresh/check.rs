@@ -6,7 +6,7 @@
 
 use crate::error::BlsError;
 use crate::group::GroupPublic;
-use crate::hot::HotParty;
+use crate::hot::{HotParty, PartyBases};
 use crate::kzg::{random_u128_scalar, Crs};
 use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
 use crate::pairing::prepared_product_is_identity;
@@ -262,14 +262,6 @@ impl<'a> RefreshCheck<'a> {
         }
         fallback
     }
-}
-
-/// The fixed G2 arguments of a hot party's refresh equation, prepared once per party
-/// (the record's `vk` and the CRS's `[τ^(D−t+1)]_2` never change across refreshes).
-#[derive(Clone)]
-pub(crate) struct PartyBases {
-    vk: G2Prepared,
-    degree: G2Prepared,
 }
 
 impl PartyBases {

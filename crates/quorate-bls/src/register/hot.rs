@@ -3,8 +3,8 @@
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::HotParty;
+use crate::hot::PartyBases;
 use crate::kzg::Crs;
-use crate::refresh::check::PartyBases;
 use crate::register::messages::{HotRegistration, PadCommitment};
 use blstrs::{G2Prepared, G2Projective};
 use group::{Curve, Group};
