@@ -22,6 +22,7 @@ use std::time::Duration;
 use clap::Args;
 use zeroize::Zeroizing;
 
+use crate::cosi::WitnessSetup;
 use crate::daemon::{self, check_table, NodeSetup};
 use crate::identity::{IdentityError, NodeId, PassphraseArgs};
 use crate::keystore::{KeyId, Keystore};
@@ -218,6 +219,21 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
     let peers = peers_of(&roster)?;
     let id = loaded.config.id.get();
     let store = SqliteStore::open(&args.dir.join(RUNTIME_DB))?;
+    let witness_key = crate::cosi::load_witness_key(&loaded.keystore)
+        .map_err(|e| RunError::Other(e.to_string()))?;
+    let is_witness = roster
+        .cosi_witnesses()
+        .iter()
+        .any(|(n, _)| n.get() == loaded.config.id.get());
+    let cosi = match (witness_key, is_witness) {
+        (Some(key), true) => Some(WitnessSetup {
+            key,
+            roster: roster.clone(),
+            state_dir: args.dir.clone(),
+            max_skew_ms: quorate_cosi::timestamp::DEFAULT_MAX_SKEW_MS,
+        }),
+        _ => None,
+    };
     let keystore = Arc::new(Mutex::new(loaded.keystore));
     let ecdsa = EcdsaNode::new(
         id,
@@ -251,6 +267,7 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             ..RuntimeConfig::default()
         },
         public_http,
+        cosi,
     };
     tokio_runtime()?.block_on(daemon::run(setup, daemon::shutdown_signal()))?;
     Ok(())

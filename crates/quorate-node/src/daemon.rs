@@ -12,6 +12,7 @@ use tracing::info;
 use zeroize::Zeroizing;
 
 use crate::api::{self, ApiError, ApiState, KeyDirectory};
+use crate::cosi::{CosiService, WitnessSetup};
 use crate::metrics::Metrics;
 use crate::session::driver::Protocol;
 use crate::session::policy::Policy;
@@ -46,6 +47,8 @@ pub struct NodeSetup {
     pub transport: TransportConfig,
     /// Runtime limits.
     pub runtime: RuntimeConfig,
+    /// The CoSi witness role, if this node has it ([`crate::cosi`]).
+    pub cosi: Option<WitnessSetup>,
     /// The public HTTP listener and the tlog-witness it serves (none when absent).
     pub public_http: Option<PublicHttp>,
 }
@@ -80,6 +83,9 @@ pub enum DaemonError {
     /// API setup failed.
     #[error(transparent)]
     Api(#[from] ApiError),
+    /// The CoSi witness role could not start.
+    #[error("CoSi witness: {0}")]
+    Cosi(String),
     /// The API server failed.
     #[error("operator API: {0}")]
     Serve(std::io::Error),
@@ -153,7 +159,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
             source,
         })?;
     let runtime = Runtime::new(
-        setup.key,
+        setup.key.clone(),
         transport,
         setup.protocols,
         setup.policy,
@@ -161,6 +167,23 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
         Arc::new(Metrics::default()),
         setup.runtime,
     );
+    if let Some(witness) = setup.cosi {
+        let service = CosiService::new(
+            setup.id,
+            setup.key.clone(),
+            runtime.transport().clone(),
+            witness,
+        )
+        .map_err(DaemonError::Cosi)?;
+        let (tx, mut cosi_rx) = tokio::sync::mpsc::channel(1024);
+        runtime.route_protocol(crate::cosi::PROTOCOL, tx);
+        tokio::spawn(async move {
+            while let Some(env) = cosi_rx.recv().await {
+                service.handle(env);
+            }
+        });
+        info!(node = setup.id, "CoSi witness role on");
+    }
     runtime.spawn_inbound(rx);
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(api::serve(

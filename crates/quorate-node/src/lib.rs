@@ -13,6 +13,7 @@
 //!   model);
 //! * [`roster`]: public entries and rosters (pinned keys, addresses, party indices);
 //! * [`config`]: the node config file;
+//! * [`cosi`]: the CoSi witness role (witness key, chain-head check, tree rounds);
 //! * [`nodedir`]: the node directory layout, `init` and loading a node;
 //! * [`tlog_witness`]: the C2SP tlog-witness role (cosigning transparency-log checkpoints);
 //! * [`cli`]: the `quorate node` subcommands ([`cli_witness`]: `quorate node witness …`);
@@ -27,6 +28,7 @@ pub mod cli;
 pub mod cli_run;
 pub mod cli_witness;
 pub mod config;
+pub mod cosi;
 pub mod daemon;
 pub mod envelope;
 pub mod faults;

@@ -315,18 +315,19 @@ impl NodeDir {
             ConfigError::Invalid(m) => NodeDirError::InvalidOption(m),
             e => NodeDirError::Config(e),
         })?;
-        let entry = RosterEntry {
+        let mut entry = RosterEntry {
             id: identity.id(),
             name,
             public_key: identity.verifying_key(),
             address,
             public_http: opts.public_http.clone(),
-            pop: None,
+            cosi: None,
         };
 
         fsutil::create_private_dir(root)?;
         let mut keystore = Keystore::create(&dir.keystore_path(), &identity, passphrase, opts.kdf)?;
         witness.store(&mut keystore)?;
+        entry.cosi = Some(crate::cosi::create_witness_key(&mut keystore)?);
         drop(keystore);
         crash_point("init.after_keystore");
         let token = ApiToken::generate();

@@ -10,7 +10,7 @@
 //! public_key = "<64 hex digits: the Ed25519 identity key>"
 //! address = "alice.example:7001"   # HOST:PORT the peers dial
 //! public_http = "alice.example:80" # optional: a public HTTP endpoint (e.g. a CoSi witness)
-//! # pop = "<hex>"                  # optional, reserved: see below
+//! cosi = "<192 hex digits>"        # optional: the CoSi witness role, see below
 //! ```
 //!
 //! A **roster** lists entries under `[[node]]` tables, with the same fields. `quorate node
@@ -19,10 +19,13 @@
 //! addresses, naming both sources. Peers are pinned to the roster's keys: the transport
 //! accepts a connection only from the key listed for the claimed node id.
 //!
-//! The optional `pop` field is a **proof-of-possession slot**, reserved for CoSi: a
-//! signature by the node's key over its own public key, so that aggregate keys cannot be
-//! rigged by rogue-key attacks. It is carried through merges unchanged (hex, at most 256
-//! bytes) and is not produced or checked yet.
+//! The optional `cosi` field gives the node the **CoSi witness role**: its CoSi witness key
+//! (a separate Ed25519 key in its keystore, not the identity key) followed by a **proof of
+//! possession** of it, 96 bytes `A ‖ R ‖ s` ([`quorate_cosi::RosterEntry`]). The proof is
+//! checked whenever an entry or roster is parsed, so an aggregate witness key can never be
+//! rigged by a rogue key (a key chosen as `a·B − ΣA_honest` has no proof).
+//! [`Roster::cosi_witnesses`] lists the witnesses in id order: that order is the CoSi
+//! roster's, and mask bit `i` is the `i`-th witness.
 //!
 //! Every file is read with a size cap ([`fsutil::MAX_ROSTER_BYTES`]) and every failure is a
 //! typed [`RosterError`].
@@ -40,8 +43,6 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: u32 = 1;
 /// Longest node name, in bytes.
 pub const MAX_NAME_LEN: usize = 64;
-/// Longest proof of possession, in bytes.
-pub const MAX_POP_LEN: usize = 256;
 /// Most nodes in one roster.
 pub const MAX_NODES: usize = 1024;
 /// The name of the public entry file in a node directory.
@@ -131,8 +132,9 @@ pub struct RosterEntry {
     pub address: String,
     /// An optional public HTTP endpoint `HOST:PORT`.
     pub public_http: Option<String>,
-    /// Reserved proof-of-possession slot (see the module docs).
-    pub pop: Option<Vec<u8>>,
+    /// The CoSi witness role: the witness key with its proof of possession (checked when
+    /// parsed; see the module docs).
+    pub cosi: Option<quorate_cosi::RosterEntry>,
 }
 
 /// The on-disk shape of an entry.
@@ -148,7 +150,7 @@ struct RawEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     public_http: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pop: Option<String>,
+    cosi: Option<String>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -156,6 +158,20 @@ struct RawEntry {
 struct RawRoster {
     format: u32,
     node: Vec<RawEntry>,
+}
+
+/// Parses and checks a `cosi` field: 96 bytes in hex, a valid witness key and a proof of
+/// possession that verifies for it.
+pub fn parse_cosi_entry(hex_text: &str) -> Result<quorate_cosi::RosterEntry, String> {
+    let bytes: [u8; quorate_cosi::RosterEntry::BYTES] = hex::decode(hex_text)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| "expected 96 bytes in hex (witness key, proof of possession)".to_string())?;
+    let entry = quorate_cosi::RosterEntry::from_bytes(&bytes).map_err(|e| e.to_string())?;
+    if !entry.pop.verify(&entry.public_key) {
+        return Err("the proof of possession does not verify for the witness key".into());
+    }
+    Ok(entry)
 }
 
 /// Checks a node name: 1 to 64 printable characters.
@@ -222,15 +238,9 @@ impl RosterEntry {
         if let Some(h) = &raw.public_http {
             validate_address(h).map_err(|m| invalid(format!("public_http: {m}")))?;
         }
-        let pop = match &raw.pop {
+        let cosi = match &raw.cosi {
             None => None,
-            Some(h) => {
-                let bytes = hex::decode(h).map_err(|_| invalid("pop: not hexadecimal".into()))?;
-                if bytes.is_empty() || bytes.len() > MAX_POP_LEN {
-                    return Err(invalid(format!("pop: 1 to {MAX_POP_LEN} bytes")));
-                }
-                Some(bytes)
-            }
+            Some(h) => Some(parse_cosi_entry(h).map_err(|m| invalid(format!("cosi: {m}")))?),
         };
         Ok(RosterEntry {
             id,
@@ -238,7 +248,7 @@ impl RosterEntry {
             public_key,
             address: raw.address,
             public_http: raw.public_http,
-            pop,
+            cosi,
         })
     }
 
@@ -250,7 +260,7 @@ impl RosterEntry {
             public_key: hex::encode(self.public_key.as_bytes()),
             address: self.address.clone(),
             public_http: self.public_http.clone(),
-            pop: self.pop.as_ref().map(hex::encode),
+            cosi: self.cosi.as_ref().map(|c| hex::encode(c.to_bytes())),
         }
     }
 
@@ -429,8 +439,17 @@ impl Roster {
         self.nodes.is_empty()
     }
 
-    /// A digest of the roster's content (ids, keys, names, addresses, pop slots, in id
-    /// order), for binding sessions and handshakes to one roster.
+    /// The CoSi witnesses (entries with a `cosi` field) in ascending id order: the CoSi
+    /// roster's order (mask bit `i` is the `i`-th).
+    pub fn cosi_witnesses(&self) -> Vec<(NodeId, quorate_cosi::RosterEntry)> {
+        self.nodes
+            .values()
+            .filter_map(|e| e.cosi.map(|c| (e.id, c)))
+            .collect()
+    }
+
+    /// A digest of the roster's content (ids, keys, names, addresses, CoSi witness entries,
+    /// in id order), for binding sessions and handshakes to one roster.
     pub fn digest(&self) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(b"quorate/roster/v1");
@@ -444,7 +463,10 @@ impl Roster {
             field(&mut h, e.name.as_bytes());
             field(&mut h, e.address.as_bytes());
             field(&mut h, e.public_http.as_deref().unwrap_or("").as_bytes());
-            field(&mut h, e.pop.as_deref().unwrap_or(&[]));
+            field(
+                &mut h,
+                &e.cosi.map(|c| c.to_bytes().to_vec()).unwrap_or_default(),
+            );
         }
         h.finalize().into()
     }
@@ -537,8 +559,12 @@ mod tests {
             public_key: ident.verifying_key(),
             address: format!("127.0.0.1:{port}"),
             public_http: None,
-            pop: None,
+            cosi: None,
         }
+    }
+
+    fn witness_entry(rng: &mut rand_core::OsRng) -> quorate_cosi::RosterEntry {
+        quorate_cosi::SecretKey::generate(rng).roster_entry(rng)
     }
 
     fn src(e: RosterEntry) -> (String, RosterEntry) {
@@ -549,7 +575,7 @@ mod tests {
     fn roster_roundtrips_through_toml_with_optional_fields() {
         let mut a = entry(2, 7002);
         a.public_http = Some("witness.example:8080".into());
-        a.pop = Some(vec![0xab; 64]);
+        a.cosi = Some(witness_entry(&mut rand_core::OsRng));
         let b = entry(1, 7001);
         let roster = Roster::from_entries([src(a.clone()), src(b.clone())]).expect("roster");
         assert_eq!(
@@ -595,6 +621,32 @@ mod tests {
         ));
     }
 
+    /// A rogue witness key (e.g. `a·B − ΣA_honest`) has no proof of possession: an entry
+    /// whose proof belongs to another key, or is altered, is refused when parsed.
+    #[test]
+    fn cosi_witness_entries_need_a_valid_proof_of_possession() {
+        let mut rng = rand_core::OsRng;
+        let mut a = entry(1, 7001);
+        a.cosi = Some(witness_entry(&mut rng));
+        let parsed = RosterEntry::from_toml(&a.to_toml(), "a").expect("valid proof");
+        assert_eq!(parsed, a);
+        let roster = Roster::from_entries([src(a.clone()), src(entry(2, 7002))]).expect("roster");
+        assert_eq!(roster.cosi_witnesses().len(), 1);
+
+        let (own, other) = (a.cosi.expect("set"), witness_entry(&mut rng));
+        let mut swapped = own.to_bytes();
+        swapped[32..].copy_from_slice(&other.to_bytes()[32..]);
+        let mut tampered = own.to_bytes();
+        tampered[40] ^= 1;
+        for bad in [swapped, tampered] {
+            let text = a
+                .to_toml()
+                .replace(&hex::encode(own.to_bytes()), &hex::encode(bad));
+            let err = RosterEntry::from_toml(&text, "rogue").expect_err("bad proof");
+            assert!(err.to_string().contains("cosi"), "{err}");
+        }
+    }
+
     #[test]
     fn invalid_entries_are_typed_errors() {
         let good = entry(1, 7001).to_toml();
@@ -605,7 +657,9 @@ mod tests {
             good.replace("127.0.0.1:7001", "127.0.0.1:0"),
             good.replace("node-1", ""),
             format!("{good}extra = 1\n"),
-            format!("{good}pop = \"zz\"\n"),
+            format!("{good}pop = \"ab\"\n"),
+            format!("{good}cosi = \"zz\"\n"),
+            format!("{good}cosi = \"{}\"\n", "ab".repeat(95)),
             "not toml at all [".to_string(),
         ];
         for text in cases {

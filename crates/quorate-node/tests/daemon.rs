@@ -39,6 +39,7 @@ fn setup(id: u16, key: &SigningKey, peers: &Peers) -> NodeSetup {
         transport: TransportConfig::default(),
         runtime: RuntimeConfig::default(),
         public_http: None,
+        cosi: None,
     }
 }
 

@@ -26,7 +26,10 @@
 //! pool, builds the tree, has the roster cosign the header and appends the round to the store
 //! in one transaction. Only then is the round published to receipt readers. A failed round
 //! (signing or store error) is retried with the same hashes and round number, so tickets stay
-//! valid. An empty interval produces no round.
+//! valid, and with the same header while its time is fresh (a witness that cosigned it must
+//! not be asked for a conflicting one). The header is stored as the store's pending round
+//! before the witnesses see it, so a server killed mid-signing asks for that same header
+//! again at start (its tickets then get receipts too). An empty interval produces no round.
 //!
 //! **Back-pressure.** If more than `max_pending` hashes are waiting (the sealer has fallen
 //! behind), submits get `503` until it catches up.
@@ -34,7 +37,7 @@
 //! **Shutdown** stops accepting connections, seals what is still in the batch (later submits
 //! get `503`), then returns.
 
-use super::store::Store;
+use super::store::{PendingRound, Store};
 use anyhow::Context as _;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -43,7 +46,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use quorate_cosi::timestamp::{
-    parse_hash_hex_bytes, seal_round, ChainHead, Hash, IssuedRound, RootCosigner,
+    build_tree, parse_hash_hex_bytes, ChainHead, Hash, IssuedRound, RootCosigner, RoundHeader,
+    SignedRound,
 };
 use serde::Deserialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -170,14 +174,20 @@ impl TimestampServer {
         let head = last
             .as_ref()
             .map_or_else(ChainHead::genesis, ChainHead::after);
+        // A round the last run was cosigning when it stopped is asked for again unchanged.
+        let resumed = store.pending()?.filter(|p| {
+            let h = &p.header;
+            h.round == head.next_round && h.prev == head.prev && h.roster_id == cosigner.roster_id()
+        });
+        let first_round = head.next_round + u64::from(resumed.is_some());
         let (signed, _) = watch::channel(last.map(|h| h.round));
         let mut instance = [0u8; 8];
         rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut instance);
         let shared = Arc::new(Shared {
             instance,
-            first_round: head.next_round,
+            first_round,
             pending: Mutex::new(Pending {
-                round: head.next_round,
+                round: first_round,
                 hashes: Vec::new(),
                 closed: false,
             }),
@@ -208,7 +218,7 @@ impl TimestampServer {
                 })
                 .await
         });
-        let sealer = tokio::spawn(sealer(shared, head, shutdown.subscribe()));
+        let sealer = tokio::spawn(sealer(shared, head, resumed, shutdown.subscribe()));
         Ok(TimestampServer {
             addr,
             shutdown,
@@ -231,36 +241,75 @@ impl TimestampServer {
     }
 }
 
-async fn sealer(shared: Arc<Shared>, mut head: ChainHead, mut shutdown: watch::Receiver<bool>) {
+/// A prepared header is asked for again on a retry while its time is this fresh; after that a
+/// retry prepares a new one (witnesses check round times against their clocks).
+const REUSE_HEADER_MS: u64 = 5_000;
+
+/// A batch to seal: its hashes, the instance nonce of the run whose tickets name it, and the
+/// header already prepared for it (asked for again unchanged, so that witnesses that
+/// cosigned it are not asked to cosign a conflicting one).
+struct Batch {
+    round: u64,
+    hashes: Vec<Hash>,
+    instance: [u8; 8],
+    prepared: Option<RoundHeader>,
+}
+
+async fn sealer(
+    shared: Arc<Shared>,
+    mut head: ChainHead,
+    resumed: Option<PendingRound>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     // The first tick is one interval after start (`interval` would fire at once).
     let period = shared.config.round_interval;
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut carried = resumed.map(|p| Batch {
+        round: p.header.round,
+        hashes: p.hashes,
+        instance: <[u8; 8]>::try_from(p.instance.as_slice()).unwrap_or_default(),
+        prepared: Some(p.header),
+    });
     loop {
-        let already_stopping = *shutdown.borrow();
-        let stopping = already_stopping
-            || tokio::select! {
-                _ = ticker.tick() => false,
-                () = shared.batch_full.notified() => false,
-                _ = shutdown.changed() => true,
-            };
-        let batch = {
-            let mut p = lock(&shared.pending);
-            p.closed = stopping;
-            if p.hashes.is_empty() {
-                None
-            } else {
-                let hashes = std::mem::take(&mut p.hashes);
-                let round = p.round;
-                p.round += 1;
-                Some((round, hashes))
+        let (batch, stopping) = match carried.take() {
+            Some(b) => (Some(b), *shutdown.borrow()),
+            None => {
+                let already_stopping = *shutdown.borrow();
+                let stopping = already_stopping
+                    || tokio::select! {
+                        _ = ticker.tick() => false,
+                        () = shared.batch_full.notified() => false,
+                        _ = shutdown.changed() => true,
+                    };
+                let mut p = lock(&shared.pending);
+                p.closed = stopping;
+                let batch = if p.hashes.is_empty() {
+                    None
+                } else {
+                    let hashes = std::mem::take(&mut p.hashes);
+                    let round = p.round;
+                    p.round += 1;
+                    Some(Batch {
+                        round,
+                        hashes,
+                        instance: shared.instance,
+                        prepared: None,
+                    })
+                };
+                (batch, stopping)
             }
         };
-        if let Some((round, hashes)) = batch {
-            debug_assert_eq!(round, head.next_round);
+        if let Some(mut batch) = batch {
+            debug_assert_eq!(batch.round, head.next_round);
             let mut attempt = 0u32;
             loop {
-                match seal_and_store(&shared, head, hashes.clone()).await {
+                let fixed = batch
+                    .prepared
+                    .filter(|h| now_ms().saturating_sub(h.time_ms) < REUSE_HEADER_MS);
+                let (tried, result) = seal_and_store(&shared, head, &batch, fixed).await;
+                batch.prepared = tried;
+                match result {
                     Ok(issued) => {
                         head = ChainHead::after(issued.header());
                         publish(&shared, issued);
@@ -268,11 +317,15 @@ async fn sealer(shared: Arc<Shared>, mut head: ChainHead, mut shutdown: watch::R
                     }
                     Err(e) => {
                         attempt += 1;
-                        eprintln!("error: sealing round {round} (attempt {attempt}): {e:#}");
+                        eprintln!(
+                            "error: sealing round {} (attempt {attempt}): {e:#}",
+                            batch.round
+                        );
                         if stopping && attempt >= 3 {
                             eprintln!(
-                                "error: giving up on round {round}; its {} tickets get no receipt",
-                                hashes.len()
+                                "error: giving up on round {}; its {} tickets get no receipt",
+                                batch.round,
+                                batch.hashes.len()
                             );
                             return;
                         }
@@ -288,21 +341,45 @@ async fn sealer(shared: Arc<Shared>, mut head: ChainHead, mut shutdown: watch::R
     }
 }
 
+/// Builds (or reuses) the round header, records it as pending, has the witnesses cosign it
+/// and appends the signed round. Returns the header tried, for a retry.
 async fn seal_and_store(
     shared: &Arc<Shared>,
     head: ChainHead,
-    hashes: Vec<Hash>,
-) -> anyhow::Result<IssuedRound> {
+    batch: &Batch,
+    fixed: Option<RoundHeader>,
+) -> (Option<RoundHeader>, anyhow::Result<IssuedRound>) {
     let cosigner = shared.cosigner.clone();
     let store = shared.store.clone();
-    let instance = shared.instance;
-    tokio::task::spawn_blocking(move || {
-        let issued = seal_round(&head, hashes, now_ms(), cosigner.as_ref())?;
-        lock(&store).append(&issued, &instance)?;
-        Ok(issued)
-    })
-    .await
-    .context("sealing task panicked")?
+    let instance = batch.instance;
+    let hashes = batch.hashes.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let tree = build_tree(&hashes);
+        let header = fixed.unwrap_or(RoundHeader {
+            roster_id: cosigner.roster_id(),
+            round: head.next_round,
+            time_ms: now_ms().max(head.last_time_ms),
+            tree_size: tree.size(),
+            prev: head.prev,
+            root: tree.root(),
+        });
+        let result = (|| {
+            lock(&store).set_pending(&header, &hashes, &instance)?;
+            let signature = cosigner.cosign(&header.message())?;
+            let issued = IssuedRound {
+                signed: SignedRound { header, signature },
+                hashes,
+                tree,
+            };
+            lock(&store).append(&issued, &instance)?;
+            Ok(issued)
+        })();
+        (Some(header), result)
+    });
+    match task.await {
+        Ok(r) => r,
+        Err(e) => (fixed, Err(anyhow::anyhow!("sealing task panicked: {e}"))),
+    }
 }
 
 fn publish(shared: &Shared, issued: IssuedRound) {

@@ -5,17 +5,26 @@ use crate::server::{ServerConfig, TimestampServer};
 use crate::store::Store;
 use crate::witnesses::open_cosigner;
 use anyhow::Context as _;
-use quorate_cosi::timestamp::{InProcessCosigner, RosterVerifier};
+use quorate_cosi::timestamp::{RootCosigner, RosterVerifier};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// A running timestamp service: the HTTP server, its store and its in-process witnesses, on
-/// a multi-threaded tokio runtime owned by this value.
-#[derive(Debug)]
+/// A running timestamp service: the HTTP server, its store and its witnesses (in-process, or
+/// remote witness nodes behind a [`RootCosigner`]), on a multi-threaded tokio runtime owned
+/// by this value.
 pub struct Service {
     runtime: tokio::runtime::Runtime,
     server: TimestampServer,
-    cosigner: Arc<InProcessCosigner>,
+    cosigner: Arc<dyn RootCosigner>,
+    verifier: RosterVerifier,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Service {
@@ -39,6 +48,20 @@ impl Service {
         worker_threads: Option<usize>,
     ) -> anyhow::Result<Service> {
         let cosigner = Arc::new(open_cosigner(&store, witnesses)?);
+        let verifier = cosigner.verifier();
+        Self::start_with_cosigner(addr, store, cosigner, verifier, config, worker_threads)
+    }
+
+    /// Starts serving with `cosigner` (e.g. remote witness nodes), whose signatures
+    /// `verifier` accepts.
+    pub fn start_with_cosigner(
+        addr: SocketAddr,
+        store: Store,
+        cosigner: Arc<dyn RootCosigner>,
+        verifier: RosterVerifier,
+        config: ServerConfig,
+        worker_threads: Option<usize>,
+    ) -> anyhow::Result<Service> {
         let mut builder = tokio::runtime::Builder::new_multi_thread();
         if let Some(threads) = worker_threads {
             builder.worker_threads(threads);
@@ -54,6 +77,7 @@ impl Service {
             runtime,
             server,
             cosigner,
+            verifier,
         })
     }
 
@@ -63,13 +87,13 @@ impl Service {
     }
 
     /// The witnesses that cosign the rounds.
-    pub fn cosigner(&self) -> &Arc<InProcessCosigner> {
+    pub fn cosigner(&self) -> &Arc<dyn RootCosigner> {
         &self.cosigner
     }
 
-    /// A receipt verifier for this service's roster (every witness must have signed).
+    /// A receipt verifier for this service's roster and policy.
     pub fn verifier(&self) -> RosterVerifier {
-        self.cosigner.verifier()
+        self.verifier.clone()
     }
 
     /// One HTTP request to this service: `(status, body)`. See [`http_call`].

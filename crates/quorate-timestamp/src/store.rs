@@ -12,6 +12,14 @@
 //! (tickets are `ROUND-INDEX-INSTANCE`), so a ticket from a run that died before sealing is
 //! never matched to a hash submitted to a later run. The database file is created mode 0600.
 //!
+//! **The round being signed.** Before the witnesses are asked to cosign a round header, the
+//! header and its leaves are stored as the single `pending` row ([`Store::set_pending`]);
+//! appending the signed round deletes it in the same transaction. A server killed while its
+//! witnesses cosign finds the row at start and asks for that very header again: remote
+//! witnesses that already cosigned it accept it unchanged, whereas a new header for the same
+//! round would conflict with what they signed. The row also keeps the tickets of the dead run
+//! (its instance nonce) valid.
+//!
 //! **Lookup by hash.** `leaf_index` maps the first 8 bytes of every stored hash to its
 //! `(round, index)`, written in the same transaction as the round, so a client that lost its
 //! ticket can still find its receipt ([`Store::find_hash`]). An 8-byte integer key keeps the
@@ -23,6 +31,17 @@ use anyhow::{bail, ensure, Context as _};
 use quorate_cosi::timestamp::{ChainHead, Hash, IssuedRound, RoundHeader, SignedRound};
 use rusqlite::{params, Connection, OptionalExtension as _};
 use std::path::Path;
+
+/// The round a server was having cosigned ([`Store::pending`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingRound {
+    /// The header the witnesses were asked to cosign.
+    pub header: RoundHeader,
+    /// Its leaves.
+    pub hashes: Vec<Hash>,
+    /// The instance nonce of the run whose tickets name the round.
+    pub instance: Vec<u8>,
+}
 
 /// An open store.
 #[derive(Debug)]
@@ -45,6 +64,17 @@ CREATE TABLE IF NOT EXISTS rounds (
     signature BLOB NOT NULL,
     leaves    BLOB NOT NULL,
     instance  BLOB NOT NULL DEFAULT x''
+);
+CREATE TABLE IF NOT EXISTS pending (
+    one       INTEGER PRIMARY KEY CHECK (one = 1),
+    round     INTEGER NOT NULL,
+    time_ms   INTEGER NOT NULL,
+    tree_size INTEGER NOT NULL,
+    prev      BLOB NOT NULL,
+    root      BLOB NOT NULL,
+    roster_id BLOB NOT NULL,
+    leaves    BLOB NOT NULL,
+    instance  BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS leaf_index (
     prefix INTEGER NOT NULL,
@@ -263,8 +293,94 @@ impl Store {
             ],
         )?;
         index_leaves(&tx, to_i64(h.round)?, &round.hashes)?;
+        tx.execute("DELETE FROM pending", [])?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Records the round about to be cosigned (replacing any earlier pending round).
+    pub fn set_pending(
+        &mut self,
+        header: &RoundHeader,
+        hashes: &[Hash],
+        instance: &[u8],
+    ) -> anyhow::Result<()> {
+        let mut leaves = Vec::with_capacity(hashes.len() * 32);
+        for hash in hashes {
+            leaves.extend_from_slice(hash);
+        }
+        self.conn.execute(
+            "INSERT OR REPLACE INTO pending
+               (one, round, time_ms, tree_size, prev, root, roster_id, leaves, instance)
+             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                to_i64(header.round)?,
+                to_i64(header.time_ms)?,
+                to_i64(header.tree_size)?,
+                &header.prev[..],
+                &header.root[..],
+                &header.roster_id[..],
+                leaves,
+                instance,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The round that was being cosigned when the last run stopped, if it was never
+    /// appended: its header, leaves and the instance nonce of the run that handed out its
+    /// tickets. The header is checked against the leaves.
+    pub fn pending(&self) -> anyhow::Result<Option<PendingRound>> {
+        type Row = (i64, i64, i64, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+        let row: Option<Row> = self
+            .conn
+            .query_row(
+                "SELECT round, time_ms, tree_size, prev, root, roster_id, leaves, instance
+                 FROM pending WHERE one = 1",
+                [],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((round, time_ms, tree_size, prev, root, roster_id, leaves, instance)) = row else {
+            return Ok(None);
+        };
+        ensure!(
+            leaves.len().is_multiple_of(32),
+            "pending round's leaves are not a multiple of 32 bytes"
+        );
+        let hashes: Vec<Hash> = leaves
+            .chunks_exact(32)
+            .filter_map(|c| Hash::try_from(c).ok())
+            .collect();
+        let header = RoundHeader {
+            roster_id: to_hash(roster_id, "roster id")?,
+            round: u64::try_from(round)?,
+            time_ms: u64::try_from(time_ms)?,
+            tree_size: u64::try_from(tree_size)?,
+            prev: to_hash(prev, "prev")?,
+            root: to_hash(root, "root")?,
+        };
+        let tree = quorate_cosi::timestamp::build_tree(&hashes);
+        ensure!(
+            tree.root() == header.root && tree.size() == header.tree_size,
+            "pending round's leaves do not match its root"
+        );
+        Ok(Some(PendingRound {
+            header,
+            hashes,
+            instance,
+        }))
     }
 
     /// The instance nonce of the server run that handed out round `round`'s tickets, if the

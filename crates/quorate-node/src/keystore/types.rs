@@ -37,6 +37,11 @@ impl KeyId {
         KeyId("_identity".to_string())
     }
 
+    /// The reserved key id of the node's CoSi witness key ([`crate::cosi`]).
+    pub fn cosi_witness() -> KeyId {
+        KeyId("_cosi-witness".to_string())
+    }
+
     /// A key id read back from the store (reserved names allowed).
     pub(crate) fn from_stored(s: String) -> Result<KeyId, KeystoreError> {
         if valid_name(&s) {
@@ -77,6 +82,8 @@ impl Kind {
     pub const KEY_SHARE: Kind = Kind(Cow::Borrowed("key-share"));
     /// A persisted session state (used by [`super::Sessions`]).
     pub const SESSION_STATE: Kind = Kind(Cow::Borrowed("session-state"));
+    /// A CoSi witness secret key ([`crate::cosi`]).
+    pub const COSI_WITNESS: Kind = Kind(Cow::Borrowed("cosi-witness"));
 
     /// A kind, validated.
     pub fn new(s: &str) -> Result<Kind, KeystoreError> {

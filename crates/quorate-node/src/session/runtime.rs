@@ -113,6 +113,9 @@ pub struct Runtime {
     metrics: Arc<Metrics>,
     config: RuntimeConfig,
     routes: Mutex<Routes>,
+    /// Verified envelopes of protocols served outside the session runtime (the CoSi witness
+    /// role), by protocol name.
+    protocol_routes: Mutex<BTreeMap<&'static str, mpsc::Sender<Envelope>>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -154,7 +157,18 @@ impl Runtime {
             metrics,
             config,
             routes: Mutex::new(Routes::default()),
+            protocol_routes: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// Hands every verified envelope of `protocol` to `tx` instead of the session runtime
+    /// (for protocols with their own message flow, such as [`crate::cosi`]).
+    pub fn route_protocol(&self, protocol: &'static str, tx: mpsc::Sender<Envelope>) {
+        let mut routes = match self.protocol_routes.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        routes.insert(protocol, tx);
     }
 
     /// This node's id.
@@ -219,6 +233,16 @@ impl Runtime {
             return self.reject(m.from, e);
         }
         self.metrics.inc("quorate_messages_received_total");
+        let routed = match self.protocol_routes.lock() {
+            Ok(g) => g.get(env.header.protocol.as_str()).cloned(),
+            Err(p) => p.into_inner().get(env.header.protocol.as_str()).cloned(),
+        };
+        if let Some(tx) = routed {
+            if tx.try_send(env).is_err() {
+                self.reject(m.from, "protocol inbox full");
+            }
+            return;
+        }
         if env.header.round == 0 {
             if let Ok(Control::Propose(p)) = serde_json::from_slice::<Control>(&env.payload) {
                 let this = self.clone();

@@ -8,6 +8,8 @@
 
 #[cfg(feature = "timestamp-server")]
 pub mod client;
+#[cfg(feature = "timestamp-server")]
+mod remote;
 
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
@@ -18,7 +20,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 #[cfg(feature = "timestamp-server")]
 use {
-    quorate_cosi::timestamp::RootCosigner as _,
     quorate_eval::bench::BenchSuite,
     quorate_timestamp::loadgen::{run_load_blocking, LoadConfig},
     quorate_timestamp::{roster_json, ServerConfig, Service, Store},
@@ -82,9 +83,29 @@ fn usize_in(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, alias = "listen", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Number of in-process witnesses (fixed for the life of the store; 1..=1024).
+    /// The node roster (TOML, `quorate node roster`): its CoSi witness nodes cosign the
+    /// rounds. Without it the witnesses are in-process keys (a single-operator demo).
+    #[arg(long, value_name = "FILE", requires = "node")]
+    pub roster: Option<PathBuf>,
+    /// The leader's node directory (with `--roster`): this process is that node (do not
+    /// also run `quorate node run` on it) and the root of the signing tree.
+    #[arg(long, value_name = "DIR", requires = "roster")]
+    pub node: Option<PathBuf>,
+    /// With `--roster`: a round needs at least T witnesses (default n − ⌊(n−1)/3⌋).
+    #[arg(long, value_name = "T", requires = "roster")]
+    pub threshold: Option<usize>,
+    /// With `--roster`: how long a tree node waits for its children, per level below it,
+    /// in milliseconds (10..=60000).
+    #[arg(long, default_value_t = 500,
+          value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub level_timeout_ms: u64,
+    /// With `--node`: the node's keystore passphrase.
+    #[command(flatten)]
+    pub passphrase: quorate_node::identity::PassphraseArgs,
+    /// Number of in-process witnesses without `--roster` (fixed for the life of the store;
+    /// 1..=1024).
     #[arg(long, default_value_t = 16, value_parser = usize_in(1, MAX_SERVE_WITNESSES))]
     pub witnesses: usize,
     /// SQLite database of issued rounds (created if missing).
@@ -200,16 +221,51 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         max_wait: Duration::from_millis(args.max_wait_ms),
         ..ServerConfig::default()
     };
-    let service = Service::start(args.addr, store, args.witnesses, config)?;
+    let (service, witnesses, _node) = match (&args.roster, &args.node) {
+        (Some(roster), Some(node)) => {
+            let first = head
+                .next_round
+                .saturating_sub(quorate_node::cosi::service::HISTORY as u64);
+            let recent = (first..head.next_round)
+                .map(|r| store.load_round(r))
+                .filter_map(Result::transpose)
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let leader = remote::Leader::start(args, roster, node, recent)?;
+            let service = Service::start_with_cosigner(
+                args.addr,
+                store,
+                leader.cosigner.clone(),
+                leader.verifier.clone(),
+                config,
+                None,
+            )?;
+            let about = leader.describe();
+            (service, about, Some(leader))
+        }
+        _ => {
+            eprintln!(
+                "single-operator demo: the {} witnesses are keys inside this process (their seed \
+                 is in {}); whoever holds that file is every witness. For independent \
+                 witnesses run witness nodes and pass --roster FILE --node DIR.",
+                args.witnesses,
+                args.db.display()
+            );
+            let service = Service::start(args.addr, store, args.witnesses, config)?;
+            (
+                service,
+                format!("{} in-process witnesses", args.witnesses),
+                None,
+            )
+        }
+    };
     if let Some(path) = &args.roster_out {
         std::fs::write(path, roster_json(service.cosigner().as_ref()) + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
     service.serve_until_signal(|service| {
-            println!(
-            "timestamp server on http://{} | {} witnesses, roster {} | next round {} | rounds every {} ms",
+        println!(
+            "timestamp server on http://{} | {witnesses}, roster {} | next round {} | rounds every {} ms",
             service.local_addr(),
-            args.witnesses,
             hex::encode(service.cosigner().roster_id()),
             head.next_round,
             args.round_ms
@@ -218,11 +274,28 @@ fn serve(args: &ServeArgs) -> anyhow::Result<()> {
 }
 
 /// Reads a roster file: a JSON array of hex roster entries (public key ‖ proof of
-/// possession, as served by `GET /v1/roster` and written by `serve --roster-out`). Every
-/// proof is checked; bare public keys are refused.
+/// possession, as served by `GET /v1/roster` and written by `serve --roster-out`), or a node
+/// roster (TOML, `quorate node roster`), whose CoSi witnesses in id order are the roster.
+/// Every proof of possession is checked; bare public keys are refused.
 pub fn read_roster(path: &Path) -> anyhow::Result<Roster> {
     let text = crate::files::read_text(path)?;
-    Roster::from_json(&text).with_context(|| format!("{}: roster", path.display()))
+    if text.trim_start().starts_with('[') {
+        return Roster::from_json(&text).with_context(|| format!("{}: roster", path.display()));
+    }
+    let nodes = quorate_node::roster::Roster::from_toml(&text, &path.display().to_string())
+        .with_context(|| {
+            format!(
+                "{}: neither a JSON roster nor a node roster",
+                path.display()
+            )
+        })?;
+    let entries: Vec<_> = nodes.cosi_witnesses().into_iter().map(|(_, e)| e).collect();
+    anyhow::ensure!(
+        !entries.is_empty(),
+        "{}: the node roster lists no CoSi witness (no `cosi` entries)",
+        path.display()
+    );
+    Roster::new(entries).with_context(|| format!("{}: CoSi witnesses", path.display()))
 }
 
 /// A verifier for `roster` that accepts signatures by at least `threshold` witnesses, or by
