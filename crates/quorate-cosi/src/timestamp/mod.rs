@@ -87,15 +87,15 @@ pub mod cosigner;
 pub mod merkle;
 pub mod receipt;
 pub mod round;
+pub mod text;
 pub mod validator;
 pub mod witnesses;
 
 pub use chain::{build_tree, check_chain, seal_round, ChainError, ChainHead, IssuedRound};
 pub use cosigner::{CosignError, RootCosigner, RoundVerifier};
 pub use merkle::{leaf_hash, node_hash, verify_inclusion, Hash, InclusionError, MerkleTree};
-pub use receipt::{
-    parse_hash_hex, parse_hash_hex_bytes, rfc3339_utc, Receipt, ReceiptError, RECEIPT_SCHEME,
-};
+pub use receipt::{Receipt, ReceiptError, RECEIPT_SCHEME};
 pub use round::{RoundHeader, SignedRound, GENESIS_PREV, ROUND_DOMAIN, ROUND_MESSAGE_LEN};
+pub use text::{parse_hash_hex, parse_hash_hex_bytes, rfc3339_utc};
 pub use validator::{system_clock, Clock, TimestampValidator, DEFAULT_MAX_SKEW_MS};
 pub use witnesses::{InProcessCosigner, RosterVerifier};

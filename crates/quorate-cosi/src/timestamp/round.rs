@@ -18,7 +18,7 @@
 //! distinct when two rounds carry identical batches (same root).
 
 use super::merkle::Hash;
-use super::receipt::{hex32, hex_bytes, rfc3339_utc};
+use super::text::{hex32, hex_bytes, rfc3339_utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
