@@ -23,11 +23,12 @@
 
 use crate::proofs::{prove_cold, ColdProof, ProofContext};
 use crate::register::messages::ColdPublicKey;
-use crate::wire::{g2_to_bytes, G2_BYTES};
+use crate::wire::{g2_to_bytes, nonzero_scalar_from_bytes, scalar_to_bytes, G2_BYTES};
 use blstrs::{G2Projective, Scalar};
+use group::Group;
 use quorate_core::hash::hash_to_field_xmd_sha256;
 use quorate_core::secret::{wipe_field, REDACTED};
-use quorate_core::PartyId;
+use quorate_core::{DecodeError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 use std::collections::HashMap;
 use std::fmt;
@@ -95,5 +96,25 @@ impl ColdParty {
     /// Π_DL: proves knowledge of `dk_i` for `ek_i`, bound to `ctx` and the index.
     pub fn prove<R: RngCore + CryptoRng>(&self, ctx: &ProofContext, rng: &mut R) -> ColdProof {
         prove_cold(&self.dk, &self.ek.0, self.index, ctx, rng)
+    }
+
+    /// The secret key `dk_i` (32 bytes, big-endian), for an offline custodian that keeps
+    /// it in a file. **A secret**: wiped when the returned buffer drops.
+    pub fn secret_bytes(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        zeroize::Zeroizing::new(scalar_to_bytes(&self.dk))
+    }
+
+    /// The cold party of index `i` with the secret key `dk_i` of [`ColdParty::secret_bytes`]
+    /// (canonical and non-zero, else an error); `ek_i = dk_i·g2` is recomputed. It serves
+    /// no client until [`ColdParty::add_client`].
+    pub fn from_secret_bytes(index: PartyId, bytes: &[u8]) -> Result<Self, DecodeError> {
+        let dk = nonzero_scalar_from_bytes("cold secret key", bytes)?;
+        let ek = ColdPublicKey(G2Projective::generator() * dk);
+        Ok(ColdParty {
+            index,
+            dk,
+            ek,
+            pads: HashMap::new(),
+        })
     }
 }

@@ -9,6 +9,7 @@
 use crate::group::GroupPublic;
 use crate::kzg::Crs;
 use crate::proofs::{prove_hot, HotProof, ProofContext};
+use crate::register::messages::HotRegistration;
 use blstrs::{G1Projective, G2Prepared, Scalar};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::PartyId;
@@ -80,5 +81,18 @@ impl HotParty {
             ctx,
             rng,
         )
+    }
+
+    /// This party's private state `(i, hx_i, π_i)` as a registration payload, for a node
+    /// that seals it at rest. [`HotParty::register`] with the current record
+    /// ([`HotParty::public`]) and the cold partner's `K_i` rebuilds the party from it,
+    /// re-running every registration check (they hold after any committed refresh too:
+    /// `π_i` opens the refreshed `com_T` and `hx_i·g2 = vs_i + K_i`). **Contains a secret.**
+    pub fn to_payload(&self) -> HotRegistration {
+        HotRegistration {
+            index: self.index,
+            hot_share: self.hot_share,
+            opening: self.opening,
+        }
     }
 }

@@ -11,6 +11,7 @@
 //! | GET | `/v1/waiting` | sessions waiting, with "waiting for node 3 in round 2" |
 //! | GET | `/v1/keys` | the keys this node holds (public facts) |
 //! | GET | `/v1/keys/{key_id}` | one key: protocol, epoch, threshold, holders, public key |
+//! | | `/v1/bls/…` | the BLS hot role ([`crate::session::bls`]) |
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -43,6 +44,7 @@ pub struct ApiState {
     runtime: Arc<Runtime>,
     token_hash: [u8; 32],
     keys: Option<Arc<dyn KeyDirectory>>,
+    bls: Option<Arc<crate::session::bls::BlsHot>>,
 }
 
 impl std::fmt::Debug for ApiState {
@@ -60,7 +62,18 @@ impl ApiState {
             runtime,
             token_hash: Sha256::digest(token.as_bytes()).into(),
             keys: None,
+            bls: None,
         }
+    }
+
+    /// Serves `/v1/bls/…` from `bls`.
+    pub fn with_bls(mut self, bls: Option<Arc<crate::session::bls::BlsHot>>) -> Self {
+        self.bls = bls;
+        self
+    }
+
+    pub(crate) fn bls(&self) -> Option<&Arc<crate::session::bls::BlsHot>> {
+        self.bls.as_ref()
     }
 
     /// Serves `/v1/keys` from `keys`.
@@ -69,7 +82,7 @@ impl ApiState {
         self
     }
 
-    fn authorized(&self, headers: &HeaderMap) -> bool {
+    pub(crate) fn authorized(&self, headers: &HeaderMap) -> bool {
         let Some(value) = headers.get(header::AUTHORIZATION) else {
             return false;
         };
@@ -117,6 +130,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/v1/keys", get(list_keys))
         .route("/v1/keys/{key_id}", get(get_key))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .merge(crate::session::bls::routes::router())
         .with_state(state)
 }
 

@@ -28,6 +28,7 @@ use crate::identity::{IdentityError, NodeId, PassphraseArgs};
 use crate::keystore::{KeyId, Keystore};
 use crate::nodedir::{NodeDir, NodeDirError};
 use crate::roster::{Roster, RosterError};
+use crate::session::bls::BlsHot;
 use crate::session::ecdsa::keygen::EcdsaKeygen;
 use crate::session::ecdsa::refresh::EcdsaRefresh;
 use crate::session::ecdsa::sign::EcdsaSign;
@@ -234,6 +235,18 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         }),
         _ => None,
     };
+    let roster_keys: std::collections::BTreeMap<u16, _> = roster
+        .entries()
+        .map(|e| (e.id.get(), e.public_key))
+        .collect();
+    let bls = BlsHot::open(
+        &args.dir,
+        &loaded.identity,
+        &passphrase,
+        loaded.keystore.kdf_params(),
+        roster_keys,
+    )
+    .map_err(|e| RunError::Other(format!("BLS hot keystore: {e}")))?;
     let keystore = Arc::new(Mutex::new(loaded.keystore));
     let ecdsa = EcdsaNode::new(
         id,
@@ -261,6 +274,7 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         ],
         policy: Arc::new(BanPolicy::new(keystore)),
         keys: Some(ecdsa),
+        bls: Some(bls),
         transport: TransportConfig::default(),
         runtime: RuntimeConfig {
             round_timeout: Duration::from_millis(args.round_timeout_ms),

@@ -43,6 +43,8 @@ pub struct NodeSetup {
     pub policy: Arc<dyn Policy>,
     /// Keys served by the operator API's `/v1/keys` (none when absent).
     pub keys: Option<Arc<dyn KeyDirectory>>,
+    /// The BLS hot role, served under `/v1/bls/` (none when absent).
+    pub bls: Option<Arc<crate::session::bls::BlsHot>>,
     /// Transport limits.
     pub transport: TransportConfig,
     /// Runtime limits.
@@ -188,7 +190,9 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(api::serve(
         listener,
-        ApiState::new(runtime.clone(), &setup.api_token).with_keys(setup.keys),
+        ApiState::new(runtime.clone(), &setup.api_token)
+            .with_keys(setup.keys)
+            .with_bls(setup.bls),
         async {
             let _ = stop_rx.await;
         },

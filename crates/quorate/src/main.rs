@@ -4,7 +4,7 @@
 //! any other error (printed to stderr as `error: …`).
 
 use clap::{Args, Parser, Subcommand};
-use quorate::systems::bls::{self, BlsDemoArgs, BlsVerifyArgs};
+use quorate::systems::bls::{self, deploy, BlsDemoArgs, BlsVerifyArgs};
 use quorate::systems::cosi::{self, CosiDemoArgs, CosiVerifyArgs};
 use quorate::systems::ecdsa::{self, EcdsaDemoArgs, EcdsaVerifyArgs};
 use quorate::systems::mixnet::{self, MixnetDemoArgs};
@@ -88,6 +88,28 @@ enum BlsCommand {
     Demo(BlsDemoArgs),
     /// Verify a signature: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(BlsVerifyArgs),
+    /// Write a KZG ceremony transcript (the CRS file every party of a key uses).
+    Setup(deploy::SetupArgs),
+    /// The offline cold custodian (files only).
+    Cold {
+        #[command(subcommand)]
+        command: deploy::ColdCommand,
+    },
+    /// The client's key files.
+    Client {
+        #[command(subcommand)]
+        command: deploy::ClientCommand,
+    },
+    /// ClientRegister to hot nodes (`--node DIR` each) with the cold custodians' keys.
+    Register(deploy::RegisterArgs),
+    /// Refresh the hot shares on every hot node (resumes an unfinished refresh).
+    Refresh(deploy::RefreshArgs),
+    /// Write a signing-request file for the cold custodians.
+    Request(deploy::RequestArgs),
+    /// Recovery signing: t hot partials from nodes, t cold partials from files.
+    Sign(deploy::SignArgs),
+    /// Audit: Π_EKS from every hot node and the cold Π_DL proofs; exit 1 if any fails.
+    Audit(deploy::AuditArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,6 +171,43 @@ fn main() -> ExitCode {
         Command::Bls { command } => match command {
             BlsCommand::Demo(args) => bls::demo(&args),
             BlsCommand::Verify(args) => return bls::verify(&args),
+            BlsCommand::Setup(args) => deploy::client::setup(&args),
+            BlsCommand::Cold { command } => match command {
+                deploy::ColdCommand::Keygen(args) => deploy::cold::keygen(&args),
+                deploy::ColdCommand::Enroll(args) => deploy::cold::enroll(&args),
+                deploy::ColdCommand::Sign(args) => deploy::cold::sign(&args),
+            },
+            BlsCommand::Client { command } => match command {
+                deploy::ClientCommand::Init(args) => deploy::client::init(&args),
+            },
+            BlsCommand::Register(args) => {
+                return deploy::client::finish(deploy::client::register(&args), args.json, |v| {
+                    format!("registered key {} with nodes {}", v["key_id"], v["holders"])
+                })
+            }
+            BlsCommand::Refresh(args) => {
+                return deploy::client::finish(deploy::client::refresh(&args), args.json, |v| {
+                    format!(
+                        "key {} at epoch {} on nodes {}",
+                        v["key_id"], v["epoch"], v["committed"]
+                    )
+                })
+            }
+            BlsCommand::Request(args) => deploy::client::request(&args),
+            BlsCommand::Sign(args) => {
+                return deploy::client::finish(
+                    deploy::client::sign(&args),
+                    args.json,
+                    deploy::client::signature_text,
+                )
+            }
+            BlsCommand::Audit(args) => {
+                return deploy::client::finish(
+                    deploy::audit::audit(&args),
+                    args.json,
+                    deploy::audit::text,
+                )
+            }
         },
         Command::Ecdsa { command } => match command {
             EcdsaCommand::Demo(args) => ecdsa::demo(&args),

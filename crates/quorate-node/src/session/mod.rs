@@ -13,6 +13,7 @@
 //!   2") and the coordinator retries without the culprits while the protocol's minimum
 //!   participant count allows.
 
+pub mod bls;
 pub mod driver;
 pub mod ecdsa;
 pub mod ping;

@@ -2,4 +2,6 @@
 
 // Each test binary uses only part of the harness.
 #[allow(dead_code)]
+pub mod bls;
+#[allow(dead_code)]
 pub mod cluster;

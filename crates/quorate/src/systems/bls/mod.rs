@@ -7,9 +7,12 @@
 //!   our verifier and by blst's.
 //! * [`verify`](mod@verify): `quorate bls verify`.
 //! * [`bench`](mod@bench): the rows of `quorate bench bls` (papers' Tables 1 and 2).
+//! * [`deploy`]: hot/cold BLS across real parties: `bls setup`, `bls cold …`, `bls client
+//!   init`, `bls register | refresh | request | sign | audit` (hot parties are nodes).
 
 pub mod bench;
 pub mod demo;
+pub mod deploy;
 pub mod verify;
 
 pub use bench::bench;

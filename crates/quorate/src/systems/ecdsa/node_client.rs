@@ -49,7 +49,7 @@ impl std::fmt::Debug for NodeClient {
 }
 
 /// Time allowed for one API call that does not run a session.
-const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Pause between polls of a running request.
 const POLL_EVERY: Duration = Duration::from_millis(200);
 
@@ -70,7 +70,8 @@ impl NodeClient {
         })
     }
 
-    fn call(
+    /// One API call: the status and the JSON body (`Null` when the body is not JSON).
+    pub(crate) fn call(
         &self,
         method: &str,
         path: &str,
@@ -90,7 +91,7 @@ impl NodeClient {
         Ok((r.status, v))
     }
 
-    fn unreachable(&self, e: ClientError) -> CmdError {
+    pub(crate) fn unreachable(&self, e: ClientError) -> CmdError {
         CmdError::Input(format!(
             "{e} (is `quorate node run` running for this directory?)"
         ))

@@ -1,0 +1,639 @@
+//! The client on the user's device: the CRS file, its keys, ClientRegister to the hot
+//! nodes, refresh, signing-request files and recovery signing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context as _};
+use ed25519_dalek::Signer as _;
+use quorate_bls::kzg::ceremony;
+use quorate_bls::{
+    combine, ColdRegistration, PadCommitment, PartialSignature, RefreshPublic, RefreshShare,
+    VerifiedColdKeys, CIPHERSUITE_ID,
+};
+use quorate_core::error::Culprits as _;
+use quorate_core::transcript::SessionId;
+use quorate_core::{PartyId, ThresholdParams};
+use quorate_node::session::bls::sign_request_message;
+use serde_json::{json, Value};
+use zeroize::Zeroizing;
+
+use super::files::{
+    hex_field, key_path, load_client, load_crs, node_id, read_json, refresh_path, str_field,
+    u16_field, write_json, KeyFile,
+};
+use super::{
+    ClientInitArgs, RefreshArgs, RegisterArgs, RequestArgs, SetupArgs, SignArgs, EXIT_FAILED,
+};
+use crate::common::{os_rng, print_json};
+use crate::files::{write_new_file, Access};
+use crate::systems::ecdsa::node_client::{NodeClient, CALL_TIMEOUT};
+
+/// Time allowed for one registration or refresh call (a node verifies the CRS once).
+const SLOW_CALL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Why a client command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input, files or configuration (exit 2).
+    Input(anyhow::Error),
+    /// A party misbehaved or a check failed (exit 1), with the culprits found.
+    Failed {
+        /// What happened.
+        error: String,
+        /// `{"role", "index", "node"}` of each culprit.
+        culprits: Vec<Value>,
+    },
+    /// A complete report whose verdict is negative (exit 1), such as a failed audit.
+    Report(Value),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Input(e)
+    }
+}
+
+/// Prints a result (JSON or text) and returns the exit code: 0, 1 (failed, culprits
+/// named), 2 (input).
+pub fn finish(
+    r: Result<Value, Failure>,
+    as_json: bool,
+    text: impl Fn(&Value) -> String,
+) -> ExitCode {
+    match r {
+        Ok(v) => {
+            if as_json {
+                let _ = print_json(&v);
+            } else {
+                println!("{}", text(&v));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Input(e)) => crate::common::malformed(format_args!("{e:#}")),
+        Err(Failure::Report(v)) => {
+            if as_json {
+                let _ = print_json(&v);
+            } else {
+                println!("{}", text(&v));
+            }
+            ExitCode::from(EXIT_FAILED)
+        }
+        Err(Failure::Failed { error, culprits }) => {
+            if as_json {
+                let _ = print_json(&json!({ "error": error, "culprits": culprits }));
+            } else {
+                println!("failed: {error}");
+                for c in &culprits {
+                    println!("culprit: {c}");
+                }
+            }
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// `quorate bls setup`.
+pub fn setup(args: &SetupArgs) -> anyhow::Result<()> {
+    crate::files::ensure_writable(&args.out, args.force)?;
+    let transcript = ceremony::run_transcript_in_process(
+        args.parties,
+        usize::from(args.contributors),
+        &SessionId::new(b"quorate/bls/setup".to_vec()),
+    )?;
+    write_new_file(
+        &args.out,
+        &transcript.to_bytes(),
+        Access::Public,
+        args.force,
+    )?;
+    println!(
+        "CRS for up to {} hot parties: {} (id {})",
+        args.parties,
+        args.out.display(),
+        hex::encode(transcript.id())
+    );
+    Ok(())
+}
+
+/// `quorate bls client init`.
+pub fn init(args: &ClientInitArgs) -> anyhow::Result<()> {
+    let secret_path = args.dir.join("client.secret");
+    let public_path = args.dir.join("client.pub");
+    crate::files::ensure_writable(&secret_path, false)?;
+    crate::files::ensure_writable(&public_path, false)?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("creating {}", args.dir.display()))?;
+    let mut rng = os_rng();
+    let sk = quorate_bls::SecretKey::random(&mut rng);
+    let client_sk = Zeroizing::new(sk.to_bytes());
+    let client = quorate_bls::Client::from_secret_key(sk);
+    let auth = ed25519_dalek::SigningKey::generate(&mut rng);
+    write_json(
+        &secret_path,
+        &json!({
+            "bls_secret_key": hex::encode(*client_sk),
+            "auth_seed": hex::encode(auth.to_bytes()),
+        }),
+        Access::Secret,
+    )?;
+    write_json(
+        &public_path,
+        &json!({
+            "public_key": hex::encode(client.public_key().to_bytes()),
+            "pop": hex::encode(client.proof_of_possession().to_bytes()),
+            "auth_key": hex::encode(auth.verifying_key().to_bytes()),
+        }),
+        Access::Public,
+    )?;
+    println!(
+        "client key {} (secret {}, public {})",
+        hex::encode(client.public_key().to_bytes()),
+        secret_path.display(),
+        public_path.display()
+    );
+    Ok(())
+}
+
+/// The hot nodes given on the command line, by node id.
+fn open_nodes(dirs: &[PathBuf]) -> anyhow::Result<BTreeMap<u16, NodeClient>> {
+    let mut out = BTreeMap::new();
+    for d in dirs {
+        let id = node_id(d)?;
+        let client = NodeClient::open(d).map_err(|e| anyhow!("{}: {e:?}", d.display()))?;
+        if out.insert(id, client).is_some() {
+            bail!("node {id} is given twice");
+        }
+    }
+    Ok(out)
+}
+
+/// One API call; `Err` is a transport failure (node unreachable) as text.
+fn call(
+    node: &NodeClient,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    timeout: std::time::Duration,
+) -> Result<(u16, Value), String> {
+    node.call(method, path, body, timeout)
+        .map_err(|e| format!("{e}"))
+}
+
+/// The culprit a node's 422 answer names, as given.
+fn culprit_of(v: &Value) -> Option<Value> {
+    v.get("culprit").filter(|c| !c.is_null()).cloned()
+}
+
+fn error_of(status: u16, v: &Value) -> String {
+    format!(
+        "HTTP {status}: {}",
+        v["error"].as_str().unwrap_or("no error message")
+    )
+}
+
+/// `quorate bls register`.
+pub fn register(args: &RegisterArgs) -> Result<Value, Failure> {
+    let keys = load_client(&args.client)?;
+    let (crs, transcript) = load_crs(&args.crs)?;
+    let nodes_in_order: Vec<u16> = args
+        .node
+        .iter()
+        .map(|d| node_id(d))
+        .collect::<anyhow::Result<_>>()?;
+    let nodes = open_nodes(&args.node)?;
+    let n = u16::try_from(args.node.len()).map_err(|_| anyhow!("too many nodes"))?;
+    let params = ThresholdParams::new(args.t, n).map_err(|e| anyhow!("--t/--node: {e}"))?;
+    if args.cold.len() != args.node.len() {
+        return Err(anyhow!("give one --cold file per hot node ({n})").into());
+    }
+    let mut regs = Vec::new();
+    for path in &args.cold {
+        let v = read_json(path)?;
+        regs.push(
+            ColdRegistration::from_bytes(&hex_field(&v, "registration", path)?)
+                .with_context(|| format!("{}", path.display()))?,
+        );
+    }
+    let verified = match VerifiedColdKeys::verify(&regs, &mut os_rng()) {
+        Ok(v) => v,
+        Err(e) if !e.culprits().is_empty() => {
+            return Err(Failure::Failed {
+                error: e.to_string(),
+                culprits: e
+                    .culprits()
+                    .iter()
+                    .map(|p| json!({ "role": "cold", "index": p.get() }))
+                    .collect(),
+            })
+        }
+        Err(e) => return Err(anyhow!("--cold: {e}").into()),
+    };
+    let vk = keys.client.public_key();
+    let mut pads: BTreeMap<u16, Vec<u8>> = BTreeMap::new();
+    for path in &args.pad {
+        let v = read_json(path)?;
+        if hex_field(&v, "public_key", path)? != vk.to_bytes() {
+            return Err(anyhow!("{}: made for another client key", path.display()).into());
+        }
+        let bytes = hex_field(&v, "pad", path)?;
+        let pad =
+            PadCommitment::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
+        pads.insert(pad.index().get(), bytes);
+    }
+    let reg = keys
+        .client
+        .register(&crs, params, &verified, &mut os_rng())
+        .map_err(|e| anyhow!("ClientRegister: {e}"))?;
+    let record = hex::encode(reg.public.to_bytes());
+    let crs_hex = hex::encode(&transcript);
+    let mut failures = Vec::new();
+    let mut culprits = Vec::new();
+    for (pos, payload) in reg.payloads.iter().enumerate() {
+        let id = nodes_in_order[pos];
+        let index = pos as u16 + 1;
+        let Some(pad) = pads.get(&index) else {
+            return Err(anyhow!("no --pad file for party {index}").into());
+        };
+        let body = json!({
+            "key_id": args.key_id,
+            "holders": nodes_in_order,
+            "auth_key": hex::encode(keys.auth.verifying_key().to_bytes()),
+            "crs": crs_hex,
+            "public": record,
+            "payload": hex::encode(Zeroizing::new(payload.to_bytes()).as_slice()),
+            "pad": hex::encode(pad),
+        });
+        match call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL) {
+            Ok((200, _)) => {}
+            Ok((status, v)) => {
+                if let Some(c) = culprit_of(&v) {
+                    culprits.push(c);
+                }
+                failures.push(format!("node {id}: {}", error_of(status, &v)));
+            }
+            Err(e) => failures.push(format!("node {id}: {e}")),
+        }
+    }
+    let kf = KeyFile {
+        key_id: args.key_id.clone(),
+        holders: nodes_in_order.clone(),
+        public: reg.public,
+        cold: regs,
+    };
+    if !failures.is_empty() {
+        return Err(Failure::Failed {
+            error: format!("registration failed: {}", failures.join("; ")),
+            culprits,
+        });
+    }
+    kf.write(&key_path(&args.client, &args.key_id))?;
+    let mut out = kf.to_json();
+    if let Some(o) = out.as_object_mut() {
+        o.remove("record");
+        o.remove("cold");
+    }
+    Ok(out)
+}
+
+/// The pending refresh of a key, as kept in `KEY_ID.refresh.json`.
+struct PendingFile {
+    public: RefreshPublic,
+    shares: Vec<RefreshShare>,
+    confirmations: BTreeMap<u16, Value>,
+}
+
+impl PendingFile {
+    fn read(path: &Path) -> anyhow::Result<PendingFile> {
+        let v = read_json(path)?;
+        let public = RefreshPublic::from_bytes(&hex_field(&v, "refresh", path)?)
+            .with_context(|| format!("{}", path.display()))?;
+        let shares = v["shares"]
+            .as_array()
+            .ok_or_else(|| anyhow!("{}: shares", path.display()))?
+            .iter()
+            .map(|s| {
+                let b = Zeroizing::new(hex::decode(s.as_str().unwrap_or_default())?);
+                Ok(RefreshShare::from_bytes(&b)?)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let mut confirmations = BTreeMap::new();
+        if let Some(list) = v["confirmations"].as_array() {
+            for c in list {
+                confirmations.insert(u16_field(c, "node", path)?, c.clone());
+            }
+        }
+        Ok(PendingFile {
+            public,
+            shares,
+            confirmations,
+        })
+    }
+
+    fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let shares: Vec<String> = self
+            .shares
+            .iter()
+            .map(|s| hex::encode(Zeroizing::new(s.to_bytes()).as_slice()))
+            .collect();
+        let text = Zeroizing::new(
+            json!({
+                "epoch": self.public.epoch(),
+                "refresh": hex::encode(self.public.to_bytes()),
+                "shares": shares,
+                "confirmations": self.confirmations.values().collect::<Vec<_>>(),
+            })
+            .to_string(),
+        );
+        write_new_file(path, text.as_bytes(), Access::Secret, true)
+    }
+}
+
+/// `quorate bls refresh`: deals a refresh (or resumes the unfinished one), collects the
+/// hot nodes' signed confirmations, then commits on every node. Nodes that could not
+/// finish are listed; running the command again resumes.
+pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
+    let keys = load_client(&args.client)?;
+    let kpath = key_path(&args.client, &args.key_id);
+    let mut kf = KeyFile::read(&kpath)?;
+    let (crs, _) = load_crs(&args.crs)?;
+    let nodes = open_nodes(&args.node)?;
+    let ppath = refresh_path(&args.client, &args.key_id);
+    let mut pending = if ppath.exists() {
+        PendingFile::read(&ppath)?
+    } else {
+        let dealt = keys
+            .client
+            .refresh(&crs, &kf.public, &mut os_rng())
+            .map_err(|e| anyhow!("dealing the refresh: {e}"))?;
+        let p = PendingFile {
+            public: dealt.public,
+            shares: dealt.shares,
+            confirmations: BTreeMap::new(),
+        };
+        p.write(&ppath)?;
+        p
+    };
+    let target = pending.public.epoch();
+    let t = usize::from(kf.public.params().t());
+    let refresh_hex = hex::encode(pending.public.to_bytes());
+    let mut behind: BTreeMap<u16, String> = BTreeMap::new();
+    let mut culprits = Vec::new();
+    // Step 1: every node not yet on the target epoch checks the refresh and confirms it.
+    let mut committed = Vec::new();
+    for (pos, id) in kf.holders.iter().enumerate() {
+        let Some(node) = nodes.get(id) else {
+            behind.insert(*id, "no --node directory given".into());
+            continue;
+        };
+        match call(
+            node,
+            "GET",
+            &format!("/v1/bls/keys/{}", args.key_id),
+            None,
+            CALL_TIMEOUT,
+        ) {
+            Ok((200, v)) if v["epoch"].as_u64() == Some(target) => {
+                committed.push(*id);
+                continue;
+            }
+            Ok((200, _)) => {}
+            Ok((status, v)) => {
+                behind.insert(*id, error_of(status, &v));
+                continue;
+            }
+            Err(e) => {
+                behind.insert(*id, e);
+                continue;
+            }
+        }
+        if pending.confirmations.contains_key(id) {
+            continue;
+        }
+        let body = json!({
+            "refresh": refresh_hex,
+            "share": hex::encode(Zeroizing::new(pending.shares[pos].to_bytes()).as_slice()),
+        });
+        let path = format!("/v1/bls/keys/{}/refresh", args.key_id);
+        match call(node, "POST", &path, Some(&body), SLOW_CALL) {
+            Ok((200, v)) => {
+                pending.confirmations.insert(
+                    *id,
+                    json!({ "node": id, "confirmation": v["confirmation"], "signature": v["signature"] }),
+                );
+                pending.write(&ppath)?;
+            }
+            Ok((status, v)) => {
+                if let Some(c) = culprit_of(&v) {
+                    culprits.push(c);
+                }
+                behind.insert(*id, error_of(status, &v));
+            }
+            Err(e) => {
+                behind.insert(*id, e);
+            }
+        }
+    }
+    if pending.confirmations.len() < t && committed.is_empty() {
+        return Err(Failure::Failed {
+            error: format!(
+                "only {} of the t = {t} confirmations needed: {}",
+                pending.confirmations.len(),
+                describe(&behind)
+            ),
+            culprits,
+        });
+    }
+    // Step 2: commit everywhere it is not committed yet.
+    let confirmations: Vec<&Value> = pending.confirmations.values().collect();
+    for id in &kf.holders {
+        if committed.contains(id) || behind.contains_key(id) {
+            continue;
+        }
+        let body = json!({ "epoch": target, "confirmations": confirmations });
+        let path = format!("/v1/bls/keys/{}/commit", args.key_id);
+        match call(&nodes[id], "POST", &path, Some(&body), SLOW_CALL) {
+            Ok((200, _)) => committed.push(*id),
+            Ok((status, v)) => {
+                if let Some(c) = culprit_of(&v) {
+                    culprits.push(c);
+                }
+                behind.insert(*id, error_of(status, &v));
+            }
+            Err(e) => {
+                behind.insert(*id, e);
+            }
+        }
+    }
+    if committed.len() >= t && kf.public.epoch() < target {
+        kf.public = kf
+            .public
+            .refreshed(&crs, &pending.public, &mut os_rng())
+            .map_err(|e| anyhow!("our own refresh does not verify: {e}"))?;
+        kf.write(&kpath)?;
+    }
+    committed.sort_unstable();
+    if behind.is_empty() {
+        std::fs::remove_file(&ppath).with_context(|| format!("removing {}", ppath.display()))?;
+        return Ok(json!({
+            "key_id": args.key_id,
+            "epoch": target,
+            "committed": committed,
+        }));
+    }
+    Err(Failure::Failed {
+        error: format!(
+            "epoch {target} committed on nodes {committed:?}; not on: {} (run the command again to resume)",
+            describe(&behind)
+        ),
+        culprits,
+    })
+}
+
+fn describe(behind: &BTreeMap<u16, String>) -> String {
+    behind
+        .iter()
+        .map(|(id, e)| format!("node {id} ({e})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `quorate bls request`: the signing-request file the cold custodians answer.
+pub fn request(args: &RequestArgs) -> anyhow::Result<()> {
+    let keys = load_client(&args.client)?;
+    let kf = KeyFile::read(&key_path(&args.client, &args.key_id))?;
+    if kf.public.public_key() != &keys.client.public_key() {
+        bail!("the key file belongs to another client key");
+    }
+    write_json(
+        &args.out,
+        &json!({
+            "key_id": args.key_id,
+            "public_key": hex::encode(keys.client.public_key().to_bytes()),
+            "pop": hex::encode(keys.client.proof_of_possession().to_bytes()),
+            "message": hex::encode(args.message.as_bytes()),
+        }),
+        Access::Public,
+    )?;
+    println!(
+        "signing request for key {} in {}",
+        args.key_id,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// `quorate bls sign`: recovery signing. For each cold partial file (index `i`), hot
+/// node `i` is asked for its partial under the client's authorisation; each partial is
+/// checked (cold ones by the hot node against `K_i`, hot ones by [`combine`] against
+/// `vs_i`) and a bad one is named.
+pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
+    let keys = load_client(&args.client)?;
+    let kf = KeyFile::read(&key_path(&args.client, &args.key_id))?;
+    let (crs, _) = load_crs(&args.crs)?;
+    let nodes = open_nodes(&args.node)?;
+    let message = args.message.as_bytes();
+    let mut partials: Vec<PartialSignature> = Vec::new();
+    let mut failures = Vec::new();
+    let mut culprits = Vec::new();
+    let mut seen = Vec::new();
+    for path in &args.cold_partial {
+        let v = read_json(path)?;
+        if str_field(&v, "key_id", path)? != args.key_id {
+            return Err(anyhow!("{}: made for another key", path.display()).into());
+        }
+        if hex_field(&v, "message", path)? != message {
+            return Err(anyhow!("{}: made for another message", path.display()).into());
+        }
+        let index = u16_field(&v, "index", path)?;
+        let party = PartyId::new(index).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        if seen.contains(&index) {
+            return Err(anyhow!("two cold partials of party {index}").into());
+        }
+        seen.push(index);
+        let id = *kf
+            .holders
+            .get(party.position())
+            .ok_or_else(|| anyhow!("{}: party {index} does not exist", path.display()))?;
+        let Some(node) = nodes.get(&id) else {
+            return Err(anyhow!("party {index} is node {id}: give its --node directory").into());
+        };
+        let cold_partial = hex_field(&v, "cold_partial", path)?;
+        let auth = keys
+            .auth
+            .sign(&sign_request_message(&args.key_id, message, &cold_partial));
+        let body = json!({
+            "message": hex::encode(message),
+            "cold_partial": hex::encode(&cold_partial),
+            "authorization": hex::encode(auth.to_bytes()),
+        });
+        let route = format!("/v1/bls/keys/{}/sign", args.key_id);
+        match call(node, "POST", &route, Some(&body), CALL_TIMEOUT) {
+            Ok((200, v)) => {
+                let bytes =
+                    hex::decode(v["partial"].as_str().unwrap_or_default()).unwrap_or_default();
+                match PartialSignature::from_bytes(&bytes) {
+                    Ok(p) if p.index() == party => partials.push(p),
+                    _ => {
+                        culprits.push(json!({ "role": "hot", "index": index, "node": id }));
+                        failures.push(format!("node {id}: malformed partial"));
+                    }
+                }
+            }
+            Ok((status, v)) => {
+                if let Some(c) = culprit_of(&v) {
+                    culprits.push(c);
+                }
+                failures.push(format!("node {id}: {}", error_of(status, &v)));
+            }
+            Err(e) => failures.push(format!("node {id}: {e}")),
+        }
+    }
+    let t = usize::from(kf.public.params().t());
+    if partials.len() < t {
+        return Err(Failure::Failed {
+            error: format!(
+                "{} of the t = {t} partials needed: {}",
+                partials.len(),
+                failures.join("; ")
+            ),
+            culprits,
+        });
+    }
+    let signature = combine(&crs, &kf.public, message, &partials, &mut os_rng()).map_err(|e| {
+        let named: Vec<Value> = e
+            .culprits()
+            .iter()
+            .map(|p| {
+                json!({ "role": "hot", "index": p.get(), "node": kf.holders.get(p.position()) })
+            })
+            .collect();
+        Failure::Failed {
+            error: e.to_string(),
+            culprits: culprits.iter().cloned().chain(named).collect(),
+        }
+    })?;
+    Ok(json!({
+        "ciphersuite": CIPHERSUITE_ID,
+        "t": kf.public.params().t(),
+        "n": kf.public.params().n(),
+        "epoch": kf.public.epoch(),
+        "public_key": hex::encode(kf.public.public_key().to_bytes()),
+        "message": hex::encode(message),
+        "message_text": args.message,
+        "signature": hex::encode(signature.to_bytes()),
+        "signers": partials.iter().map(|p| p.index().get()).collect::<Vec<u16>>(),
+    }))
+}
+
+/// Text form of a signature result.
+pub fn signature_text(v: &Value) -> String {
+    format!(
+        "ciphersuite: {}\npublic key:  {}\nmessage:     {}\nsignature:   {}",
+        v["ciphersuite"].as_str().unwrap_or_default(),
+        v["public_key"].as_str().unwrap_or_default(),
+        v["message_text"].as_str().unwrap_or_default(),
+        v["signature"].as_str().unwrap_or_default(),
+    )
+}
