@@ -72,17 +72,13 @@ impl ApiState {
         self
     }
 
-    pub(crate) fn bls(&self) -> Option<&Arc<crate::session::bls::BlsHot>> {
-        self.bls.as_ref()
-    }
-
     /// Serves `/v1/keys` from `keys`.
     pub fn with_keys(mut self, keys: Option<Arc<dyn KeyDirectory>>) -> Self {
         self.keys = keys;
         self
     }
 
-    pub(crate) fn authorized(&self, headers: &HeaderMap) -> bool {
+    fn authorized(&self, headers: &HeaderMap) -> bool {
         let Some(value) = headers.get(header::AUTHORIZATION) else {
             return false;
         };
@@ -121,7 +117,11 @@ fn unauthorized() -> Response {
 
 /// The router (exposed for in-process tests).
 pub fn router(state: ApiState) -> Router {
-    Router::new()
+    let bls = state.bls.clone().map(|bls| {
+        let auth = state.clone();
+        crate::session::bls::routes::router(bls, Arc::new(move |h: &HeaderMap| auth.authorized(h)))
+    });
+    let api = Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
         .route("/v1/sessions", get(list_sessions).post(submit))
@@ -130,8 +130,11 @@ pub fn router(state: ApiState) -> Router {
         .route("/v1/keys", get(list_keys))
         .route("/v1/keys/{key_id}", get(get_key))
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .merge(crate::session::bls::routes::router())
-        .with_state(state)
+        .with_state(state);
+    match bls {
+        Some(bls) => api.merge(bls),
+        None => api,
+    }
 }
 
 /// Binds the API listener, refusing any non-loopback address.

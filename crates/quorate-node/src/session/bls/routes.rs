@@ -14,7 +14,17 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{BlsHot, BlsHotError};
-use crate::api::ApiState;
+
+/// The operator API's bearer-token check, supplied by the API (this module does not
+/// depend on it).
+pub type Authorize = Arc<dyn Fn(&HeaderMap) -> bool + Send + Sync>;
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct RouteState {
+    bls: Arc<BlsHot>,
+    authorize: Authorize,
+}
 
 /// Largest body of a BLS route: a registration carries the CRS transcript and the record
 /// (about 150 KiB at n = 100, hex-encoded).
@@ -28,8 +38,8 @@ pub struct AuditRequest {
     pub block_id: u64,
 }
 
-/// The routes, merged into the operator API's router.
-pub fn router() -> Router<ApiState> {
+/// The routes, merged into the operator API's router: `authorize` checks the bearer token.
+pub fn router(bls: Arc<BlsHot>, authorize: Authorize) -> Router {
     Router::new()
         .route("/v1/bls/keys", post(register))
         .route("/v1/bls/keys/{key_id}", get(key))
@@ -38,6 +48,7 @@ pub fn router() -> Router<ApiState> {
         .route("/v1/bls/keys/{key_id}/refresh", post(refresh))
         .route("/v1/bls/keys/{key_id}/commit", post(commit))
         .layer(DefaultBodyLimit::max(MAX_BLS_BODY))
+        .with_state(RouteState { bls, authorize })
 }
 
 fn error(status: StatusCode, body: Value) -> Response {
@@ -70,23 +81,17 @@ fn respond(r: Result<Value, BlsHotError>) -> Response {
 }
 
 /// Authorises, parses the body and runs `f` on a blocking thread.
-async fn run<T, F>(s: ApiState, headers: HeaderMap, body: &[u8], f: F) -> Response
+async fn run<T, F>(s: RouteState, headers: HeaderMap, body: &[u8], f: F) -> Response
 where
     T: DeserializeOwned + Send + 'static,
     F: FnOnce(&BlsHot, T) -> Result<Value, BlsHotError> + Send + 'static,
 {
-    if !s.authorized(&headers) {
+    if !(s.authorize)(&headers) {
         return error(
             StatusCode::UNAUTHORIZED,
             json!({ "error": "missing or wrong bearer token" }),
         );
     }
-    let Some(bls) = s.bls() else {
-        return error(
-            StatusCode::NOT_FOUND,
-            json!({ "error": "this node does not run the BLS hot role" }),
-        );
-    };
     let req: T = match serde_json::from_slice(if body.is_empty() { b"null" } else { body }) {
         Ok(r) => r,
         Err(e) => {
@@ -96,7 +101,7 @@ where
             )
         }
     };
-    let bls: Arc<BlsHot> = bls.clone();
+    let bls = s.bls.clone();
     match tokio::task::spawn_blocking(move || f(&bls, req)).await {
         Ok(r) => respond(r),
         Err(e) => respond(Err(BlsHotError::Internal(e.to_string()))),
@@ -104,7 +109,7 @@ where
 }
 
 async fn register(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
@@ -112,7 +117,7 @@ async fn register(
 }
 
 async fn key(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     Path(key_id): Path<String>,
 ) -> Response {
@@ -120,7 +125,7 @@ async fn key(
 }
 
 async fn audit(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     Path(key_id): Path<String>,
     body: axum::body::Bytes,
@@ -132,7 +137,7 @@ async fn audit(
 }
 
 async fn sign(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     Path(key_id): Path<String>,
     body: axum::body::Bytes,
@@ -141,7 +146,7 @@ async fn sign(
 }
 
 async fn refresh(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     Path(key_id): Path<String>,
     body: axum::body::Bytes,
@@ -150,7 +155,7 @@ async fn refresh(
 }
 
 async fn commit(
-    State(s): State<ApiState>,
+    State(s): State<RouteState>,
     headers: HeaderMap,
     Path(key_id): Path<String>,
     body: axum::body::Bytes,
