@@ -44,12 +44,16 @@ fn rebuilt_hot_and_cold_parties_sign_after_a_refresh() {
     }
     let mut public = reg.public;
     let refresh = client.refresh(&crs, &public, &mut rng).expect("refresh");
+    let next = public
+        .refreshed(&crs, &refresh.public, &mut rng)
+        .expect("refreshed");
     let mut pending = Vec::new();
     for (h, share) in hot.iter().zip(&refresh.shares) {
-        pending.push(
-            h.refresh(&crs, &refresh.public, share, &mut rng)
-                .expect("check"),
-        );
+        let mut p = h
+            .refresh(&crs, &refresh.public, share, &mut rng)
+            .expect("check");
+        p.accept_record(&next).expect("record");
+        pending.push(p);
     }
     let confirmations: Vec<_> = pending.iter().map(|p| p.confirmation()).collect();
     for (h, mut p) in hot.iter_mut().zip(pending) {
@@ -58,9 +62,7 @@ fn rebuilt_hot_and_cold_parties_sign_after_a_refresh() {
         }
         h.commit(p).expect("commit");
     }
-    public = public
-        .refreshed(&crs, &refresh.public, &mut rng)
-        .expect("refreshed");
+    public = next;
     // Seal and reload every hot party from its payload, the record and K_i.
     let hot: Vec<HotParty> = hot
         .iter()

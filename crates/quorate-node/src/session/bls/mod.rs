@@ -20,7 +20,8 @@
 //!   is refused naming the cold party. A replayed request yields the same message's partial
 //!   again, nothing more.
 //! * **Refresh.** The client deals it; every hot node runs all of the library's checks
-//!   (client authorisation, `δ(0) = 0`, `deg δ ≤ t−1`, every `Δvs_j`, its own `δ_i`), seals
+//!   (`HotParty::refresh`, and `GroupPublic::refreshed` as its own record maintainer,
+//!   passed to `PendingRefresh::accept_record`: client authorisation, `δ(0) = 0`, `deg δ ≤ t−1`, every `Δvs_j`, its own `δ_i`), seals
 //!   the refresh under epoch `e + 1` (`begin_epoch`, `put_secret`) *before* answering, and
 //!   answers a confirmation signed with its roster identity key. The client relays `t`
 //!   confirmations; each node checks every signature against the roster and the holder list,
@@ -592,16 +593,24 @@ impl BlsHot {
             }
         }
         let (party, crs) = self.party(&state)?;
-        let checked = party
+        let client_fault = |e: BlsError| BlsHotError::Rejected {
+            reason: e.to_string(),
+            culprit: Some(Culprit {
+                role: "client",
+                index: None,
+                node: None,
+            }),
+        };
+        let mut checked = party
             .refresh(&crs, &material.public, &material.share, &mut OsRng)
-            .map_err(|e| BlsHotError::Rejected {
-                reason: e.to_string(),
-                culprit: Some(Culprit {
-                    role: "client",
-                    index: None,
-                    node: None,
-                }),
-            })?;
+            .map_err(client_fault)?;
+        // This node is its own record maintainer: every KZG check of the refresh,
+        // including every Δvs_j against C_δ, before it confirms anything.
+        let record = state
+            .public
+            .refreshed(&crs, &material.public, &mut OsRng)
+            .map_err(client_fault)?;
+        checked.accept_record(&record).map_err(client_fault)?;
         if pending.is_none() {
             let mut ks = lock(&self.keystore);
             ks.begin_epoch(&key, next)?;
@@ -637,6 +646,13 @@ impl BlsHot {
         let mut checked = party
             .refresh(&crs, &material.public, &material.share, &mut OsRng)
             .map_err(|e| BlsHotError::Internal(format!("sealed refresh fails its checks: {e}")))?;
+        let record = state
+            .public
+            .refreshed(&crs, &material.public, &mut OsRng)
+            .map_err(|e| BlsHotError::Internal(format!("sealed refresh fails its checks: {e}")))?;
+        checked
+            .accept_record(&record)
+            .map_err(|e| BlsHotError::Internal(e.to_string()))?;
         let mut evidence = Vec::new();
         for c in &req.confirmations {
             let Some(pos) = state.holders.iter().position(|h| *h == c.node) else {
