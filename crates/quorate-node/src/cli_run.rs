@@ -247,7 +247,14 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         roster_keys,
     )
     .map_err(|e| RunError::Other(format!("BLS hot keystore: {e}")))?;
-    let keystore = Arc::new(Mutex::new(loaded.keystore));
+    let mut keystore = loaded.keystore;
+    for (key, epoch) in keystore
+        .abandon_empty_pending_epochs()
+        .map_err(NodeDirError::Keystore)?
+    {
+        tracing::info!(key_id = %key, epoch, "abandoned an empty pending epoch left by a stop mid-keygen or mid-refresh");
+    }
+    let keystore = Arc::new(Mutex::new(keystore));
     let ecdsa = EcdsaNode::new(
         id,
         keystore.clone(),

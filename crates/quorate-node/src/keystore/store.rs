@@ -814,6 +814,30 @@ impl Keystore {
         )
     }
 
+    /// Abandons every pending epoch of a non-reserved key that holds no secret yet (the
+    /// process stopped between `begin_epoch` and its first `put_secret`). Only for start-up,
+    /// before any session runs: such an epoch holds nothing to recover and nothing anyone
+    /// could have certified, and it would block a retry of the keygen or refresh that began
+    /// it. Returns what was abandoned.
+    pub fn abandon_empty_pending_epochs(&mut self) -> Result<Vec<(KeyId, u64)>, KeystoreError> {
+        let mut abandoned = Vec::new();
+        for e in self.pending_epochs()? {
+            if e.key_id.is_reserved() {
+                continue;
+            }
+            let secrets: i64 = self.conn.query_row(
+                "SELECT count(*) FROM secrets WHERE key_id = ?1 AND epoch = ?2",
+                params![e.key_id.as_str(), to_i64(e.epoch)?],
+                |r| r.get(0),
+            )?;
+            if secrets == 0 {
+                self.abandon_epoch(&e.key_id, e.epoch)?;
+                abandoned.push((e.key_id, e.epoch));
+            }
+        }
+        Ok(abandoned)
+    }
+
     /// Every key id with at least one epoch, except the node's reserved ones.
     pub fn key_ids(&self) -> Result<Vec<KeyId>, KeystoreError> {
         let mut stmt = self

@@ -641,3 +641,34 @@ fn bans_persist_with_their_evidence() {
     assert!(bans.remove(&k, n2).expect("rm"));
     assert!(!bans.is_banned(&k, n2).expect("q"));
 }
+
+#[test]
+fn start_up_abandons_only_empty_pending_epochs_of_ordinary_keys() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut ks, _, _) = new_store(dir.path());
+    let (empty, sealed, refreshing) = (key("k-empty"), key("k-sealed"), key("k-ref"));
+    let reserved = KeyId::from_stored("_node".into()).expect("reserved");
+    ks.begin_epoch(&empty, 0).expect("begin");
+    ks.begin_epoch(&sealed, 0).expect("begin");
+    ks.put_secret(&sealed, 0, 0, &Kind::KEY_SHARE, b"share")
+        .expect("put");
+    with_active_key(&mut ks, &refreshing, b"share 0");
+    ks.begin_epoch(&refreshing, 1).expect("begin refresh");
+    ks.begin_epoch(&reserved, 0).expect("begin reserved");
+
+    let gone = ks.abandon_empty_pending_epochs().expect("abandon");
+    assert_eq!(gone, vec![(key("k-empty"), 0), (key("k-ref"), 1)]);
+    assert!(ks.epochs(&empty).expect("epochs").is_empty());
+    assert_eq!(
+        ks.pending_epochs().expect("pending").len(),
+        2,
+        "sealed and reserved stay"
+    );
+    // The refreshed key's active epoch is untouched.
+    assert_eq!(
+        ks.active_epoch(&refreshing)
+            .expect("active")
+            .map(|e| e.epoch),
+        Some(0)
+    );
+}

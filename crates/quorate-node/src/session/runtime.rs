@@ -519,6 +519,9 @@ impl Runtime {
         info!(request_id = %s.ctx.request_id, session = %sid_short, attempt = s.ctx.attempt,
               participants = ?s.ctx.participants, protocol = %s.protocol, "session started");
         let outcome = self.drive(s, driver.as_mut(), &mut rx).await;
+        // The driver's clean-up (e.g. abandoning a pending epoch) is done before the attempt
+        // counts as ended.
+        drop(driver);
         match &outcome {
             Outcome::Completed { .. } => {
                 self.metrics.inc("quorate_sessions_completed_total");
