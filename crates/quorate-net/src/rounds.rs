@@ -146,6 +146,7 @@ pub struct RoundsOutcome<O, E> {
 
 /// Why [`RoundsOutcome::into_outputs`] could not return every output.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RoundsFailure<E> {
     /// A party returned an error (the lowest-numbered one is reported).
     Failed {

@@ -35,6 +35,7 @@ const SLOW_CALL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Why a client command failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Failure {
     /// Bad input, files or configuration (exit 2).
     Input(anyhow::Error),
