@@ -29,6 +29,11 @@ impl Drop for Running {
 
 fn interop_binary(tmp: &Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("QUORATE_TLOGWITNESS_INTEROP") {
+        if p == "skip" {
+            // .ci/run could not build the Go program (no module proxy) and said so.
+            eprintln!("skipped: the Go log could not be built (see the CI log)");
+            return None;
+        }
         let p = PathBuf::from(p);
         assert!(
             p.exists(),
