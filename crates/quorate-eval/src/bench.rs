@@ -685,31 +685,13 @@ fn unix_seconds(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Formats unix seconds as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian calendar).
+/// Formats unix seconds as `YYYY-MM-DD HH:MM:SS UTC`, from the one calendar conversion of
+/// the workspace ([`quorate_cosi::timestamp::rfc3339_utc`], which adds milliseconds).
 fn format_utc(unix: u64) -> String {
-    let days = unix / 86_400;
-    let secs = unix % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    )
-}
-
-/// Days since 1970-01-01 to (year, month, day); H. Hinnant's `civil_from_days`.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
+    let rfc = quorate_cosi::timestamp::rfc3339_utc(unix.saturating_mul(1000));
+    let (date, rest) = rfc.split_once('T').unwrap_or((rfc.as_str(), ""));
+    let time = rest.split('.').next().unwrap_or(rest);
+    format!("{date} {time} UTC")
 }
 
 #[cfg(test)]
