@@ -30,6 +30,7 @@ use crate::nodedir::{NodeDir, NodeDirError};
 use crate::roster::{Roster, RosterError};
 use crate::session::bls::BlsHot;
 use crate::session::ecdsa::keygen::EcdsaKeygen;
+use crate::session::ecdsa::recovery::EcdsaEpochStatus;
 use crate::session::ecdsa::refresh::EcdsaRefresh;
 use crate::session::ecdsa::sign::EcdsaSign;
 use crate::session::ecdsa::EcdsaNode;
@@ -278,9 +279,11 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             Arc::new(EcdsaKeygen::new(ecdsa.clone())),
             Arc::new(EcdsaSign::new(ecdsa.clone())),
             Arc::new(EcdsaRefresh::new(ecdsa.clone())),
+            Arc::new(EcdsaEpochStatus::new(ecdsa.clone())),
         ],
         policy: Arc::new(BanPolicy::new(keystore)),
-        keys: Some(ecdsa),
+        keys: Some(ecdsa.clone()),
+        ecdsa_recovery: Some(ecdsa),
         bls: Some(bls),
         transport: TransportConfig::default(),
         runtime: RuntimeConfig {

@@ -43,6 +43,9 @@ pub struct NodeSetup {
     pub policy: Arc<dyn Policy>,
     /// Keys served by the operator API's `/v1/keys` (none when absent).
     pub keys: Option<Arc<dyn KeyDirectory>>,
+    /// The ECDSA keys whose pending epochs this node resolves at start-up and after a
+    /// failed keygen or refresh ([`crate::session::ecdsa::recovery`]; none when absent).
+    pub ecdsa_recovery: Option<Arc<crate::session::ecdsa::EcdsaNode>>,
     /// The BLS hot role, served under `/v1/bls/` (none when absent).
     pub bls: Option<Arc<crate::session::bls::BlsHot>>,
     /// Transport limits.
@@ -160,6 +163,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
             addr: setup.listen,
             source,
         })?;
+    let round_timeout = setup.runtime.round_timeout;
     let runtime = Runtime::new(
         setup.key.clone(),
         transport,
@@ -187,6 +191,9 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
         info!(node = setup.id, "CoSi witness role on");
     }
     runtime.spawn_inbound(rx);
+    if let Some(node) = setup.ecdsa_recovery {
+        crate::session::ecdsa::recovery::spawn_resolver(node, runtime.clone(), round_timeout);
+    }
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(api::serve(
         listener,

@@ -4,7 +4,9 @@
 //! name from [`STEPS`]. Built with the cargo feature `test-faults`, a process whose
 //! environment has `QUORATE_TEST_CRASH_AT=<step>` aborts (`SIGABRT`, no destructors, no
 //! flushing: as abrupt as `kill -9` for everything on disk) when it reaches that step. Without
-//! the feature the hook compiles to nothing and the variable is ignored.
+//! the feature the hook compiles to nothing and the variable is ignored. `<step>#<k>` aborts at
+//! the `k`-th time the process reaches the step (from 1; `<step>` alone is `<step>#1`), e.g.
+//! `keystore.commit_epoch.before_commit#2` passes a keygen's commit and stops in a refresh's.
 //!
 //! Step names are `<operation>.before_commit` (inside the SQLite transaction, before
 //! `COMMIT`: nothing of the operation is durable) and `<operation>.after_commit` (the
@@ -37,12 +39,23 @@ pub const STEPS: &[&str] = &[
     "bans.add.after_commit",
 ];
 
-/// Aborts the process if the `test-faults` feature is on and [`CRASH_ENV`] names `step`.
+/// Aborts the process if the `test-faults` feature is on and [`CRASH_ENV`] names `step` (at
+/// the occurrence it names).
 #[cfg(feature = "test-faults")]
 pub fn crash_point(step: &str) {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    /// How often the process reached the named step so far.
+    static SEEN: AtomicU32 = AtomicU32::new(0);
     debug_assert!(STEPS.contains(&step), "unlisted crash step {step}");
-    if std::env::var(CRASH_ENV).as_deref() == Ok(step) {
-        eprintln!("test-faults: crashing at {step}");
+    let Ok(want) = std::env::var(CRASH_ENV) else {
+        return;
+    };
+    let (name, k) = match want.split_once('#') {
+        Some((name, k)) => (name, k.parse::<u32>().unwrap_or(1)),
+        None => (want.as_str(), 1),
+    };
+    if name == step && SEEN.fetch_add(1, Ordering::SeqCst) + 1 == k {
+        eprintln!("test-faults: crashing at {want}");
         std::process::abort();
     }
 }

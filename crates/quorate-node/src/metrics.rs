@@ -42,6 +42,12 @@ pub const COUNTERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Gauges set by the node's roles (name, help).
+pub const GAUGES: &[(&str, &str)] = &[(
+    "quorate_ecdsa_pending_epochs",
+    "ECDSA key epochs begun and neither committed nor abandoned yet (recovery pending).",
+)];
+
 /// What a session is waiting for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Waiting {
@@ -72,6 +78,7 @@ pub fn describe_waiting(nodes: &[u16], round: u16) -> String {
 #[derive(Default)]
 struct Inner {
     counters: BTreeMap<&'static str, u64>,
+    gauges: BTreeMap<&'static str, u64>,
     waiting: BTreeMap<String, Waiting>,
 }
 
@@ -112,6 +119,11 @@ impl Metrics {
         self.with(|m| m.counters.get(name).copied().unwrap_or(0))
     }
 
+    /// Sets a gauge of [`GAUGES`].
+    pub fn set_gauge(&self, name: &'static str, value: u64) {
+        self.with(|m| m.gauges.insert(name, value));
+    }
+
     /// Records what a session waits for (an empty `nodes` clears it).
     pub fn set_waiting(&self, session: &[u8; 32], request_id: &str, round: u16, nodes: &[u16]) {
         let key = hex::encode(session);
@@ -150,6 +162,10 @@ impl Metrics {
             for (name, help) in COUNTERS {
                 let v = m.counters.get(name).copied().unwrap_or(0);
                 let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
+            }
+            for (name, help) in GAUGES {
+                let v = m.gauges.get(name).copied().unwrap_or(0);
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
             }
             let _ = writeln!(
                 out,

@@ -36,6 +36,7 @@ fn setup(id: u16, key: &SigningKey, peers: &Peers) -> NodeSetup {
         protocols: vec![Arc::new(Ping::default())],
         policy: Arc::new(AcceptAll),
         keys: None,
+        ecdsa_recovery: None,
         bls: None,
         transport: TransportConfig::default(),
         runtime: RuntimeConfig::default(),

@@ -6,11 +6,12 @@
 //! Run with `cargo test -p quorate --release --features test-faults --test cli_node_crash`
 //! (CI does).
 //!
-//! Listed: the steps before node 3's share is sealed (a restarted node abandons an empty
-//! pending epoch at start-up; nodes 1 and 2 abandon theirs when round 5 times out). Not yet
-//! listed: `keystore.put_secret.after_commit` and `keystore.commit_epoch.{before,after}_commit`
-//! need the node to resolve a pending epoch whose share is sealed (fetch the certificate
-//! from another holder and commit, or learn that none exists and abandon; issue 14).
+//! Every keygen step is listed: before node 3's share is sealed a restarted node abandons
+//! its empty pending epoch at start-up and nodes 1 and 2 abandon theirs once node 3 answers
+//! `absent`; after it, the holders' pending-epoch resolvers
+//! (`quorate_node::session::ecdsa::recovery`) exchange statuses and commit. "Ended" below is
+//! observable state: every session counted as ended and the gauge
+//! `quorate_ecdsa_pending_epochs` at 0 on every node.
 
 mod common;
 
@@ -81,6 +82,12 @@ fn crash_then_converge(step: &str) {
                 + c.counter(id, "quorate_sessions_aborted_total");
             (started == ended).then_some(())
         });
+    }
+    for id in 1..=3 {
+        wait_for(
+            &format!("{step}: node {id}'s pending epochs to resolve"),
+            || (c.counter(id, "quorate_ecdsa_pending_epochs") == 0).then_some(()),
+        );
     }
     let held: Vec<Option<(u64, String)>> = (1..=3).map(|id| key_on(&c, id)).collect();
     let key = if held.iter().all(Option::is_none) {
@@ -153,4 +160,7 @@ steps! {
     crash_at_begin_epoch_before_commit => "keystore.begin_epoch.before_commit",
     crash_at_begin_epoch_after_commit => "keystore.begin_epoch.after_commit",
     crash_at_put_secret_before_commit => "keystore.put_secret.before_commit",
+    crash_at_put_secret_after_commit => "keystore.put_secret.after_commit",
+    crash_at_commit_epoch_before_commit => "keystore.commit_epoch.before_commit",
+    crash_at_commit_epoch_after_commit => "keystore.commit_epoch.after_commit",
 }

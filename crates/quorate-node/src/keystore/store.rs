@@ -539,6 +539,18 @@ impl Keystore {
         self.write_secret(key_id, epoch, attempt, kind, secret, true)
     }
 
+    /// Stores several secrets under (key id, epoch) in one transaction (insert-only, like
+    /// [`Keystore::put_secret`]): after a crash either all of them are durable or none.
+    pub fn put_secrets(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        attempt: u32,
+        secrets: &[(&Kind, &[u8])],
+    ) -> Result<(), KeystoreError> {
+        self.write_secrets(key_id, epoch, attempt, secrets, false)
+    }
+
     fn write_secret(
         &mut self,
         key_id: &KeyId,
@@ -548,34 +560,49 @@ impl Keystore {
         secret: &[u8],
         replace: bool,
     ) -> Result<(), KeystoreError> {
-        check_len("a secret", secret.len(), MAX_SECRET_LEN)?;
+        self.write_secrets(key_id, epoch, attempt, &[(kind, secret)], replace)
+    }
+
+    fn write_secrets(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        attempt: u32,
+        secrets: &[(&Kind, &[u8])],
+        replace: bool,
+    ) -> Result<(), KeystoreError> {
+        for (_, secret) in secrets {
+            check_len("a secret", secret.len(), MAX_SECRET_LEN)?;
+        }
         let e = to_i64(epoch)?;
         let (conn, node, kek) = self.parts();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let dk = data_key(&tx, node, kek, key_id, epoch)?;
-        let exists: Option<i64> = tx
-            .query_row(
-                "SELECT 1 FROM secrets WHERE key_id = ?1 AND epoch = ?2 AND kind = ?3",
-                params![key_id.as_str(), e, kind.as_str()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if exists.is_some() && !replace {
-            return Err(KeystoreError::SecretExists {
-                key_id: key_id.to_string(),
-                epoch,
-                kind: kind.to_string(),
-            });
+        for (kind, secret) in secrets {
+            let exists: Option<i64> = tx
+                .query_row(
+                    "SELECT 1 FROM secrets WHERE key_id = ?1 AND epoch = ?2 AND kind = ?3",
+                    params![key_id.as_str(), e, kind.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if exists.is_some() && !replace {
+                return Err(KeystoreError::SecretExists {
+                    key_id: key_id.to_string(),
+                    epoch,
+                    kind: kind.to_string(),
+                });
+            }
+            let sealed = dk.seal(
+                secret_ad(node, key_id, epoch, attempt, kind).as_bytes(),
+                secret,
+            )?;
+            tx.execute(
+                "INSERT OR REPLACE INTO secrets (key_id, epoch, kind, attempt, sealed)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![key_id.as_str(), e, kind.as_str(), attempt, sealed],
+            )?;
         }
-        let sealed = dk.seal(
-            secret_ad(node, key_id, epoch, attempt, kind).as_bytes(),
-            secret,
-        )?;
-        tx.execute(
-            "INSERT OR REPLACE INTO secrets (key_id, epoch, kind, attempt, sealed)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![key_id.as_str(), e, kind.as_str(), attempt, sealed],
-        )?;
         crash_point("keystore.put_secret.before_commit");
         tx.commit()?;
         crash_point("keystore.put_secret.after_commit");

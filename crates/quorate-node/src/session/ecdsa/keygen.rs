@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use tracing::warn;
 
 use super::cert::{CertStatement, EpochCertificate};
-use super::{driver_error, failed, limits, node_of, param_u16, party_of, EcdsaNode};
+use super::{driver_error, failed, limits, node_of, param_u16, party_of, recovery, EcdsaNode};
 use crate::keystore::{KeyId, Kind};
 use crate::session::driver::{
     DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, Recipient, SessionContext, Step,
@@ -100,18 +100,16 @@ impl Protocol for EcdsaKeygen {
         }
         let holders = ctx.participants.clone();
         let me = party_of(&holders, ctx.self_id)?;
-        Ok(Box::new(DkgDriver {
-            node: self.node.clone(),
-            ctx: ctx.clone(),
+        Ok(Box::new(DkgDriver::new(
+            self.node.clone(),
+            ctx,
             key,
             params,
             me,
             holders,
-            refresh: None,
-            new_epoch: 0,
-            state: State::Start,
-            pending: false,
-        }))
+            None,
+            0,
+        )))
     }
 }
 
@@ -126,11 +124,10 @@ pub(crate) enum State {
     Finished,
 }
 
-/// Round 5's state: the statement, our signature, the library's certificate (refresh).
+/// Round 5's state: the certificate with our signature only (and, in a refresh, the
+/// library's certificate), as sealed beside the share.
 pub(crate) struct CertRound {
-    statement: CertStatement,
-    own: [u8; 64],
-    library: Option<Vec<u8>>,
+    cert: EpochCertificate,
 }
 
 /// What a refresh seals under the pending epoch before its agreement message leaves.
@@ -150,13 +147,50 @@ pub(crate) struct DkgDriver {
     /// The epoch the new share is stored under.
     pub(crate) new_epoch: u64,
     pub(crate) state: State,
-    /// A pending epoch was begun and not yet committed (abandoned on drop).
+    /// A pending epoch was begun and not yet committed (abandoned on drop unless `signed`).
     pub(crate) pending: bool,
+    /// Our certificate signature may be out (it is sealed with the share): the pending
+    /// epoch is never abandoned here but left to [`super::recovery`].
+    pub(crate) signed: bool,
+}
+
+impl DkgDriver {
+    /// A driver for `ctx`, registered as running until dropped.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        node: Arc<EcdsaNode>,
+        ctx: &SessionContext,
+        key: KeyId,
+        params: ThresholdParams,
+        me: PartyId,
+        holders: Vec<u16>,
+        refresh: Option<KeyShare>,
+        new_epoch: u64,
+    ) -> Self {
+        node.enter(ctx.session_id, key.as_str(), new_epoch);
+        Self {
+            node,
+            ctx: ctx.clone(),
+            key,
+            params,
+            me,
+            holders,
+            refresh,
+            new_epoch,
+            state: State::Start,
+            pending: false,
+            signed: false,
+        }
+    }
 }
 
 impl Drop for DkgDriver {
     fn drop(&mut self) {
-        if self.pending {
+        let unresolved = self.pending && self.signed;
+        if unresolved {
+            warn!(key_id = %self.key, epoch = self.new_epoch,
+                  "our epoch-certificate signature is out: the pending epoch is kept until a holder's status resolves it");
+        } else if self.pending {
             if let Err(e) = self
                 .node
                 .keystore()
@@ -165,6 +199,10 @@ impl Drop for DkgDriver {
                 warn!(key_id = %self.key, error = %e, "could not abandon the pending epoch of a failed keygen or refresh");
             }
             self.node.forget(self.key.as_str());
+        }
+        self.node.leave(&self.ctx.session_id);
+        if unresolved {
+            self.node.wake_recovery();
         }
     }
 }
@@ -251,15 +289,32 @@ impl DkgDriver {
             transcript: share.setup_transcript(),
             session_id: self.ctx.session_id,
         };
-        // A refresh began the epoch when it sealed its pending share.
-        let begin = !self.pending;
-        self.seal(&Kind::KEY_SHARE, &share.to_bytes(), begin)?;
         let sig = statement.sign(&self.node.identity);
-        self.state = State::Cert(Box::new(CertRound {
-            statement,
-            own: sig,
-            library: library_cert,
-        }));
+        let mut cert = EpochCertificate::new(&statement, BTreeMap::from([(self.ctx.self_id, sig)]));
+        cert.library = library_cert;
+        // The share and the certificate-to-be go in one transaction, before our signature
+        // leaves: a sealed share always comes with what recovery needs to finish the epoch.
+        {
+            let mut ks = self.node.keystore();
+            // A refresh began the epoch when it sealed its pending share.
+            if !self.pending {
+                ks.begin_epoch(&self.key, self.new_epoch).map_err(failed)?;
+                self.pending = true;
+            }
+            let kind = recovery::epoch_cert_kind().map_err(failed)?;
+            ks.put_secrets(
+                &self.key,
+                self.new_epoch,
+                self.ctx.attempt,
+                &[
+                    (&Kind::KEY_SHARE, &share.to_bytes()),
+                    (&kind, &cert.to_bytes()),
+                ],
+            )
+            .map_err(failed)?;
+        }
+        self.signed = true;
+        self.state = State::Cert(Box::new(CertRound { cert }));
         Ok(vec![Outgoing {
             to: Recipient::All,
             payload: sig.to_vec(),
@@ -269,13 +324,11 @@ impl DkgDriver {
     /// Checks every holder's certificate signature and commits the epoch.
     fn commit(
         &mut self,
-        statement: CertStatement,
-        own: [u8; 64],
-        library_cert: Option<Vec<u8>>,
+        mut cert: EpochCertificate,
         incoming: &BTreeMap<u16, Incoming>,
     ) -> Result<Step, DriverError> {
-        let mut sigs = BTreeMap::new();
-        sigs.insert(self.ctx.self_id, own);
+        let statement = cert.statement();
+        let mut sigs = std::mem::take(&mut cert.signatures);
         let mut bad = Vec::new();
         for (from, m) in incoming {
             let ok = self
@@ -296,8 +349,7 @@ impl DkgDriver {
                 reason: "epoch certificate signature does not verify over our transcript".into(),
             });
         }
-        let mut cert = EpochCertificate::new(&statement, sigs);
-        cert.library = library_cert;
+        cert.signatures = sigs;
         self.node
             .keystore()
             .commit_epoch(&self.key, self.new_epoch, &cert.to_bytes())
@@ -423,14 +475,7 @@ impl ProtocolDriver for DkgDriver {
                     }
                 }
             }
-            (5, State::Cert(c)) => {
-                let CertRound {
-                    statement,
-                    own,
-                    library,
-                } = *c;
-                self.commit(statement, own, library, &incoming)
-            }
+            (5, State::Cert(c)) => self.commit(c.cert, &incoming),
             (r, _) => Err(DriverError::Failed(format!(
                 "ecdsa DKG: unexpected round {r}"
             ))),

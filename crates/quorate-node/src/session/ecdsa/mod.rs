@@ -16,7 +16,8 @@
 //!   ([`cert::EpochCertificate`]: key id, epoch, `t`, holders, public key, setup transcript,
 //!   session id, one Ed25519 signature per holder with its roster key), which is stored by
 //!   `commit_epoch` before the session is done. A keygen that fails after `begin_epoch`
-//!   abandons the pending epoch. A refresh seals the library's `PendingRefresh` under epoch
+//!   abandons the pending epoch, unless its certificate signature may be out: then
+//!   [`recovery`] asks the other holders and commits or abandons. A refresh seals the library's `PendingRefresh` under epoch
 //!   `e + 1` before its agreement message leaves, commits it with the library's epoch
 //!   certificate (`PendingRefresh::commit`), seals the new share, and its `commit_epoch`
 //!   retires epoch `e`, destroying its data key, in the same transaction.
@@ -30,6 +31,7 @@
 pub mod cert;
 pub mod keygen;
 pub mod limits;
+pub mod recovery;
 pub mod refresh;
 pub mod sign;
 
@@ -37,7 +39,7 @@ pub mod sign;
 mod tests;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use quorate_ecdsa::{EcdsaError, KeyShare, PartyId};
@@ -60,6 +62,12 @@ pub struct EcdsaNode {
     /// ban through one session is seen by every later one (the library's rule: load a share
     /// once per process and clone it).
     shares: Mutex<HashMap<(String, u64), KeyShare>>,
+    /// Keygen and refresh drivers alive: session id → (key id, new epoch) ([`recovery`]).
+    running: Mutex<HashMap<[u8; 32], (String, u64)>>,
+    /// Wakes the pending-epoch resolver ([`recovery::spawn_resolver`]).
+    recovery: tokio::sync::Notify,
+    /// The node's metrics, once the resolver runs (the pending-epochs gauge).
+    metrics: OnceLock<Arc<crate::metrics::Metrics>>,
 }
 
 impl std::fmt::Debug for EcdsaNode {
@@ -120,6 +128,9 @@ impl EcdsaNode {
             identity,
             roster,
             shares: Mutex::new(HashMap::new()),
+            running: Mutex::new(HashMap::new()),
+            recovery: tokio::sync::Notify::new(),
+            metrics: OnceLock::new(),
         })
     }
 

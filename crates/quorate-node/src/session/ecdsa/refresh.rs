@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::keygen::{DkgDriver, State};
+use super::keygen::DkgDriver;
 use super::{param_u16, EcdsaNode};
 use crate::keystore::KeyId;
 use crate::session::driver::{Protocol, ProtocolDriver, SessionContext};
@@ -72,17 +72,15 @@ impl Protocol for EcdsaRefresh {
             .epoch
             .checked_add(1)
             .ok_or("the epoch counter is exhausted")?;
-        Ok(Box::new(DkgDriver {
-            node: self.node.clone(),
-            ctx: ctx.clone(),
-            key: KeyId::new(&ctx.key_id).map_err(|e| e.to_string())?,
-            params: share.params(),
-            me: share.id(),
-            holders: cert.holders.clone(),
-            refresh: Some(share),
+        Ok(Box::new(DkgDriver::new(
+            self.node.clone(),
+            ctx,
+            KeyId::new(&ctx.key_id).map_err(|e| e.to_string())?,
+            share.params(),
+            share.id(),
+            cert.holders.clone(),
+            Some(share),
             new_epoch,
-            state: State::Start,
-            pending: false,
-        }))
+        )))
     }
 }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use super::keygen::EcdsaKeygen;
+use super::recovery::{HolderStatus, Resolution};
 use super::refresh::EcdsaRefresh;
 use super::sign::EcdsaSign;
 use super::EcdsaNode;
@@ -27,6 +28,8 @@ pub(crate) struct Cluster {
     /// Largest payload seen per (protocol, participants, round).
     pub sizes: BTreeMap<(String, usize, u16), usize>,
     pub tamper: Option<Tamper>,
+    /// Loses the messages `(from, to, round)` it returns `true` for.
+    pub lose: Option<fn(u16, u16, u16) -> bool>,
 }
 
 impl Cluster {
@@ -62,6 +65,7 @@ impl Cluster {
             nodes,
             sizes: BTreeMap::new(),
             tamper: None,
+            lose: None,
         }
     }
 
@@ -125,6 +129,9 @@ impl Cluster {
                         Recipient::Node(n) => vec![n],
                     };
                     for t in to {
+                        if self.lose.is_some_and(|f| f(from, t, round)) {
+                            continue;
+                        }
                         inbox.entry(t).or_default().insert(
                             from,
                             Incoming {
@@ -465,4 +472,143 @@ fn refresh_commits_the_new_epoch_and_destroys_the_old_share() {
     assert!(EcdsaRefresh::new(c.nodes[&1].clone())
         .driver(&rctx)
         .is_err());
+}
+
+fn epochs_of(c: &Cluster, node: u16, key: &str) -> Vec<(u64, EpochStatus)> {
+    c.nodes[&node]
+        .keystore()
+        .epochs(&KeyId::new(key).unwrap())
+        .unwrap()
+        .iter()
+        .map(|e| (e.epoch, e.status))
+        .collect()
+}
+
+/// Node 3's certificate signature never reaches node 1: nodes 2 and 3 commit, node 1 times
+/// out in round 5. Having sent its own signature, node 1 must not abandon (the old
+/// behaviour, which left nodes 2 and 3 holding a key node 1 had thrown away); it keeps the
+/// epoch pending and commits from a peer's certificate.
+#[test]
+fn a_holder_that_signed_keeps_its_epoch_and_commits_from_a_peers_certificate() {
+    let mut c = Cluster::new(&[1, 2, 3]);
+    c.lose = Some(|from, to, round| (from, to, round) == (3, 1, 5));
+    let out = c.run("keygen", &[1, 2, 3], "kp", 0, json!({"t": 2, "n": 3}), 30);
+    assert!(out[&1].is_err(), "{:?}", out[&1]);
+    assert!(out[&2].is_ok() && out[&3].is_ok(), "{out:?}");
+    assert_eq!(epochs_of(&c, 1, "kp"), vec![(0, EpochStatus::Pending)]);
+    assert_eq!(epochs_of(&c, 2, "kp"), vec![(0, EpochStatus::Active)]);
+
+    let key = KeyId::new("kp").unwrap();
+    let sid = [30u8; 32];
+    let node1 = c.nodes[&1].clone();
+    // A holder still running decides nothing.
+    let running = BTreeMap::from([(2, HolderStatus::Running)]);
+    assert_eq!(
+        node1.resolve(&key, 0, &running).unwrap(),
+        Resolution::Undecided
+    );
+    let answers: BTreeMap<u16, HolderStatus> = [2u16, 3]
+        .iter()
+        .map(|&i| (i, c.nodes[&i].epoch_status("kp", 0, &sid)))
+        .collect();
+    assert!(matches!(answers[&2], HolderStatus::Certified { .. }));
+    // A certificate of another session is not ours.
+    assert_eq!(
+        c.nodes[&2].epoch_status("kp", 0, &[31; 32]),
+        HolderStatus::Absent
+    );
+    assert_eq!(
+        node1.resolve(&key, 0, &answers).unwrap(),
+        Resolution::Committed
+    );
+    assert_eq!(epochs_of(&c, 1, "kp"), vec![(0, EpochStatus::Active)]);
+    assert_eq!(
+        node1.key_info("kp").unwrap(),
+        c.nodes[&2].key_info("kp").unwrap()
+    );
+    node1
+        .certificate("kp")
+        .unwrap()
+        .unwrap()
+        .verify(&node1.roster)
+        .unwrap();
+    // The recovered node signs with a peer.
+    let params = json!({"digest": hex::encode([4u8; 32]), "t": 2});
+    for r in c.run("sign", &[1, 3], "kp", 0, params, 32).values() {
+        assert!(r.is_ok(), "{r:?}");
+    }
+}
+
+/// Node 3 never gets the round-4 messages, so it never signs; nodes 1 and 2 sign and time
+/// out in round 5. They keep their epochs while node 3 is unknown; node 3's `absent`
+/// proves nobody can commit, so they abandon, and the retried keygen succeeds.
+#[test]
+fn a_pending_epoch_is_abandoned_only_when_a_holder_never_signed() {
+    let mut c = Cluster::new(&[1, 2, 3]);
+    c.lose = Some(|_, to, round| to == 3 && round == 4);
+    let out = c.run("keygen", &[1, 2, 3], "ka", 0, json!({"t": 2, "n": 3}), 40);
+    assert!(out.values().all(Result::is_err), "{out:?}");
+    assert_eq!(epochs_of(&c, 1, "ka"), vec![(0, EpochStatus::Pending)]);
+    assert_eq!(epochs_of(&c, 3, "ka"), vec![]);
+    let key = KeyId::new("ka").unwrap();
+    let sid = [40u8; 32];
+    let from2 = c.nodes[&2].epoch_status("ka", 0, &sid);
+    assert!(matches!(from2, HolderStatus::Pending { .. }), "{from2:?}");
+    let only2 = BTreeMap::from([(2, from2.clone())]);
+    assert_eq!(
+        c.nodes[&1].resolve(&key, 0, &only2).unwrap(),
+        Resolution::Undecided
+    );
+    assert_eq!(
+        c.nodes[&3].epoch_status("ka", 0, &sid),
+        HolderStatus::Absent
+    );
+    for (me, other) in [(1u16, 2u16), (2, 1)] {
+        let answers = BTreeMap::from([
+            (other, c.nodes[&other].epoch_status("ka", 0, &sid)),
+            (3, HolderStatus::Absent),
+        ]);
+        assert_eq!(
+            c.nodes[&me].resolve(&key, 0, &answers).unwrap(),
+            Resolution::Abandoned
+        );
+    }
+    c.lose = None;
+    c.keygen(2, &[1, 2, 3], "ka");
+}
+
+/// Every round-5 message of a refresh is lost: every holder signed and timed out. Each
+/// commits epoch 1 from the others' signatures alone, and epoch 0 is retired everywhere.
+#[test]
+fn a_refresh_everyone_signed_commits_from_signatures_alone() {
+    let mut c = Cluster::new(&[1, 2, 3]);
+    let pk = c.keygen(2, &[1, 2, 3], "kf");
+    c.lose = Some(|_, _, round| round == 5);
+    let out = c.run("refresh", &[1, 2, 3], "kf", 0, json!({"n": 3}), 50);
+    assert!(out.values().all(Result::is_err), "{out:?}");
+    let key = KeyId::new("kf").unwrap();
+    let sid = [50u8; 32];
+    let answers: BTreeMap<u16, HolderStatus> = [1u16, 2, 3]
+        .iter()
+        .map(|&i| (i, c.nodes[&i].epoch_status("kf", 1, &sid)))
+        .collect();
+    for i in [1u16, 2, 3] {
+        assert_eq!(
+            epochs_of(&c, i, "kf"),
+            vec![(0, EpochStatus::Active), (1, EpochStatus::Pending)]
+        );
+        assert_eq!(
+            c.nodes[&i].resolve(&key, 1, &answers).unwrap(),
+            Resolution::Committed
+        );
+        assert_eq!(
+            epochs_of(&c, i, "kf"),
+            vec![(0, EpochStatus::Retired), (1, EpochStatus::Active)]
+        );
+    }
+    let params = json!({"digest": hex::encode([9u8; 32]), "t": 2});
+    c.lose = None;
+    for r in c.run("sign", &[2, 3], "kf", 1, params, 51).values() {
+        assert_eq!(r.as_ref().unwrap()["public_key"], pk.as_str());
+    }
 }
