@@ -1,7 +1,7 @@
-//! Kill -9 at each persist step of a distributed ECDSA keygen (feature `test-faults`: node 3
-//! runs with `QUORATE_TEST_CRASH_AT=<step>` and aborts there, as abruptly as SIGKILL), then
-//! restart it: every holder must end on the same epoch of the key (or none hold it and a
-//! retried keygen succeeds), and a quorum including the restarted node must sign.
+//! Kill -9 at each persist step of a distributed ECDSA keygen and refresh (feature
+//! `test-faults`: node 3 runs with `QUORATE_TEST_CRASH_AT=<step>` and aborts there, as abruptly
+//! as SIGKILL), then restart it: every holder must end on the same epoch of the key (or none
+//! hold it and a retried keygen succeeds), and a quorum including the restarted node must sign.
 //!
 //! Run with `cargo test -p quorate --release --features test-faults --test cli_node_crash`
 //! (CI does).
@@ -43,7 +43,18 @@ fn key_on(c: &Cluster, id: u16) -> Option<(u64, String)> {
     }
 }
 
+/// Waits until node `id` holds `want` as its active key.
+fn wait_key(c: &Cluster, id: u16, want: &(u64, String), what: &str) {
+    let got = wait_for(&format!("{what}: node {id} to commit"), || {
+        key_on(c, id).filter(|k| k == want)
+    });
+    assert_eq!(&got, want);
+}
+
+/// The crash happens in the keygen, or in a refresh of a key every node holds when the step
+/// names an occurrence (`…#2`: the keygen passed it once).
 fn crash_then_converge(step: &str) {
+    let refresh = step.contains('#');
     let mut c = Cluster::init(3);
     c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
     // Session start/abort lines in node.log, for the failure messages.
@@ -58,7 +69,20 @@ fn crash_then_converge(step: &str) {
         c.wait_healthy(id);
     }
 
-    let first = keygen(&c);
+    let mut before = None;
+    let first = if refresh {
+        let out = keygen(&c);
+        assert!(out.status.success(), "{out:?}\n{}", c.logs());
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let want = (0, v["public_key"].as_str().expect("pk").to_string());
+        for id in 1..=3 {
+            wait_key(&c, id, &want, step);
+        }
+        before = Some(want);
+        ecdsa(&c, 1, &["refresh", "--key-id", KEY])
+    } else {
+        keygen(&c)
+    };
     // Node 3 reached the step and aborted (otherwise the test proves nothing).
     let status = c.wait_exit(3);
     assert!(!status.success(), "node 3 did not crash at {step}");
@@ -107,10 +131,7 @@ fn crash_then_converge(step: &str) {
         // The coordinator answers once it committed; the others commit when their last
         // round completes, a moment later.
         for id in 1..=3 {
-            let got = wait_for(&format!("{step}: node {id} to commit"), || {
-                key_on(&c, id).filter(|k| k == &want)
-            });
-            assert_eq!(got, want);
+            wait_key(&c, id, &want, step);
         }
         want
     } else {
@@ -120,6 +141,15 @@ fn crash_then_converge(step: &str) {
         );
         held[0].clone().expect("held")
     };
+    if let Some((epoch, pk)) = before {
+        // A refresh ends on the old epoch or the next one, under the same public key.
+        assert!(
+            key.0 == epoch || key.0 == epoch + 1,
+            "{step}: epoch {}",
+            key.0
+        );
+        assert_eq!(key.1, pk, "{step}: the refresh changed the public key");
+    }
 
     // A quorum with the restarted node signs under the agreed key.
     for (via, signers) in [(3, "1,3"), (2, "2,3")] {
@@ -163,4 +193,15 @@ steps! {
     crash_at_put_secret_after_commit => "keystore.put_secret.after_commit",
     crash_at_commit_epoch_before_commit => "keystore.commit_epoch.before_commit",
     crash_at_commit_epoch_after_commit => "keystore.commit_epoch.after_commit",
+    // Refresh (the keygen passed each step once): epoch 1 begun, the library's pending
+    // refresh sealed (put #2), the new share and certificate sealed (put #3), epoch 1
+    // committed.
+    refresh_crash_at_begin_epoch_before_commit => "keystore.begin_epoch.before_commit#2",
+    refresh_crash_at_begin_epoch_after_commit => "keystore.begin_epoch.after_commit#2",
+    refresh_crash_at_pending_put_before_commit => "keystore.put_secret.before_commit#2",
+    refresh_crash_at_pending_put_after_commit => "keystore.put_secret.after_commit#2",
+    refresh_crash_at_share_put_before_commit => "keystore.put_secret.before_commit#3",
+    refresh_crash_at_share_put_after_commit => "keystore.put_secret.after_commit#3",
+    refresh_crash_at_commit_epoch_before_commit => "keystore.commit_epoch.before_commit#2",
+    refresh_crash_at_commit_epoch_after_commit => "keystore.commit_epoch.after_commit#2",
 }
