@@ -1,8 +1,10 @@
 //! quorate-ecdsa: the four DKG messages and the three signing messages of a 2-of-2 run.
-//! Each check replays the receiving party's earlier rounds (deterministic RNGs, so its
-//! state is the one the valid message was made for) and hands it the mutated message: the
-//! round must either succeed or fail naming the sender and nobody else, and a signature
-//! that comes out must verify.
+//! Each check gives the mutated message to the receiving party in the state the valid
+//! message was made for (deterministic RNGs): the round must either succeed or fail naming
+//! the sender and nobody else, and a signature that comes out must verify. The key
+//! generation states are built once and copied per input (`Clone` from quorate-ecdsa's
+//! `fuzzing` feature); the signing checks replay the earlier signing rounds from a fresh
+//! copy of the share, because signing changes the share's pairwise OT store.
 
 use crate::{re, rng, Case};
 use quorate_core::transcript::SessionId;
@@ -217,58 +219,79 @@ impl Run {
     }
 }
 
+/// The receiving parties' key-generation states (each with its RNG where the next round
+/// draws randomness), built once by replaying the valid run.
+struct Receivers {
+    /// Party 2 after round 1 (receives `DkgMsg1`).
+    st1: (DkgRound1, ChaCha20Rng),
+    /// Party 2 after round 2 (receives `DkgMsg2`).
+    st2: (DkgRound2, ChaCha20Rng),
+    /// Party 1 after round 3 (receives `DkgMsg3`).
+    st3: DkgRound3,
+    /// Party 2 after round 4 (receives `DkgMsg4`).
+    st4: DkgRound4,
+}
+
+impl Receivers {
+    fn new(run: &Run) -> Receivers {
+        let mut g = dkg_rng(1);
+        let st1 = (Run::dkg1(1, &mut g), g);
+        let mut g = dkg_rng(1);
+        let st2 = (run.dkg2(1, &mut g), g);
+        let st3 = run.dkg3(0, &mut dkg_rng(0));
+        let st4 = run.dkg4(1, &mut dkg_rng(1));
+        Receivers { st1, st2, st3, st4 }
+    }
+}
+
 /// The cases. Party 1's messages go to party 2 (party 2's to party 1 for `DkgMsg3`, which
 /// only flows to lower indices).
 pub fn cases() -> Vec<Case> {
     let run = std::rc::Rc::new(Run::new());
+    let rx = std::rc::Rc::new(Receivers::new(&run));
     let (p1, p2) = (pid(1), pid(2));
     let mut out = Vec::new();
     let r = std::rc::Rc::clone(&run);
+    let rx1 = std::rc::Rc::clone(&rx);
     out.push(
         Case::new("dkg::DkgMsg1", to(&run.m1[0], p2).to_bytes(), move |b| {
             re(DkgMsg1::from_bytes(p1, b), DkgMsg1::to_bytes)
         })
         .with_check(false, move |b| {
             let m = DkgMsg1::from_bytes(p1, b).expect("decoded");
-            let mut g = dkg_rng(1);
-            let st = Run::dkg1(1, &mut g);
+            let (st, mut g) = rx1.st1.clone();
             blames_only(&dkg::round2(st, &[(p1, m)], &mut g), p1)
         }),
     );
-    let r2 = std::rc::Rc::clone(&r);
+    let rx2 = std::rc::Rc::clone(&rx);
     out.push(
         Case::new("dkg::DkgMsg2", to(&run.m2[0], p2).to_bytes(), move |b| {
             re(DkgMsg2::from_bytes(p1, b), DkgMsg2::to_bytes)
         })
         .with_check(false, move |b| {
             let m = DkgMsg2::from_bytes(p1, b).expect("decoded");
-            let mut g = dkg_rng(1);
-            let st = r2.dkg2(1, &mut g);
+            let (st, mut g) = rx2.st2.clone();
             blames_only(&dkg::round3(st, &[(p1, m)], &mut g), p1)
         }),
     );
-    let r3 = std::rc::Rc::clone(&r);
+    let rx3 = std::rc::Rc::clone(&rx);
     out.push(
         Case::new("dkg::DkgMsg3", to(&run.m3[1], p1).to_bytes(), move |b| {
             re(DkgMsg3::from_bytes(p2, b), DkgMsg3::to_bytes)
         })
         .with_check(false, move |b| {
             let m = DkgMsg3::from_bytes(p2, b).expect("decoded");
-            let mut g = dkg_rng(0);
-            let st = r3.dkg3(0, &mut g);
-            blames_only(&dkg::round4(st, &[(p2, m)]), p2)
+            blames_only(&dkg::round4(rx3.st3.clone(), &[(p2, m)]), p2)
         }),
     );
-    let r3b = std::rc::Rc::clone(&r);
+    let rx4 = std::rc::Rc::clone(&rx);
     out.push(
         Case::new("dkg::DkgMsg4", run.m4[0].to_bytes(), move |b| {
             re(DkgMsg4::from_bytes(p1, b), DkgMsg4::to_bytes)
         })
         .with_check(false, move |b| {
             let m = DkgMsg4::from_bytes(p1, b).expect("decoded");
-            let mut g = dkg_rng(1);
-            let st = r3b.dkg4(1, &mut g);
-            blames_only(&dkg::finish(st, &[(p1, m)]), p1)
+            blames_only(&dkg::finish(rx4.st4.clone(), &[(p1, m)]), p1)
         }),
     );
     let r4 = std::rc::Rc::clone(&r);

@@ -45,6 +45,7 @@ const TAG_CHECKSUM: &[u8] = b"quorate/ecdsa/key-share-checksum/v1";
 
 /// Seeds for both directions of one pair: as multiplication sender (OTE sender, holds `Δ`)
 /// and as multiplication receiver (OTE receiver, holds both base keys). Wiped on drop.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub(crate) struct PairSeeds {
     /// We are Alice (multiplication sender) towards the counterparty.
     pub(crate) sender: OteSenderSeeds,

@@ -17,6 +17,7 @@ const PENDING_VERSION: u8 = 1;
 ///
 /// Until [`PendingRefresh::commit`] succeeds the current share stays the one to sign with;
 /// the pending share cannot sign. See [`crate::keygen`] for what to persist when.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct PendingRefresh {
     share: KeyShare,
     roster: Vec<VerifyingKey>,

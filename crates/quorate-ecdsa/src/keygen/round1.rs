@@ -24,6 +24,7 @@ use rand_core::CryptoRngCore;
 use std::collections::BTreeMap;
 
 /// State after round 1.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct DkgRound1 {
     pub(crate) params: ThresholdParams,
     pub(crate) me: PartyId,

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// State after round 2.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct DkgRound2 {
     pub(crate) r1: DkgRound1,
     pub(crate) commitments: BTreeMap<PartyId, [u8; 32]>,

@@ -28,6 +28,7 @@ use subtle::ConstantTimeEq;
 
 /// State after round 3: the verified share, waiting for the bootstrap messages of the
 /// higher-index parties.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct DkgRound3 {
     pub(crate) share: KeyShare,
     pub(crate) setup_sid: [u8; 32],
@@ -40,6 +41,7 @@ pub struct DkgRound3 {
 }
 
 /// The agreement data carried from round 3 to the end of the run.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub(crate) struct AgreeData {
     pub(crate) session: SessionId,
     pub(crate) signer: SigningKey,

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// State after round 4: the complete new share, not yet agreed.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct DkgRound4 {
     share: KeyShare,
     setup_sid: [u8; 32],

@@ -22,6 +22,7 @@ pub(crate) const PROOF_LABEL: &[u8] = b"dkg constant term";
 pub(crate) const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote-bootstrap-pair/v1";
 
 /// Key generation, or a refresh of an existing share.
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub(crate) enum Mode {
     Keygen,
     Refresh(Box<KeyShare>),

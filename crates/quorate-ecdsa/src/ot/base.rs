@@ -44,6 +44,7 @@ const PROOF_LABEL: &[u8] = b"base-ot sender key";
 
 /// The base-OT sender's state after its first message. Consumed by [`sender_finish`].
 #[derive(Zeroize, ZeroizeOnDrop)]
+#[cfg_attr(feature = "fuzzing", derive(Clone))]
 pub struct BaseOtSender {
     sid: [u8; 32],
     b: Scalar,

@@ -22,8 +22,17 @@ const SETUP_REPS: usize = 128;
 const SETUP_CHALLENGE_LEN: usize = SETUP_REPS / 8;
 
 /// Smallest and largest supported `|N|`.
+#[cfg(not(feature = "fuzzing"))]
 const MIN_AUX_BITS: u32 = 1024;
+/// The `fuzzing` feature also admits 512-bit `N`, so that the fuzz targets check the
+/// setup proofs of many more inputs per second (the same checks on smaller numbers).
+#[cfg(feature = "fuzzing")]
+const MIN_AUX_BITS: u32 = 512;
 const MAX_AUX_BITS: u32 = 8192;
+#[cfg(not(feature = "fuzzing"))]
+const BITS_RANGE: &str = "|N| must be a multiple of 128 between 1024 and 8192 bits";
+#[cfg(feature = "fuzzing")]
+const BITS_RANGE: &str = "|N| must be a multiple of 128 between 512 (fuzzing build) and 8192 bits";
 
 /// A non-interactive proof of knowledge of `x` with `target = base^x mod N` (binary
 /// challenges, [`SETUP_REPS`] repetitions): the challenge string and the responses.
@@ -404,9 +413,7 @@ impl core::fmt::Debug for AuxParams {
 
 fn check_bits(bits: u32) -> Result<(), Cs03Error> {
     if !(MIN_AUX_BITS..=MAX_AUX_BITS).contains(&bits) || !bits.is_multiple_of(128) {
-        return Err(Cs03Error::Params(
-            "|N| must be a multiple of 128 between 1024 and 8192 bits",
-        ));
+        return Err(Cs03Error::Params(BITS_RANGE));
     }
     Ok(())
 }
