@@ -29,6 +29,8 @@
 //!   culprits' node ids; the runtime attaches their signed envelopes as evidence.
 
 pub mod cert;
+#[cfg(feature = "test-faults")]
+pub mod faults;
 pub mod keygen;
 pub mod limits;
 pub mod recovery;

@@ -282,10 +282,14 @@ impl ProtocolDriver for SignDriver {
         let (st, msgs) = sign::round1(&self.share, &sid, &self.signers, &mut OsRng)
             .map_err(|e| self.lib_err(e))?;
         self.state = State::R1(Box::new(st));
-        Ok(to_nodes(
+        #[allow(unused_mut)]
+        let mut out = to_nodes(
             &self.holders,
             msgs.into_iter().map(|(p, m)| (p, m.to_bytes())).collect(),
-        ))
+        );
+        #[cfg(feature = "test-faults")]
+        super::faults::sign_round1(&mut out);
+        Ok(out)
     }
 
     fn expected_from(&self, _round: u16) -> Vec<u16> {
