@@ -6,7 +6,7 @@
 mod common;
 
 use common::bls::{bls, json_failed, verify, Deployment};
-use common::cluster::{json_ok, Cluster};
+use common::cluster::{json_ok, quorate, Cluster};
 use serde_json::json;
 
 #[test]
@@ -80,4 +80,73 @@ fn three_of_five_register_audit_refresh_sign_and_a_bad_cold_partial_is_named() {
         "x",
     ]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `client.secret` and `cold.secret` are sealed under the passphrase (no plaintext key on
+/// disk), 0600, opened only with the right passphrase, and never replaced without
+/// `--force`; the cold custodian's offline flow works on files alone.
+#[test]
+fn secret_files_are_sealed_0600_and_never_overwritten_without_force() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let client = tmp.path().join("client");
+    let cold = tmp.path().join("cold-1");
+    let init = |extra: &[&str]| {
+        let mut a = vec!["client", "init", "--dir", client.to_str().expect("utf-8")];
+        a.extend_from_slice(extra);
+        a.push("--insecure-test-kdf");
+        bls(&a)
+    };
+    let keygen = |extra: &[&str]| {
+        let mut a = vec!["cold", "keygen", "--dir", cold.to_str().expect("utf-8")];
+        a.extend_from_slice(&["--index", "1", "--insecure-test-kdf"]);
+        a.extend_from_slice(extra);
+        bls(&a)
+    };
+    assert_eq!(init(&[]).status.code(), Some(0));
+    assert_eq!(keygen(&[]).status.code(), Some(0));
+    let pub_before = std::fs::read(client.join("client.pub")).expect("client.pub");
+    for (path, field) in [
+        (client.join("client.secret"), "bls_secret_key"),
+        (cold.join("cold.secret"), "secret_key"),
+    ] {
+        let bytes = std::fs::read(&path).expect("secret file");
+        assert!(bytes.starts_with(b"quorate-sealed"), "{}", path.display());
+        assert!(
+            !bytes.windows(field.len()).any(|w| w == field.as_bytes()),
+            "plaintext in {}",
+            path.display()
+        );
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{}", path.display());
+    }
+    // Again without --force: refused (exit 2), nothing replaced; with --force: replaced.
+    assert_eq!(init(&[]).status.code(), Some(2));
+    assert_eq!(keygen(&[]).status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(client.join("client.pub")).expect("client.pub"),
+        pub_before
+    );
+    // The custodian opens its secret only with the right passphrase.
+    let enroll = |pass: &str| {
+        quorate()
+            .env("QUORATE_PASSPHRASE", pass)
+            .args(["bls", "cold", "enroll", "--dir"])
+            .arg(&cold)
+            .arg("--client")
+            .arg(client.join("client.pub"))
+            .arg("--out")
+            .arg(tmp.path().join(format!("pad-{}.json", pass.len())))
+            .output()
+            .expect("enroll")
+    };
+    let wrong = enroll("not the passphrase");
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("wrong passphrase"));
+    assert_eq!(enroll(common::cluster::PASS).status.code(), Some(0));
+    assert_eq!(init(&["--force"]).status.code(), Some(0));
+    assert_ne!(
+        std::fs::read(client.join("client.pub")).expect("client.pub"),
+        pub_before
+    );
 }

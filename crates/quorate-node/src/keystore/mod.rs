@@ -115,6 +115,7 @@
 mod bans;
 mod crypto;
 mod error;
+pub mod sealed;
 mod sessions;
 mod store;
 mod types;

@@ -39,7 +39,13 @@ impl Deployment {
         };
         let n_s = n.to_string();
         let _ = ok(bls(&["setup", "--parties", &n_s, "--out", s(&d.crs())]));
-        let _ = ok(bls(&["client", "init", "--dir", s(&d.client())]));
+        let _ = ok(bls(&[
+            "client",
+            "init",
+            "--dir",
+            s(&d.client()),
+            "--insecure-test-kdf",
+        ]));
         for i in 1..=n {
             let dir = d.cold(i);
             let _ = ok(bls(&[
@@ -49,6 +55,7 @@ impl Deployment {
                 s(&dir),
                 "--index",
                 &i.to_string(),
+                "--insecure-test-kdf",
             ]));
             let _ = ok(bls(&[
                 "cold",

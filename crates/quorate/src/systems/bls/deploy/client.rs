@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
 use super::files::{
-    hex_field, key_path, load_client, load_crs, node_id, read_json, refresh_path, str_field,
-    u16_field, write_json, KeyFile,
+    hex_field, kdf_params, key_path, load_client, load_crs, node_id, read_json, refresh_path,
+    str_field, u16_field, write_json, write_sealed_json, KeyFile, CLIENT_LABEL,
 };
 use super::{
     ClientInitArgs, RefreshArgs, RegisterArgs, RequestArgs, SetupArgs, SignArgs, EXIT_FAILED,
@@ -122,8 +122,9 @@ pub fn setup(args: &SetupArgs) -> anyhow::Result<()> {
 pub fn init(args: &ClientInitArgs) -> anyhow::Result<()> {
     let secret_path = args.dir.join("client.secret");
     let public_path = args.dir.join("client.pub");
-    crate::files::ensure_writable(&secret_path, false)?;
-    crate::files::ensure_writable(&public_path, false)?;
+    crate::files::ensure_writable(&secret_path, args.force)?;
+    crate::files::ensure_writable(&public_path, args.force)?;
+    let passphrase = args.passphrase.passphrase()?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
     let mut rng = os_rng();
@@ -131,22 +132,28 @@ pub fn init(args: &ClientInitArgs) -> anyhow::Result<()> {
     let client_sk = Zeroizing::new(sk.to_bytes());
     let client = quorate_bls::Client::from_secret_key(sk);
     let auth = ed25519_dalek::SigningKey::generate(&mut rng);
-    write_json(
+    write_sealed_json(
         &secret_path,
         &json!({
             "bls_secret_key": hex::encode(*client_sk),
-            "auth_seed": hex::encode(auth.to_bytes()),
+            "auth_seed": hex::encode(Zeroizing::new(auth.to_bytes())),
         }),
-        Access::Secret,
+        CLIENT_LABEL,
+        &passphrase,
+        kdf_params(args.insecure_test_kdf),
+        args.force,
     )?;
-    write_json(
+    write_new_file(
         &public_path,
-        &json!({
+        json!({
             "public_key": hex::encode(client.public_key().to_bytes()),
             "pop": hex::encode(client.proof_of_possession().to_bytes()),
             "auth_key": hex::encode(auth.verifying_key().to_bytes()),
-        }),
+        })
+        .to_string()
+        .as_bytes(),
         Access::Public,
+        args.force,
     )?;
     println!(
         "client key {} (secret {}, public {})",
@@ -196,7 +203,7 @@ fn error_of(status: u16, v: &Value) -> String {
 
 /// `quorate bls register`.
 pub fn register(args: &RegisterArgs) -> Result<Value, Failure> {
-    let keys = load_client(&args.client)?;
+    let keys = load_client(&args.client, &args.passphrase)?;
     let (crs, transcript) = load_crs(&args.crs)?;
     let nodes_in_order: Vec<u16> = args
         .node
@@ -355,7 +362,7 @@ impl PendingFile {
 /// hot nodes' signed confirmations, then commits on every node. Nodes that could not
 /// finish are listed; running the command again resumes.
 pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
-    let keys = load_client(&args.client)?;
+    let keys = load_client(&args.client, &args.passphrase)?;
     let kpath = key_path(&args.client, &args.key_id);
     let mut kf = KeyFile::read(&kpath)?;
     let (crs, _) = load_crs(&args.crs)?;
@@ -502,7 +509,7 @@ fn describe(behind: &BTreeMap<u16, String>) -> String {
 
 /// `quorate bls request`: the signing-request file the cold custodians answer.
 pub fn request(args: &RequestArgs) -> anyhow::Result<()> {
-    let keys = load_client(&args.client)?;
+    let keys = load_client(&args.client, &args.passphrase)?;
     let kf = KeyFile::read(&key_path(&args.client, &args.key_id))?;
     if kf.public.public_key() != &keys.client.public_key() {
         bail!("the key file belongs to another client key");
@@ -530,7 +537,7 @@ pub fn request(args: &RequestArgs) -> anyhow::Result<()> {
 /// checked (cold ones by the hot node against `K_i`, hot ones by [`combine`] against
 /// `vs_i`) and a bad one is named.
 pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
-    let keys = load_client(&args.client)?;
+    let keys = load_client(&args.client, &args.passphrase)?;
     let kf = KeyFile::read(&key_path(&args.client, &args.key_id))?;
     let (crs, _) = load_crs(&args.crs)?;
     let nodes = open_nodes(&args.node)?;

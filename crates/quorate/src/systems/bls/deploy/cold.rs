@@ -9,15 +9,20 @@ use quorate_core::PartyId;
 use serde_json::json;
 use zeroize::Zeroizing;
 
-use super::files::{hex_field, read_json, str_field, u16_field, write_json};
+use quorate_node::identity::PassphraseArgs;
+
+use super::files::{
+    hex_field, kdf_params, read_json, read_sealed_json, str_field, u16_field, write_json,
+    write_sealed_json, COLD_LABEL,
+};
 use super::{ColdEnrollArgs, ColdKeygenArgs, ColdSignArgs};
 use crate::common::os_rng;
 use crate::files::{ensure_writable, Access};
 
-/// Loads `DIR/cold.secret`.
-fn load(dir: &Path) -> anyhow::Result<ColdParty> {
+/// Loads and opens `DIR/cold.secret`.
+fn load(dir: &Path, passphrase: &PassphraseArgs) -> anyhow::Result<ColdParty> {
     let path = dir.join("cold.secret");
-    let v = read_json(&path)?;
+    let v = read_sealed_json(&path, COLD_LABEL, &passphrase.passphrase()?)?;
     let index = PartyId::new(u16_field(&v, "index", &path)?)
         .with_context(|| format!("{}: index", path.display()))?;
     let secret = Zeroizing::new(hex_field(&v, "secret_key", &path)?);
@@ -37,8 +42,9 @@ fn client_key(v: &serde_json::Value, path: &Path) -> anyhow::Result<(PublicKey, 
 pub fn keygen(args: &ColdKeygenArgs) -> anyhow::Result<()> {
     let secret_path = args.dir.join("cold.secret");
     let public_path = args.dir.join("cold.pub");
-    ensure_writable(&secret_path, false)?;
-    ensure_writable(&public_path, false)?;
+    ensure_writable(&secret_path, args.force)?;
+    ensure_writable(&public_path, args.force)?;
+    let passphrase = args.passphrase.passphrase()?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
     let index = PartyId::new(args.index)?;
@@ -46,16 +52,22 @@ pub fn keygen(args: &ColdKeygenArgs) -> anyhow::Result<()> {
     let cold = ColdParty::register(index, &mut rng);
     let secret = cold.secret_bytes();
     // The secret first: a public key is never published without its secret on disk.
-    write_json(
+    write_sealed_json(
         &secret_path,
         &json!({ "index": args.index, "secret_key": hex::encode(*secret) }),
-        Access::Secret,
+        COLD_LABEL,
+        &passphrase,
+        kdf_params(args.insecure_test_kdf),
+        args.force,
     )?;
     let reg = cold.registration(&mut rng);
-    write_json(
+    crate::files::write_new_file(
         &public_path,
-        &json!({ "index": args.index, "registration": hex::encode(reg.to_bytes()) }),
+        json!({ "index": args.index, "registration": hex::encode(reg.to_bytes()) })
+            .to_string()
+            .as_bytes(),
         Access::Public,
+        args.force,
     )?;
     println!(
         "cold party {}: ek {} (secret {}, public {})",
@@ -69,7 +81,7 @@ pub fn keygen(args: &ColdKeygenArgs) -> anyhow::Result<()> {
 
 /// `quorate bls cold enroll`.
 pub fn enroll(args: &ColdEnrollArgs) -> anyhow::Result<()> {
-    let mut cold = load(&args.dir)?;
+    let mut cold = load(&args.dir, &args.passphrase)?;
     let v = read_json(&args.client)?;
     let (vk, pop) = client_key(&v, &args.client)?;
     let pad = cold
@@ -95,7 +107,7 @@ pub fn enroll(args: &ColdEnrollArgs) -> anyhow::Result<()> {
 
 /// `quorate bls cold sign`.
 pub fn sign(args: &ColdSignArgs) -> anyhow::Result<()> {
-    let mut cold = load(&args.dir)?;
+    let mut cold = load(&args.dir, &args.passphrase)?;
     let v = read_json(&args.request)?;
     let key_id = str_field(&v, "key_id", &args.request)?;
     let (vk, pop) = client_key(&v, &args.request)?;

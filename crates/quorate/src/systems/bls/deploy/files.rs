@@ -1,9 +1,13 @@
 //! The deployment's files: JSON with hex fields, read bounded, written atomically.
 //!
-//! * `client.secret` (0600): `{"bls_secret_key", "auth_seed"}`; `client.pub`:
-//!   `{"public_key", "pop", "auth_key"}`.
-//! * `cold.secret` (0600): `{"index", "secret_key"}`; `cold.pub`: `{"index", "registration"}`
-//!   (`ek_i` with Π_DL).
+//! * `client.secret` (0600, sealed under the passphrase): `{"bls_secret_key", "auth_seed"}`;
+//!   `client.pub`: `{"public_key", "pop", "auth_key"}`.
+//! * `cold.secret` (0600, sealed under the passphrase): `{"index", "secret_key"}`;
+//!   `cold.pub`: `{"index", "registration"}` (`ek_i` with Π_DL).
+//!
+//! Sealed files use the node keystore's sealing (Argon2id, XChaCha20-Poly1305;
+//! [`quorate_node::keystore::sealed`]); the passphrase comes from `--passphrase-file` or
+//! `QUORATE_PASSPHRASE`, as for `quorate node`.
 //! * `KEY_ID.key.json` (public, rewritten after each refresh): key id, `t`, `n`, the holders'
 //!   node ids, the current record, the cold registrations.
 //! * `KEY_ID.refresh.json` (0600, only while a refresh is unfinished): the dealt refresh
@@ -14,6 +18,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context as _};
 use quorate_bls::kzg::ceremony::Transcript;
 use quorate_bls::{Client, ColdRegistration, Crs, GroupPublic, SecretKey};
+use quorate_node::identity::{Passphrase, PassphraseArgs};
+use quorate_node::keystore::sealed::{
+    open_with_passphrase, seal_with_passphrase, MAX_SEALED_BYTES,
+};
+use quorate_node::keystore::{KdfParams, KeystoreError};
 use quorate_node::nodedir::NodeDir;
 use serde_json::{json, Value};
 use zeroize::Zeroizing;
@@ -53,6 +62,54 @@ pub fn write_json(path: &Path, v: &Value, access: Access) -> anyhow::Result<()> 
     write_new_file(path, text.as_bytes(), access, false)
 }
 
+/// What a sealed file holds (bound into its associated data).
+pub const CLIENT_LABEL: &str = "quorate/bls/client.secret/v1";
+/// What a sealed file holds (bound into its associated data).
+pub const COLD_LABEL: &str = "quorate/bls/cold.secret/v1";
+
+/// The Argon2id parameters of a new sealed file: the production ones unless the hidden
+/// `--insecure-test-kdf` flag (tests only) asks for cheap ones.
+pub fn kdf_params(insecure_test_kdf: bool) -> KdfParams {
+    if insecure_test_kdf {
+        KdfParams::insecure_for_tests()
+    } else {
+        KdfParams::DEFAULT
+    }
+}
+
+/// Seals JSON under the passphrase and writes it as a secret file (0600, atomic, durable),
+/// replacing an existing file only with `force`.
+pub fn write_sealed_json(
+    path: &Path,
+    v: &Value,
+    label: &str,
+    passphrase: &Passphrase,
+    params: KdfParams,
+    force: bool,
+) -> anyhow::Result<()> {
+    let text = Zeroizing::new(v.to_string());
+    let sealed = seal_with_passphrase(passphrase, params, label, text.as_bytes())
+        .with_context(|| format!("sealing {}", path.display()))?;
+    write_new_file(path, &sealed, Access::Secret, force)
+}
+
+/// Reads and opens a sealed JSON file.
+pub fn read_sealed_json(
+    path: &Path,
+    label: &str,
+    passphrase: &Passphrase,
+) -> anyhow::Result<Value> {
+    let sealed = read_capped(path, MAX_SEALED_BYTES as u64)?;
+    let text = open_with_passphrase(passphrase, label, &sealed).map_err(|e| match e {
+        KeystoreError::WrongPassphrase => anyhow!(
+            "{}: wrong passphrase (or the file was altered)",
+            path.display()
+        ),
+        e => anyhow!("{}: {e}", path.display()),
+    })?;
+    serde_json::from_slice(&text).with_context(|| format!("{}: not JSON", path.display()))
+}
+
 /// The CRS transcript file, verified.
 pub fn load_crs(path: &Path) -> anyhow::Result<(Crs, Vec<u8>)> {
     let bytes = read_capped(path, MAX_INPUT_BYTES)?;
@@ -71,10 +128,10 @@ pub struct ClientKeys {
     pub auth: ed25519_dalek::SigningKey,
 }
 
-/// Reads `DIR/client.secret`.
-pub fn load_client(dir: &Path) -> anyhow::Result<ClientKeys> {
+/// Reads and opens `DIR/client.secret`.
+pub fn load_client(dir: &Path, passphrase: &PassphraseArgs) -> anyhow::Result<ClientKeys> {
     let path = dir.join("client.secret");
-    let v = read_json(&path)?;
+    let v = read_sealed_json(&path, CLIENT_LABEL, &passphrase.passphrase()?)?;
     let sk = Zeroizing::new(hex_field(&v, "bls_secret_key", &path)?);
     let seed = Zeroizing::new(hex_field(&v, "auth_seed", &path)?);
     let seed: &[u8; 32] = seed

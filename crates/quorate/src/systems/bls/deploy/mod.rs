@@ -16,7 +16,9 @@
 //! | `bls audit` | anyone | Π_EKS from every hot node and the cold Π_DL proofs, against public data |
 //!
 //! Files are JSON with hex-encoded bytes. Secret files (`cold.secret`, `client.secret`) are
-//! written 0600 and never overwritten ([`crate::files::write_new_file`]).
+//! sealed under a passphrase (`--passphrase-file` or `QUORATE_PASSPHRASE`; Argon2id and
+//! XChaCha20-Poly1305, the node keystore's sealing), written 0600, atomically and durably,
+//! and never overwritten without `--force` ([`crate::files::write_new_file`]).
 
 pub mod audit;
 pub mod client;
@@ -24,6 +26,8 @@ pub mod cold;
 pub mod files;
 
 use std::path::PathBuf;
+
+use quorate_node::identity::PassphraseArgs;
 
 /// Exit code when the protocol refused or a check failed.
 pub(crate) const EXIT_FAILED: u8 = 1;
@@ -48,7 +52,7 @@ pub struct SetupArgs {
 /// `quorate bls cold …`.
 #[derive(Clone, Debug, clap::Subcommand)]
 pub enum ColdCommand {
-    /// Draws dk_i; writes DIR/cold.secret (0600) and DIR/cold.pub (ek_i with Π_DL).
+    /// Draws dk_i; writes DIR/cold.secret (sealed, 0600) and DIR/cold.pub (ek_i with Π_DL).
     Keygen(ColdKeygenArgs),
     /// Derives K_i for a client key (DIR/cold.secret and the client's client.pub).
     Enroll(ColdEnrollArgs),
@@ -65,6 +69,15 @@ pub struct ColdKeygenArgs {
     /// Party index i (1 to 1024): the custodian pairs with hot party i.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub index: u16,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    /// Replace existing files (the old secret is lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Tests only: cheap Argon2id parameters for the sealed secret (easy to brute-force).
+    #[arg(long, hide = true)]
+    pub insecure_test_kdf: bool,
 }
 
 /// `quorate bls cold enroll`.
@@ -79,6 +92,9 @@ pub struct ColdEnrollArgs {
     /// Output file (K_i for the client's register command).
     #[arg(long)]
     pub out: PathBuf,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls cold sign`.
@@ -93,12 +109,15 @@ pub struct ColdSignArgs {
     /// Output file (the cold partial).
     #[arg(long)]
     pub out: PathBuf,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls client …`.
 #[derive(Clone, Debug, clap::Subcommand)]
 pub enum ClientCommand {
-    /// Writes DIR/client.secret (0600) and DIR/client.pub.
+    /// Writes DIR/client.secret (sealed, 0600) and DIR/client.pub.
     Init(ClientInitArgs),
 }
 
@@ -108,6 +127,15 @@ pub struct ClientInitArgs {
     /// The client's directory (created if missing).
     #[arg(long)]
     pub dir: PathBuf,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    /// Replace existing files (the old secret is lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Tests only: cheap Argon2id parameters for the sealed secret (easy to brute-force).
+    #[arg(long, hide = true)]
+    pub insecure_test_kdf: bool,
 }
 
 /// `quorate bls register`.
@@ -137,6 +165,9 @@ pub struct RegisterArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls refresh`.
@@ -157,6 +188,9 @@ pub struct RefreshArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls request`.
@@ -174,6 +208,9 @@ pub struct RequestArgs {
     /// Output file.
     #[arg(long)]
     pub out: PathBuf,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls sign`.
@@ -200,6 +237,9 @@ pub struct SignArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Where the secret file's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 /// `quorate bls audit`.
