@@ -92,8 +92,9 @@ pub trait Curve: Copy + Send + Sync + 'static {
 
     /// Whether the curve crate's decoder accepts non-canonical encodings (then
     /// [`Curve::point_from_bytes`] re-encodes to reject them). The SEC1 decoders of `p256` and
-    /// `k256` and blst's compressed G1 decoder reject a coordinate `≥ p` themselves;
-    /// curve25519-dalek reduces a `y ≥ p` silently.
+    /// `k256` reject a coordinate `≥ p` but accept the compact form (tag 5, x only) as a
+    /// second encoding of a point; curve25519-dalek reduces a `y ≥ p` silently. blst's
+    /// compressed G1 decoder accepts only the canonical form.
     const DECODER_ACCEPTS_NON_CANONICAL: bool;
 
     /// Canonical encoding of a point.
@@ -138,7 +139,7 @@ impl Curve for P256 {
     const ORDER_BE: [u8; 32] =
         hex_literal("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551");
     const REPR_IS_BIG_ENDIAN: bool = true;
-    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = true;
 }
 
 /// secp256k1.
@@ -152,7 +153,7 @@ impl Curve for Secp256k1 {
     const ORDER_BE: [u8; 32] =
         hex_literal("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
     const REPR_IS_BIG_ENDIAN: bool = true;
-    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = true;
 }
 
 /// BLS12-381 G1.
@@ -271,6 +272,26 @@ mod tests {
         ed[0] = 0xee;
         ed[31] = 0x7f;
         assert!(Ed25519::point_from_bytes("p", &ed).is_err());
+    }
+
+    /// SEC1's compact form (tag 5, x only) of a valid point: `p256` and `k256` decode it to
+    /// the same or the negated point, a second encoding of the value (found by the
+    /// `decode_verenc` fuzz target in a TZ21 compressed ciphertext, issue 18).
+    fn compact_form_is_rejected<C: Curve>() {
+        let p = C::Point::generator() * C::Scalar::from(7u64);
+        for q in [p, -p] {
+            let mut b = C::point_to_bytes(&q);
+            assert!(b[0] == 2 || b[0] == 3);
+            assert_eq!(C::point_from_bytes("p", &b).unwrap(), q);
+            b[0] = 5;
+            assert!(C::point_from_bytes("p", &b).is_err(), "{}", C::NAME);
+        }
+    }
+
+    #[test]
+    fn sec1_compact_points_are_rejected() {
+        compact_form_is_rejected::<P256>();
+        compact_form_is_rejected::<Secp256k1>();
     }
 
     #[test]
