@@ -254,7 +254,10 @@ async fn a_silent_node_is_named_and_the_retry_excludes_it() {
             other => panic!("unexpected first outcome {other:?}"),
         }
         assert_eq!(rec.attempts[1].participants, vec![1, 2]);
-        assert_eq!(rec.attempts[1].attempt, rec.attempts[0].attempt + 1);
+        // Node 1 numbers its attempts in its own class (its roster position modulo the
+        // roster size), so another coordinator of the key never picks the same numbers.
+        assert!(rec.attempts[1].attempt > rec.attempts[0].attempt);
+        assert!(rec.attempts.iter().all(|a| a.attempt % 3 == 0));
         assert!(!c
             .node(1)
             .metrics()

@@ -15,7 +15,7 @@ use super::driver::{
     DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, SessionContext, Step,
 };
 use super::policy::Policy;
-use super::store::{Claim, SessionStore};
+use super::store::{Begun, Claim, SessionStore, StoreError};
 use super::{
     AttemptKey, AttemptRecord, Control, Outcome, Proposal, RequestRecord, RequestStatus,
     SessionError, SessionRequest, MAX_REQUEST_ID,
@@ -62,6 +62,13 @@ impl Default for RuntimeConfig {
 const ATTEMPT_TAKEN: &str = "attempt taken";
 /// Renumberings per request after such refusals.
 const MAX_RENUMBER: u32 = 64;
+/// Largest number of attempt-number classes: a coordinator numbers its attempts within the
+/// class of its position in the roster (modulo this), so concurrent coordinators of one key
+/// do not pick the same numbers.
+const MAX_ATTEMPT_CLASSES: u32 = 64;
+/// Keys whose next attempt number the runtime remembers (older ones are forgotten and read
+/// from the store again).
+const MAX_RESERVED_KEYS: usize = 4096;
 
 /// Session id of a proposal: SHA-256 of a domain separator and the proposal payload bytes.
 pub fn session_id_of(proposal_payload: &[u8]) -> [u8; 32] {
@@ -116,6 +123,33 @@ pub struct Runtime {
     /// Verified envelopes of protocols served outside the session runtime (the CoSi witness
     /// role), by protocol name.
     protocol_routes: Mutex<BTreeMap<&'static str, mpsc::Sender<Envelope>>>,
+    /// Requests this node is coordinating now, by request id.
+    in_flight: Mutex<HashMap<String, SessionRequest>>,
+    /// Next attempt number this coordinator may use, by (key id, epoch): numbers handed out
+    /// but not yet claimed in the store are not handed out again.
+    reserved: Mutex<HashMap<(String, u64), u32>>,
+    /// This coordinator's attempt-number class and the number of classes.
+    attempt_class: (u32, u32),
+}
+
+/// Locks `m`, taking the data of a poisoned lock (every critical section leaves it whole).
+fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// Removes a request id from the in-flight set when its `submit` ends (however it ends).
+struct InFlight<'a> {
+    set: &'a Mutex<HashMap<String, SessionRequest>>,
+    id: String,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        relock(self.set).remove(&self.id);
+    }
 }
 
 impl std::fmt::Debug for Runtime {
@@ -147,6 +181,15 @@ impl Runtime {
         config: RuntimeConfig,
     ) -> Arc<Self> {
         let protocols = protocols.into_iter().map(|p| (p.name(), p)).collect();
+        let ids = transport.peers().ids();
+        let classes = u32::try_from(ids.len())
+            .unwrap_or(u32::MAX)
+            .clamp(1, MAX_ATTEMPT_CLASSES);
+        let position = ids
+            .iter()
+            .position(|&id| id == transport.self_id())
+            .unwrap_or(0);
+        let attempt_class = (u32::try_from(position).unwrap_or(0) % classes, classes);
         Arc::new(Self {
             self_id: transport.self_id(),
             key,
@@ -158,6 +201,9 @@ impl Runtime {
             config,
             routes: Mutex::new(Routes::default()),
             protocol_routes: Mutex::new(BTreeMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            reserved: Mutex::new(HashMap::new()),
+            attempt_class,
         })
     }
 
@@ -197,10 +243,47 @@ impl Runtime {
     }
 
     fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
-        match self.routes.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
+        relock(&self.routes)
+    }
+
+    /// Runs a store call on the blocking pool: a durable write waits for an fsync, which must
+    /// not hold up the async workers that carry every other session's messages.
+    async fn store_call<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn SessionStore) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || f(store.as_ref()))
+            .await
+            .map_err(|e| StoreError::Backend(format!("store task: {e}")))?
+    }
+
+    /// The attempt number for this coordinator's next attempt on (key id, epoch): above every
+    /// number the store has seen for the key and every number handed out here, plus `skip`,
+    /// in this coordinator's class (see [`MAX_ATTEMPT_CLASSES`]).
+    async fn pick_attempt(&self, key_id: &str, epoch: u64, skip: u32) -> Result<u32, SessionError> {
+        let seen = {
+            let key_id = key_id.to_string();
+            self.store_call(move |s| s.next_attempt(&key_id, epoch))
+                .await?
+        };
+        let exhausted =
+            || SessionError::Store(StoreError::Backend("attempt counter exhausted".into()));
+        let (class, classes) = self.attempt_class;
+        let mut reserved = relock(&self.reserved);
+        let slot = (key_id.to_string(), epoch);
+        let floor = seen
+            .max(reserved.get(&slot).copied().unwrap_or(0))
+            .checked_add(skip)
+            .ok_or_else(exhausted)?;
+        let attempt = floor
+            .checked_add((class + classes - floor % classes) % classes)
+            .ok_or_else(exhausted)?;
+        if reserved.len() >= MAX_RESERVED_KEYS && !reserved.contains_key(&slot) {
+            reserved.clear();
         }
+        reserved.insert(slot, attempt.saturating_add(1));
+        Ok(attempt)
     }
 
     /// Starts handling the transport's received messages.
@@ -464,9 +547,27 @@ impl Runtime {
             epoch: p.epoch,
             attempt: p.attempt,
         };
-        match self.store.claim_attempt(&key, sid) {
+        let claim = {
+            let key = key.clone();
+            self.store_call(move |s| s.claim_attempt(&key, sid)).await
+        };
+        match claim {
             Ok(Claim::Claimed) => {}
-            Ok(Claim::Same) => return debug!("duplicate proposal ignored"),
+            Ok(Claim::Same) if self.routes().active.contains_key(&sid) => {
+                return debug!("duplicate proposal ignored")
+            }
+            // This very session ran here already (its coordinator restarted before its own
+            // claim was durable and proposes it again): it never reruns, and the coordinator
+            // renumbers without blaming anyone.
+            Ok(Claim::Same) => {
+                return refuse(
+                    &self,
+                    format!(
+                        "{ATTEMPT_TAKEN}: attempt {} of key {} epoch {} already ran here",
+                        p.attempt, p.key_id, p.epoch
+                    ),
+                )
+            }
             Ok(Claim::Taken) => {
                 return refuse(
                     &self,
@@ -502,7 +603,10 @@ impl Runtime {
             }
         };
         self.close_route(sid);
-        if let Err(e) = self.store.finish_attempt(&key, &outcome) {
+        if let Err(e) = self
+            .store_call(move |s| s.finish_attempt(&key, &outcome))
+            .await
+        {
             warn!(error = %e, "could not record the outcome");
         }
     }
@@ -759,7 +863,7 @@ impl Runtime {
         };
         self.validate(&probe).map_err(SessionError::BadRequest)?;
 
-        let mut record = RequestRecord {
+        let record = RequestRecord {
             request: req.clone(),
             key_id: key_id.clone(),
             status: RequestStatus::Running,
@@ -768,22 +872,48 @@ impl Runtime {
             error: None,
             culprits: vec![],
         };
-        if let Some(existing) = self.store.insert_request(&record)? {
-            if existing.request != req {
-                return Err(SessionError::RequestIdReused(req.request_id));
-            }
-            return match existing.status {
-                RequestStatus::Aborted => Err(SessionError::Aborted(Box::new(existing))),
-                _ => Ok(existing),
-            };
+        // A request id seen before answers its record without running again.
+        let stored = {
+            let id = req.request_id.clone();
+            self.store_call(move |s| s.request(&id)).await?
+        };
+        if let Some(existing) = stored {
+            return answer_existing(&req, existing);
         }
+        let _in_flight = {
+            let mut set = relock(&self.in_flight);
+            if let Some(running) = set.get(&req.request_id) {
+                if running != &req {
+                    return Err(SessionError::RequestIdReused(req.request_id));
+                }
+                return Ok(record);
+            }
+            set.insert(req.request_id.clone(), req.clone());
+            InFlight {
+                set: &self.in_flight,
+                id: req.request_id.clone(),
+            }
+        };
+        self.coordinate(req, record, protocol, probe, participants, min)
+            .await
+    }
+
+    /// The attempts of a new request (see [`Runtime::submit`]).
+    async fn coordinate(
+        self: &Arc<Self>,
+        req: SessionRequest,
+        mut record: RequestRecord,
+        protocol: Arc<dyn Protocol>,
+        probe: Proposal,
+        mut participants: Vec<u16>,
+        min: usize,
+    ) -> Result<RequestRecord, SessionError> {
+        let key_id = record.key_id.clone();
+        let mut inserted = false;
         let (mut tries, mut renumbered, mut skip) = (0u32, 0u32, 0u32);
         while tries < self.config.max_attempts {
             tries += 1;
-            let attempt = self
-                .store
-                .next_attempt(&key_id, req.epoch)?
-                .saturating_add(skip);
+            let attempt = self.pick_attempt(&key_id, req.epoch, skip).await?;
             skip = 0;
             let proposal = Proposal {
                 participants: participants.clone(),
@@ -798,26 +928,56 @@ impl Runtime {
                 epoch: req.epoch,
                 attempt,
             };
-            if self.store.claim_attempt(&key, sid)? != Claim::Claimed {
-                continue;
-            }
-            record.attempts.push(AttemptRecord {
+            let mut opened = record.clone();
+            opened.attempts.push(AttemptRecord {
                 attempt,
                 session_id: hex::encode(sid),
                 participants: participants.clone(),
                 outcome: None,
             });
-            self.store.update_request(&record)?;
             let session = Session {
                 ctx: context(self.self_id, &proposal, sid),
                 protocol: protocol.name().to_string(),
                 version: protocol.version(),
-                timeout: Duration::from_millis(timeout_ms),
+                timeout: Duration::from_millis(probe.round_timeout_ms),
             };
             let rx = self.open_route(sid);
+            // The proposal carries no secret: it leaves while the claim (with the request
+            // record) is made durable, so the participants' claims overlap ours. Our first
+            // protocol message (`run_attempt`) waits for it.
             if let Err(e) = self.seal_and_send(&session, 0, Recipient::All, payload) {
                 warn!(error = %e, "could not send the proposal");
             }
+            let begun = {
+                let (opened, key) = (opened.clone(), key.clone());
+                let new_request = !inserted;
+                self.store_call(move |s| s.begin_attempt(&opened, new_request, &key, sid))
+                    .await
+            };
+            match begun {
+                Ok(Begun::Claimed) => {}
+                Ok(Begun::Existing(existing)) => {
+                    self.withdraw(&session, "the request id was recorded meanwhile");
+                    return answer_existing(&req, *existing);
+                }
+                Ok(Begun::NotClaimed(_)) if renumbered < MAX_RENUMBER => {
+                    // Another session took this number here after it was picked.
+                    self.withdraw(&session, "the number was taken meanwhile");
+                    renumbered += 1;
+                    tries -= 1;
+                    continue;
+                }
+                Ok(Begun::NotClaimed(_)) => {
+                    self.withdraw(&session, "the number was taken meanwhile");
+                    break;
+                }
+                Err(e) => {
+                    self.withdraw(&session, "the coordinator could not record it");
+                    return Err(e.into());
+                }
+            }
+            inserted = true;
+            record = opened;
             let outcome = match protocol.driver(&session.ctx) {
                 Ok(driver) => self.run_attempt(&session, driver, rx).await,
                 Err(reason) => Outcome::Aborted {
@@ -827,58 +987,101 @@ impl Runtime {
                 },
             };
             self.close_route(sid);
-            self.store.finish_attempt(&key, &outcome)?;
             if let Some(last) = record.attempts.last_mut() {
                 last.outcome = Some(outcome.clone());
             }
-            match outcome {
+            match &outcome {
                 Outcome::Completed { output } => {
                     record.status = RequestStatus::Completed;
-                    record.output = Some(output);
+                    record.output = Some(output.clone());
                     record.error = None;
                     record.culprits = vec![];
-                    self.store.update_request(&record)?;
-                    return Ok(record);
                 }
                 Outcome::Aborted {
                     reason, culprits, ..
                 } => {
                     let taken = culprits.is_empty() && reason.contains(ATTEMPT_TAKEN);
-                    record.error = Some(reason);
+                    record.error = Some(reason.clone());
                     record.culprits = culprits.clone();
-                    if taken && renumbered < MAX_RENUMBER {
-                        // Attempt numbers are picked from what this node has seen; a
-                        // participant saw this one used by another coordinator. The next
-                        // number (this one is now claimed here) is tried, not counted as a
-                        // retry.
-                        renumbered += 1;
-                        tries -= 1;
-                        // Jump ahead by a random amount: concurrent coordinators then rarely
-                        // pick the same numbers again.
-                        skip = 1 + (rand_core::RngCore::next_u32(&mut rand_core::OsRng) % 4096);
-                        self.store.update_request(&record)?;
-                        continue;
-                    }
                     let remaining: Vec<u16> = participants
                         .iter()
                         .copied()
                         .filter(|p| !culprits.contains(p))
                         .collect();
-                    if culprits.is_empty()
-                        || culprits.contains(&self.self_id)
-                        || remaining.len() < min
+                    if taken && renumbered < MAX_RENUMBER {
+                        // A participant saw this number used by another coordinator. A
+                        // higher number (this one is now claimed here) is tried, not counted
+                        // as a retry; jumping ahead by a random amount makes concurrent
+                        // coordinators rarely meet again.
+                        renumbered += 1;
+                        tries -= 1;
+                        skip = 1 + (rand_core::RngCore::next_u32(&mut rand_core::OsRng) % 4096);
+                    } else if !culprits.is_empty()
+                        && !culprits.contains(&self.self_id)
+                        && remaining.len() >= min
+                        && tries < self.config.max_attempts
                     {
-                        break;
+                        info!(request_id = %req.request_id, excluded = ?culprits, "retrying without the culprits");
+                        participants = remaining;
+                    } else {
+                        record.status = RequestStatus::Aborted;
                     }
-                    info!(request_id = %req.request_id, excluded = ?culprits, "retrying without the culprits");
-                    participants = remaining;
-                    self.store.update_request(&record)?;
                 }
+            }
+            // One durable transaction for the outcome and the request's record, before the
+            // answer.
+            {
+                let (key, outcome, record) = (key.clone(), outcome.clone(), record.clone());
+                self.store_call(move |s| s.end_attempt(&key, &outcome, &record))
+                    .await?;
+            }
+            match record.status {
+                RequestStatus::Completed => return Ok(record),
+                RequestStatus::Aborted => return Err(SessionError::Aborted(Box::new(record))),
+                RequestStatus::Running => {}
             }
         }
         record.status = RequestStatus::Aborted;
-        self.store.update_request(&record)?;
+        if record.error.is_none() {
+            record.error = Some("no attempt number could be claimed".into());
+        }
+        {
+            let record = record.clone();
+            self.store_call(move |s| {
+                if inserted {
+                    s.update_request(&record)
+                } else {
+                    s.insert_request(&record).map(drop)
+                }
+            })
+            .await?;
+        }
         Err(SessionError::Aborted(Box::new(record)))
+    }
+
+    /// Withdraws a proposal whose attempt this coordinator could not claim: the participants
+    /// abort it without blaming anyone (they renumber as for a taken attempt).
+    fn withdraw(self: &Arc<Self>, s: &Session, why: &str) {
+        let reason = format!(
+            "{ATTEMPT_TAKEN}: the coordinator withdrew attempt {} ({why})",
+            s.ctx.attempt
+        );
+        self.send_control(s, &Control::Refuse { reason });
+        self.close_route(s.ctx.session_id);
+    }
+}
+
+/// The answer to a request id seen before: its record, or the same error.
+fn answer_existing(
+    req: &SessionRequest,
+    existing: RequestRecord,
+) -> Result<RequestRecord, SessionError> {
+    if existing.request != *req {
+        return Err(SessionError::RequestIdReused(req.request_id.clone()));
+    }
+    match existing.status {
+        RequestStatus::Aborted => Err(SessionError::Aborted(Box::new(existing))),
+        _ => Ok(existing),
     }
 }
 

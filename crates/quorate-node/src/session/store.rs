@@ -49,6 +49,36 @@ pub trait SessionStore: Send + Sync {
     fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError>;
     /// The recorded outcome of an attempt.
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError>;
+    /// The coordinator's opening write, atomically and durably: claims `key` for `session`
+    /// and writes `record` (which lists the attempt). With `new_request` the record is
+    /// inserted, unless its request id exists: then nothing is written and the stored record
+    /// is returned. Nothing is written unless the claim succeeds.
+    fn begin_attempt(
+        &self,
+        record: &RequestRecord,
+        new_request: bool,
+        key: &AttemptKey,
+        session: [u8; 32],
+    ) -> Result<Begun, StoreError>;
+    /// The coordinator's closing write, atomically and durably: the outcome of `key` and the
+    /// request's updated `record`.
+    fn end_attempt(
+        &self,
+        key: &AttemptKey,
+        outcome: &Outcome,
+        record: &RequestRecord,
+    ) -> Result<(), StoreError>;
+}
+
+/// Result of [`SessionStore::begin_attempt`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Begun {
+    /// The attempt is claimed and the record written.
+    Claimed,
+    /// The attempt was not free (nothing written).
+    NotClaimed(Claim),
+    /// A new request's id exists already (nothing written): its stored record.
+    Existing(Box<RequestRecord>),
 }
 
 #[derive(Default)]
@@ -150,15 +180,77 @@ impl SessionStore for MemoryStore {
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
         Ok(self.lock()?.attempts.get(key).and_then(|(_, o)| o.clone()))
     }
+
+    fn begin_attempt(
+        &self,
+        record: &RequestRecord,
+        new_request: bool,
+        key: &AttemptKey,
+        session: [u8; 32],
+    ) -> Result<Begun, StoreError> {
+        let mut g = self.lock()?;
+        let id = &record.request.request_id;
+        let pos = g.requests.iter().position(|r| &r.request.request_id == id);
+        if new_request {
+            if let Some(i) = pos {
+                return Ok(Begun::Existing(Box::new(g.requests[i].clone())));
+            }
+        } else if pos.is_none() {
+            return Err(StoreError::Backend(format!("unknown request id {id:?}")));
+        }
+        match g.attempts.get(key) {
+            Some((s, _)) if *s == session => return Ok(Begun::NotClaimed(Claim::Same)),
+            Some(_) => return Ok(Begun::NotClaimed(Claim::Taken)),
+            None => {}
+        }
+        g.attempts.insert(key.clone(), (session, None));
+        match pos {
+            Some(i) => g.requests[i] = record.clone(),
+            None => g.requests.push(record.clone()),
+        }
+        Ok(Begun::Claimed)
+    }
+
+    fn end_attempt(
+        &self,
+        key: &AttemptKey,
+        outcome: &Outcome,
+        record: &RequestRecord,
+    ) -> Result<(), StoreError> {
+        let mut g = self.lock()?;
+        let id = &record.request.request_id;
+        let Some(i) = g.requests.iter().position(|r| &r.request.request_id == id) else {
+            return Err(StoreError::Backend(format!("unknown request id {id:?}")));
+        };
+        match g.attempts.get_mut(key) {
+            Some(entry) => entry.1 = Some(outcome.clone()),
+            None => return Err(StoreError::Backend("finishing an unclaimed attempt".into())),
+        }
+        g.requests[i] = record.clone();
+        Ok(())
+    }
 }
 
-/// A durable [`SessionStore`] in an SQLite file: every write is one transaction with
-/// `synchronous=FULL`, the file is created with mode 0600. On open, attempts and requests
-/// that were running when the node stopped are recorded as aborted ("interrupted"), so they
-/// never rerun and their request id keeps answering the same result.
+/// A durable [`SessionStore`] in an SQLite file (`synchronous=FULL`, WAL; the file is created
+/// with mode 0600). On open, attempts and requests that were running when the node stopped
+/// are recorded as aborted ("interrupted"), so they never rerun and their request id keeps
+/// answering the same result.
+///
+/// **Group commit.** Every write is queued and runs inside a transaction of its own savepoint;
+/// the caller that obtains the connection commits every write queued meanwhile in one
+/// transaction (one WAL fsync), and each caller returns only after the commit that holds its
+/// write: a write is durable when its call returns, as with one transaction per write, but
+/// concurrent sessions share the fsync.
 pub struct SqliteStore {
     conn: Mutex<rusqlite::Connection>,
+    queue: Mutex<Vec<Op>>,
 }
+
+/// A queued write: runs on the connection inside the batch's transaction and returns what to
+/// do once the batch's commit is known (answer its caller).
+type Op = Box<dyn FnOnce(&rusqlite::Connection) -> Reply + Send>;
+/// Answers one queued write's caller with the batch commit's result.
+type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,6 +286,131 @@ fn json_err(e: serde_json::Error) -> StoreError {
     StoreError::Backend(format!("runtime database record: {e}"))
 }
 
+fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, StoreError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+        Err(e) => Err(db(e)),
+    }
+}
+
+fn to_i64(v: u64) -> Result<i64, StoreError> {
+    i64::try_from(v).map_err(|_| StoreError::Backend("epoch out of range".into()))
+}
+
+// The statements of each write, on a connection inside an open transaction.
+
+fn read_request(
+    conn: &rusqlite::Connection,
+    request_id: &str,
+) -> Result<Option<RequestRecord>, StoreError> {
+    let text: Option<String> = optional(conn.query_row(
+        "SELECT record FROM requests WHERE request_id = ?1",
+        [request_id],
+        |r| r.get(0),
+    ))?;
+    text.map(|t| serde_json::from_str(&t).map_err(json_err))
+        .transpose()
+}
+
+fn insert_request_in(
+    conn: &rusqlite::Connection,
+    record: &RequestRecord,
+) -> Result<Option<RequestRecord>, StoreError> {
+    if let Some(existing) = read_request(conn, &record.request.request_id)? {
+        return Ok(Some(existing));
+    }
+    let text = serde_json::to_string(record).map_err(json_err)?;
+    conn.execute(
+        "INSERT INTO requests (request_id, record) VALUES (?1, ?2)",
+        rusqlite::params![record.request.request_id, text],
+    )
+    .map_err(db)?;
+    Ok(None)
+}
+
+fn update_request_in(
+    conn: &rusqlite::Connection,
+    record: &RequestRecord,
+) -> Result<(), StoreError> {
+    let text = serde_json::to_string(record).map_err(json_err)?;
+    let n = conn
+        .execute(
+            "UPDATE requests SET record = ?1 WHERE request_id = ?2",
+            rusqlite::params![text, record.request.request_id],
+        )
+        .map_err(db)?;
+    if n != 1 {
+        return Err(StoreError::Backend(format!(
+            "unknown request id {:?}",
+            record.request.request_id
+        )));
+    }
+    Ok(())
+}
+
+fn claim_in(
+    conn: &rusqlite::Connection,
+    key: &AttemptKey,
+    session: [u8; 32],
+) -> Result<Claim, StoreError> {
+    let epoch = to_i64(key.epoch)?;
+    let existing: Option<Vec<u8>> = optional(conn.query_row(
+        "SELECT session FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
+        rusqlite::params![key.key_id, epoch, key.attempt],
+        |r| r.get(0),
+    ))?;
+    match existing {
+        Some(s) if s == session => Ok(Claim::Same),
+        Some(_) => Ok(Claim::Taken),
+        None => {
+            conn.execute(
+                "INSERT INTO attempts (key_id, epoch, attempt, session) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![key.key_id, epoch, key.attempt, &session[..]],
+            )
+            .map_err(db)?;
+            Ok(Claim::Claimed)
+        }
+    }
+}
+
+fn finish_in(
+    conn: &rusqlite::Connection,
+    key: &AttemptKey,
+    outcome: &Outcome,
+) -> Result<(), StoreError> {
+    let text = serde_json::to_string(outcome).map_err(json_err)?;
+    let n = conn
+        .execute(
+            "UPDATE attempts SET outcome = ?1 WHERE key_id = ?2 AND epoch = ?3 AND attempt = ?4",
+            rusqlite::params![text, key.key_id, to_i64(key.epoch)?, key.attempt],
+        )
+        .map_err(db)?;
+    if n != 1 {
+        return Err(StoreError::Backend("finishing an unclaimed attempt".into()));
+    }
+    Ok(())
+}
+
+/// Runs `f` inside a savepoint of the open transaction: a failing write is undone without
+/// undoing the other writes of its batch.
+fn in_savepoint<R>(
+    conn: &rusqlite::Connection,
+    f: impl FnOnce(&rusqlite::Connection) -> Result<R, StoreError>,
+) -> Result<R, StoreError> {
+    conn.execute_batch("SAVEPOINT op").map_err(db)?;
+    match f(conn) {
+        Ok(v) => {
+            conn.execute_batch("RELEASE op").map_err(db)?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+            Err(e)
+        }
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path` and closes out interrupted work.
     pub fn open(path: &std::path::Path) -> Result<Self, StoreError> {
@@ -213,14 +430,8 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(db)?;
         conn.execute_batch(SCHEMA).map_err(db)?;
-        let format: Option<String> = conn
-            .query_row("SELECT v FROM meta WHERE k = 'format'", [], |r| r.get(0))
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(db)?;
+        let format: Option<String> =
+            optional(conn.query_row("SELECT v FROM meta WHERE k = 'format'", [], |r| r.get(0)))?;
         match format.as_deref() {
             None => {
                 conn.execute(
@@ -239,6 +450,7 @@ impl SqliteStore {
         }
         let store = Self {
             conn: Mutex::new(conn),
+            queue: Mutex::new(Vec::new()),
         };
         store.close_interrupted()?;
         Ok(store)
@@ -250,126 +462,137 @@ impl SqliteStore {
             .map_err(|_| StoreError::Backend("store lock poisoned".into()))
     }
 
-    fn close_interrupted(&self) -> Result<(), StoreError> {
-        let reason = "interrupted: the node stopped during the session";
-        let outcome = serde_json::to_string(&Outcome::Aborted {
-            reason: reason.into(),
-            culprits: vec![],
-            evidence: vec![],
-        })
-        .map_err(json_err)?;
-        let mut conn = self.lock()?;
-        let tx = conn.transaction().map_err(db)?;
-        tx.execute(
-            "UPDATE attempts SET outcome = ?1 WHERE outcome IS NULL",
-            [&outcome],
-        )
-        .map_err(db)?;
-        let running: Vec<(i64, String)> = {
-            let mut stmt = tx.prepare("SELECT seq, record FROM requests").map_err(db)?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .map_err(db)?
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(db)?;
-            rows
+    /// Queues the write `f` and returns its result once a committed transaction holds it
+    /// (see the group commit note on [`SqliteStore`]).
+    fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<R, StoreError>>(1);
+        let op: Op = Box::new(move |conn| {
+            let result = in_savepoint(conn, f);
+            Box::new(move |commit: Result<(), StoreError>| {
+                let _ = tx.send(commit.and(result));
+            })
+        });
+        self.queue
+            .lock()
+            .map_err(|_| StoreError::Backend("store queue poisoned".into()))?
+            .push(op);
+        let answered = |rx: &std::sync::mpsc::Receiver<Result<R, StoreError>>| match rx.try_recv() {
+            Ok(r) => Some(r),
+            Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            // Dropped unrun: its batch's transaction could not begin.
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => Some(Err(StoreError::Backend(
+                "runtime database: could not begin a transaction".into(),
+            ))),
         };
-        for (seq, text) in running {
-            let mut rec: RequestRecord = serde_json::from_str(&text).map_err(json_err)?;
-            if rec.status != super::RequestStatus::Running {
+        loop {
+            if let Some(r) = answered(&rx) {
+                return r;
+            }
+            // Whoever holds the connection commits a batch and answers it before letting go:
+            // once we hold it, our write is either answered or still queued.
+            let conn = self.lock()?;
+            if let Some(r) = answered(&rx) {
+                return r;
+            }
+            let batch = std::mem::take(
+                &mut *self
+                    .queue
+                    .lock()
+                    .map_err(|_| StoreError::Backend("store queue poisoned".into()))?,
+            );
+            if batch.is_empty() {
                 continue;
             }
-            rec.status = super::RequestStatus::Aborted;
-            rec.error = Some(reason.into());
-            for a in &mut rec.attempts {
-                if a.outcome.is_none() {
-                    a.outcome = Some(Outcome::Aborted {
-                        reason: reason.into(),
-                        culprits: vec![],
-                        evidence: vec![],
-                    });
-                }
+            Self::commit_batch(&conn, batch);
+        }
+    }
+
+    /// One transaction for `batch`; every write's caller is answered before returning.
+    fn commit_batch(conn: &rusqlite::Connection, batch: Vec<Op>) {
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            // The writes are dropped unrun; their callers see it (see `write`).
+            tracing::warn!(error = %e, "runtime database: could not begin a transaction");
+            return;
+        }
+        let replies: Vec<Reply> = batch.into_iter().map(|op| op(conn)).collect();
+        let commit = match conn.execute_batch("COMMIT") {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                Err(db(e).to_string())
             }
-            let text = serde_json::to_string(&rec).map_err(json_err)?;
-            tx.execute(
-                "UPDATE requests SET record = ?1 WHERE seq = ?2",
-                rusqlite::params![text, seq],
+        };
+        for reply in replies {
+            reply(commit.clone().map_err(StoreError::Backend));
+        }
+    }
+
+    fn close_interrupted(&self) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let reason = "interrupted: the node stopped during the session";
+            let aborted = Outcome::Aborted {
+                reason: reason.into(),
+                culprits: vec![],
+                evidence: vec![],
+            };
+            let outcome = serde_json::to_string(&aborted).map_err(json_err)?;
+            conn.execute(
+                "UPDATE attempts SET outcome = ?1 WHERE outcome IS NULL",
+                [&outcome],
             )
             .map_err(db)?;
-        }
-        tx.commit().map_err(db)
+            let running: Vec<(i64, String)> = {
+                let mut stmt = conn
+                    .prepare("SELECT seq, record FROM requests")
+                    .map_err(db)?;
+                let rows = stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(db)?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(db)?;
+                rows
+            };
+            for (seq, text) in running {
+                let mut rec: RequestRecord = serde_json::from_str(&text).map_err(json_err)?;
+                if rec.status != super::RequestStatus::Running {
+                    continue;
+                }
+                rec.status = super::RequestStatus::Aborted;
+                rec.error = Some(reason.into());
+                for a in &mut rec.attempts {
+                    if a.outcome.is_none() {
+                        a.outcome = Some(aborted.clone());
+                    }
+                }
+                let text = serde_json::to_string(&rec).map_err(json_err)?;
+                conn.execute(
+                    "UPDATE requests SET record = ?1 WHERE seq = ?2",
+                    rusqlite::params![text, seq],
+                )
+                .map_err(db)?;
+            }
+            Ok(())
+        })
     }
-}
-
-fn to_i64(v: u64) -> Result<i64, StoreError> {
-    i64::try_from(v).map_err(|_| StoreError::Backend("epoch out of range".into()))
 }
 
 impl SessionStore for SqliteStore {
     fn insert_request(&self, record: &RequestRecord) -> Result<Option<RequestRecord>, StoreError> {
-        let text = serde_json::to_string(record).map_err(json_err)?;
-        let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db)?;
-        let existing: Option<String> = tx
-            .query_row(
-                "SELECT record FROM requests WHERE request_id = ?1",
-                [&record.request.request_id],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(db)?;
-        if let Some(text) = existing {
-            return Ok(Some(serde_json::from_str(&text).map_err(json_err)?));
-        }
-        tx.execute(
-            "INSERT INTO requests (request_id, record) VALUES (?1, ?2)",
-            rusqlite::params![record.request.request_id, text],
-        )
-        .map_err(db)?;
-        tx.commit().map_err(db)?;
-        Ok(None)
+        let record = record.clone();
+        self.write(move |conn| insert_request_in(conn, &record))
     }
 
     fn update_request(&self, record: &RequestRecord) -> Result<(), StoreError> {
-        let text = serde_json::to_string(record).map_err(json_err)?;
-        let conn = self.lock()?;
-        let n = conn
-            .execute(
-                "UPDATE requests SET record = ?1 WHERE request_id = ?2",
-                rusqlite::params![text, record.request.request_id],
-            )
-            .map_err(db)?;
-        if n != 1 {
-            return Err(StoreError::Backend(format!(
-                "unknown request id {:?}",
-                record.request.request_id
-            )));
-        }
-        Ok(())
+        let record = record.clone();
+        self.write(move |conn| update_request_in(conn, &record))
     }
 
     fn request(&self, request_id: &str) -> Result<Option<RequestRecord>, StoreError> {
         let conn = self.lock()?;
-        let text: Option<String> = conn
-            .query_row(
-                "SELECT record FROM requests WHERE request_id = ?1",
-                [request_id],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(db)?;
-        text.map(|t| serde_json::from_str(&t).map_err(json_err))
-            .transpose()
+        read_request(&conn, request_id)
     }
 
     fn requests(&self) -> Result<Vec<RequestRecord>, StoreError> {
@@ -389,35 +612,8 @@ impl SessionStore for SqliteStore {
     }
 
     fn claim_attempt(&self, key: &AttemptKey, session: [u8; 32]) -> Result<Claim, StoreError> {
-        let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db)?;
-        let existing: Option<Vec<u8>> = tx
-            .query_row(
-                "SELECT session FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
-                rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(db)?;
-        match existing {
-            Some(s) if s == session => Ok(Claim::Same),
-            Some(_) => Ok(Claim::Taken),
-            None => {
-                tx.execute(
-                    "INSERT INTO attempts (key_id, epoch, attempt, session) VALUES (?1, ?2, ?3, ?4)",
-                    rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt, &session[..]],
-                )
-                .map_err(db)?;
-                tx.commit().map_err(db)?;
-                Ok(Claim::Claimed)
-            }
-        }
+        let key = key.clone();
+        self.write(move |conn| claim_in(conn, &key, session))
     }
 
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
@@ -437,37 +633,60 @@ impl SessionStore for SqliteStore {
     }
 
     fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError> {
-        let text = serde_json::to_string(outcome).map_err(json_err)?;
-        let conn = self.lock()?;
-        let n = conn
-            .execute(
-                "UPDATE attempts SET outcome = ?1 WHERE key_id = ?2 AND epoch = ?3 AND attempt = ?4",
-                rusqlite::params![text, key.key_id, to_i64(key.epoch)?, key.attempt],
-            )
-            .map_err(db)?;
-        if n != 1 {
-            return Err(StoreError::Backend("finishing an unclaimed attempt".into()));
-        }
-        Ok(())
+        let (key, outcome) = (key.clone(), outcome.clone());
+        self.write(move |conn| finish_in(conn, &key, &outcome))
     }
 
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
         let conn = self.lock()?;
-        let text: Option<Option<String>> = conn
-            .query_row(
-                "SELECT outcome FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
-                rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(db)?;
+        let text: Option<Option<String>> = optional(conn.query_row(
+            "SELECT outcome FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
+            rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],
+            |r| r.get(0),
+        ))?;
         text.flatten()
             .map(|t| serde_json::from_str(&t).map_err(json_err))
             .transpose()
+    }
+
+    fn begin_attempt(
+        &self,
+        record: &RequestRecord,
+        new_request: bool,
+        key: &AttemptKey,
+        session: [u8; 32],
+    ) -> Result<Begun, StoreError> {
+        let (record, key) = (record.clone(), key.clone());
+        self.write(move |conn| {
+            if new_request {
+                if let Some(existing) = read_request(conn, &record.request.request_id)? {
+                    return Ok(Begun::Existing(Box::new(existing)));
+                }
+            }
+            match claim_in(conn, &key, session)? {
+                Claim::Claimed => {}
+                other => return Ok(Begun::NotClaimed(other)),
+            }
+            if new_request {
+                insert_request_in(conn, &record)?;
+            } else {
+                update_request_in(conn, &record)?;
+            }
+            Ok(Begun::Claimed)
+        })
+    }
+
+    fn end_attempt(
+        &self,
+        key: &AttemptKey,
+        outcome: &Outcome,
+        record: &RequestRecord,
+    ) -> Result<(), StoreError> {
+        let (key, outcome, record) = (key.clone(), outcome.clone(), record.clone());
+        self.write(move |conn| {
+            finish_in(conn, &key, &outcome)?;
+            update_request_in(conn, &record)
+        })
     }
 }
 
@@ -574,8 +793,86 @@ mod tests {
             evidence: vec![],
         };
         s.finish_attempt(&key, &outcome).expect("finish");
-        assert_eq!(s.attempt_outcome(&key).expect("read"), Some(outcome));
+        assert_eq!(
+            s.attempt_outcome(&key).expect("read"),
+            Some(outcome.clone())
+        );
         // Finishing does not free the attempt for another session.
         assert_eq!(s.claim_attempt(&key, [8; 32]).expect("other"), Claim::Taken);
+
+        // The coordinator's opening write: claim and record together, or nothing.
+        let k2 = |attempt| AttemptKey {
+            key_id: "k2".into(),
+            epoch: 0,
+            attempt,
+        };
+        let r = record("r2");
+        assert_eq!(
+            s.begin_attempt(&r, true, &k2(0), [1; 32]).expect("begin"),
+            Begun::Claimed
+        );
+        assert_eq!(s.request("r2").expect("read"), Some(r.clone()));
+        // A new request whose id exists: nothing written, the attempt stays free.
+        assert_eq!(
+            s.begin_attempt(&r, true, &k2(1), [2; 32]).expect("begin"),
+            Begun::Existing(Box::new(r.clone()))
+        );
+        assert_eq!(s.next_attempt("k2", 0).expect("next"), 1);
+        // A taken attempt: nothing written, the record unchanged.
+        let mut changed = r.clone();
+        changed.error = Some("changed".into());
+        assert_eq!(
+            s.begin_attempt(&changed, false, &k2(0), [3; 32])
+                .expect("begin"),
+            Begun::NotClaimed(Claim::Taken)
+        );
+        assert_eq!(s.request("r2").expect("read"), Some(r.clone()));
+        // The closing write: outcome and record together.
+        let done = Outcome::Completed {
+            output: serde_json::json!({"ok": true}),
+        };
+        let mut closed = r.clone();
+        closed.status = RequestStatus::Completed;
+        s.end_attempt(&k2(0), &done, &closed).expect("end");
+        assert_eq!(s.attempt_outcome(&k2(0)).expect("read"), Some(done));
+        assert_eq!(s.request("r2").expect("read"), Some(closed));
+        // Closing an unclaimed attempt fails and writes nothing.
+        let mut other = r.clone();
+        other.error = Some("other".into());
+        assert!(s.end_attempt(&k2(9), &outcome, &other).is_err());
+        assert_eq!(
+            s.request("r2").expect("read").map(|r| r.status),
+            Some(RequestStatus::Completed)
+        );
+    }
+
+    #[test]
+    fn concurrent_writes_commit_in_groups_and_each_is_durable_once() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("runtime.db");
+        let store = std::sync::Arc::new(SqliteStore::open(&path).expect("open"));
+        // Eight threads race for the same 32 attempts: each is claimed by exactly one session.
+        let threads: Vec<_> = (0u8..8)
+            .map(|t| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    (0u32..32)
+                        .filter(|&a| {
+                            let key = AttemptKey {
+                                key_id: "k".into(),
+                                epoch: 0,
+                                attempt: a,
+                            };
+                            store.claim_attempt(&key, [t; 32]).expect("claim") == Claim::Claimed
+                        })
+                        .count()
+                })
+            })
+            .collect();
+        let claimed: usize = threads.into_iter().map(|h| h.join().expect("join")).sum();
+        assert_eq!(claimed, 32);
+        drop(store);
+        let s = SqliteStore::open(&path).expect("reopen");
+        assert_eq!(s.next_attempt("k", 0).expect("next"), 32);
     }
 }
