@@ -32,7 +32,15 @@ enum Fault {
     SilentFrom(u16),
     /// Flips a bit of its round-2 message.
     Corrupt2,
+    /// Honest, and the protocol confirms completion to the coordinator.
+    Confirm,
+    /// As `Confirm`, but slow to finish: its last round takes 300 ms, then counts itself in
+    /// [`SLOW_DONE`].
+    SlowDone,
 }
+
+/// Nodes with [`Fault::SlowDone`] whose driver finished.
+static SLOW_DONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The test protocol: `ping` with an optional injected fault, under the same name.
 struct Faulty(Fault);
@@ -75,7 +83,13 @@ impl ProtocolDriver for FaultyDriver {
     ) -> Result<Step, DriverError> {
         match self.inner.handle(round, incoming)? {
             Step::Next(out) => Ok(Step::Next(self.filter(round + 1, out))),
-            done => Ok(done),
+            done => {
+                if self.fault == Fault::SlowDone {
+                    std::thread::sleep(Duration::from_millis(300));
+                    SLOW_DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                Ok(done)
+            }
         }
     }
 }
@@ -95,6 +109,9 @@ impl Protocol for Faulty {
             inner: Ping::default().driver(ctx)?,
             fault: self.0,
         }))
+    }
+    fn confirms_done(&self) -> bool {
+        matches!(self.0, Fault::Confirm | Fault::SlowDone)
     }
 }
 
@@ -263,6 +280,31 @@ async fn a_silent_node_is_named_and_the_retry_excludes_it() {
             .metrics()
             .render()
             .contains("quorate_session_waiting_for{"));
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn a_confirming_protocol_answers_after_every_participant_is_done() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, |id| {
+            let fault = if id == 1 {
+                Fault::Confirm
+            } else {
+                Fault::SlowDone
+            };
+            (Some(fault), Arc::new(AcceptAll) as Arc<dyn Policy>)
+        });
+        let rec = c
+            .node(1)
+            .submit(ping("req-confirm", &[1, 2, 3], 10_000))
+            .await
+            .expect("ping");
+        assert_eq!(rec.status, RequestStatus::Completed);
+        // Nodes 2 and 3 finish after node 1; the answer waited for both.
+        assert_eq!(SLOW_DONE.load(std::sync::atomic::Ordering::SeqCst), 2);
         c.stop().await;
     })
     .await

@@ -132,4 +132,12 @@ pub trait Protocol: Send + Sync {
     fn min_participants(&self, params: &Value) -> Result<usize, String>;
     /// Builds this node's driver, or refuses (the reason is sent to the other participants).
     fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String>;
+    /// Whether the coordinator answers only once every other participant has reported its
+    /// driver done (a `done` control message), for protocols whose result must be in place on
+    /// every participant when the operator gets the answer (a key every holder committed).
+    /// A participant that does not report within a round deadline delays the answer by that
+    /// much and is logged; the outcome stays the coordinator's. Default: no.
+    fn confirms_done(&self) -> bool {
+        false
+    }
 }

@@ -102,6 +102,9 @@ pub enum Control {
         /// Why.
         reason: String,
     },
+    /// A participant's driver is done (sent to the coordinator of protocols that
+    /// [confirm](driver::Protocol::confirms_done) completion).
+    Done,
 }
 
 /// How one attempt ended.

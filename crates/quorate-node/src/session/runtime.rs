@@ -1,7 +1,7 @@
 //! The runtime that drives sessions over the transport: routing of verified envelopes,
 //! proposals and policy, attempt claims, round deadlines, culprit naming and retries.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -107,6 +107,8 @@ struct Session {
     protocol: String,
     version: u16,
     timeout: Duration,
+    /// Completion is confirmed to the coordinator ([`Protocol::confirms_done`]).
+    confirm: bool,
 }
 
 /// The session runtime of one node.
@@ -531,6 +533,7 @@ impl Runtime {
                     protocol: p.protocol.clone(),
                     version: p.protocol_version,
                     timeout: Duration::ZERO,
+                    confirm: false,
                 };
                 this.send_control(&s, &Control::Refuse { reason });
             }
@@ -584,6 +587,7 @@ impl Runtime {
             protocol: protocol.name().to_string(),
             version: protocol.version(),
             timeout,
+            confirm: protocol.confirms_done(),
         };
         let rx = self.open_route(sid);
         let outcome = match protocol.driver(&session.ctx) {
@@ -654,6 +658,7 @@ impl Runtime {
             evidence,
         };
         let mut received: BTreeMap<(u16, u16), Envelope> = BTreeMap::new();
+        let mut confirmed: BTreeSet<u16> = BTreeSet::new();
         let mut outgoing = match driver.start() {
             Ok(o) => o,
             Err(e) => return driver_abort(e, &received, 1),
@@ -693,7 +698,9 @@ impl Runtime {
                     Ok(None) => return abort("node shutting down".into(), vec![], vec![]),
                     Ok(Some(env)) => env,
                 };
-                if let Some(outcome) = self.accept(s, driver, round, &mut received, env) {
+                if let Some(outcome) =
+                    self.accept(s, driver, round, &mut received, &mut confirmed, env)
+                {
                     return outcome;
                 }
             }
@@ -719,8 +726,65 @@ impl Runtime {
                     };
                     outgoing = out;
                 }
-                Ok(Step::Done(output)) => return Outcome::Completed { output },
+                Ok(Step::Done(output)) => {
+                    if s.confirm {
+                        self.confirm_done(s, rx, &mut confirmed).await;
+                    }
+                    return Outcome::Completed { output };
+                }
                 Err(e) => return driver_abort(e, &received, round),
+            }
+        }
+    }
+
+    /// After this node's driver is done: a participant reports it to the coordinator; the
+    /// coordinator waits (one round deadline at most) until every other participant has.
+    async fn confirm_done(
+        self: &Arc<Self>,
+        s: &Session,
+        rx: &mut mpsc::Receiver<Envelope>,
+        confirmed: &mut BTreeSet<u16>,
+    ) {
+        if s.ctx.coordinator != self.self_id {
+            match serde_json::to_vec(&Control::Done) {
+                Ok(payload) => {
+                    let to = Recipient::Node(s.ctx.coordinator);
+                    if let Err(e) = self.seal_and_send(s, 0, to, payload) {
+                        warn!(error = %e, "could not report the session done");
+                    }
+                }
+                Err(e) => warn!(error = %e, "could not encode a control message"),
+            }
+            return;
+        }
+        let deadline = tokio::time::Instant::now() + s.timeout;
+        loop {
+            let missing: Vec<u16> = s
+                .ctx
+                .others()
+                .into_iter()
+                .filter(|n| !confirmed.contains(n))
+                .collect();
+            if missing.is_empty() {
+                return;
+            }
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(env)) => {
+                    // Anything else is late now: the outcome is ours already.
+                    let h = &env.header;
+                    if h.round == 0
+                        && h.attempt == s.ctx.attempt
+                        && s.ctx.participants.contains(&h.sender)
+                        && matches!(serde_json::from_slice(&env.payload), Ok(Control::Done))
+                    {
+                        confirmed.insert(h.sender);
+                    }
+                }
+                Ok(None) | Err(_) => {
+                    warn!(request_id = %s.ctx.request_id, ?missing,
+                          "completed; these participants did not report done in time");
+                    return;
+                }
             }
         }
     }
@@ -732,6 +796,7 @@ impl Runtime {
         driver: &dyn ProtocolDriver,
         round: u16,
         received: &mut BTreeMap<(u16, u16), Envelope>,
+        confirmed: &mut BTreeSet<u16>,
         env: Envelope,
     ) -> Option<Outcome> {
         let h = &env.header;
@@ -750,8 +815,16 @@ impl Runtime {
             return None;
         }
         if h.round == 0 {
-            if let Ok(Control::Refuse { reason }) = serde_json::from_slice::<Control>(&env.payload)
-            {
+            let control = serde_json::from_slice::<Control>(&env.payload);
+            if let Ok(Control::Done) = control {
+                if s.confirm && s.ctx.coordinator == self.self_id {
+                    confirmed.insert(sender);
+                } else {
+                    self.reject(sender, "unexpected done report");
+                }
+                return None;
+            }
+            if let Ok(Control::Refuse { reason }) = control {
                 if reason.starts_with(ATTEMPT_TAKEN) {
                     // Not a fault: another coordinator used this attempt number with this
                     // node. The coordinator retries under a higher number, nobody blamed.
@@ -940,6 +1013,7 @@ impl Runtime {
                 protocol: protocol.name().to_string(),
                 version: protocol.version(),
                 timeout: Duration::from_millis(probe.round_timeout_ms),
+                confirm: protocol.confirms_done(),
             };
             let rx = self.open_route(sid);
             // The proposal carries no secret: it leaves while the claim (with the request

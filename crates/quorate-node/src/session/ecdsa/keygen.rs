@@ -72,6 +72,11 @@ impl Protocol for EcdsaKeygen {
         1
     }
 
+    /// The key is usable on every holder once the operator has the answer.
+    fn confirms_done(&self) -> bool {
+        true
+    }
+
     fn min_participants(&self, params: &Value) -> Result<usize, String> {
         Ok(usize::from(params_of(params)?.n()))
     }

@@ -54,6 +54,11 @@ impl Protocol for EcdsaRefresh {
         1
     }
 
+    /// The key is usable on every holder once the operator has the answer.
+    fn confirms_done(&self) -> bool {
+        true
+    }
+
     fn min_participants(&self, params: &Value) -> Result<usize, String> {
         // Every holder takes part; a refresh never retries with fewer.
         Ok(usize::from(holders_param(params)?))
