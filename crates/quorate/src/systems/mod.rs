@@ -13,6 +13,7 @@ pub mod ecdsa;
 pub mod mixnet;
 pub mod node;
 pub mod verenc;
+pub mod witness;
 
 /// The systems `quorate demo` and `quorate bench` know about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -30,6 +31,9 @@ pub enum System {
     /// The node: one `quorate node run` process per party over loopback (ping, threshold
     /// ECDSA keygen and signing through the operator API).
     Node,
+    /// The C2SP tlog-witness endpoint of one `quorate node run --public-http` process
+    /// (`add-checkpoint` latency and cosignatures per second; bench only).
+    Witness,
 }
 
 /// Options of `quorate bench <system>` beyond `--quick` (which lives in the suite).
@@ -65,6 +69,7 @@ impl System {
             System::Verenc => "verenc",
             System::Mixnet => "mixnet",
             System::Node => "node",
+            System::Witness => "witness",
         }
     }
 
@@ -77,6 +82,11 @@ impl System {
             System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
             System::Node => node::run_default_demo(),
+            System::Witness => Ok(
+                "the tlog-witness has no demo: run `quorate bench witness`, \
+                                  or see the README section on pointing a tlog at a witness"
+                    .to_string(),
+            ),
         }
     }
 
@@ -94,6 +104,7 @@ impl System {
                 opts.threads,
             ),
             System::Node => node::bench(suite),
+            System::Witness => witness::bench(suite),
         }
     }
 }

@@ -79,15 +79,15 @@ impl Drop for LocalCluster {
     }
 }
 
-fn free_port_udp() -> anyhow::Result<u16> {
+pub(crate) fn free_port_udp() -> anyhow::Result<u16> {
     Ok(UdpSocket::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-fn free_port_tcp() -> anyhow::Result<u16> {
+pub(crate) fn free_port_tcp() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-fn quorate_cmd() -> anyhow::Result<Command> {
+pub(crate) fn quorate_cmd() -> anyhow::Result<Command> {
     let exe = std::env::current_exe().context("locating the quorate binary")?;
     let mut c = Command::new(exe);
     c.env("QUORATE_PASSPHRASE", PASSPHRASE)
@@ -95,7 +95,7 @@ fn quorate_cmd() -> anyhow::Result<Command> {
     Ok(c)
 }
 
-fn run_ok(cmd: &mut Command, what: &str) -> anyhow::Result<String> {
+pub(crate) fn run_ok(cmd: &mut Command, what: &str) -> anyhow::Result<String> {
     let out = cmd.output().with_context(|| what.to_string())?;
     if !out.status.success() {
         bail!(
