@@ -22,14 +22,15 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The paper (§VI-G): "each physical machine effectively handled an aggregate client load of
 /// about 20,000 timestamp requests per second".
-const PAPER_REQUESTS_PER_SECOND: f64 = 20_000.0;
-const PAPER_SOURCE: &str = "paper §VI-G (~20,000 req/s per machine)";
+pub const PAPER_REQUESTS_PER_SECOND: f64 = 20_000.0;
+/// Where [`PAPER_REQUESTS_PER_SECOND`] comes from.
+pub const PAPER_SOURCE: &str = "paper §VI-G (~20,000 req/s per machine)";
 /// The issue's target: at least 50,000 requests per second on loopback.
-const TARGET_REQUESTS_PER_SECOND: f64 = 50_000.0;
+pub const TARGET_REQUESTS_PER_SECOND: f64 = 50_000.0;
 /// Witnesses in the benchmark's roster.
 const WITNESSES: usize = 16;
 /// Concurrent client connections.
-const CONNECTIONS: usize = 256;
+pub const CONNECTIONS: usize = 256;
 
 fn temp_db_path() -> std::path::PathBuf {
     let nanos = SystemTime::now()
@@ -74,56 +75,19 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
     let verifier = server.verifier();
     let addr = server.local_addr();
 
-    // Sustained submits: each sample is `per_sample` requests over CONNECTIONS connections.
-    let per_sample: u64 = if quick { 50_000 } else { 100_000 };
-    let samples = suite.samples(6, 2);
-    let mut total_ok = 0u64;
-    let mut total_errors = 0u64;
-    let mut total_time = Duration::ZERO;
-    let mut p50 = Vec::new();
-    let mut p99 = Vec::new();
-    let mut sampled: Vec<(Hash, String)> = Vec::new();
-    let mut failure: Option<anyhow::Error> = None;
-    let mut run = 0u64;
-    let started = Instant::now();
-    suite
-        .time(
-            "submit over HTTP/1.1 (loopback)",
-            &format!("{per_sample} requests, {CONNECTIONS} connections, {WITNESSES} witnesses"),
-            Some(PaperFigure::new(
-                per_sample as f64 / PAPER_REQUESTS_PER_SECOND * 1e3,
-                PAPER_SOURCE,
-            )),
-            samples,
-            || {
-                run += 1;
-                let load = LoadConfig {
-                    max_requests: Some(per_sample),
-                    seed: run,
-                    ..LoadConfig::new(addr, CONNECTIONS, Duration::from_secs(60))
-                };
-                match run_load_blocking(&load) {
-                    // The first call is the harness's untimed warm-up: not counted.
-                    Ok(_) if run == 1 => {}
-                    Ok(report) => {
-                        total_ok += report.ok;
-                        total_errors += report.errors;
-                        total_time += report.elapsed;
-                        p50.push(report.latency_p50);
-                        p99.push(report.latency_p99);
-                        sampled.extend(report.samples);
-                    }
-                    Err(e) => failure = Some(e),
-                }
-            },
-        )
-        .target_ms(per_sample as f64 / TARGET_REQUESTS_PER_SECOND * 1e3);
-    let load_wall = started.elapsed();
-    ensure!(total_ok > 0, "no request succeeded");
-    if let Some(e) = failure {
-        server.shutdown()?;
-        return Err(e.context("load generator failed"));
-    }
+    let load = match sustained_submits(
+        suite,
+        addr,
+        "submit over HTTP/1.1 (loopback)",
+        &format!("{WITNESSES} in-process witnesses"),
+    ) {
+        Ok(load) => load,
+        Err(e) => {
+            server.shutdown()?;
+            return Err(e);
+        }
+    };
+    let sampled = &load.sampled;
 
     // The measured requests were real: fetch sampled receipts and verify them.
     let checked = (|| {
@@ -150,19 +114,7 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
     } else {
         0
     };
-    let rps = total_ok as f64 / total_time.as_secs_f64().max(1e-9);
-    let median = |v: &mut Vec<Duration>| {
-        v.sort_unstable();
-        v.get(v.len() / 2).copied().unwrap_or_default()
-    };
-    suite.note(format!(
-        "sustained {rps:.0} requests/s over the {samples} timed samples ({total_ok} ok, {total_errors} errors, \
-         {:.1} s of load in all with the warm-up; target ≥ {TARGET_REQUESTS_PER_SECOND:.0}, paper ≈ \
-         {PAPER_REQUESTS_PER_SECOND:.0} per machine); latency p50 {:?}, p99 {:?}",
-        load_wall.as_secs_f64(),
-        median(&mut p50),
-        median(&mut p99),
-    ));
+    suite.note(load.summary());
     suite.note(format!(
         "server sealed {rounds} rounds ({round_ms} ms interval, {WITNESSES} in-process witnesses, \
          SQLite WAL synchronous=FULL) during the load; {checked} sampled receipts fetched and verified"
@@ -240,4 +192,118 @@ fn bench_with_db(suite: &mut BenchSuite, quick: bool, db: &std::path::Path) -> a
         receipt.signature.len()
     ));
     Ok(())
+}
+
+/// What [`sustained_submits`] measured.
+#[derive(Debug)]
+pub struct Sustained {
+    /// Timed samples.
+    pub samples: usize,
+    /// Requests answered 200 in the timed samples.
+    pub ok: u64,
+    /// Failed requests in the timed samples.
+    pub errors: u64,
+    /// Load time of the timed samples.
+    pub time: Duration,
+    /// Wall time of the whole row, warm-up included.
+    pub wall: Duration,
+    /// Median over samples of the per-sample latency p50 and p99.
+    pub p50: Duration,
+    /// See `p50`.
+    pub p99: Duration,
+    /// Some submitted (hash, ticket) pairs, for fetching and verifying receipts.
+    pub sampled: Vec<(Hash, String)>,
+}
+
+impl Sustained {
+    /// Requests per second over the timed samples.
+    pub fn requests_per_second(&self) -> f64 {
+        self.ok as f64 / self.time.as_secs_f64().max(1e-9)
+    }
+
+    /// The row's note: rate, counts, target, paper figure, latency.
+    pub fn summary(&self) -> String {
+        format!(
+            "sustained {:.0} requests/s over the {} timed samples ({} ok, {} errors, {:.1} s of \
+             load in all with the warm-up; target ≥ {TARGET_REQUESTS_PER_SECOND:.0}, paper ≈ \
+             {PAPER_REQUESTS_PER_SECOND:.0} per machine); latency p50 {:?}, p99 {:?}",
+            self.requests_per_second(),
+            self.samples,
+            self.ok,
+            self.errors,
+            self.wall.as_secs_f64(),
+            self.p50,
+            self.p99,
+        )
+    }
+}
+
+/// The sustained-submit row against the server at `addr` (in this process or another): each
+/// timed sample is a fixed number of `POST /v1/submit` over [`CONNECTIONS`] keep-alive
+/// connections, against the paper's figure and the ≥ 50,000 req/s target. Fails if no
+/// request succeeded or the load generator failed.
+pub fn sustained_submits(
+    suite: &mut BenchSuite,
+    addr: std::net::SocketAddr,
+    operation: &str,
+    witnesses: &str,
+) -> anyhow::Result<Sustained> {
+    let per_sample: u64 = if suite.is_quick() { 50_000 } else { 100_000 };
+    let samples = suite.samples(6, 2);
+    let (mut ok, mut errors, mut time) = (0u64, 0u64, Duration::ZERO);
+    let (mut p50, mut p99, mut sampled) = (Vec::new(), Vec::new(), Vec::new());
+    let mut failure: Option<anyhow::Error> = None;
+    let mut run = 0u64;
+    let started = Instant::now();
+    suite
+        .time(
+            operation,
+            &format!("{per_sample} requests, {CONNECTIONS} connections, {witnesses}"),
+            Some(PaperFigure::new(
+                per_sample as f64 / PAPER_REQUESTS_PER_SECOND * 1e3,
+                PAPER_SOURCE,
+            )),
+            samples,
+            || {
+                run += 1;
+                let load = LoadConfig {
+                    max_requests: Some(per_sample),
+                    seed: run,
+                    ..LoadConfig::new(addr, CONNECTIONS, Duration::from_secs(60))
+                };
+                match run_load_blocking(&load) {
+                    // The first call is the harness's untimed warm-up: not counted.
+                    Ok(_) if run == 1 => {}
+                    Ok(report) => {
+                        ok += report.ok;
+                        errors += report.errors;
+                        time += report.elapsed;
+                        p50.push(report.latency_p50);
+                        p99.push(report.latency_p99);
+                        sampled.extend(report.samples);
+                    }
+                    Err(e) => failure = Some(e),
+                }
+            },
+        )
+        .target_ms(per_sample as f64 / TARGET_REQUESTS_PER_SECOND * 1e3);
+    let wall = started.elapsed();
+    if let Some(e) = failure {
+        return Err(e.context("load generator failed"));
+    }
+    ensure!(ok > 0, "no request succeeded");
+    let median = |mut v: Vec<Duration>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    };
+    Ok(Sustained {
+        samples,
+        ok,
+        errors,
+        time,
+        wall,
+        p50: median(p50),
+        p99: median(p99),
+        sampled,
+    })
 }

@@ -7,6 +7,8 @@
 //! links no web server.
 
 #[cfg(feature = "timestamp-server")]
+mod bench_remote;
+#[cfg(feature = "timestamp-server")]
 pub mod client;
 #[cfg(feature = "timestamp-server")]
 mod remote;
@@ -51,7 +53,8 @@ pub enum TimestampCommand {
     /// Send a bounded HTTP load to a running server and report requests per second.
     Load(LoadArgs),
     #[cfg(feature = "timestamp-server")]
-    /// Benchmark sustained submits per second (server and load generator on loopback).
+    /// Benchmark sustained submits per second (server and load generator on loopback), with
+    /// in-process witnesses and with 8 witness node processes.
     Bench(TimestampBenchArgs),
 }
 
@@ -405,7 +408,8 @@ fn bench(args: &TimestampBenchArgs) -> anyhow::Result<()> {
     }
     let mut suite = BenchSuite::new("cosi-timestamp", args.quick);
     print!("{}", suite.header());
-    let outcome = quorate_eval::timestamp::bench_timestamp(&mut suite, args.quick);
+    let outcome = quorate_eval::timestamp::bench_timestamp(&mut suite, args.quick)
+        .and_then(|()| bench_remote::bench_remote(&mut suite));
     if !suite.rows().is_empty() || !suite.notes().is_empty() {
         println!();
         print!("{}", suite.table());
