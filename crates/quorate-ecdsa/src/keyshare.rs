@@ -172,6 +172,18 @@ impl KeyShare {
         self.public_shares.get(j.position()).copied()
     }
 
+    /// The verification share `T_j` of party `j`, 33-byte compressed SEC1.
+    pub fn public_share_bytes(&self, j: PartyId) -> Option<[u8; 33]> {
+        self.public_share(j).map(|t| point_bytes(&t))
+    }
+
+    /// This party's secret share `x_i = p(i)`, 32 bytes big-endian (wiped on drop), for a
+    /// verifiable escrow backup of the share (`quorate-verenc`): the only use outside this
+    /// crate. Never log or store it in clear.
+    pub fn expose_secret_share(&self) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(scalar_bytes(&self.secret))
+    }
+
     /// The BIP32 chain code agreed in key generation.
     pub fn chain_code(&self) -> [u8; 32] {
         self.chain_code

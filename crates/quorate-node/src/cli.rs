@@ -9,7 +9,8 @@
 //!   node directory ([`crate::nodedir`]) and prints one JSON object: `id`, `name`,
 //!   `public_key`, `listen`, `address`, `api`, `public_http`, `witness_vkey` (the note
 //!   verifier key of the node's tlog-witness cosignature/v1 key, named NAME), `dir`,
-//!   `public_entry`. NAME must be a note key name (no spaces, no `+`).
+//!   `public_entry`. NAME must be a note key name (no spaces, no `+`). `--escrow-key FILE`
+//!   also configures the escrow ([`crate::cli_escrow`]).
 //! * `quorate node roster --out FILE [--force] DIR_OR_ENTRY...` merges node directories,
 //!   public entry files and rosters into a roster ([`crate::roster`]) and prints a JSON
 //!   summary (`roster`, `digest`, `nodes`).
@@ -44,6 +45,12 @@ pub enum NodeCommand {
     Run(crate::cli_run::RunArgs),
     /// Test that every roster node is reachable and authenticated; prints a table or JSON.
     Check(crate::cli_run::CheckArgs),
+    /// The escrow backup of node shares: configure the escrow key, export backups.
+    Escrow {
+        /// The escrow subcommand.
+        #[command(subcommand)]
+        command: crate::cli_escrow::EscrowCommand,
+    },
     /// The tlog-witness role: register, list, disable or enable the logs it cosigns.
     Witness {
         /// The witness subcommand.
@@ -92,6 +99,10 @@ pub struct InitArgs {
     /// listed in the public entry.
     #[arg(long, value_name = "HOST:PORT")]
     pub public_http: Option<String>,
+    /// The escrow public key new ECDSA shares are backed up to (a `quorate verenc keygen
+    /// --public-out` file on secp256k1; see `quorate node escrow`).
+    #[arg(long, value_name = "FILE")]
+    pub escrow_key: Option<PathBuf>,
     /// Passphrase source.
     #[command(flatten)]
     pub passphrase: PassphraseArgs,
@@ -136,6 +147,9 @@ pub enum CliError {
     /// The roster failed.
     #[error(transparent)]
     Roster(#[from] RosterError),
+    /// The escrow key is unusable.
+    #[error("escrow key: {0}")]
+    Escrow(#[from] crate::escrow::EscrowError),
 }
 
 impl CliError {
@@ -159,6 +173,10 @@ pub struct RosterReport {
 /// Runs `quorate node init`.
 pub fn init(args: &InitArgs) -> Result<InitReport, CliError> {
     let passphrase = args.passphrase.passphrase()?;
+    // Checked before anything is written, installed once the directory exists.
+    if let Some(key) = &args.escrow_key {
+        crate::escrow::read_key_file(key)?;
+    }
     let opts = InitOptions {
         id: args.id,
         name: args.name.clone(),
@@ -173,6 +191,9 @@ pub fn init(args: &InitArgs) -> Result<InitReport, CliError> {
         },
     };
     let (_, report) = NodeDir::init(&args.dir, &opts, &passphrase)?;
+    if let Some(key) = &args.escrow_key {
+        crate::escrow::install(&args.dir, key, false)?;
+    }
     Ok(report)
 }
 
@@ -236,6 +257,7 @@ pub fn run_node_command(cmd: &NodeCommand) -> ExitCode {
         NodeCommand::Run(args) => return crate::cli_run::run_command(args),
         NodeCommand::Check(args) => return crate::cli_run::check_command(args),
         NodeCommand::Witness { command } => return crate::cli_witness::run_command(command),
+        NodeCommand::Escrow { command } => return crate::cli_escrow::run_command(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

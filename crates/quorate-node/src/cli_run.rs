@@ -265,6 +265,12 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             .map(|e| (e.id.get(), e.public_key))
             .collect(),
     );
+    if let Some(escrow) =
+        crate::escrow::load(&args.dir).map_err(|e| RunError::Other(format!("escrow key: {e}")))?
+    {
+        tracing::info!(scheme = %escrow.key.scheme(), "new ECDSA shares are backed up to the escrow before their epoch commits");
+        ecdsa.set_escrow(escrow).map_err(RunError::Other)?;
+    }
     let public_http = public_http_of(&dir, &loaded.config, loaded.witness)?;
     let setup = NodeSetup {
         id,

@@ -13,6 +13,7 @@
 //!   model);
 //! * [`roster`]: public entries and rosters (pinned keys, addresses, party indices);
 //! * [`config`]: the node config file;
+//! * [`escrow`]: the escrow key and the verified escrow backups of node shares (issue 16);
 //! * [`cosi`]: the CoSi witness role (witness key, chain-head check, tree rounds);
 //! * [`nodedir`]: the node directory layout, `init` and loading a node;
 //! * [`tlog_witness`]: the C2SP tlog-witness role (cosigning transparency-log checkpoints);
@@ -25,12 +26,14 @@
 pub mod api;
 pub mod api_client;
 pub mod cli;
+pub mod cli_escrow;
 pub mod cli_run;
 pub mod cli_witness;
 pub mod config;
 pub mod cosi;
 pub mod daemon;
 pub mod envelope;
+pub mod escrow;
 pub mod faults;
 pub mod fsutil;
 pub mod identity;

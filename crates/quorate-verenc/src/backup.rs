@@ -291,6 +291,31 @@ impl EscrowPublicKey {
         &self.bytes
     }
 
+    /// The key file's JSON form (what `quorate verenc keygen --public-out` writes):
+    /// `scheme`, `curve`, `escrow_public_key` (hex).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "scheme": self.scheme.name(),
+            "curve": self.curve.name(),
+            "escrow_public_key": hex::encode(&self.bytes),
+        })
+    }
+
+    /// Parses and checks the key file's JSON form (as [`EscrowPublicKey::from_bytes`]).
+    pub fn from_json(v: &serde_json::Value) -> Result<Self, BackupError> {
+        let text = |k: &'static str| -> Result<&str, BackupError> {
+            v.get(k).and_then(serde_json::Value::as_str).ok_or_else(|| {
+                malformed(
+                    "escrow public key file",
+                    format!("field `{k}` is missing or not a string"),
+                )
+            })
+        };
+        let bytes = hex::decode(text("escrow_public_key")?.trim())
+            .map_err(|e| malformed("escrow public key", e))?;
+        Self::from_bytes(text("scheme")?.parse()?, text("curve")?.parse()?, &bytes)
+    }
+
     /// The parsed CS03 public key and auxiliary parameters (parsed and checked now unless the
     /// key already holds them).
     fn cs03_parts(&self) -> Result<Arc<(cs03::PublicKey, AuxParams)>, BackupError> {
@@ -440,6 +465,55 @@ pub struct Backup {
     pub proof: Vec<u8>,
     /// The label (context bytes) bound into the ciphertext or proof.
     pub label: Vec<u8>,
+}
+
+impl Backup {
+    /// The JSON form (what `quorate verenc backup` writes and `verify`/`recover` read):
+    /// `scheme`, `curve`, `params`, and `public_share`, `escrow_public_key`, `ciphertext`,
+    /// `proof`, `label` in hex.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "scheme": self.scheme.name(),
+            "curve": self.curve.name(),
+            "params": self.params,
+            "public_share": hex::encode(&self.public_share),
+            "escrow_public_key": hex::encode(&self.escrow_public_key),
+            "ciphertext": hex::encode(&self.ciphertext),
+            "proof": hex::encode(&self.proof),
+            "label": hex::encode(&self.label),
+        })
+    }
+
+    /// Parses the JSON form; every field is checked for presence, type and hex (the
+    /// cryptographic checks are [`verify`]'s and [`recover`]'s).
+    pub fn from_json(v: &serde_json::Value) -> Result<Backup, BackupError> {
+        use serde_json::Value;
+        let text = |k: &'static str| -> Result<&str, BackupError> {
+            match v.get(k) {
+                Some(Value::String(s)) => Ok(s.as_str()),
+                None => Err(malformed("backup", format!("field `{k}` is missing"))),
+                Some(_) => Err(malformed("backup", format!("field `{k}` is not a string"))),
+            }
+        };
+        let bytes = |k: &'static str| -> Result<Vec<u8>, BackupError> {
+            hex::decode(text(k)?.trim())
+                .map_err(|e| malformed("backup", format!("field `{k}`: invalid hex: {e}")))
+        };
+        Ok(Backup {
+            scheme: text("scheme")?.parse()?,
+            curve: text("curve")?.parse()?,
+            params: v
+                .get("params")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            public_share: bytes("public_share")?,
+            escrow_public_key: bytes("escrow_public_key")?,
+            ciphertext: bytes("ciphertext")?,
+            proof: bytes("proof")?,
+            label: bytes("label")?,
+        })
+    }
 }
 
 /// What a successful [`verify`] returns.

@@ -5,3 +5,5 @@
 pub mod bls;
 #[allow(dead_code)]
 pub mod cluster;
+#[allow(dead_code)]
+pub mod escrow;

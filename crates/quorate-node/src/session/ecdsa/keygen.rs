@@ -8,8 +8,9 @@
 //! | 1 | `DkgMsg1` to every other holder | `keygen::round2` |
 //! | 2 | `DkgMsg2` to every other holder | `keygen::round3` |
 //! | 3 | `DkgMsg3` to every lower-index holder | `keygen::round4` (a refresh seals the `PendingRefresh` under the pending epoch before sending) |
-//! | 4 | `DkgMsg4`, the library's agreement message (broadcast) | `keygen::finish` (a refresh: `certify`, then `PendingRefresh::commit`); the share sealed under the pending epoch |
-//! | 5 | this holder's node-certificate signature (broadcast) | check every signature, `commit_epoch` |
+//! | 4 | `DkgMsg4`, the library's agreement message (broadcast) | `keygen::finish` (a refresh: `certify`, then `PendingRefresh::commit`) |
+//! | 5 | this holder's escrow backup of its new share, or nothing without an escrow (broadcast; [`super::escrow`]) | check every other holder's backup against its `T_j` and store them (a missing or bad one names its sender); then the share sealed under the pending epoch with the certificate-to-be |
+//! | 6 | this holder's node-certificate signature (broadcast) | check every signature, `commit_epoch` |
 //!
 //! In key generation each holder's library identity key is its roster key (the node's
 //! identity key), so the library's agreement step is signed with the keys the roster pins.
@@ -124,6 +125,8 @@ pub(crate) enum State {
     R2(Box<DkgRound2>),
     R3(Box<DkgRound3>),
     R4(Box<DkgRound4>),
+    /// Our escrow backup is out (round 5); the new share is kept to check the others'.
+    Escrow(Box<EscrowWait>),
     /// Our node-certificate signature is out; the library's certificate (refresh) is kept.
     Cert(Box<CertRound>),
     Finished,
@@ -133,6 +136,14 @@ pub(crate) enum State {
 /// library's certificate), as sealed beside the share.
 pub(crate) struct CertRound {
     cert: EpochCertificate,
+}
+
+/// Round 5's state: the statement to sign once every backup checks, the library's
+/// certificate (refresh), and the new share (its `T_j` check the backups).
+pub(crate) struct EscrowWait {
+    statement: CertStatement,
+    library: Option<Vec<u8>>,
+    share: KeyShare,
 }
 
 /// What a refresh seals under the pending epoch before its agreement message leaves.
@@ -271,8 +282,8 @@ impl DkgDriver {
             .map_err(failed)
     }
 
-    /// Seals the new share under the pending epoch and returns this holder's node-certificate
-    /// signature to broadcast.
+    /// Builds the certificate statement of the new share and returns this holder's escrow
+    /// backup (round 5) to broadcast; nothing is sealed or signed before the backups check.
     fn persist(
         &mut self,
         share: &KeyShare,
@@ -294,6 +305,49 @@ impl DkgDriver {
             transcript: share.setup_transcript(),
             session_id: self.ctx.session_id,
         };
+        let payload = self.escrow_round().payload(share)?;
+        self.state = State::Escrow(Box::new(EscrowWait {
+            statement,
+            library: library_cert,
+            share: share.clone(),
+        }));
+        Ok(vec![Outgoing {
+            to: Recipient::All,
+            payload,
+        }])
+    }
+
+    /// The escrow round of this session ([`super::escrow`]).
+    fn escrow_round(&self) -> super::escrow::EscrowRound<'_> {
+        super::escrow::EscrowRound {
+            node: &self.node,
+            ctx: &self.ctx,
+            protocol: if self.refresh.is_some() {
+                super::refresh::NAME
+            } else {
+                NAME
+            },
+            version: 1,
+            new_epoch: self.new_epoch,
+            holders: &self.holders,
+        }
+    }
+
+    /// Round 5: checks (and stores) the other holders' escrow backups; then seals the new
+    /// share with the certificate-to-be and returns this holder's node-certificate
+    /// signature to broadcast.
+    fn certify_after_escrow(
+        &mut self,
+        wait: EscrowWait,
+        incoming: &BTreeMap<u16, Incoming>,
+    ) -> Result<Vec<Outgoing>, DriverError> {
+        self.escrow_round().check_and_store(&wait.share, incoming)?;
+        let EscrowWait {
+            statement,
+            library: library_cert,
+            share,
+        } = wait;
+        let share = &share;
         let sig = statement.sign(&self.node.identity);
         let mut cert = EpochCertificate::new(&statement, BTreeMap::from([(self.ctx.self_id, sig)]));
         cert.library = library_cert;
@@ -416,7 +470,8 @@ impl ProtocolDriver for DkgDriver {
 
     fn max_payload(&self, round: u16) -> usize {
         match round {
-            5 => 64,
+            5 => crate::escrow::MAX_WIRE,
+            6 => 64,
             r => limits::keygen(r, self.params.t(), self.params.n()),
         }
     }
@@ -480,7 +535,8 @@ impl ProtocolDriver for DkgDriver {
                     }
                 }
             }
-            (5, State::Cert(c)) => self.commit(c.cert, &incoming),
+            (5, State::Escrow(w)) => Ok(Step::Next(self.certify_after_escrow(*w, &incoming)?)),
+            (6, State::Cert(c)) => self.commit(c.cert, &incoming),
             (r, _) => Err(DriverError::Failed(format!(
                 "ecdsa DKG: unexpected round {r}"
             ))),

@@ -31,12 +31,15 @@
 pub mod cert;
 #[cfg(feature = "test-faults")]
 pub mod faults;
+pub mod escrow;
 pub mod keygen;
 pub mod limits;
 pub mod recovery;
 pub mod refresh;
 pub mod sign;
 
+#[cfg(test)]
+mod escrow_tests;
 #[cfg(test)]
 mod tests;
 
@@ -70,6 +73,8 @@ pub struct EcdsaNode {
     recovery: tokio::sync::Notify,
     /// The node's metrics, once the resolver runs (the pending-epochs gauge).
     metrics: OnceLock<Arc<crate::metrics::Metrics>>,
+    /// The escrow new shares are backed up to ([`escrow`]), if configured.
+    escrow: OnceLock<crate::escrow::Escrow>,
 }
 
 impl std::fmt::Debug for EcdsaNode {
@@ -133,7 +138,21 @@ impl EcdsaNode {
             running: Mutex::new(HashMap::new()),
             recovery: tokio::sync::Notify::new(),
             metrics: OnceLock::new(),
+            escrow: OnceLock::new(),
         })
+    }
+
+    /// Configures the escrow every new share is backed up to before its epoch commits
+    /// ([`escrow`]); set once, before the node serves sessions (a second call is refused).
+    pub fn set_escrow(&self, escrow: crate::escrow::Escrow) -> Result<(), String> {
+        self.escrow
+            .set(escrow)
+            .map_err(|_| "the escrow is already configured".to_string())
+    }
+
+    /// The configured escrow.
+    pub(crate) fn escrow(&self) -> Option<&crate::escrow::Escrow> {
+        self.escrow.get()
     }
 
     /// The keystore, locked (a poisoned lock is recovered: every keystore operation is one

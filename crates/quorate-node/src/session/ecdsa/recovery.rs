@@ -8,7 +8,7 @@
 //!   signed here, and since a certificate needs every holder's signature, nobody can commit
 //!   it: such an epoch is abandoned.
 //! * **Never abandon after signing.** A driver whose signature may be out leaves its pending
-//!   epoch alone when it fails (a round-5 timeout, a bad signature) and wakes the resolver.
+//!   epoch alone when it fails (a round-6 timeout, a bad signature) and wakes the resolver.
 //! * **Status.** The resolver asks every other holder, one two-party
 //!   [`NAME`] (`ecdsa-epoch-status`) session each, for its [`HolderStatus`] of (key id,
 //!   epoch, session id): `certified` with its certificate, `pending` with its signature,

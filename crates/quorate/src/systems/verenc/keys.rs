@@ -23,11 +23,7 @@ pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
         .then(|| cs03_params(args.modulus_bits))
         .transpose()?;
     let (epk, esk) = backup::escrow_keygen(&mut os_rng(), scheme, curve, params)?;
-    let public = json!({
-        "scheme": scheme.name(),
-        "curve": curve.name(),
-        "escrow_public_key": hex::encode(epk.as_bytes()),
-    });
+    let public = epk.to_json();
     let secret = Zeroizing::new(
         json!({
             "scheme": scheme.name(),
