@@ -110,6 +110,12 @@ pub(crate) fn run_ok(cmd: &mut Command, what: &str) -> anyhow::Result<String> {
 impl LocalCluster {
     /// Initialises `n` nodes (ids `1..=n`), writes their roster and starts every node.
     pub fn start(n: u16) -> anyhow::Result<LocalCluster> {
+        Self::start_with_escrow(n, None)
+    }
+
+    /// [`LocalCluster::start`], every node configured with the escrow key file `escrow`
+    /// (`node init --escrow-key`), if given.
+    pub fn start_with_escrow(n: u16, escrow: Option<&Path>) -> anyhow::Result<LocalCluster> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let root = std::env::temp_dir().join(format!(
             "quorate-bench-node-{}-{}",
@@ -131,9 +137,14 @@ impl LocalCluster {
         for id in 1..=n {
             let dir = cluster.root.join(format!("n{id}"));
             let api: SocketAddr = format!("127.0.0.1:{}", free_port_tcp()?).parse()?;
+            let mut init = quorate_cmd()?;
+            if let Some(key) = escrow {
+                init.arg("node").arg("init").arg("--escrow-key").arg(key);
+            } else {
+                init.args(["node", "init"]);
+            }
             run_ok(
-                quorate_cmd()?
-                    .args(["node", "init", "--insecure-test-kdf", "--id"])
+                init.args(["--insecure-test-kdf", "--id"])
                     .arg(id.to_string())
                     .arg("--dir")
                     .arg(&dir)
@@ -217,6 +228,11 @@ impl LocalCluster {
     /// Every node id.
     pub fn ids(&self) -> Vec<u16> {
         self.nodes.iter().map(|n| n.id).collect()
+    }
+
+    /// The scratch directory holding every node directory.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// A fresh request id.
