@@ -485,13 +485,13 @@ fn epochs_of(c: &Cluster, node: u16, key: &str) -> Vec<(u64, EpochStatus)> {
 }
 
 /// Node 3's certificate signature never reaches node 1: nodes 2 and 3 commit, node 1 times
-/// out in round 5. Having sent its own signature, node 1 must not abandon (the old
+/// out in round 6 (the signature round; round 5 is the escrow backup). Having sent its own signature, node 1 must not abandon (the old
 /// behaviour, which left nodes 2 and 3 holding a key node 1 had thrown away); it keeps the
 /// epoch pending and commits from a peer's certificate.
 #[test]
 fn a_holder_that_signed_keeps_its_epoch_and_commits_from_a_peers_certificate() {
     let mut c = Cluster::new(&[1, 2, 3]);
-    c.lose = Some(|from, to, round| (from, to, round) == (3, 1, 5));
+    c.lose = Some(|from, to, round| (from, to, round) == (3, 1, 6));
     let out = c.run("keygen", &[1, 2, 3], "kp", 0, json!({"t": 2, "n": 3}), 30);
     assert!(out[&1].is_err(), "{:?}", out[&1]);
     assert!(out[&2].is_ok() && out[&3].is_ok(), "{out:?}");
@@ -539,13 +539,13 @@ fn a_holder_that_signed_keeps_its_epoch_and_commits_from_a_peers_certificate() {
     }
 }
 
-/// Node 3 never gets the round-4 messages, so it never signs; nodes 1 and 2 sign and time
-/// out in round 5. They keep their epochs while node 3 is unknown; node 3's `absent`
+/// Node 3 never gets the round-5 messages (escrow backups), so it never seals nor signs;
+/// nodes 1 and 2 got its backup, sign and time out in round 6. They keep their epochs while node 3 is unknown; node 3's `absent`
 /// proves nobody can commit, so they abandon, and the retried keygen succeeds.
 #[test]
 fn a_pending_epoch_is_abandoned_only_when_a_holder_never_signed() {
     let mut c = Cluster::new(&[1, 2, 3]);
-    c.lose = Some(|_, to, round| to == 3 && round == 4);
+    c.lose = Some(|_, to, round| to == 3 && round == 5);
     let out = c.run("keygen", &[1, 2, 3], "ka", 0, json!({"t": 2, "n": 3}), 40);
     assert!(out.values().all(Result::is_err), "{out:?}");
     assert_eq!(epochs_of(&c, 1, "ka"), vec![(0, EpochStatus::Pending)]);
@@ -577,13 +577,13 @@ fn a_pending_epoch_is_abandoned_only_when_a_holder_never_signed() {
     c.keygen(2, &[1, 2, 3], "ka");
 }
 
-/// Every round-5 message of a refresh is lost: every holder signed and timed out. Each
+/// Every round-6 (signature) message of a refresh is lost: every holder signed and timed out. Each
 /// commits epoch 1 from the others' signatures alone, and epoch 0 is retired everywhere.
 #[test]
 fn a_refresh_everyone_signed_commits_from_signatures_alone() {
     let mut c = Cluster::new(&[1, 2, 3]);
     let pk = c.keygen(2, &[1, 2, 3], "kf");
-    c.lose = Some(|_, _, round| round == 5);
+    c.lose = Some(|_, _, round| round == 6);
     let out = c.run("refresh", &[1, 2, 3], "kf", 0, json!({"n": 3}), 50);
     assert!(out.values().all(Result::is_err), "{out:?}");
     let key = KeyId::new("kf").unwrap();
