@@ -42,17 +42,20 @@ fn a_backup_of_the_wrong_value_is_named_and_the_epoch_does_not_commit() {
     let (status, _) = c.api(3, "GET", "/v1/keys/k", None);
     assert_eq!(status, 404, "no key after the aborted keygen");
 
-    // Node 2 honest again: the keygen commits; node 2 faulty in the refresh: epoch 0 stays.
+    // Node 2 honest again: a keygen commits (another key id: node 2 signed the aborted
+    // epoch and keeps it pending until its resolver learns that nobody else did); node 2
+    // faulty in the refresh: epoch 0 stays.
     assert!(c.term(2).success());
     c.run_env.clear();
     c.restart(2);
+    let args = ["keygen", "--t", "2", "--parties", "1,2,3", "--key-id", "k2"];
     assert_eq!(json_ok(&ecdsa(&c, 1, &args))["epoch"], 0);
     assert!(c.term(2).success());
     c.run_env = vec![("QUORATE_TEST_ESCROW_FAULT".into(), "wrong-share".into())];
     c.restart(2);
-    aborted_naming(&ecdsa(&c, 3, &["refresh", "--key-id", "k"]), 2);
+    aborted_naming(&ecdsa(&c, 3, &["refresh", "--key-id", "k2"]), 2);
     for id in [1, 3] {
-        let (_, v) = c.api(id, "GET", "/v1/keys/k", None);
+        let (_, v) = c.api(id, "GET", "/v1/keys/k2", None);
         assert_eq!(v["epoch"], 0, "node {id}: {v}");
     }
     for id in 1..=3 {
