@@ -29,9 +29,9 @@
 //!   culprits' node ids; the runtime attaches their signed envelopes as evidence.
 
 pub mod cert;
+pub mod escrow;
 #[cfg(feature = "test-faults")]
 pub mod faults;
-pub mod escrow;
 pub mod keygen;
 pub mod limits;
 pub mod recovery;
