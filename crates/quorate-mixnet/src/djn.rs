@@ -35,11 +35,12 @@
 //! a verifier's `h_N^z` is about 370 multiplications.
 
 use crate::error::MixnetError;
-use crate::params::{CHALLENGE_BITS, SLACK_BITS};
+use crate::params::{BATCH_BITS, CHALLENGE_BITS, MAX_SENDERS, SLACK_BITS};
 use merlin::Transcript;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_paillier::bigint::{
-    from_be_bytes, is_unit_in_range, modulo, mul_mod, pow_mod_vartime, random_bits, SecretInteger,
+    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, pow_mod_secret, pow_mod_vartime,
+    random_bits, SecretInteger,
 };
 use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
 use quorate_paillier::rug::Integer;
@@ -81,6 +82,23 @@ pub fn response_bits(pk: &PublicKey) -> u32 {
     mask_bits(pk) + 1
 }
 
+/// Bits of `A = Σ_i e′_i·α_i`, the randomness a shuffle's outputs add in the direction of
+/// the challenge vector (`n ≤` [`MAX_SENDERS`] terms of `BATCH_BITS + |α|` bits).
+pub fn shuffle_witness_bits(pk: &PublicKey) -> u32 {
+    alpha_bits(pk) + BATCH_BITS + MAX_SENDERS.ilog2()
+}
+
+/// Bits of the shuffle proof's mask `φ` for `A`: `|A| + CHALLENGE_BITS + SLACK_BITS`, so
+/// that `k_F = φ + v·A` hides `A` statistically ([`crate::shuffle`]).
+pub fn shuffle_mask_bits(pk: &PublicKey) -> u32 {
+    shuffle_witness_bits(pk) + CHALLENGE_BITS + SLACK_BITS
+}
+
+/// Largest `k_F` a shuffle verifier accepts: below `2^{shuffle_mask_bits + 1}`.
+pub fn shuffle_response_bits(pk: &PublicKey) -> u32 {
+    shuffle_mask_bits(pk) + 1
+}
+
 /// `h_N = (−x²)^N mod N²` for the `x` derived from `pk`.
 pub fn derive_h_n(pk: &PublicKey) -> Result<Integer, MixnetError> {
     let n = pk.n();
@@ -108,13 +126,19 @@ impl DjnTables {
         let h_n = derive_h_n(pk)?;
         let n2 = pk.n_squared();
         let secret = FixedBaseCt::new(&h_n, n2, mask_bits(pk))?;
-        let public = FixedBase::new(&h_n, n2, response_bits(pk))?;
+        // One Yao table for every public response: the shuffle's `k_F` is the longest.
+        let public = FixedBase::new(&h_n, n2, response_bits(pk).max(shuffle_response_bits(pk)))?;
         Ok(DjnTables {
             h_n,
             alpha_bits: alpha_bits(pk),
             secret,
             public,
         })
+    }
+
+    /// Whether these are the tables of `pk` (same `N²`).
+    pub fn is_for(&self, pk: &PublicKey) -> bool {
+        self.public.modulus() == pk.n_squared()
     }
 
     /// `h_N`.
@@ -133,7 +157,33 @@ impl DjnTables {
         self.secret.pow(e)
     }
 
-    /// `h_N^z` for a public response `0 ≤ z < 2^{response_bits}` (variable time).
+    /// `h_N^e mod N²` for a secret `e` of any length, on GMP's constant-time path with the
+    /// exponent offset to the fixed length `bits + 1` (`e + 2^{bits}`, the public
+    /// `h_N^{2^{bits}}` divided out), so the running time does not depend on `|e|`. For
+    /// exponents longer than the comb table (the shuffle proof's mask `φ`, once per proof).
+    pub fn pow_secret_long(
+        &self,
+        pk: &PublicKey,
+        e: &SecretInteger,
+        bits: u32,
+    ) -> Result<Integer, MixnetError> {
+        let n2 = pk.n_squared();
+        if *e.expose() < 0 || e.expose().significant_bits() > bits {
+            return Err(PaillierError::ExponentOutOfRange {
+                what: "fixed-base exponent",
+            }
+            .into());
+        }
+        let off = Integer::from(1) << bits;
+        let shifted = SecretInteger::new(Integer::from(e.expose() + &off));
+        let x = pow_mod_secret(&self.h_n, shifted.expose(), n2)?;
+        let corr = inv_mod(&pow_mod_vartime(&self.h_n, &off, n2)?, n2)
+            .ok_or(PaillierError::NotAUnit { what: "h_N" })?;
+        Ok(mul_mod(&x, &corr, n2))
+    }
+
+    /// `h_N^z` for a public response `0 ≤ z < 2^{response_bits}` (or a shuffle's
+    /// `k_F < 2^{shuffle_response_bits}`; variable time).
     pub fn pow_public_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
         self.public.pow_vartime(z)
     }

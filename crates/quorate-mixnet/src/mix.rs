@@ -11,7 +11,7 @@ use crate::setup::{MixServer, MixnetPublic};
 use crate::shuffle::{self, PaillierShuffle, ShuffleProof};
 use blstrs::Scalar;
 use quorate_core::{Blame, ParamError, PartyId};
-use quorate_paillier::bigint::random_unit;
+use quorate_paillier::bigint::{mul_mod, SecretInteger};
 use quorate_paillier::rug::Integer;
 use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError};
 use rand_core::{CryptoRng, OsRng, RngCore};
@@ -101,20 +101,21 @@ impl MixServer {
             .into());
         }
         let pk = public.paillier.encryption_key();
-        let rho: Vec<Integer> = (0..inputs.len())
-            .map(|_| random_unit(rng, pk.n()))
-            .collect::<Result<_, _>>()?;
+        let djn = public.djn()?;
+        let n2 = pk.n_squared();
+        // Fixed-base re-randomisation: output i is inputs[π(i)]·h_N^{α_i} ([`crate::djn`]).
+        let alpha: Vec<SecretInteger> = (0..inputs.len()).map(|_| djn.random_alpha(rng)).collect();
         let outputs: Vec<Ciphertext> = self
             .perm
             .pi()
             .par_iter()
-            .zip(rho.par_iter())
-            .map(|(&j, r)| {
-                let nonce = pk.nonce_from_integer(r.clone())?;
+            .zip(alpha.par_iter())
+            .map(|(&j, a)| {
                 let c = inputs
                     .get(j)
                     .ok_or(ParamError::Invalid("permutation index"))?;
-                Ok(pk.rerandomize_with_nonce(c, &nonce)?)
+                let r = djn.pow_secret(a)?;
+                Ok(pk.ciphertext_from_integer(mul_mod(c.as_integer(), &r, n2))?)
             })
             .collect::<Result<_, MixnetError>>()?;
         let com =
@@ -127,6 +128,7 @@ impl MixServer {
                 })?;
         let stmt = PaillierShuffle {
             pk,
+            djn,
             n_hat: &public.ring_pedersen.n_hat,
             inputs,
             outputs: &outputs,
@@ -137,7 +139,7 @@ impl MixServer {
             &public.gens,
             com,
             &self.perm,
-            Some((&stmt, &rho)),
+            Some((&stmt, &alpha)),
             rng,
         )?;
         Ok(MixStage {
@@ -189,6 +191,7 @@ pub fn verify_mixing<'a>(
         .into());
     }
     let pk = public.paillier.encryption_key();
+    let djn = public.djn()?;
     let mut current = inputs;
     for (k, st) in public.params.parties().zip(stages) {
         if st.mixer != k {
@@ -207,6 +210,7 @@ pub fn verify_mixing<'a>(
             .ok_or(ParamError::Invalid("missing commitment"))?;
         let stmt = PaillierShuffle {
             pk,
+            djn,
             n_hat: &public.ring_pedersen.n_hat,
             inputs: current,
             outputs: &st.outputs,

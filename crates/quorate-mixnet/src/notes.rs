@@ -71,3 +71,17 @@
 //! only that `h_N^{z}` is an `N`-th power. Prover: comb table with full-row scans
 //! (`FixedBaseCt`, ≈ 384 multiplications mod `N²` instead of ≈ 3072 squarings for `r^N`);
 //! verifier: Yao table (`FixedBase`) for the public `z_α`.
+//!
+//! **Fixed-base re-randomisation in the Paillier shuffles** (Mix and the DB-RSM witness
+//! shuffle, [`crate::shuffle`], shuffle-proof version 2). Output `i` is
+//! `w_{π(i)}·h_N^{α_i}` with `|α_i| = ⌈|N|/2⌉` (same tables and assumption as above)
+//! instead of `w_{π(i)}·ρ_i^N`. The proof's Paillier response becomes the integer
+//! `k_F = φ + v·Σ_i e′_i α_i` with the mask `|φ| = |α| + 128 + 20 + 128 + 40` bits (the
+//! witness `Σ e′_i α_i` has at most `|α| + 128 + log₂ MAX_SENDERS` bits; challenge;
+//! statistical slack), checked as `0 ≤ k_F < 2^{|φ|+1}` and
+//! `F^v F′ h_N^{k_F} = Π w′_i^{k_{E,i}}`. Soundness: the extractor only needs
+//! `h_N^{Δk_F}` to be an `N`-th power (Bézout with `gcd(Δv, N) = 1`), so the range of
+//! `k_F` and the short exponents play no role in it; zero knowledge is statistical
+//! (`2^{−40}`). The prover's per-element `ρ^N` (≈ 3072 squarings mod `N²`) becomes a
+//! comb-table product (≈ 427 multiplications); the verifier's `k_F^N` becomes a Yao-table
+//! `h_N^{k_F}`.

@@ -6,11 +6,15 @@
 //! * challenge vector `e_j` (128-bit, from the transcript), `e′_i = e_{π(i)}`, so that
 //!   `Π u_j^{e_j} = g^{⟨r,e⟩} Π h_i^{e′_i}`;
 //! * chain `B_0 = h_0`, `B_i = g^{b_i} B_{i−1}^{e′_i}`, hence `B_n = g^{d} h_0^{Π e_j}`;
-//! * Paillier part: outputs `w′_i = w_{π(i)}·ρ_i^N`, so `Π w′_i^{e′_i} = F·R^N` with
-//!   `F = Π w_j^{e_j}`, `R = Π ρ_i^{e′_i}`.
+//! * Paillier part: outputs `w′_i = w_{π(i)}·h_N^{α_i}` with fixed-base randomness
+//!   ([`crate::djn`]: public `h_N = h^N mod N²`, secret `α_i < 2^{⌈|N|/2⌉}`), so
+//!   `Π w′_i^{e′_i} = F·h_N^{A}` with `F = Π w_j^{e_j}` and the integer
+//!   `A = Σ_i e′_i α_i < 2^{|α| + 128 + 20}` ([`crate::djn::shuffle_witness_bits`]; at most
+//!   [`MAX_SENDERS`]` = 2^{20}` terms).
 //!
 //! Prover commitments `A′ = g^α Π h_i^{ε_i}`, `B′_i = g^{β_i} B_{i−1}^{ε_i}`, `C′ = g^γ`,
-//! `D′ = g^δ`, `F′ = Π w′_i^{ε_i}·Φ^N`; in the Paillier case also the ring-Pedersen
+//! `D′ = g^δ`, `F′ = Π w′_i^{ε_i}·h_N^{−φ}` with an integer mask `φ` of
+//! `|A| + 128 + 40` bits ([`crate::djn::shuffle_mask_bits`]); in the Paillier case also the ring-Pedersen
 //! commitment to the permuted exponents `Z = Π s_i^{e′_i}·t^μ mod Ñ` and its first message
 //! `Z′ = Π s_i^{ε_i}·t^{μ′} mod Ñ` over the **auxiliary** modulus `Ñ` of
 //! [`crate::setup::MixnetPublic::ring_pedersen`] ([`RingPedersenVectorKey`]: trapdoor-free
@@ -18,7 +22,7 @@
 //! 128-bit challenge `v`; responses `k_A = v⟨r,e⟩ + α`, `k_{B,i} = v b_i + β_i`,
 //! `k_C = v Σr_j + γ`, `k_D = v d + δ` (mod q), `k_{E,i} = v e′_i + ε_i` over the integers
 //! (`ε_i` has 128 + 128 + 40 bits), `k_μ = v μ + μ′` over the integers and
-//! `k_F = R^v Φ^{−1} mod N`. The verifier checks, with `A = Π u_j^{e_j}`,
+//! `k_F = v·A + φ` over the integers. The verifier checks, with `A = Π u_j^{e_j}`,
 //! `C = Π u_j / Π h_j`, `D = B_n / h_0^{Π e_j}`:
 //!
 //! * `A^v A′ = g^{k_A} Π h_i^{k_{E,i}}`, `B_i^v B′_i = g^{k_{B,i}} B_{i−1}^{k_{E,i}}`,
@@ -27,7 +31,8 @@
 //! * `0 ≤ k_{E,i} < 2^{297}`;
 //! * `Z^v Z′ = Π s_i^{k_{E,i}}·t^{k_μ} (mod Ñ)` with `Z, Z′` units and
 //!   `0 ≤ k_μ < 2^{|μ′|+1}` — the **same** `k_{E,i}` as in the G1 and Paillier equations;
-//! * `F^v F′ k_F^N = Π w′_i^{k_{E,i}} (mod N²)`.
+//! * `0 ≤ k_F < 2^{|φ|+1}` and `F^v F′ h_N^{k_F} = Π w′_i^{k_{E,i}} (mod N²)` (`h_N^{k_F}`
+//!   from the fixed-base Yao table).
 //!
 //! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
 //! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's
@@ -51,7 +56,7 @@
 //! `Δk_{E,i} ≡ Δv·e_{π(i)} (mod q)`.
 //!
 //! *Why the G1 part alone is not enough.* In `Z*_{N²}` (unknown order) the Paillier equation
-//! only gives `(Π w′_i^{Δk_{E,i}}) / F^{Δv} = (k_F/k_F*)^N`; to turn it into a relation
+//! only gives `(Π w′_i^{Δk_{E,i}}) / F^{Δv} = h_N^{Δk_F}`, an `N`-th residue; to turn it into a relation
 //! with exponents `e′_i` the extractor must divide `Δk_{E,i}` by `Δv` over the integers,
 //! and nothing in a mod-`q` relation forces `Δv | Δk_{E,i}` (Wikström, "A
 //! commitment-consistent proof of a shuffle", ACISP 2009, uses an integer commitment for
@@ -64,9 +69,12 @@
 //! extractor gets integers `e′_i = Δk_{E,i}/Δv` with `Z = ±Π s_i^{e′_i} t^{μ}` (the sign
 //! an element of order ≤ 2); by binding they are the same for every pair of challenges,
 //! i.e. `Z` fixes `e′` before `v`. Then:
-//! 1. *Paillier relation.* `(F^{−1} Π w′_i^{e′_i})^{Δv} = (k_F/k_F*)^N`; since
+//! 1. *Paillier relation.* `(F^{−1} Π w′_i^{e′_i})^{Δv} = h_N^{Δk_F} = (h^{Δk_F})^N`; since
 //!    `0 < |Δv| < 2^{128}` is coprime to `N`, Bézout (`aΔv + bN = 1`) gives an `N`-th root, so
-//!    `Π w′_i^{e′_i} = F·R^N` for an explicit `R`.
+//!    `Π w′_i^{e′_i} = F·R^N` for an explicit `R`. Only "`h_N^{z}` is an `N`-th power for
+//!    every integer `z`" is used: the fixed-base randomness and its shorter exponents change
+//!    nothing here, and the range check on `k_F` is not needed for soundness (it bounds the
+//!    verifier's work and the encoding). `Δk_F` need not be divisible by `Δv`.
 //! 2. *Integer equality with the G1 exponents.* `e′_i ≡ e_{π(i)} (mod q)` from the G1 part.
 //!    The range check `0 ≤ k_{E,i} < 2^{297}` ([`EPS_BITS`]` + 1` bits) gives
 //!    `|Δk_{E,i}| < 2^{297}` and `|e′_i| < 2^{297}/|Δv|`; a prover that succeeds with
@@ -98,7 +106,11 @@
 //! part is no longer sound. The verifier refuses statements with `Ñ = N`, `gcd(Ñ, N) ≠ 1`
 //! or `|Ñ| < |N|` ([`check_auxiliary_modulus`]); `Ñ` is in the transcript, so a proof made
 //! for one `Ñ` does not verify under another.
-//! Hiding (zero knowledge): `t` generates `QR_Ñ` w.h.p. (safe primes), `t^μ` with `40` bits
+//! Hiding (zero knowledge): `k_F = φ + v·A` is within statistical distance `2^{−40}` of
+//! uniform on `[0, 2^{|φ|})` (the mask has 128 + 40 bits more than `v·A` can have), and
+//! `F′` is determined by `k_F` and the rest, so a simulator picks `k_F` uniformly; that the
+//! outputs hide `π` rests on DCR plus DJN's short-exponent assumption ([`crate::djn`]).
+//! `t` generates `QR_Ñ` w.h.p. (safe primes), `t^μ` with `40` bits
 //! of slack hides `e′` (hence `π`) statistically, and `k_μ`, `k_{E,i}` are statistically
 //! masked by `μ′`, `ε_i`.
 //!
@@ -107,6 +119,7 @@
 //! `+n` with 296-bit exponents (about a third of the Paillier part, whose `Π w′_i^{ε_i}` is
 //! mod `N²`); verifier one extra `n`-base multi-exponentiation mod `Ñ` (`|Ñ| = |N|`).
 
+use crate::djn::{self, DjnTables};
 use crate::elgamal::{append_ciphertexts, ElGamalCiphertext};
 use crate::error::{blame, MixnetError};
 use crate::params::{
@@ -127,7 +140,7 @@ use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{DecodeError, ParamError, PartyId};
 use quorate_paillier::bigint::{
     inv_mod, is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_secret, pow_mod_vartime,
-    random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer,
+    random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -194,10 +207,12 @@ impl PermutationSecret {
     }
 }
 
-/// The Paillier statement of a shuffle: `outputs[i] = inputs[π(i)]·ρ_i^N`.
+/// The Paillier statement of a shuffle: `outputs[i] = inputs[π(i)]·h_N^{α_i}`.
 pub struct PaillierShuffle<'a> {
     /// Key.
     pub pk: &'a PublicKey,
+    /// The fixed-base tables of `pk`'s `h_N` ([`crate::setup::MixnetPublic::djn`]).
+    pub djn: &'a DjnTables,
     /// The auxiliary ring-Pedersen modulus `Ñ` of the vector commitment to `e′`
     /// ([`crate::setup::MixnetPublic::ring_pedersen`]`.n_hat`; never the Paillier `N`, see
     /// the soundness note).
@@ -274,7 +289,9 @@ pub struct ShuffleProof {
 /// Type tag of an encoded [`ShuffleProof`] ([`ShuffleProof::to_bytes`]).
 pub const SHUFFLE_PROOF_TAG: u8 = 0x6F;
 /// Format version of an encoded [`ShuffleProof`].
-pub const SHUFFLE_PROOF_VERSION: u8 = 1;
+/// Version 2: `k_F` is the integer response for fixed-base randomness ([`crate::djn`])
+/// instead of a unit mod `N`; version-1 bytes are refused.
+pub const SHUFFLE_PROOF_VERSION: u8 = 2;
 
 const KIND_PERMUTATION: u8 = 0;
 const KIND_PAILLIER: u8 = 1;
@@ -468,7 +485,7 @@ impl ShuffleProof {
             (KIND_PAILLIER, Some(PaillierModuli { pk, n_hat })) => {
                 check_auxiliary_modulus(n_hat, pk.n())?;
                 proof.f_p = Some(get_unit(&mut r, pk.n_squared())?);
-                proof.k_f = Some(get_unit(&mut r, pk.n())?);
+                proof.k_f = Some(get_int(&mut r, djn::shuffle_response_bits(pk))?);
                 proof.rp_z = Some(get_unit(&mut r, n_hat)?);
                 proof.rp_z_p = Some(get_unit(&mut r, n_hat)?);
                 // k_μ < 2^{|μ′|+1} with |μ′| = |Ñ| + 40 + 128 + 40.
@@ -603,8 +620,9 @@ fn inv_mod_blinded<R: RngCore + CryptoRng>(
     Ok(mul_mod(&y, &b, m))
 }
 
-/// Proves the shuffle (`pai = Some`, with nonces `rho[i]` for output `i`) or the
-/// permutation-commitment opening (`pai = None`).
+/// Proves the shuffle (`pai = Some`, with the randomness `α_i` of output `i`, i.e.
+/// `outputs[i] = inputs[π(i)]·h_N^{α_i}`) or the permutation-commitment opening
+/// (`pai = None`).
 #[allow(clippy::too_many_arguments)]
 pub fn prove<R: RngCore + CryptoRng>(
     sid: &SessionId,
@@ -612,7 +630,7 @@ pub fn prove<R: RngCore + CryptoRng>(
     gens: &Generators,
     com: &PermutationCommitment,
     secret: &PermutationSecret,
-    pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
+    pai: Option<(&PaillierShuffle<'_>, &[SecretInteger])>,
     rng: &mut R,
 ) -> Result<ShuffleProof, MixnetError> {
     prove_inner(sid, prover, gens, com, secret, pai, None, &secret.pi, rng)
@@ -651,7 +669,7 @@ fn prove_inner<R: RngCore + CryptoRng>(
     gens: &Generators,
     com: &PermutationCommitment,
     secret: &PermutationSecret,
-    pai: Option<(&PaillierShuffle<'_>, &[Integer])>,
+    pai: Option<(&PaillierShuffle<'_>, &[SecretInteger])>,
     eg: Option<(&ElGamalShuffle<'_>, &[Scalar])>,
     rp_pi: &[usize],
     rng: &mut R,
@@ -716,8 +734,13 @@ fn prove_inner<R: RngCore + CryptoRng>(
                 return Err(ParamError::Invalid("shuffle list lengths").into());
             }
             check_auxiliary_modulus(p.n_hat, p.pk.n())?;
+            if !p.djn.is_for(p.pk) {
+                return Err(
+                    ParamError::Invalid("fixed-base tables of another Paillier key").into(),
+                );
+            }
             let n2 = p.pk.n_squared();
-            let phi = random_unit(rng, p.pk.n())?;
+            let phi = SecretInteger::new(random_bits(rng, djn::shuffle_mask_bits(p.pk)));
             // Π w′_i^{ε_i}: exponents offset to a fixed bit length (`ε_i + 2^{|ε|}`) so the
             // constant-time exponentiation's running time is the same for every ε_i; the
             // public factor (Π w′_i)^{2^{|ε|}} is divided out.
@@ -742,11 +765,12 @@ fn prove_inner<R: RngCore + CryptoRng>(
                 .fold(Integer::from(1), |a, w| mul_mod(&a, w.as_integer(), n2));
             let corr = inv_mod(&pow_mod_vartime(&w_prod, &off, n2)?, n2)
                 .ok_or(ParamError::Invalid("shuffle output is not a unit"))?;
-            let f = mul_mod(
-                &mul_mod(&prod, &corr, n2),
-                &pow_mod_secret(&phi, p.pk.n(), n2)?,
-                n2,
-            );
+            // F′ = Π w′_i^{ε_i}·h_N^{−φ} (the inversion of the secret h_N^φ is blinded).
+            let h_phi = p
+                .djn
+                .pow_secret_long(p.pk, &phi, djn::shuffle_mask_bits(p.pk))?;
+            let h_phi_inv = inv_mod_blinded(&h_phi, n2, rng)?;
+            let f = mul_mod(&mul_mod(&prod, &corr, n2), &h_phi_inv, n2);
             (Some(f), Some(phi))
         }
         None => (None, None),
@@ -817,29 +841,17 @@ fn prove_inner<R: RngCore + CryptoRng>(
         .zip(&eps_int)
         .map(|(e, x)| Integer::from(&v_int * *e) + x)
         .collect();
-    if let (Some((p, rho)), Some(phi)) = (pai, phi) {
-        // k_F = R^v Φ^{−1} with R = Π ρ_i^{e′_i}. The bit length of e′_i = e_{π(i)} would
-        // leak π through the exponentiation time, so R′ = Π ρ_i^{e′_i + 2^{128}} is computed
-        // with fixed-length exponents and k_F = R′^v · (Q^v Φ)^{−1} with
-        // Q = (Π ρ_i)^{2^{128}}; the secret inversion is blinded.
-        let nn = p.pk.n();
-        let off = Integer::from(1) << BATCH_BITS;
-        let terms: Result<Vec<Integer>, MixnetError> = rho
-            .par_iter()
-            .zip(ep_int.par_iter())
-            .map(|(r, e)| Ok(pow_mod_secret(r, &Integer::from(*e + &off), nn)?))
-            .collect();
-        let big_r = terms?
-            .into_iter()
-            .fold(Integer::from(1), |a, b| mul_mod(&a, &b, nn));
-        let rho_prod = rho.iter().fold(Integer::from(1), |a, r| mul_mod(&a, r, nn));
-        let q_v = pow_mod_secret(&pow_mod_secret(&rho_prod, &off, nn)?, &v_int, nn)?;
-        let denom_inv = inv_mod_blinded(&mul_mod(&q_v, &phi, nn), nn, rng)?;
-        proof.k_f = Some(mul_mod(
-            &pow_mod_secret(&big_r, &v_int, nn)?,
-            &denom_inv,
-            nn,
-        ));
+    if let (Some((_, alpha)), Some(phi)) = (pai, phi) {
+        // k_F = φ + v·A over the integers, A = Σ_i e′_i·α_i (fixed-length operands: the
+        // 128-bit e′_i and the |α|-bit α_i occupy full limbs except with probability
+        // 2^{−64}, so the products' timing does not reveal π).
+        let mut big_a = SecretInteger::new(Integer::new());
+        for (a, e) in alpha.iter().zip(&ep_int) {
+            let t = SecretInteger::new(Integer::from(a.expose() * *e));
+            big_a = SecretInteger::new(Integer::from(big_a.expose() + t.expose()));
+        }
+        let va = SecretInteger::new(Integer::from(&v_int * big_a.expose()));
+        proof.k_f = Some(Integer::from(phi.expose() + va.expose()));
     }
     if let Some((_, _, mut mu, mut mu_p)) = rp {
         proof.k_mu = Some(Integer::from(&v_int * &mu) + &mu_p);
@@ -920,6 +932,9 @@ fn verify_inner(
         // The statement's Ñ must be an auxiliary modulus, not N (whose factorisation t
         // shareholders can recover) — a public-parameter error, nobody's misbehaviour.
         check_auxiliary_modulus(p.n_hat, p.pk.n())?;
+        if !p.djn.is_for(p.pk) {
+            return Err(ParamError::Invalid("fixed-base tables of another Paillier key").into());
+        }
     }
     if proof
         .k_e
@@ -1020,7 +1035,10 @@ fn verify_inner(
             return bad("shuffle list lengths");
         }
         let n2 = p.pk.n_squared();
-        if !is_unit_in_range(f_p, n2) || !is_unit_in_range(k_f, p.pk.n()) {
+        if !is_unit_in_range(f_p, n2)
+            || *k_f < 0
+            || k_f.significant_bits() > djn::shuffle_response_bits(p.pk)
+        {
             return bad("shuffle proof Paillier element out of range");
         }
         // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod Ñ), with the same k_{E,i} as the G1 and
@@ -1035,9 +1053,10 @@ fn verify_inner(
             Ok(multi_pow_vartime(&bases, ex, n2)?)
         };
         let f = prod(p.inputs, &e_int)?;
+        // F^v·F′·h_N^{k_F} = Π w′_i^{k_{E,i}}.
         let lhs = mul_mod(
             &mul_mod(&pow_mod_vartime(&f, &v_int, n2)?, f_p, n2),
-            &pow_mod_vartime(k_f, p.pk.n(), n2)?,
+            &p.djn.pow_public_vartime(k_f)?,
             n2,
         );
         let rhs = prod(p.outputs, &proof.k_e)?;
@@ -1080,7 +1099,8 @@ mod tests {
         n_hat: Integer,
         inputs: Vec<Ciphertext>,
         outputs: Vec<Ciphertext>,
-        rho: Vec<Integer>,
+        alpha: Vec<SecretInteger>,
+        djn: DjnTables,
     }
 
     /// A Paillier shuffle of `n` fresh encryptions whose outputs follow `sigma` (normally
@@ -1097,16 +1117,16 @@ mod tests {
         let inputs: Vec<Ciphertext> = (0..n)
             .map(|i| pk.encrypt(&Integer::from(100 + i), &mut rng).unwrap())
             .collect();
-        let rho: Vec<Integer> = (0..n)
-            .map(|_| random_unit(&mut rng, pk.n()).unwrap())
-            .collect();
+        let djn = DjnTables::new(&pk).unwrap();
+        let alpha: Vec<SecretInteger> = (0..n).map(|_| djn.random_alpha(&mut rng)).collect();
         let sigma = sigma.unwrap_or_else(|| secret.pi.clone());
         let outputs = sigma
             .iter()
-            .zip(&rho)
-            .map(|(&j, r)| {
-                let nonce = pk.nonce_from_integer(r.clone()).unwrap();
-                pk.rerandomize_with_nonce(&inputs[j], &nonce).unwrap()
+            .zip(&alpha)
+            .map(|(&j, a)| {
+                let r = djn.pow_secret(a).unwrap();
+                let w = mul_mod(inputs[j].as_integer(), &r, pk.n_squared());
+                pk.ciphertext_from_integer(w).unwrap()
             })
             .collect();
         let f = Fixture {
@@ -1119,7 +1139,8 @@ mod tests {
             n_hat,
             inputs,
             outputs,
-            rho,
+            alpha,
+            djn,
         };
         (f, rng)
     }
@@ -1127,6 +1148,7 @@ mod tests {
     fn stmt(f: &Fixture) -> PaillierShuffle<'_> {
         PaillierShuffle {
             pk: &f.pk,
+            djn: &f.djn,
             n_hat: &f.n_hat,
             inputs: &f.inputs,
             outputs: &f.outputs,
@@ -1141,7 +1163,7 @@ mod tests {
             &f.gens,
             &f.com,
             &f.secret,
-            Some((&stmt(f), &f.rho)),
+            Some((&stmt(f), &f.alpha)),
             rng,
         )
         .unwrap()
@@ -1156,7 +1178,7 @@ mod tests {
             &f.gens,
             &f.com,
             &f.secret,
-            Some((&stmt(f), &f.rho)),
+            Some((&stmt(f), &f.alpha)),
             None,
             sigma,
             rng,
@@ -1186,6 +1208,44 @@ mod tests {
         let (f, mut rng) = fixture(5, 1, None);
         let proof = prove_f(&f, &mut rng);
         verify_f(&f, &proof).unwrap();
+        let bytes = proof.to_bytes();
+        let moduli = PaillierModuli {
+            pk: &f.pk,
+            n_hat: &f.n_hat,
+        };
+        assert_eq!(
+            ShuffleProof::from_bytes(&bytes, 5, Some(moduli)).unwrap(),
+            proof
+        );
+    }
+
+    /// The fixed-base response `k_F`: a changed value fails the Paillier equation, one
+    /// beyond `2^{shuffle_response_bits}` (or negative) the range check, and the decoder
+    /// refuses an over-long one; each names the prover.
+    #[test]
+    fn fixed_base_response_is_checked() {
+        let (f, mut rng) = fixture(4, 9, None);
+        let proof = prove_f(&f, &mut rng);
+        let k_f = proof.k_f.clone().unwrap();
+        let mut bumped = proof.clone();
+        bumped.k_f = Some(Integer::from(&k_f + 1u32));
+        assert_named(
+            verify_f(&f, &bumped).unwrap_err(),
+            f.id,
+            "Paillier equation",
+        );
+        let bits = djn::shuffle_response_bits(&f.pk);
+        let mut long = proof.clone();
+        long.k_f = Some(Integer::from(1) << bits);
+        assert_named(verify_f(&f, &long).unwrap_err(), f.id, "out of range");
+        let mut neg = proof.clone();
+        neg.k_f = Some(Integer::from(-&k_f));
+        assert_named(verify_f(&f, &neg).unwrap_err(), f.id, "out of range");
+        let moduli = PaillierModuli {
+            pk: &f.pk,
+            n_hat: &f.n_hat,
+        };
+        assert!(ShuffleProof::from_bytes(&long.to_bytes(), 4, Some(moduli)).is_err());
     }
 
     /// A prover whose ring-Pedersen commitment holds exponents of another permutation than
@@ -1273,7 +1333,7 @@ mod tests {
             &f.gens,
             &f.com,
             &f.secret,
-            Some((&same, &f.rho)),
+            Some((&same, &f.alpha)),
             &mut rng
         )
         .is_err());

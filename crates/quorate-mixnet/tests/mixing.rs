@@ -7,6 +7,7 @@ use group::Group;
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
+use quorate_mixnet::djn::DjnTables;
 use quorate_mixnet::elgamal::ElGamalCiphertext;
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::params::Generators;
@@ -16,7 +17,7 @@ use quorate_mixnet::shuffle::{
     self, ElGamalShuffle, PaillierModuli, PaillierShuffle, PermutationSecret, ShuffleProof,
 };
 use quorate_mixnet::MixnetError;
-use quorate_paillier::bigint::random_unit;
+use quorate_paillier::bigint::{mul_mod, SecretInteger};
 use quorate_paillier::rug::Integer;
 use quorate_paillier::{Ciphertext, SecretKey};
 use rand_chacha::ChaCha20Rng;
@@ -253,16 +254,16 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
     let inputs: Vec<Ciphertext> = (0..n)
         .map(|i| pk.encrypt(&Integer::from(7 * i + 1), &mut rng).unwrap())
         .collect();
-    let rho: Vec<Integer> = (0..n)
-        .map(|_| random_unit(&mut rng, pk.n()).unwrap())
-        .collect();
+    let djn = DjnTables::new(pk).unwrap();
+    let alpha: Vec<SecretInteger> = (0..n).map(|_| djn.random_alpha(&mut rng)).collect();
     let shuffle_with = |sigma: &[usize]| -> Vec<Ciphertext> {
         sigma
             .iter()
-            .zip(&rho)
-            .map(|(&j, r)| {
-                let nonce = pk.nonce_from_integer(r.clone()).unwrap();
-                pk.rerandomize_with_nonce(&inputs[j], &nonce).unwrap()
+            .zip(&alpha)
+            .map(|(&j, a)| {
+                let r = djn.pow_secret(a).unwrap();
+                pk.ciphertext_from_integer(mul_mod(inputs[j].as_integer(), &r, pk.n_squared()))
+                    .unwrap()
             })
             .collect()
     };
@@ -271,12 +272,13 @@ fn paillier_list_permuted_differently_from_the_commitment_is_rejected() {
     let prove_and_verify = |outputs: &[Ciphertext], rng: &mut ChaCha20Rng| {
         let stmt = PaillierShuffle {
             pk,
+            djn: &djn,
             n_hat,
             inputs: &inputs,
             outputs,
         };
         let proof =
-            shuffle::prove(&sid, id, &gens, &com, &secret, Some((&stmt, &rho)), rng).unwrap();
+            shuffle::prove(&sid, id, &gens, &com, &secret, Some((&stmt, &alpha)), rng).unwrap();
         shuffle::verify(&sid, id, &gens, &com, Some(&stmt), &proof)
     };
     let honest = shuffle_with(secret.pi());
@@ -313,6 +315,7 @@ fn shuffle_proof_encoding_round_trips_and_rejects_garbage() {
     let com = &public.perm_commitments[0];
     let stmt = PaillierShuffle {
         pk,
+        djn: public.djn().unwrap(),
         n_hat,
         inputs: &rec.inputs,
         outputs: &rec.stages[0].outputs,

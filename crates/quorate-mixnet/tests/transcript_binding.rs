@@ -10,6 +10,7 @@ use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use quorate_mixnet::dbsm;
+use quorate_mixnet::djn::DjnTables;
 use quorate_mixnet::elgamal::{self, ElGamalCiphertext};
 use quorate_mixnet::mix;
 use quorate_mixnet::ring_pedersen::RingPedersenVectorKey;
@@ -71,6 +72,7 @@ fn every_statement_element_is_bound() {
     let n_hat = &public.ring_pedersen.n_hat;
     let stmt = PaillierShuffle {
         pk,
+        djn: public.djn().unwrap(),
         n_hat,
         inputs: &rec.inputs,
         outputs: &st.outputs,
@@ -110,6 +112,7 @@ fn every_statement_element_is_bound() {
         ins[k] = pk.rerandomize(&ins[k], &mut rng).unwrap();
         let s2 = PaillierShuffle {
             pk,
+            djn: public.djn().unwrap(),
             n_hat,
             inputs: &ins,
             outputs: &st.outputs,
@@ -122,6 +125,7 @@ fn every_statement_element_is_bound() {
         outs[k] = pk.rerandomize(&outs[k], &mut rng).unwrap();
         let s3 = PaillierShuffle {
             pk,
+            djn: public.djn().unwrap(),
             n_hat,
             inputs: &rec.inputs,
             outputs: &outs,
@@ -150,8 +154,10 @@ fn every_statement_element_is_bound() {
     // The Paillier modulus the ciphertexts live under: the same lists under another key N
     // (same Ñ).
     let other = SecretKey::generate(1024, &mut rng).unwrap();
+    let other_djn = DjnTables::new(other.public_key()).unwrap();
     let s4 = PaillierShuffle {
         pk: other.public_key(),
+        djn: &other_djn,
         n_hat,
         inputs: &rec.inputs,
         outputs: &st.outputs,
@@ -164,6 +170,7 @@ fn every_statement_element_is_bound() {
     assert_ne!(other_hat, n_hat);
     let s5 = PaillierShuffle {
         pk,
+        djn: public.djn().unwrap(),
         n_hat: other_hat,
         inputs: &rec.inputs,
         outputs: &st.outputs,
@@ -173,6 +180,7 @@ fn every_statement_element_is_bound() {
     assert_eq!(err.culprits(), &[id1]);
     let s6 = PaillierShuffle {
         pk,
+        djn: public.djn().unwrap(),
         n_hat: pk.n(),
         inputs: &rec.inputs,
         outputs: &st.outputs,
