@@ -323,7 +323,7 @@ impl DkgDriver {
             node: &self.node,
             ctx: &self.ctx,
             protocol: if self.refresh.is_some() {
-                super::refresh::NAME
+                super::REFRESH_PROTOCOL
             } else {
                 NAME
             },

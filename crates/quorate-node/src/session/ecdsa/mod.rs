@@ -28,6 +28,11 @@
 //! * **Blame.** A library error that names parties becomes [`DriverError::Blame`] with the
 //!   culprits' node ids; the runtime attaches their signed envelopes as evidence.
 
+/// The refresh protocol's name ([`refresh::NAME`]). It lives here because a keygen
+/// driver running a refresh binds it into its escrow labels, and `refresh` builds on
+/// `keygen`: naming it in `refresh` would make the two modules import each other.
+pub(crate) const REFRESH_PROTOCOL: &str = "ecdsa-refresh";
+
 pub mod cert;
 pub mod escrow;
 #[cfg(feature = "test-faults")]

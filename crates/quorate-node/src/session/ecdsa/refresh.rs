@@ -19,7 +19,7 @@ use crate::keystore::KeyId;
 use crate::session::driver::{Protocol, ProtocolDriver, SessionContext};
 
 /// Protocol name.
-pub const NAME: &str = "ecdsa-refresh";
+pub const NAME: &str = super::REFRESH_PROTOCOL;
 
 /// The `ecdsa-refresh` protocol of one node.
 #[derive(Debug)]
