@@ -58,7 +58,14 @@ fn g1_any(what: &'static str, bytes: &[u8]) -> Result<G1Projective, DecodeError>
         expected: G1_BYTES,
         got: bytes.len(),
     })?;
-    let p: G1Affine = Option::from(G1Affine::from_compressed_unchecked(&arr))
+    #[cfg(feature = "fuzzing")]
+    return fuzz_memo::g1(what, &arr, g1_checked);
+    #[cfg(not(feature = "fuzzing"))]
+    g1_checked(what, &arr)
+}
+
+fn g1_checked(what: &'static str, arr: &[u8; G1_BYTES]) -> Result<G1Projective, DecodeError> {
+    let p: G1Affine = Option::from(G1Affine::from_compressed_unchecked(arr))
         .ok_or(DecodeError::InvalidPoint { what })?;
     if !bool::from(p.is_on_curve()) {
         return Err(DecodeError::InvalidPoint { what });
@@ -67,6 +74,63 @@ fn g1_any(what: &'static str, bytes: &[u8]) -> Result<G1Projective, DecodeError>
         return Err(DecodeError::NotInSubgroup { what });
     }
     Ok(G1Projective::from(p))
+}
+
+/// For the fuzz harness only (`fuzz/`, feature `fuzzing`): remembers the outcome of
+/// [`g1_checked`] per 48-byte encoding, so that a fuzz input repeating the points of a
+/// valid message (nearly all of them do) pays the decompression and subgroup check once per
+/// distinct encoding and process instead of once per point and input. The outcome is a pure
+/// function of the bytes, so the decoder accepts and rejects exactly what it does without
+/// the memo. Bounded: cleared at 2^16 entries.
+#[cfg(feature = "fuzzing")]
+mod fuzz_memo {
+    use super::{DecodeError, G1Projective, G1_BYTES};
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    /// The outcome of a decoding, without the caller's `what`.
+    #[derive(Clone, Copy)]
+    enum Outcome {
+        Point(G1Projective),
+        InvalidPoint,
+        NotInSubgroup,
+    }
+
+    thread_local! {
+        static G1: RefCell<HashMap<[u8; G1_BYTES], Outcome>> = RefCell::new(HashMap::new());
+    }
+
+    pub(super) fn g1(
+        what: &'static str,
+        arr: &[u8; G1_BYTES],
+        decode: fn(&'static str, &[u8; G1_BYTES]) -> Result<G1Projective, DecodeError>,
+    ) -> Result<G1Projective, DecodeError> {
+        let known = G1.with(|m| m.borrow().get(arr).copied());
+        let outcome = match known {
+            Some(o) => o,
+            None => {
+                let o = match decode(what, arr) {
+                    Ok(p) => Outcome::Point(p),
+                    Err(DecodeError::NotInSubgroup { .. }) => Outcome::NotInSubgroup,
+                    Err(DecodeError::InvalidPoint { .. }) => Outcome::InvalidPoint,
+                    Err(e) => return Err(e),
+                };
+                G1.with(|m| {
+                    let mut m = m.borrow_mut();
+                    if m.len() >= 1 << 16 {
+                        m.clear();
+                    }
+                    m.insert(*arr, o);
+                });
+                o
+            }
+        };
+        match outcome {
+            Outcome::Point(p) => Ok(p),
+            Outcome::InvalidPoint => Err(DecodeError::InvalidPoint { what }),
+            Outcome::NotInSubgroup => Err(DecodeError::NotInSubgroup { what }),
+        }
+    }
 }
 
 fn g2_any(what: &'static str, bytes: &[u8]) -> Result<G2Projective, DecodeError> {
