@@ -91,11 +91,17 @@ pub trait Curve: Copy + Send + Sync + 'static {
     const REPR_IS_BIG_ENDIAN: bool;
 
     /// Whether the curve crate's decoder accepts non-canonical encodings (then
-    /// [`Curve::point_from_bytes`] re-encodes to reject them). The SEC1 decoders of `p256` and
-    /// `k256` reject a coordinate `≥ p` but accept the compact form (tag 5, x only) as a
-    /// second encoding of a point; curve25519-dalek reduces a `y ≥ p` silently. blst's
-    /// compressed G1 decoder accepts only the canonical form.
+    /// [`Curve::point_from_bytes`] re-encodes to reject them, at the cost of a field
+    /// inversion). curve25519-dalek reduces a `y ≥ p` silently. blst's compressed G1
+    /// decoder accepts only the canonical form.
     const DECODER_ACCEPTS_NON_CANONICAL: bool;
+
+    /// Whether points are 33-byte SEC1 compressed encodings (`p256`, `k256`). Their decoders
+    /// reject a coordinate `≥ p` and pick the unique `y` of the tag's parity, but also accept
+    /// the compact form (tag 5, x only) as a second encoding of a point; so an encoding is
+    /// canonical exactly when it decodes and its tag is 2 or 3, which
+    /// [`Curve::point_from_bytes`] checks instead of re-encoding.
+    const SEC1_COMPRESSED: bool = false;
 
     /// Canonical encoding of a point.
     fn point_to_bytes(p: &Self::Point) -> Vec<u8> {
@@ -112,6 +118,9 @@ pub trait Curve: Copy + Send + Sync + 'static {
                 expected: repr.as_ref().len(),
                 got: bytes.len(),
             });
+        }
+        if Self::SEC1_COMPRESSED && bytes[0] != 2 && bytes[0] != 3 {
+            return Err(GroupDecodeError::Point { what });
         }
         repr.as_mut().copy_from_slice(bytes);
         let p: Self::Point =
@@ -139,7 +148,8 @@ impl Curve for P256 {
     const ORDER_BE: [u8; 32] =
         hex_literal("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551");
     const REPR_IS_BIG_ENDIAN: bool = true;
-    const DECODER_ACCEPTS_NON_CANONICAL: bool = true;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
+    const SEC1_COMPRESSED: bool = true;
 }
 
 /// secp256k1.
@@ -153,7 +163,8 @@ impl Curve for Secp256k1 {
     const ORDER_BE: [u8; 32] =
         hex_literal("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
     const REPR_IS_BIG_ENDIAN: bool = true;
-    const DECODER_ACCEPTS_NON_CANONICAL: bool = true;
+    const DECODER_ACCEPTS_NON_CANONICAL: bool = false;
+    const SEC1_COMPRESSED: bool = true;
 }
 
 /// BLS12-381 G1.
@@ -285,6 +296,15 @@ mod tests {
             assert_eq!(C::point_from_bytes("p", &b).unwrap(), q);
             b[0] = 5;
             assert!(C::point_from_bytes("p", &b).is_err(), "{}", C::NAME);
+            // No other tag is a 33-byte encoding of a point.
+            for tag in (0..=255u8).filter(|t| *t != 2 && *t != 3) {
+                b[0] = tag;
+                assert!(
+                    C::point_from_bytes("p", &b).is_err(),
+                    "{} tag {tag}",
+                    C::NAME
+                );
+            }
         }
     }
 

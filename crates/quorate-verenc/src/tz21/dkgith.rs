@@ -18,7 +18,7 @@ use super::common::{
     self, kdf, party_prg, random_seed, Ciphertext, Reader, Seed, CHALLENGE_LEN, SALT_LEN,
     SCALAR_LEN, SEED_LEN,
 };
-use super::ops::Tz21Curve;
+use super::ops::{key_tables, Tz21Curve};
 use super::{Scheme, Tz21Error, Tz21Params};
 use crate::group::Curve;
 
@@ -306,12 +306,13 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let roots: Vec<Seed> = (0..tau).map(|_| random_seed(rng)).collect();
-    let ek_table = C::build_table(ek, tau * params.parties);
+    let tables = key_tables::<C>(ek);
+    let ek_table = &tables.ct;
 
     let states: Vec<RepState<C>> = roots
         .into_par_iter()
         .enumerate()
-        .map(|(j, root)| commit_rep::<C>(params, &ek_table, &salt, j, root, x))
+        .map(|(j, root)| commit_rep::<C>(params, ek_table, &salt, j, root, x))
         .collect();
 
     let mut t = common::transcript::<C>(params, ek, public, label);
@@ -450,14 +451,14 @@ pub(crate) fn verify<C: Tz21Curve>(
         return Err(Tz21Error::ProofRejected("wrong number of repetitions"));
     }
     let hidden = hidden_parties(params, &proof.challenge);
-    let uses = params.rounds_or_threshold * (params.parties - 1);
-    let ek_table = C::build_table_vartime(ek, uses);
+    let tables = key_tables::<C>(ek);
+    let ek_table = &tables.vartime;
     let digests: Vec<[u8; 32]> = proof
         .reps
         .par_iter()
         .zip(hidden.par_iter())
         .enumerate()
-        .map(|(j, (rep, &h))| verify_rep::<C>(params, &ek_table, public, &proof.salt, j, h, rep))
+        .map(|(j, (rep, &h))| verify_rep::<C>(params, ek_table, public, &proof.salt, j, h, rep))
         .collect::<Result<_, _>>()?;
     let mut t = common::transcript::<C>(params, ek, public, label);
     t.append_message(b"salt", &proof.salt);

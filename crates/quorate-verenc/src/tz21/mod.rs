@@ -653,12 +653,12 @@ impl<C: Curve> PartialEq for Proof<C> {
 }
 impl<C: Curve> Eq for Proof<C> {}
 
-impl<C: Curve> PartialEq for CompressedCiphertext<C> {
+impl<C: Tz21Curve> PartialEq for CompressedCiphertext<C> {
     fn eq(&self, other: &Self) -> bool {
         self.to_bytes() == other.to_bytes()
     }
 }
-impl<C: Curve> Eq for CompressedCiphertext<C> {}
+impl<C: Tz21Curve> Eq for CompressedCiphertext<C> {}
 
 impl<C: Curve> Proof<C> {
     /// The parameters the proof was made with.
@@ -750,19 +750,6 @@ impl<C: Curve> CompressedCiphertext<C> {
         HEADER_LEN + self.params.compressed * Self::entry_len(&self.params)
     }
 
-    /// Encoding: header, then `n` × (`c1`, `c2`[, `λ`]).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.size());
-        self.params.write_header(&mut out);
-        for (ct, l) in &self.entries {
-            ct.write(&mut out);
-            if self.params.scheme == Scheme::Rdkgith {
-                out.extend_from_slice(&C::scalar_to_be_bytes(l));
-            }
-        }
-        out
-    }
-
     /// Checked decoding.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Tz21Error> {
         let mut r = Reader::new(bytes);
@@ -789,6 +776,25 @@ impl<C: Curve> CompressedCiphertext<C> {
         }
         r.finish()?;
         Ok(CompressedCiphertext { params, entries })
+    }
+}
+
+impl<C: Tz21Curve> CompressedCiphertext<C> {
+    /// Encoding: header, then `n` × (`c1`, `c2`[, `λ`]). The `c1` are encoded together
+    /// ([`Tz21Curve::encode_points`]: one batched inversion where the curve crate has it).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size());
+        self.params.write_header(&mut out);
+        let c1: Vec<C::Point> = self.entries.iter().map(|(ct, _)| ct.c1).collect();
+        let c1_enc = C::encode_points(&c1);
+        for ((ct, l), c1) in self.entries.iter().zip(c1_enc.chunks_exact(C::POINT_LEN)) {
+            out.extend_from_slice(c1);
+            out.extend_from_slice(&C::scalar_to_be_bytes(&ct.c2));
+            if self.params.scheme == Scheme::Rdkgith {
+                out.extend_from_slice(&C::scalar_to_be_bytes(l));
+            }
+        }
+        out
     }
 }
 

@@ -17,7 +17,8 @@
 //! [`Tz21Curve::mul_table`]; the `_vartime` functions are used by the verifier and by
 //! compression, on public data only.
 
-use std::sync::OnceLock;
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ff::PrimeField;
 use group::{prime::PrimeCurveAffine, Curve as _, Group, GroupEncoding};
@@ -32,7 +33,7 @@ use crate::group::{Bls12381G1, Curve, Ed25519, Secp256k1, P256};
 /// plain group operation it replaces; only the speed differs.
 pub trait Tz21Curve: Curve {
     /// Precomputed multiples of one base point.
-    type Table: Send + Sync;
+    type Table: Send + Sync + 'static;
 
     /// Precomputes multiples of `base` for about `uses` constant-time multiplications
     /// (a few hundred group additions; some curves pick a costlier layout for many uses).
@@ -79,6 +80,51 @@ pub trait Tz21Curve: Curve {
     fn mul_gen_vartime(s: &Self::Scalar) -> Self::Point {
         Self::mul_table_vartime(Self::generator_table_vartime(), s)
     }
+}
+
+/// The fixed-base tables of one escrow key `ek`: a constant-time table for the prover's
+/// secret randomness and a large variable-time table for the verifier's.
+pub struct KeyTables<C: Tz21Curve> {
+    /// For [`Tz21Curve::mul_table`] (secret scalars).
+    pub ct: C::Table,
+    /// For [`Tz21Curve::mul_table_vartime`] (public scalars only).
+    pub vartime: C::Table,
+}
+
+/// Escrow keys whose tables are kept (a node uses one; the CLI and tests a few).
+const KEY_TABLES_KEPT: usize = 4;
+
+type TableCache = Vec<(&'static str, Vec<u8>, Arc<dyn Any + Send + Sync>)>;
+
+/// The tables of `ek`, built on first use and kept for the process (at most
+/// [`KEY_TABLES_KEPT`] keys, the least recently used dropped first). An escrow key is
+/// public and long-lived, so, as in the reference implementation (which builds them at key
+/// generation), every proof and verification after the first under the same key skips the
+/// table building and gets the larger layouts: affine or wide-window entries that would
+/// not pay for themselves within one call.
+pub fn key_tables<C: Tz21Curve>(ek: &C::Point) -> Arc<KeyTables<C>> {
+    static CACHE: OnceLock<Mutex<TableCache>> = OnceLock::new();
+    let enc = C::point_to_bytes(ek);
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    let mut kept = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(pos) = kept.iter().position(|(n, b, _)| *n == C::NAME && *b == enc) {
+        let entry = kept.remove(pos);
+        let tables = entry.2.clone().downcast::<KeyTables<C>>().ok();
+        kept.push(entry);
+        if let Some(t) = tables {
+            return t;
+        }
+    }
+    let (ct, vartime) = rayon::join(
+        || C::build_table(ek, usize::MAX),
+        || C::build_table_vartime(ek, usize::MAX),
+    );
+    let tables = Arc::new(KeyTables::<C> { ct, vartime });
+    if kept.len() >= KEY_TABLES_KEPT {
+        kept.remove(0);
+    }
+    kept.push((C::NAME, enc, tables.clone()));
+    tables
 }
 
 /// Most rows a [`WindowTable`] can have (window width 4: 64 digits plus a carry).
@@ -636,6 +682,31 @@ mod tests {
         for (i, x) in xs.iter().enumerate() {
             assert_eq!(*x * C::Scalar::from(i as u64 + 1), C::Scalar::ONE);
         }
+    }
+
+    fn cached_tables<C: Tz21Curve>() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let keys: Vec<C::Point> = (0..KEY_TABLES_KEPT + 1)
+            .map(|_| C::Point::random(&mut rng))
+            .collect();
+        let s = C::Scalar::random(&mut rng);
+        for ek in &keys {
+            let t = key_tables::<C>(ek);
+            assert_eq!(C::mul_table(&t.ct, &s), *ek * s);
+            assert_eq!(C::mul_table_vartime(&t.vartime, &s), *ek * s);
+            // A second request for the same key gets the kept tables.
+            assert!(Arc::ptr_eq(&t, &key_tables::<C>(ek)));
+        }
+        // The first key was dropped to keep the others; asking again rebuilds it.
+        let again = key_tables::<C>(&keys[0]);
+        assert_eq!(C::mul_table(&again.ct, &s), keys[0] * s);
+    }
+
+    #[test]
+    fn escrow_key_tables_are_kept_per_curve_and_key() {
+        cached_tables::<P256>();
+        cached_tables::<Secp256k1>();
+        cached_tables::<Ed25519>();
     }
 
     #[test]

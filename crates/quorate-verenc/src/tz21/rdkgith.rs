@@ -14,7 +14,7 @@ use super::common::{
     self, kdf, party_prg, random_seed, Ciphertext, Reader, Seed, CHALLENGE_LEN, SALT_LEN,
     SCALAR_LEN, SEED_LEN,
 };
-use super::ops::{batch_invert, Tz21Curve};
+use super::ops::{batch_invert, key_tables, Tz21Curve};
 use super::{Scheme, Tz21Error, Tz21Params};
 use crate::group::Curve;
 
@@ -171,16 +171,13 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let seeds: Vec<Seed> = (0..n).map(|_| random_seed(rng)).collect();
-    // A_j = a_j·G (constant time), j = 1..t, while the table of ek is built.
-    let (ek_table, coeffs) = rayon::join(
-        || C::build_table(ek, n),
-        || {
-            poly[1..]
-                .par_iter()
-                .map(|a| C::mul_gen(a))
-                .collect::<Vec<C::Point>>()
-        },
-    );
+    // A_j = a_j·G (constant time), j = 1..t.
+    let tables = key_tables::<C>(ek);
+    let ek_table = &tables.ct;
+    let coeffs = poly[1..]
+        .par_iter()
+        .map(|a| C::mul_gen(a))
+        .collect::<Vec<C::Point>>();
 
     // Step 2: s_i = f(i+1), ct_i = (r_i·G, H(r_i·ek) + s_i).
     let per_party: Vec<(C::Scalar, C::Point, C::Point)> = seeds
@@ -193,7 +190,7 @@ pub(crate) fn prove<C: Tz21Curve>(
                 s = s * z + a;
             }
             let mut r = party_rand::<C>(&salt, i, seed);
-            let out = (s, C::mul_gen(&r), C::mul_table(&ek_table, &r));
+            let out = (s, C::mul_gen(&r), C::mul_table(ek_table, &r));
             wipe_field(&mut r);
             out
         })
@@ -269,10 +266,9 @@ pub(crate) fn verify<C: Tz21Curve>(
     {
         return Err(Tz21Error::ProofRejected("wrong number of proof elements"));
     }
-    let ((opened_idx, hidden_idx), ek_table) = rayon::join(
-        || split_parties(params, &proof.challenge),
-        || C::build_table_vartime(ek, t),
-    );
+    let (opened_idx, hidden_idx) = split_parties(params, &proof.challenge);
+    let tables = key_tables::<C>(ek);
+    let ek_table = &tables.vartime;
 
     // Step 5a: recompute the opened ciphertexts (public data: variable time).
     let pts: Vec<(C::Point, C::Point)> = opened_idx
@@ -280,7 +276,7 @@ pub(crate) fn verify<C: Tz21Curve>(
         .zip(proof.opened.par_iter())
         .map(|(&i, (_, seed))| {
             let r = party_rand::<C>(&proof.salt, i, seed);
-            (C::mul_gen_vartime(&r), C::mul_table_vartime(&ek_table, &r))
+            (C::mul_gen_vartime(&r), C::mul_table_vartime(ek_table, &r))
         })
         .collect();
     let mut flat = Vec::with_capacity(2 * t);
