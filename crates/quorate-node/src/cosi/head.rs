@@ -12,9 +12,17 @@
 //! chain. The leader then sends it the signed rounds it missed ([`HeadValidator::catch_up`]):
 //! each must link to the one before, starting right after this witness's head, and carry a
 //! collective signature of a majority of the roster. The witness moves its *known* head to
-//! the last of them, and then accepts the round that extends it. A witness therefore never
-//! cosigns a round that does not descend from what it cosigned itself, through rounds a
-//! majority of witnesses cosigned.
+//! the last of them, and then accepts the round that extends it.
+//!
+//! The first of them may also **replace** the round this witness last cosigned: a different
+//! header for the same round with the same parent, signed by a majority (the round this
+//! witness signed fell short of its threshold, and the leader sealed that round again with
+//! other witnesses). The witness never signs the replacement itself (that would be two
+//! signatures on one round), but takes it as its head and cosigns the round after it. A
+//! second majority-signed header for a round already taken is refused: two majorities
+//! overlap, so some witness signed both. A witness therefore never cosigns a round that
+//! does not descend from what it cosigned itself or from a majority-signed replacement of
+//! it, through rounds a majority of witnesses cosigned.
 //!
 //! Anything else **conflicts** with what this witness cosigned: it is refused, the refusal
 //! carries the last cosigned header, and the service keeps the leader's signed request as
@@ -33,10 +41,24 @@ struct State {
     roster_id: Hash,
     path: PathBuf,
     last: Option<RoundHeader>,
-    /// The latest round verified by [`HeadValidator::catch_up`] (at or after `last`).
+    /// The latest round verified by [`HeadValidator::catch_up`]: a later round than `last`,
+    /// or a majority-signed replacement of it at the same round (`None` once a later round
+    /// is cosigned).
     known: Option<RoundHeader>,
     max_skew_ms: u64,
     persist_error: Option<String>,
+}
+
+impl State {
+    /// The head the next round must extend: the caught-up round, unless this witness has
+    /// since cosigned a later one.
+    fn head(&self) -> Option<RoundHeader> {
+        match (self.known, self.last) {
+            (Some(k), Some(l)) if l.round > k.round => Some(l),
+            (Some(k), _) => Some(k),
+            (None, l) => l,
+        }
+    }
 }
 
 /// The node's timestamp validator (cheap to clone: clones share one state).
@@ -113,12 +135,11 @@ impl HeadValidator {
         if h.roster_id != s.roster_id {
             return Err("round header names another roster".into());
         }
-        if s.last == Some(h) {
+        let top = s.head();
+        if s.last == Some(h) && top == Some(h) {
             return Ok(());
         }
-        let head = s
-            .known
-            .or(s.last)
+        let head = top
             .as_ref()
             .map_or_else(ChainHead::genesis, ChainHead::after);
         let conflict = |what: &str| match &s.last {
@@ -156,9 +177,11 @@ impl HeadValidator {
     }
 
     /// Verifies rounds this witness missed and moves its known head to the last of them
-    /// (see the module docs). Rounds at or before the known head are skipped; the first
-    /// new one must directly follow it. Each must carry a signature of a majority of
-    /// `roster`. Returns how many rounds were taken.
+    /// (see the module docs). Rounds before the head are skipped, and so is the head
+    /// itself; the first new one must directly follow it, or **replace** it: a different
+    /// header for the round this witness last cosigned itself, with the same parent (the
+    /// leader sealed that round without this witness's signature). Each taken round must
+    /// carry a signature of a majority of `roster`. Returns how many rounds were taken.
     pub fn catch_up(
         &self,
         rounds: &[SignedRound],
@@ -166,25 +189,35 @@ impl HeadValidator {
     ) -> Result<usize, String> {
         let mut s = self.lock();
         let majority = quorate_cosi::Policy::Threshold(roster.len() / 2 + 1);
-        let mut base = s.known.or(s.last);
+        let mut base = s.head();
         let mut taken = 0;
         for r in rounds {
             let h = r.header;
-            let head = base
-                .as_ref()
-                .map_or_else(ChainHead::genesis, ChainHead::after);
-            if h.round < head.next_round {
-                continue;
+            if h.roster_id != s.roster_id {
+                return Err(format!("catch-up round {} names another roster", h.round));
             }
             let links = match &base {
+                Some(b) if h.round < b.round || h == *b => continue,
+                Some(b) if h.round == b.round => {
+                    if s.last != Some(*b) {
+                        // Two majority signatures on one round: some witness signed both.
+                        return Err(format!(
+                            "catch-up round {} conflicts with the majority-signed round {} already taken (header hash {})",
+                            h.round,
+                            b.round,
+                            hex::encode(b.hash())
+                        ));
+                    }
+                    h.prev == b.prev
+                }
                 Some(b) => b.is_followed_by(&h),
                 None => h.round == 0 && h.prev == GENESIS_PREV,
             };
-            if !links || h.roster_id != s.roster_id {
+            if !links {
                 return Err(format!(
-                    "catch-up round {} does not extend round {}",
+                    "catch-up round {} neither extends nor replaces round {}",
                     h.round,
-                    head.next_round.wrapping_sub(1)
+                    base.map_or_else(|| "none".to_owned(), |b| b.round.to_string())
                 ));
             }
             roster
@@ -214,7 +247,12 @@ impl HeadValidator {
             0o600,
             Overwrite::Replace,
         ) {
-            Ok(()) => s.last = Some(header),
+            Ok(()) => {
+                s.last = Some(header);
+                if s.known.is_some_and(|k| k.round < header.round) {
+                    s.known = None;
+                }
+            }
             Err(e) => s.persist_error = Some(format!("storing the chain head: {e}")),
         }
     }
@@ -282,42 +320,82 @@ mod tests {
         assert!(v.check(&other.message()).is_err());
     }
 
-    /// A witness that missed rounds accepts the round after them only once it has seen
-    /// them, linked to its own head and signed by a majority; a stretch with a forged or
-    /// too thinly signed round is refused.
-    #[test]
-    fn missed_rounds_are_caught_up_only_with_majority_signed_links() {
-        use quorate_cosi::{sign_in_process, Scenario, SecretKey, Tree, Witness};
-        let mut rng = rand_core::OsRng;
-        let keys: Vec<SecretKey> = (0..5).map(|_| SecretKey::generate(&mut rng)).collect();
-        let entries = keys.iter().map(|k| k.roster_entry(&mut rng)).collect();
-        let roster = Arc::new(quorate_cosi::Roster::new(entries).expect("roster"));
-        let mut signers: Vec<Witness> = keys
-            .into_iter()
-            .enumerate()
-            .map(|(i, k)| Witness::new(roster.clone(), i, k, |_: &[u8]| Ok(())).expect("w"))
-            .collect();
-        let tree = Tree::complete(5, 2).expect("tree");
-        let mut sign = |h: &RoundHeader, absent: &[usize]| {
+    /// Five in-process witnesses that sign any round header, and a head validator for
+    /// their roster in a fresh directory.
+    struct Fixture {
+        roster: Arc<quorate_cosi::Roster>,
+        signers: Vec<quorate_cosi::Witness>,
+        now: u64,
+        dir: tempfile::TempDir,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            use quorate_cosi::{SecretKey, Witness};
+            let mut rng = rand_core::OsRng;
+            let keys: Vec<SecretKey> = (0..5).map(|_| SecretKey::generate(&mut rng)).collect();
+            let entries = keys.iter().map(|k| k.roster_entry(&mut rng)).collect();
+            let roster = Arc::new(quorate_cosi::Roster::new(entries).expect("roster"));
+            let signers = keys
+                .into_iter()
+                .enumerate()
+                .map(|(i, k)| Witness::new(roster.clone(), i, k, |_: &[u8]| Ok(())).expect("w"))
+                .collect();
+            Fixture {
+                roster,
+                signers,
+                now: now_ms(),
+                dir: tempfile::tempdir().expect("tempdir"),
+            }
+        }
+
+        fn validator(&self) -> HeadValidator {
+            HeadValidator::open(self.dir.path(), self.roster.id().0, 10_000).expect("open")
+        }
+
+        /// Round `round` after `prev`; `salt` makes a different header for the same round.
+        fn header(&self, round: u64, prev: Hash, salt: u8) -> RoundHeader {
+            RoundHeader {
+                roster_id: self.roster.id().0,
+                round,
+                time_ms: self.now,
+                tree_size: 1,
+                prev,
+                root: [round as u8 ^ salt; 32],
+            }
+        }
+
+        /// `h` signed by every witness except `absent`.
+        fn sign(&mut self, h: &RoundHeader, absent: &[usize]) -> SignedRound {
+            use quorate_cosi::{sign_in_process, Scenario, Tree};
+            let tree = Tree::complete(5, 2).expect("tree");
             let scenario = Scenario::default().with_absent(absent.iter().copied());
             let policy = quorate_cosi::Policy::Threshold(1);
             let (sig, _) = sign_in_process(
-                &roster,
-                &mut signers,
+                &self.roster,
+                &mut self.signers,
                 &tree,
                 &h.message(),
                 &policy,
                 &scenario,
-                &mut rng,
+                &mut rand_core::OsRng,
             )
             .expect("signed");
             SignedRound {
                 header: *h,
                 signature: sig.to_bytes(),
             }
-        };
-        let now = now_ms();
-        let rid = roster.id().0;
+        }
+    }
+
+    /// A witness that missed rounds accepts the round after them only once it has seen
+    /// them, linked to its own head and signed by a majority; a stretch with a forged or
+    /// too thinly signed round is refused.
+    #[test]
+    fn missed_rounds_are_caught_up_only_with_majority_signed_links() {
+        let mut f = Fixture::new();
+        let roster = f.roster.clone();
+        let (rid, now) = (roster.id().0, f.now);
         let mk = |round: u64, prev: Hash| RoundHeader {
             roster_id: rid,
             round,
@@ -326,8 +404,8 @@ mod tests {
             prev,
             root: [round as u8; 32],
         };
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut v = HeadValidator::open(dir.path(), rid, 10_000).expect("open");
+        let mut v = f.validator();
+        let mut sign = |h: &RoundHeader, absent: &[usize]| f.sign(h, absent);
         let r0 = mk(0, GENESIS_PREV);
         v.cosigned(&r0.message());
         let r1 = mk(1, r0.hash());
@@ -359,5 +437,93 @@ mod tests {
             ..r2
         };
         assert!(v.check(&fork.message()).is_err());
+        // Once round 3 is cosigned, round 4 extends it (the caught-up head is behind).
+        v.cosigned(&r3.message());
+        assert_eq!(v.take_persist_error(), None);
+        assert_eq!(v.check(&mk(4, r3.hash()).message()), Ok(()));
+    }
+
+    /// The replacement round (issue 15): this witness cosigned `h` for round 1, the round
+    /// fell short of its threshold, and the leader sealed round 1 as `h2` with a majority of
+    /// other witnesses. Proven by `h2`'s majority signature, the witness moves its head to
+    /// `h2` and cosigns round 2 on top of it; it never cosigns `h2` itself.
+    #[test]
+    fn a_majority_signed_replacement_of_the_own_last_round_is_accepted_as_head() {
+        let mut f = Fixture::new();
+        let mut v = f.validator();
+        let r0 = f.header(0, GENESIS_PREV, 0);
+        v.cosigned(&r0.message());
+        let h = f.header(1, r0.hash(), 0);
+        assert_eq!(v.check(&h.message()), Ok(()));
+        v.cosigned(&h.message());
+        assert_eq!(v.take_persist_error(), None);
+        let h2 = f.header(1, r0.hash(), 0x55);
+        let next = f.header(2, h2.hash(), 0);
+        // Without the proof: round 2 on top of h2 is refused, and so is h2 itself.
+        assert!(v.check(&next.message()).is_err());
+        assert!(v
+            .check(&h2.message())
+            .expect_err("h2")
+            .starts_with("conflict"));
+
+        let proof = f.sign(&h2, &[0, 1]);
+        assert_eq!(v.catch_up(std::slice::from_ref(&proof), &f.roster), Ok(1));
+        assert_eq!(v.check(&next.message()), Ok(()));
+        // The witness still refuses to sign round 1 as h2, and no longer signs h either.
+        let err = v
+            .check(&h2.message())
+            .expect_err("h2 after the replacement");
+        assert!(err.starts_with("conflict"), "{err}");
+        assert!(err.contains(&hex::encode(h.hash())), "{err}");
+        assert!(v.check(&h.message()).is_err());
+        // Taking the same proof again changes nothing.
+        assert_eq!(v.catch_up(&[proof], &f.roster), Ok(0));
+
+        // Round 2 is stored durably before the response, and the chain goes on.
+        v.cosigned(&next.message());
+        assert_eq!(v.take_persist_error(), None);
+        drop(v);
+        let mut v = f.validator();
+        assert_eq!(v.last(), Some(next));
+        assert_eq!(v.check(&f.header(3, next.hash(), 0).message()), Ok(()));
+    }
+
+    /// A replacement of the own last round needs a majority signature on a header with the
+    /// same parent; anything less leaves the head where it was.
+    #[test]
+    fn a_replacement_without_a_majority_signature_is_refused() {
+        let mut f = Fixture::new();
+        let mut v = f.validator();
+        let r0 = f.header(0, GENESIS_PREV, 0);
+        v.cosigned(&r0.message());
+        let h = f.header(1, r0.hash(), 0);
+        v.cosigned(&h.message());
+        let h2 = f.header(1, r0.hash(), 0x55);
+        let next = f.header(2, h2.hash(), 0);
+
+        // Two of five: not a majority.
+        let thin = f.sign(&h2, &[0, 1, 2]);
+        assert!(v.catch_up(&[thin], &f.roster).is_err());
+        // A majority signature on another message (h), presented as h2's.
+        let borrowed = SignedRound {
+            header: h2,
+            signature: f.sign(&h, &[]).signature,
+        };
+        assert!(v.catch_up(&[borrowed], &f.roster).is_err());
+        // A majority-signed round 1 with another parent is no replacement of h.
+        let stranger = f.header(1, [7; 32], 0x55);
+        let other_parent = f.sign(&stranger, &[]);
+        assert!(v.catch_up(&[other_parent], &f.roster).is_err());
+        assert!(v.check(&next.message()).is_err());
+        assert!(v.check(&f.header(2, stranger.hash(), 0).message()).is_err());
+        assert_eq!(v.last(), Some(h));
+
+        // A second majority-signed round 1 after a first one was taken is refused: two
+        // majority signatures on one round mean a witness signed both.
+        assert_eq!(v.catch_up(&[f.sign(&h2, &[])], &f.roster), Ok(1));
+        let h3 = f.header(1, r0.hash(), 0x66);
+        assert!(v.catch_up(&[f.sign(&h3, &[])], &f.roster).is_err());
+        assert!(v.check(&f.header(2, h3.hash(), 0).message()).is_err());
+        assert_eq!(v.check(&next.message()), Ok(()));
     }
 }

@@ -19,8 +19,10 @@
 //! The leader ([`CosiService::cosign`]) runs the root's task, builds the challenge from the
 //! root commitment, finalizes and verifies the signature, and restarts with fresh nonces and
 //! the named witnesses excluded when a round is aborted. A witness that did not commit in a
-//! call is moved to a leaf under the root in the next call (so a dead subleader does not
-//! take its subtree with it, and a restarted witness rejoins), and back once it answers.
+//! call (silent, or declining) is moved to a leaf under the root in the next call (so a dead
+//! subleader does not take its subtree with it, and a restarted witness, or one whose last
+//! round was sealed without it, gets the rounds it missed and rejoins), and back once it
+//! answers.
 
 use super::head::HeadValidator;
 use super::wire::{self, Announce, ChallengeMsg, Commit, Decline, Respond, SignedHex};
@@ -555,9 +557,10 @@ impl CosiService {
                         declined.len()
                     )));
                 };
+                // Silent and declining witnesses alike: one that declined may be behind
+                // the chain, and only the root sends the rounds a witness missed.
                 let suspects: BTreeSet<usize> = (0..n)
                     .filter(|&i| !root_commitment.mask().contains(i))
-                    .filter(|i| !declined.iter().any(|d| usize::from(d.index) == *i))
                     .collect();
                 let moved = *lock(&self.suspects) != suspects;
                 *lock(&self.suspects) = suspects;
