@@ -137,8 +137,9 @@ pub struct VerifyArgs {
     /// The receipt (JSON; at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub receipt: PathBuf,
-    /// The roster: a JSON array of hex roster entries (key ‖ proof of possession, 96 bytes
-    /// each), in roster order; bare public keys are refused (at most 4 MiB).
+    /// The roster: a node roster (TOML, `quorate node roster`; its CoSi witnesses in id
+    /// order), or a JSON array of hex roster entries (key ‖ proof of possession, 96 bytes
+    /// each, as `GET /v1/roster` serves it); bare public keys are refused (at most 4 MiB).
     #[arg(long, value_name = "FILE")]
     pub roster: PathBuf,
     /// The hash the receipt must be for (64 hex characters).
