@@ -9,10 +9,28 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// Largest response read.
 pub const MAX_RESPONSE: usize = 16 << 20;
 
+/// How long a refused connection is retried: a node that was just started opens its
+/// keystore (Argon2id) before its operator API listens, which takes seconds on a loaded
+/// machine. A node that is down fails after this grace, not after the request's timeout.
+pub const STARTUP_GRACE: Duration = Duration::from_secs(10);
+
+/// Pause between two connection attempts during [`STARTUP_GRACE`].
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
 /// Client errors.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
+    /// Nothing listens at the address (after [`STARTUP_GRACE`] of retries).
+    #[error(
+        "operator API at {addr}: {source} (is `quorate node run` running for this node directory?)"
+    )]
+    NotListening {
+        /// Address.
+        addr: SocketAddr,
+        /// Cause.
+        source: std::io::Error,
+    },
     /// Connection or I/O failure.
     #[error("operator API at {addr}: {source}")]
     Io {
@@ -62,7 +80,7 @@ pub async fn call(
     let io = |source| ClientError::Io { addr, source };
     let bad = |why| ClientError::BadResponse { addr, why };
     let work = async {
-        let mut stream = tokio::net::TcpStream::connect(addr).await.map_err(io)?;
+        let mut stream = connect(addr, timeout.min(STARTUP_GRACE)).await?;
         let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n");
         if let Some(t) = token {
             req.push_str(&format!("Authorization: Bearer {t}\r\n"));
@@ -101,4 +119,21 @@ pub async fn call(
     tokio::time::timeout(timeout, work)
         .await
         .map_err(|_| ClientError::Timeout(addr))?
+}
+
+/// Connects, retrying a refused connection for up to `grace` (see [`STARTUP_GRACE`]).
+async fn connect(addr: SocketAddr, grace: Duration) -> Result<tokio::net::TcpStream, ClientError> {
+    let give_up = tokio::time::Instant::now() + grace;
+    loop {
+        match tokio::net::TcpStream::connect(addr).await {
+            Ok(stream) => return Ok(stream),
+            Err(source) if source.kind() == std::io::ErrorKind::ConnectionRefused => {
+                if tokio::time::Instant::now() + RETRY_PAUSE > give_up {
+                    return Err(ClientError::NotListening { addr, source });
+                }
+                tokio::time::sleep(RETRY_PAUSE).await;
+            }
+            Err(source) => return Err(ClientError::Io { addr, source }),
+        }
+    }
 }

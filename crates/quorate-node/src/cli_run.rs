@@ -164,10 +164,13 @@ impl Policy for BanPolicy {
 }
 
 fn init_logging() {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("QUORATE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colour only on a terminal: a log redirected to a file or journald stays plain text.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
 }

@@ -118,6 +118,8 @@ fn a_node_killed_mid_session_is_named_and_serves_again_after_restart() {
         .then_some(())
     });
     assert!(c.waiting(1).is_empty());
+    // A log written to a file is plain text, without terminal colour codes.
+    assert!(!c.log(2).contains('\u{1b}'), "ANSI escapes in node 2's log");
     // The same request id returns the same record, without running again.
     assert_eq!(c.session(1, &request), record);
 

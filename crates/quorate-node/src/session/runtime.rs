@@ -415,7 +415,10 @@ impl Runtime {
             return Err("participants must be sorted and distinct".into());
         }
         if !p.participants.contains(&self.self_id) {
-            return Err(format!("node {} is not a participant", self.self_id));
+            return Err(format!(
+                "node {} is not a participant (a session is coordinated by one of its participants: send the request through a participant's node)",
+                self.self_id
+            ));
         }
         if !p.participants.contains(&p.coordinator) {
             return Err("the coordinator is not a participant".into());

@@ -640,7 +640,7 @@ fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError
             } else if is_crypto(&te.code) {
                 TransportError::PeerRejected {
                     peer,
-                    reason: te.reason,
+                    reason: tidy_tls_reason(&te.reason),
                 }
             } else {
                 TransportError::Connection {
@@ -675,6 +675,19 @@ fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError
             peer,
             reason: other.to_string(),
         },
+    }
+}
+
+/// rustls reports our own certificate checks as
+/// `invalid peer certificate: Other(OtherError(<message>))`; the operator gets the message.
+fn tidy_tls_reason(reason: &str) -> String {
+    const WRAPPED: (&str, &str) = ("invalid peer certificate: Other(OtherError(", "))");
+    match reason
+        .strip_prefix(WRAPPED.0)
+        .and_then(|r| r.strip_suffix(WRAPPED.1))
+    {
+        Some(inner) => format!("invalid peer certificate: {inner}"),
+        None => reason.to_string(),
     }
 }
 

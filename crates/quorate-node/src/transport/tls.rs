@@ -112,9 +112,15 @@ pub fn cert_public_key(cert: &[u8]) -> Result<VerifyingKey, CertKeyError> {
 }
 
 fn other(msg: String) -> rustls::Error {
-    #[derive(Debug)]
+    // rustls prints a certificate error with `{:?}`, so Debug is the plain message too
+    // (the transport strips rustls's wrapper, see `transport::tidy_tls_reason`).
     struct Msg(String);
     impl fmt::Display for Msg {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+    impl fmt::Debug for Msg {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str(&self.0)
         }
