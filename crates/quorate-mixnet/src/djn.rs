@@ -187,6 +187,16 @@ impl DjnTables {
     pub fn pow_public_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
         self.public.pow_vartime(z)
     }
+
+    /// `h_N^z` for any public `z ≥ 0` (variable time): the Yao table when `z` fits it,
+    /// else one plain exponentiation (a batch verifier's weighted sum of responses).
+    pub fn pow_public_any_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
+        if z.significant_bits() <= self.public.max_exp_bits() {
+            self.public.pow_vartime(z)
+        } else {
+            pow_mod_vartime(&self.h_n, z, self.public.modulus())
+        }
+    }
 }
 
 /// `(1 + N)^m mod N²` (`= 1 + mN`) for any integer `m`.

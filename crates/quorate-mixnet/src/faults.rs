@@ -21,16 +21,7 @@ pub fn encrypt_integer<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<SenderInput, MixnetError> {
     let r = crate::params::scalar_to_int(&ff::Field::random(&mut *rng));
-    sender::encrypt_integers(
-        &public.gens,
-        public.paillier.encryption_key(),
-        &public.ring_pedersen,
-        &public.sid,
-        index,
-        v.clone(),
-        r,
-        rng,
-    )
+    sender::encrypt_integers(public, index, v.clone(), r, rng)
 }
 
 /// [`crate::sharing::run_sharing`] where `server` uses the integer `a` (any sign or size) as

@@ -6,7 +6,7 @@
 use crate::error::{blame, MixnetError};
 use crate::packing;
 use crate::params::{int_to_scalar, scalar_modulus};
-use crate::sender::{check_input, SenderInput, MASK_BITS};
+use crate::sender::{self, SenderInput, MASK_BITS};
 use crate::setup::{MixServer, MixnetPublic};
 use crate::shuffle::{self, PaillierShuffle, ShuffleProof};
 use blstrs::Scalar;
@@ -53,35 +53,13 @@ pub struct DecryptionStage {
 }
 
 /// Input checking (every server and the querier run it): the positions of accepted
-/// submissions, and the typed errors of the rejected ones.
+/// submissions, and the typed errors of the rejected ones ([`sender::check_inputs`]: one
+/// batched check, one by one only to name the culprits).
 pub fn check_inputs(
     public: &MixnetPublic,
     inputs: &[SenderInput],
 ) -> (Vec<usize>, Vec<MixnetError>) {
-    let pk = public.paillier.encryption_key();
-    let results: Vec<Result<(), MixnetError>> = inputs
-        .par_iter()
-        .enumerate()
-        .map(|(i, inp)| {
-            check_input(
-                &public.gens,
-                pk,
-                &public.ring_pedersen,
-                &public.sid,
-                i as u64,
-                inp,
-            )
-        })
-        .collect();
-    let mut ok = Vec::new();
-    let mut bad = Vec::new();
-    for (i, r) in results.into_iter().enumerate() {
-        match r {
-            Ok(()) => ok.push(i),
-            Err(e) => bad.push(e),
-        }
-    }
-    (ok, bad)
+    sender::check_inputs(public, inputs)
 }
 
 impl MixServer {

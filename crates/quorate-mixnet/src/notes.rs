@@ -7,7 +7,7 @@
 //! | paper | code |
 //! |---|---|
 //! | Fig. 6 Keygen | [`crate::setup::keygen`] (DKG in [`crate::dkg`], permutation commitments in [`crate::shuffle`]) |
-//! | Fig. 6 Enc | [`crate::sender::encrypt`], checked by [`crate::sender::check_input`] |
+//! | Fig. 6 Enc | [`crate::sender::encrypt_for`], checked by [`crate::sender::check_input`] |
 //! | Fig. 6 Mix | [`crate::mix::run`], verified by [`crate::mix::verify_record`] |
 //! | Fig. 8 step 1 (BB signatures) | [`crate::dbsm::querier_sign`], [`crate::dbsm::check_query`] |
 //! | Fig. 8 step 2 (re-encrypt, reverse-permute, shuffle proof) | [`crate::setup::MixServer::reverse_shuffle`] |
@@ -85,3 +85,23 @@
 //! (`2^{−40}`). The prover's per-element `ρ^N` (≈ 3072 squarings mod `N²`) becomes a
 //! comb-table product (≈ 427 multiplications); the verifier's `k_F^N` becomes a Yao-table
 //! `h_N^{k_F}`.
+//!
+//! **Fixed-base encryption for the senders** ([`crate::sender`], wire version 6, link-proof
+//! transcript version 2). A sender encrypts as `c = (1 + N)^v·h_N^{ρ₁}`,
+//! `c′ = (1 + N)^r·h_N^{ρ₂}` with `|ρ_j| = ⌈|N|/2⌉` (same tables and assumption as above:
+//! DCR plus DJN's short-exponent assumption for hiding), and the link proof's Paillier
+//! parts answer with integers `z_{ρj} = β_j + e·ρ_j` (mask `|β| = |ρ| + 128 + 40` bits:
+//! witness, challenge, statistical slack; checked `0 ≤ z_{ρj} < 2^{|β|+1}`) instead of
+//! `w_j = μ_j ρ_j^e ∈ Z_N^*`; the transcript binds `h_N`. The verifier checks
+//! `(1 + N)^{z_v} h_N^{z_{ρ1}} = A₁ c^e` with the Yao table. Soundness needs only that
+//! `h_N^z` is an `N`-th power for every integer `z` (argument in [`crate::sender`]), so the
+//! extracted plaintexts are the same integers as before; zero knowledge is statistical
+//! (`2^{−40}`). Prover: four comb-table products instead of four `r^N` (≈ 3072 squarings
+//! each); verifier: two Yao-table `h_N^z` instead of two constant-time `w^N`.
+//!
+//! **Batch verification of the senders' proofs** ([`crate::sender::check_inputs`]). All
+//! link-proof equations of a list are checked with three weighted products (G1 MSM, one
+//! multi-exponentiation mod `N²`, one mod `Ñ`, 128-bit weights from `OsRng`); a failing
+//! batch falls back to one-by-one checks that name every bad position. The Paillier and
+//! ring-Pedersen equations hold up to a factor of order ≤ 2 on both paths (argument there),
+//! so the batch accepts exactly what the single check accepts.

@@ -55,8 +55,9 @@
 //!   blinding shares, DPK nonces, the querier's signing keys.
 //!
 //! # Sizes (bytes; `c = ⌈|N²|/8⌉`, `z = ⌈|N|/8⌉`, `G1 = 48`, `G2 = 96`, `s = 32`)
-//! * [`SenderInput`]: `2 + 4c + 2·G1 + 2·53 + 2z + 4ẑ + 2⌈(|Ñ| + 209)/8⌉` with
-//!   `ẑ = ⌈|Ñ|/8⌉` (`|Ñ| = |N|` from keygen; 1024-bit moduli: 2306).
+//! * [`SenderInput`]: `2 + 4c + 2·G1 + 2·53 + 2⌈(⌈|N|/2⌉ + 169)/8⌉ + 4ẑ + 2⌈(|Ñ| + 209)/8⌉`
+//!   with `ẑ = ⌈|Ñ|/8⌉` (`|Ñ| = |N|` from keygen; 1024-bit moduli: 2222, 2306 before
+//!   wire version 6).
 //! * [`ElGamalCiphertext`] `2 + 2·G1`; [`ElGamalDecShare`] `2 + 3·G1 + s`.
 //! * [`MixStage`]: `12 + n·c + proof`; [`DecryptionStage`]: `8 + groups·(4 + share)`.
 //! * [`BbQuery`]: `14 + 4|I| + 4|J| + G2 + |J|·G1`.
@@ -84,7 +85,7 @@ use crate::mix::{DecryptionStage, MixRecord, MixStage, OUTPUT_SLOT_BITS};
 use crate::packing;
 use crate::params::{Generators, MAX_SENDERS, MIN_PAILLIER_BITS};
 use crate::ring_pedersen::{check_auxiliary_modulus, RingPedersenParams, MAX_RING_PEDERSEN_BITS};
-use crate::sender::{LinkProof, SenderInput, MASK_BITS};
+use crate::sender::{rho_response_bits, LinkProof, SenderInput, MASK_BITS};
 use crate::setup::MixnetPublic;
 use crate::shuffle::{PaillierModuli, PermutationCommitment, ShuffleProof};
 use blstrs::{G1Projective, G2Projective, Scalar};
@@ -111,8 +112,10 @@ use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicK
 /// ([`crate::query::QueryId`]); version 4: a server's threshold-Paillier decryption shares
 /// (Mix and Enc-to-shares) are one batch with one proof (`quorate_paillier::batch`);
 /// version 5: the Enc-to-shares mask proof answers for fixed-base randomness with an
-/// integer `z_α` instead of `w ∈ Z_N^*` ([`crate::djn`]). Bytes of older versions are refused.
-pub const WIRE_VERSION: u8 = 5;
+/// integer `z_α` instead of `w ∈ Z_N^*` ([`crate::djn`]); version 6: the sender's link proof
+/// answers for fixed-base randomness with integers `z_{ρ1}, z_{ρ2}` instead of `w₁, w₂ ∈ Z_N^*`
+/// ([`crate::sender`]). Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 6;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
@@ -614,8 +617,8 @@ fn put_link_proof(w: &mut Writer, public: &MixnetPublic, p: &LinkProof) -> Resul
     put_g1(w, &p.big_gamma);
     put_bounded(w, "link proof z_v", &p.z_v, Z_BITS)?;
     put_bounded(w, "link proof z_r", &p.z_r, Z_BITS)?;
-    put_unit(w, "link proof w1", &p.w1, pk.n())?;
-    put_unit(w, "link proof w2", &p.w2, pk.n())?;
+    put_bounded(w, "link proof z_rho1", &p.z_rho1, rho_response_bits(pk))?;
+    put_bounded(w, "link proof z_rho2", &p.z_rho2, rho_response_bits(pk))?;
     for x in [&p.rp_v, &p.rp_r, &p.rp_dv, &p.rp_dr] {
         put_unit(w, "link proof ring-Pedersen value", x, &rp.n_hat)?;
     }
@@ -634,8 +637,8 @@ fn get_link_proof(r: &mut Reader<'_>, public: &MixnetPublic) -> Result<LinkProof
     let big_gamma = r.g1("link proof Gamma")?;
     let z_v = get_bounded(r, "link proof z_v", Z_BITS)?;
     let z_r = get_bounded(r, "link proof z_r", Z_BITS)?;
-    let w1 = get_unit(r, "link proof w1", pk.n())?;
-    let w2 = get_unit(r, "link proof w2", pk.n())?;
+    let z_rho1 = get_bounded(r, "link proof z_rho1", rho_response_bits(pk))?;
+    let z_rho2 = get_bounded(r, "link proof z_rho2", rho_response_bits(pk))?;
     let rp_v = get_unit(r, "link proof S_v", &rp.n_hat)?;
     let rp_r = get_unit(r, "link proof S_r", &rp.n_hat)?;
     let rp_dv = get_unit(r, "link proof D_v", &rp.n_hat)?;
@@ -648,8 +651,8 @@ fn get_link_proof(r: &mut Reader<'_>, public: &MixnetPublic) -> Result<LinkProof
         big_gamma,
         z_v,
         z_r,
-        w1,
-        w2,
+        z_rho1,
+        z_rho2,
         rp_v,
         rp_r,
         rp_dv,
@@ -659,7 +662,7 @@ fn get_link_proof(r: &mut Reader<'_>, public: &MixnetPublic) -> Result<LinkProof
     })
 }
 
-/// Encodes a link proof: `A₁ ‖ A₂ ‖ Γ ‖ z_v ‖ z_r ‖ w₁ ‖ w₂ ‖ S_v ‖ S_r ‖ D_v ‖ D_r ‖ z_{μv} ‖
+/// Encodes a link proof: `A₁ ‖ A₂ ‖ Γ ‖ z_v ‖ z_r ‖ z_{ρ1} ‖ z_{ρ2} ‖ S_v ‖ S_r ‖ D_v ‖ D_r ‖ z_{μv} ‖
 /// z_{μr}` (fails if a response exceeds its bound).
 pub fn encode_link_proof(public: &MixnetPublic, p: &LinkProof) -> Result<Vec<u8>, MixnetError> {
     write_msg(tag::LINK_PROOF, |w| put_link_proof(w, public, p))

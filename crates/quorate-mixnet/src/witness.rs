@@ -46,11 +46,12 @@
 //! ([`crate::dbrsm`]), the `r` of the DPK_BBS+ witness `r′ = r·b`. The querier verifies
 //! the whole track with [`verify_witness_track`]; a failing server is named.
 
+use crate::djn::g_pow;
 use crate::error::MixnetError;
 use crate::mix::{verify_mixing, MixRecord, MixStage};
 use crate::params::scalar_to_int;
 use crate::query::BbsQuery;
-use crate::sender::{enc_raw, SenderInput};
+use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::sharing::{self, MixerShares, SharingRecord, ValueCommitments, SLOT_BITS};
 use quorate_core::ParamError;
@@ -94,7 +95,8 @@ pub fn initial_witness_list(
         .zip(plain.par_iter())
         .map(|(inp, m)| {
             let lifted = pow_mod_vartime(inp.c_prime.as_integer(), &shift, n2)?;
-            let base = enc_raw(pk, m, &Integer::from(1))?;
+            // Enc(m; 1) = (1 + N)^m: a deterministic encryption, no randomness to raise.
+            let base = g_pow(pk, m);
             Ok(pk.ciphertext_from_integer(mul_mod(&base, &lifted, n2))?)
         })
         .collect()

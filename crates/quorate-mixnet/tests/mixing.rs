@@ -111,82 +111,88 @@ fn bad_decryption_share_is_named() {
     );
 }
 
+/// Batch input checking (issue 17, lever 2): faults that pass every range and unit check
+/// and break an equation (a Paillier response, a ring-Pedersen response, a response shared
+/// by the ring-Pedersen and G1 equations, `γ`) make the weighted check fail, and the
+/// one-by-one fallback names exactly those positions with the first broken equation; an
+/// all-honest list is accepted whole.
+#[test]
+fn batched_input_check_names_each_bad_sender() {
+    let (public, _, inputs, _, _) = setup(10, 2, 2, 21);
+    let (ok, errs) = mix::check_inputs(&public, &inputs);
+    assert_eq!(ok, (0..10).collect::<Vec<_>>());
+    assert!(errs.is_empty());
+    let mut list = inputs.clone();
+    list[2].proof.z_rho1 += 1u32;
+    list[5].proof.z_mu_r += 1u32;
+    list[7].proof.z_r += 1u32;
+    list[8].proof.z_rho2 -= 1u32;
+    let (ok, errs) = mix::check_inputs(&public, &list);
+    assert_eq!(ok, vec![0, 1, 3, 4, 6, 9]);
+    let named: Vec<(usize, &str)> = errs
+        .iter()
+        .map(|e| match e {
+            MixnetError::InvalidInput { index, reason } => (*index, *reason),
+            other => panic!("unexpected error {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            (2, "link proof: Paillier equation"),
+            (5, "link proof: ring-Pedersen equation"),
+            (7, "link proof: ring-Pedersen equation"),
+            (8, "link proof: Paillier equation"),
+        ]
+    );
+    // Each position alone: the single check agrees with the batch.
+    for (i, inp) in list.iter().enumerate() {
+        assert_eq!(
+            sender::check_input(&public, i as u64, inp).is_ok(),
+            ok.contains(&i),
+            "position {i}"
+        );
+    }
+    // γ of another sender (which also changes the challenge): named.
+    let mut list = inputs.clone();
+    list[4].gamma = list[5].gamma;
+    let (ok, errs) = mix::check_inputs(&public, &list);
+    assert_eq!(ok.len(), 9);
+    assert!(matches!(
+        errs.as_slice(),
+        [MixnetError::InvalidInput { index: 4, .. }]
+    ));
+}
+
 #[test]
 fn malformed_sender_input_is_rejected() {
     let (public, _, inputs, _, _) = setup(10, 2, 2, 4);
-    let pk = public.paillier.encryption_key();
     // Inconsistent sender: c' swapped for another sender's c'.
     let mut bad = inputs[0].clone();
     bad.c_prime = inputs[1].c_prime.clone();
     assert!(matches!(
-        sender::check_input(
-            &public.gens,
-            pk,
-            &public.ring_pedersen,
-            &public.sid,
-            0,
-            &bad
-        ),
+        sender::check_input(&public, 0, &bad),
         Err(MixnetError::InvalidInput { index: 0, .. })
     ));
     // Replay at another position.
-    assert!(sender::check_input(
-        &public.gens,
-        pk,
-        &public.ring_pedersen,
-        &public.sid,
-        1,
-        &inputs[0]
-    )
-    .is_err());
+    assert!(sender::check_input(&public, 1, &inputs[0]).is_err());
     // Out-of-range response and out-of-range ciphertext: typed errors, no panic.
     let mut bad = inputs[2].clone();
     bad.proof.z_v = Integer::from(1) << 2000;
     assert!(matches!(
-        sender::check_input(
-            &public.gens,
-            pk,
-            &public.ring_pedersen,
-            &public.sid,
-            2,
-            &bad
-        ),
+        sender::check_input(&public, 2, &bad),
         Err(MixnetError::InvalidInput { index: 2, .. })
     ));
     let mut bad = inputs[3].clone();
-    bad.proof.w1 = Integer::from(0);
-    assert!(sender::check_input(
-        &public.gens,
-        pk,
-        &public.ring_pedersen,
-        &public.sid,
-        3,
-        &bad
-    )
-    .is_err());
+    bad.proof.z_rho1 = Integer::from(1) << 4000;
+    assert!(sender::check_input(&public, 3, &bad).is_err());
     // Ring-Pedersen part: a changed commitment or an oversized z_mu is rejected.
     let mut bad = inputs[6].clone();
     bad.proof.rp_v += 1u32;
-    assert!(sender::check_input(
-        &public.gens,
-        pk,
-        &public.ring_pedersen,
-        &public.sid,
-        6,
-        &bad
-    )
-    .is_err());
+    assert!(sender::check_input(&public, 6, &bad).is_err());
     let mut bad = inputs[7].clone();
     bad.proof.z_mu_r = Integer::from(1) << 9000;
-    assert!(sender::check_input(
-        &public.gens,
-        pk,
-        &public.ring_pedersen,
-        &public.sid,
-        7,
-        &bad
-    )
-    .is_err());
+    assert!(sender::check_input(&public, 7, &bad).is_err());
     // The honest ones pass, and check_inputs lists exactly the bad position.
     let mut list = inputs.clone();
     list[4].gamma = list[5].gamma;

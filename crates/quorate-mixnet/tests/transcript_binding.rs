@@ -45,9 +45,8 @@ fn every_statement_element_is_bound() {
     let g = public.gens.g;
 
     // Sender linking proof: sid, index, c, c', gamma, generators.
-    let ok = |p: &MixnetPublic, idx: u64, inp: &SenderInput| {
-        sender::check_input(&p.gens, pk, &p.ring_pedersen, &p.sid, idx, inp).is_ok()
-    };
+    let ok =
+        |p: &MixnetPublic, idx: u64, inp: &SenderInput| sender::check_input(p, idx, inp).is_ok();
     assert!(ok(&public, 0, &inputs[0]));
     assert!(!ok(&other_sid(&public), 0, &inputs[0]));
     assert!(!ok(&public, 1, &inputs[0]));

@@ -264,7 +264,7 @@ fn sender_input_round_trip_hostile_and_blame() {
         let d = wire::decode_sender_input(&w.public, &bytes).unwrap();
         assert_eq!(&d, s);
         let p = &w.public;
-        sender::check_input(&p.gens, pk, &p.ring_pedersen, &p.sid, i as u64, &d).unwrap();
+        sender::check_input(p, i as u64, &d).unwrap();
         let lp = wire::encode_link_proof(&w.public, &s.proof).unwrap();
         assert_eq!(wire::decode_link_proof(&w.public, &lp).unwrap(), s.proof);
     }
@@ -301,12 +301,11 @@ fn sender_input_round_trip_hostile_and_blame() {
             what: "sender gamma"
         }
     );
-    // w₁ = 0 and w₁ = N; z_{μv} above its bound (top byte all ones).
-    let w1_at = gamma_at + 48 + 2 * ct + 48 + 2 * 53;
-    assert!(wire::decode_sender_input(&w.public, &replace(&bytes, w1_at, &vec![0; zn])).is_err());
-    let n_zn = to_be_bytes_padded(pk.n(), zn).unwrap();
-    assert!(wire::decode_sender_input(&w.public, &replace(&bytes, w1_at, &n_zn)).is_err());
-    let zmu_at = w1_at + 6 * zn;
+    // z_{ρ1} above its bound (top byte all ones); z_{μv} above its bound.
+    let zr = (sender::rho_response_bits(pk) as usize).div_ceil(8);
+    let zrho_at = gamma_at + 48 + 2 * ct + 48 + 2 * 53;
+    assert!(wire::decode_sender_input(&w.public, &replace(&bytes, zrho_at, &[0xFF])).is_err());
+    let zmu_at = zrho_at + 2 * zr + 4 * zn;
     assert!(wire::decode_sender_input(&w.public, &replace(&bytes, zmu_at, &[0xFF])).is_err());
     // A response scalar that exceeds its bound is refused by the encoder too.
     let mut big = s.clone();
@@ -321,8 +320,7 @@ fn sender_input_round_trip_hostile_and_blame() {
         let mut b = bytes.clone();
         b[pos] ^= 0x04;
         if let Ok(d) = wire::decode_sender_input(p, &b) {
-            let e = sender::check_input(&p.gens, pk, &p.ring_pedersen, &p.sid, 3, &d)
-                .expect_err("a changed proof must not verify");
+            let e = sender::check_input(p, 3, &d).expect_err("a changed proof must not verify");
             assert!(
                 matches!(e, MixnetError::InvalidInput { index: 3, .. }),
                 "{e:?}"
@@ -831,9 +829,12 @@ fn encoded_sizes() {
     let zmu = (p.ring_pedersen.mu_mask_bits() as usize + 1).div_ceil(8);
     let zhat = (p.ring_pedersen.n_hat.significant_bits() as usize).div_ceil(8);
     assert_eq!(zhat, zn, "keygen makes |Ñ| = |N|");
+    // z_{ρ1}, z_{ρ2}: ⌈|N|/2⌉ + 128 + 40 + 1 bits (fixed-base randomness, wire version 6).
+    let zrho = (pk.modulus_bits().div_ceil(2) as usize + 169).div_ceil(8);
+    assert_eq!(zrho, (sender::rho_response_bits(pk) as usize).div_ceil(8));
     assert_eq!(
         sender,
-        2 + 4 * ct + 2 * 48 + 2 * 53 + 2 * zn + 4 * zhat + 2 * zmu
+        2 + 4 * ct + 2 * 48 + 2 * 53 + 2 * zrho + 4 * zhat + 2 * zmu
     );
     let i = q.inputs.len();
     let members = 2;
