@@ -3,7 +3,8 @@
 //! are each named; a node that dies inside the refresh commit (at the keystore's
 //! `commit_epoch`, as abrupt as `kill -9` for everything on disk) is finished by running
 //! `quorate bls refresh` again after its restart, leaving every hot node on one epoch, and
-//! the key signs after it (checked by `bls verify`).
+//! the key signs after it (checked by `bls verify`); a hung node (SIGSTOP) is named by the
+//! audit once its call times out, without holding up the other nodes' answers.
 
 mod common;
 
@@ -64,6 +65,26 @@ fn bad_proof_and_bad_partial_are_named_and_a_crash_in_the_refresh_commit_is_fini
         "{v}"
     );
     wait_for("node 3 to die", || c.exited(3));
+    // The unfinished refresh waits in a 0600 file with every δ_i sealed, never in clear.
+    let pending: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(d.client().join("faulty.refresh.json")).expect("pending file"),
+    )
+    .expect("json");
+    assert!(pending.get("shares").is_none(), "{pending}");
+    let sealed = pending["shares_sealed"].as_str().expect("sealed shares");
+    assert!(
+        sealed.starts_with(&hex::encode(b"quorate-sealed\0")),
+        "{pending}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(d.client().join("faulty.refresh.json"))
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
     c.restart(3);
     let (status, k3) = c.api(3, "GET", "/v1/bls/keys/faulty", None);
     assert_eq!(status, 200, "{k3}");
@@ -90,4 +111,18 @@ fn bad_proof_and_bad_partial_are_named_and_a_crash_in_the_refresh_commit_is_fini
     let sig = json_ok(&d.sign(&c, "after the crash", &[3, 4, 5]));
     assert_eq!(sig["epoch"], 1);
     verify(&sig);
+
+    // Node 5 hangs (SIGSTOP): the nodes are asked at once, so the audit still returns, after
+    // node 5's call times out, with node 5 named as not verified and every other party
+    // verified; signing with the other nodes is unaffected.
+    c.pause(5);
+    let v = json_failed(&d.audit(&c, &c.ids()));
+    for p in v["hot"].as_array().expect("hot") {
+        let hung = p["node"] == 5;
+        assert_eq!(p["verified"], !hung, "{v}");
+        assert_eq!(p["error"].is_string(), hung, "{v}");
+    }
+    let sig = json_ok(&d.sign(&c, "while node 5 hangs", &[1, 2, 4]));
+    verify(&sig);
+    c.resume(5);
 }

@@ -50,15 +50,10 @@ pub fn seal_with_passphrase(
     Ok(out)
 }
 
-/// Opens a blob made by [`seal_with_passphrase`] with the same `label`. A wrong passphrase
-/// (or a blob altered anywhere) is [`KeystoreError::WrongPassphrase`]; a blob that is not a
-/// sealed file at all, or whose KDF parameters are out of bounds, is refused before any
-/// key derivation work beyond the bounds.
-pub fn open_with_passphrase(
-    passphrase: &Passphrase,
-    label: &str,
-    sealed: &[u8],
-) -> Result<Zeroizing<Vec<u8>>, KeystoreError> {
+/// The Argon2id parameters a blob made by [`seal_with_passphrase`] was sealed with (read
+/// from its header, unauthenticated until the blob is opened), so a related secret can be
+/// sealed at the same cost. A blob that is not a sealed file is refused.
+pub fn kdf_params_of(sealed: &[u8]) -> Result<KdfParams, KeystoreError> {
     if sealed.len() > MAX_SEALED_BYTES {
         return Err(KeystoreError::Corrupt("sealed file too large".into()));
     }
@@ -71,11 +66,23 @@ pub fn open_with_passphrase(
         let at = MAGIC.len() + 4 * i;
         u32::from_be_bytes([sealed[at], sealed[at + 1], sealed[at + 2], sealed[at + 3]])
     };
-    let params = KdfParams {
+    Ok(KdfParams {
         m_kib: word(0),
         t: word(1),
         p: word(2),
-    };
+    })
+}
+
+/// Opens a blob made by [`seal_with_passphrase`] with the same `label`. A wrong passphrase
+/// (or a blob altered anywhere) is [`KeystoreError::WrongPassphrase`]; a blob that is not a
+/// sealed file at all, or whose KDF parameters are out of bounds, is refused before any
+/// key derivation work beyond the bounds.
+pub fn open_with_passphrase(
+    passphrase: &Passphrase,
+    label: &str,
+    sealed: &[u8],
+) -> Result<Zeroizing<Vec<u8>>, KeystoreError> {
+    let params = kdf_params_of(sealed)?;
     let salt = &sealed[MAGIC.len() + 12..HEADER_LEN];
     let kek = derive_kek(passphrase.as_bytes(), salt, params)?;
     kek.open(ad(label, params, salt).as_bytes(), &sealed[HEADER_LEN..])
@@ -96,6 +103,8 @@ mod tests {
         let blob =
             seal_with_passphrase(&pass("right"), params, "bls client", b"secret").expect("seal");
         assert!(!blob.windows(6).any(|w| w == b"secret"));
+        assert_eq!(kdf_params_of(&blob).expect("header"), params);
+        assert!(kdf_params_of(b"{\"plaintext\": 1}").is_err());
         let opened = open_with_passphrase(&pass("right"), "bls client", &blob).expect("open");
         assert_eq!(opened.as_slice(), b"secret");
         assert!(matches!(

@@ -11,8 +11,11 @@ use quorate_node::session::bls::audit_context;
 use rand_core::RngCore as _;
 use serde_json::{json, Value};
 
-use super::client::Failure;
-use super::files::{load_crs, node_id, KeyFile};
+use std::collections::BTreeMap;
+
+use super::client::{open_nodes, Failure};
+use super::fanout::on_each;
+use super::files::{load_crs, KeyFile};
 use super::AuditArgs;
 use crate::common::os_rng;
 use crate::systems::ecdsa::node_client::{NodeClient, CALL_TIMEOUT};
@@ -52,6 +55,41 @@ fn audit_hot(
     .map_err(|e| e.to_string())
 }
 
+/// Asks every hot party of the key for Π_EKS under `block_id`, all nodes at once, and checks
+/// each proof: one `{"index", "node", "verified", "error"}` per party, in index order. A
+/// node that is missing from `nodes`, refuses, or does not answer in time is not verified,
+/// with the reason.
+pub fn audit_nodes(
+    nodes: &BTreeMap<u16, NodeClient>,
+    kf: &KeyFile,
+    crs: &quorate_bls::Crs,
+    block_id: u64,
+) -> anyhow::Result<Vec<Value>> {
+    let mut jobs = Vec::new();
+    for (pos, id) in kf.holders.iter().enumerate() {
+        let index = PartyId::new(pos as u16 + 1).map_err(|e| anyhow!("{e}"))?;
+        jobs.push((*id, index));
+    }
+    let results = on_each(jobs, |id, index| {
+        let result = match nodes.get(&id) {
+            Some(node) => audit_hot(node, kf, crs, index, block_id),
+            None => Err("not asked: no --node directory given".into()),
+        };
+        (index, result)
+    });
+    Ok(results
+        .into_iter()
+        .map(|(id, (index, result))| {
+            json!({
+                "index": index.get(),
+                "node": id,
+                "verified": result.is_ok(),
+                "error": result.err(),
+            })
+        })
+        .collect())
+}
+
 /// `quorate bls audit`: `verified` per party; fails (exit 1) if any is not.
 pub fn audit(args: &AuditArgs) -> Result<Value, Failure> {
     let kf = KeyFile::read(&args.key)?;
@@ -63,26 +101,8 @@ pub fn audit(args: &AuditArgs) -> Result<Value, Failure> {
         .validate(&crs, &mut os_rng())
         .map_err(|e| anyhow!("{}: the record does not verify: {e}", args.key.display()))?;
     let block_id = args.block_id.unwrap_or_else(|| os_rng().next_u64());
-    let mut nodes = std::collections::BTreeMap::new();
-    for d in &args.node {
-        let id = node_id(d)?;
-        let c = NodeClient::open(d).map_err(|e| anyhow!("{}: {e:?}", d.display()))?;
-        nodes.insert(id, c);
-    }
-    let mut hot = Vec::new();
-    for (pos, id) in kf.holders.iter().enumerate() {
-        let index = PartyId::new(pos as u16 + 1).map_err(|e| anyhow!("{e}"))?;
-        let result = match nodes.get(id) {
-            Some(node) => audit_hot(node, &kf, &crs, index, block_id),
-            None => Err("not asked: no --node directory given".into()),
-        };
-        hot.push(json!({
-            "index": index.get(),
-            "node": id,
-            "verified": result.is_ok(),
-            "error": result.err(),
-        }));
-    }
+    let nodes = open_nodes(&args.node)?;
+    let hot = audit_nodes(&nodes, &kf, &crs, block_id)?;
     let cold_result = VerifiedColdKeys::verify(&kf.cold, &mut os_rng());
     let cold: Vec<Value> = kf
         .cold

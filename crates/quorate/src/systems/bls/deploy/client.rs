@@ -9,19 +9,22 @@ use anyhow::{anyhow, bail, Context as _};
 use ed25519_dalek::Signer as _;
 use quorate_bls::kzg::ceremony;
 use quorate_bls::{
-    combine, ColdRegistration, PadCommitment, PartialSignature, RefreshPublic, RefreshShare,
-    VerifiedColdKeys, CIPHERSUITE_ID,
+    combine, ColdRegistration, Crs, GroupPublic, PadCommitment, PartialSignature, RefreshPublic,
+    RefreshShare, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
 };
 use quorate_core::error::Culprits as _;
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
+use quorate_node::keystore::sealed::{open_with_passphrase, seal_with_passphrase};
 use quorate_node::session::bls::sign_request_message;
 use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
+use super::fanout::on_each;
 use super::files::{
     hex_field, kdf_params, key_path, load_client, load_crs, node_id, read_json, refresh_path,
-    str_field, u16_field, write_json, write_sealed_json, KeyFile, CLIENT_LABEL,
+    str_field, u16_field, write_json, write_sealed_json, ClientKeys, KeyFile, CLIENT_LABEL,
+    REFRESH_LABEL,
 };
 use super::{
     ClientInitArgs, RefreshArgs, RegisterArgs, RequestArgs, SetupArgs, SignArgs, EXIT_FAILED,
@@ -165,7 +168,7 @@ pub fn init(args: &ClientInitArgs) -> anyhow::Result<()> {
 }
 
 /// The hot nodes given on the command line, by node id.
-fn open_nodes(dirs: &[PathBuf]) -> anyhow::Result<BTreeMap<u16, NodeClient>> {
+pub fn open_nodes(dirs: &[PathBuf]) -> anyhow::Result<BTreeMap<u16, NodeClient>> {
     let mut out = BTreeMap::new();
     for d in dirs {
         let id = node_id(d)?;
@@ -250,30 +253,90 @@ pub fn register(args: &RegisterArgs) -> Result<Value, Failure> {
             PadCommitment::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
         pads.insert(pad.index().get(), bytes);
     }
+    let public = register_to(
+        &nodes,
+        &nodes_in_order,
+        &args.key_id,
+        &keys,
+        (&crs, &transcript),
+        params,
+        &verified,
+        &pads,
+    )?;
+    let kf = KeyFile {
+        key_id: args.key_id.clone(),
+        holders: nodes_in_order.clone(),
+        public,
+        cold: regs,
+    };
+    kf.write(&key_path(&args.client, &args.key_id))?;
+    let mut out = kf.to_json();
+    if let Some(o) = out.as_object_mut() {
+        o.remove("record");
+        o.remove("cold");
+    }
+    Ok(out)
+}
+
+/// ClientRegister and its delivery: runs the client's registration (`params`, verified cold
+/// keys, the cold custodians' `K_i` by party index in `pads`) and sends hot party `i` its
+/// payload on node `holders[i - 1]`, to every node at once. A node that refuses or does
+/// not answer within its timeout is named; the record is returned only when every node
+/// accepted.
+#[allow(clippy::too_many_arguments)]
+pub fn register_to(
+    nodes: &BTreeMap<u16, NodeClient>,
+    holders: &[u16],
+    key_id: &str,
+    keys: &ClientKeys,
+    (crs, crs_bytes): (&Crs, &[u8]),
+    params: ThresholdParams,
+    cold: &VerifiedColdKeys,
+    pads: &BTreeMap<u16, Vec<u8>>,
+) -> Result<GroupPublic, Failure> {
+    if holders.len() != usize::from(params.n()) {
+        return Err(anyhow!("{} hot nodes for n = {}", holders.len(), params.n()).into());
+    }
+    for index in 1..=params.n() {
+        if !pads.contains_key(&index) {
+            return Err(anyhow!("no --pad file for party {index}").into());
+        }
+        if !nodes.contains_key(&holders[usize::from(index - 1)]) {
+            return Err(anyhow!("no node for party {index}").into());
+        }
+    }
     let reg = keys
         .client
-        .register(&crs, params, &verified, &mut os_rng())
+        .register(crs, params, cold, &mut os_rng())
         .map_err(|e| anyhow!("ClientRegister: {e}"))?;
     let record = hex::encode(reg.public.to_bytes());
-    let crs_hex = hex::encode(&transcript);
+    let crs_hex = hex::encode(crs_bytes);
+    let auth_key = hex::encode(keys.auth.verifying_key().to_bytes());
+    let jobs: Vec<(u16, Value)> = reg
+        .payloads
+        .iter()
+        .zip(holders)
+        .zip(1u16..)
+        .map(|((payload, id), index)| {
+            let body = json!({
+                "key_id": key_id,
+                "holders": holders,
+                "auth_key": auth_key,
+                "crs": crs_hex,
+                "public": record,
+                "payload": hex::encode(Zeroizing::new(payload.to_bytes()).as_slice()),
+                "pad": hex::encode(&pads[&index]),
+            });
+            (*id, body)
+        })
+        .collect();
     let mut failures = Vec::new();
     let mut culprits = Vec::new();
-    for (pos, payload) in reg.payloads.iter().enumerate() {
-        let id = nodes_in_order[pos];
-        let index = pos as u16 + 1;
-        let Some(pad) = pads.get(&index) else {
-            return Err(anyhow!("no --pad file for party {index}").into());
-        };
-        let body = json!({
-            "key_id": args.key_id,
-            "holders": nodes_in_order,
-            "auth_key": hex::encode(keys.auth.verifying_key().to_bytes()),
-            "crs": crs_hex,
-            "public": record,
-            "payload": hex::encode(Zeroizing::new(payload.to_bytes()).as_slice()),
-            "pad": hex::encode(pad),
-        });
-        match call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL) {
+    let answers = on_each(jobs, |id, body| {
+        call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL)
+    });
+    for (id, answer) in answers {
+        match answer {
             Ok((200, _)) => {}
             Ok((status, v)) => {
                 if let Some(c) = culprit_of(&v) {
@@ -284,48 +347,75 @@ pub fn register(args: &RegisterArgs) -> Result<Value, Failure> {
             Err(e) => failures.push(format!("node {id}: {e}")),
         }
     }
-    let kf = KeyFile {
-        key_id: args.key_id.clone(),
-        holders: nodes_in_order.clone(),
-        public: reg.public,
-        cold: regs,
-    };
     if !failures.is_empty() {
         return Err(Failure::Failed {
             error: format!("registration failed: {}", failures.join("; ")),
             culprits,
         });
     }
-    kf.write(&key_path(&args.client, &args.key_id))?;
-    let mut out = kf.to_json();
-    if let Some(o) = out.as_object_mut() {
-        o.remove("record");
-        o.remove("cold");
-    }
-    Ok(out)
+    Ok(reg.public)
 }
 
-/// The pending refresh of a key, as kept in `KEY_ID.refresh.json`.
+/// The pending refresh of a key, as kept in `KEY_ID.refresh.json` (0600): the public
+/// refresh and the confirmations in clear, every `δ_i` sealed under the client's passphrase
+/// (`shares_sealed`, label bound to the key id and target epoch; sealed once per refresh).
 struct PendingFile {
     public: RefreshPublic,
     shares: Vec<RefreshShare>,
+    sealed_shares: Vec<u8>,
     confirmations: BTreeMap<u16, Value>,
 }
 
+/// The label the pending refresh's `δ_i` are sealed under.
+fn shares_label(key_id: &str, epoch: u64) -> String {
+    format!("{REFRESH_LABEL}/{key_id}/{epoch}")
+}
+
 impl PendingFile {
-    fn read(path: &Path) -> anyhow::Result<PendingFile> {
+    fn new(
+        public: RefreshPublic,
+        shares: Vec<RefreshShare>,
+        key_id: &str,
+        keys: &ClientKeys,
+    ) -> anyhow::Result<PendingFile> {
+        let mut plain = Zeroizing::new(Vec::with_capacity(shares.len() * RefreshShare::BYTES));
+        for share in &shares {
+            plain.extend_from_slice(&Zeroizing::new(share.to_bytes()));
+        }
+        let sealed_shares = seal_with_passphrase(
+            &keys.passphrase,
+            keys.kdf,
+            &shares_label(key_id, public.epoch()),
+            &plain,
+        )
+        .context("sealing the refresh shares")?;
+        Ok(PendingFile {
+            public,
+            shares,
+            sealed_shares,
+            confirmations: BTreeMap::new(),
+        })
+    }
+
+    fn read(path: &Path, key_id: &str, keys: &ClientKeys) -> anyhow::Result<PendingFile> {
         let v = read_json(path)?;
         let public = RefreshPublic::from_bytes(&hex_field(&v, "refresh", path)?)
             .with_context(|| format!("{}", path.display()))?;
-        let shares = v["shares"]
-            .as_array()
-            .ok_or_else(|| anyhow!("{}: shares", path.display()))?
-            .iter()
-            .map(|s| {
-                let b = Zeroizing::new(hex::decode(s.as_str().unwrap_or_default())?);
-                Ok(RefreshShare::from_bytes(&b)?)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let sealed_shares = hex_field(&v, "shares_sealed", path)?;
+        let plain = open_with_passphrase(
+            &keys.passphrase,
+            &shares_label(key_id, public.epoch()),
+            &sealed_shares,
+        )
+        .map_err(|e| anyhow!("{}: the sealed shares: {e}", path.display()))?;
+        if plain.is_empty() || plain.len() % RefreshShare::BYTES != 0 {
+            bail!("{}: the sealed shares are malformed", path.display());
+        }
+        let shares = plain
+            .chunks(RefreshShare::BYTES)
+            .map(RefreshShare::from_bytes)
+            .collect::<Result<Vec<_>, _>>()
+            .with_context(|| format!("{}: the sealed shares", path.display()))?;
         let mut confirmations = BTreeMap::new();
         if let Some(list) = v["confirmations"].as_array() {
             for c in list {
@@ -335,32 +425,49 @@ impl PendingFile {
         Ok(PendingFile {
             public,
             shares,
+            sealed_shares,
             confirmations,
         })
     }
 
-    fn write(&self, path: &Path) -> anyhow::Result<()> {
-        let shares: Vec<String> = self
-            .shares
-            .iter()
-            .map(|s| hex::encode(Zeroizing::new(s.to_bytes()).as_slice()))
-            .collect();
-        let text = Zeroizing::new(
-            json!({
-                "epoch": self.public.epoch(),
-                "refresh": hex::encode(self.public.to_bytes()),
-                "shares": shares,
-                "confirmations": self.confirmations.values().collect::<Vec<_>>(),
-            })
-            .to_string(),
-        );
-        write_new_file(path, text.as_bytes(), Access::Secret, true)
+    /// Writes the file (0600, atomic, durable): a new one (`replace` false) never replaces
+    /// an existing file; `replace` is for adding confirmations to this same refresh.
+    fn write(&self, path: &Path, replace: bool) -> anyhow::Result<()> {
+        let v = json!({
+            "epoch": self.public.epoch(),
+            "refresh": hex::encode(self.public.to_bytes()),
+            "shares_sealed": hex::encode(&self.sealed_shares),
+            "confirmations": self.confirmations.values().collect::<Vec<_>>(),
+        });
+        write_new_file(path, v.to_string().as_bytes(), Access::Secret, replace)
     }
 }
 
+/// Wipes the strings of a JSON value holding secrets (serde_json does not zeroize).
+fn zeroize_json(v: Value) {
+    use zeroize::Zeroize as _;
+    match v {
+        Value::String(mut s) => s.zeroize(),
+        Value::Array(list) => list.into_iter().for_each(zeroize_json),
+        Value::Object(map) => map.into_iter().for_each(|(_, v)| zeroize_json(v)),
+        _ => {}
+    }
+}
+
+/// What step 1 of a refresh got from one hot node.
+enum Step1 {
+    /// Already on the target epoch.
+    Committed,
+    /// Checked the refresh and confirmed it (the signed confirmation), or had confirmed
+    /// before (`None`).
+    Confirmed(Option<Value>),
+    /// Refused or unreachable: the error, and the culprit it named.
+    Behind(String, Option<Value>),
+}
+
 /// `quorate bls refresh`: deals a refresh (or resumes the unfinished one), collects the
-/// hot nodes' signed confirmations, then commits on every node. Nodes that could not
-/// finish are listed; running the command again resumes.
+/// hot nodes' signed confirmations, then commits on every node, each step on all nodes at
+/// once. Nodes that could not finish are listed; running the command again resumes.
 pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
     let keys = load_client(&args.client, &args.passphrase)?;
     let kpath = key_path(&args.client, &args.key_id);
@@ -369,18 +476,14 @@ pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
     let nodes = open_nodes(&args.node)?;
     let ppath = refresh_path(&args.client, &args.key_id);
     let mut pending = if ppath.exists() {
-        PendingFile::read(&ppath)?
+        PendingFile::read(&ppath, &args.key_id, &keys)?
     } else {
         let dealt = keys
             .client
             .refresh(&crs, &kf.public, &mut os_rng())
             .map_err(|e| anyhow!("dealing the refresh: {e}"))?;
-        let p = PendingFile {
-            public: dealt.public,
-            shares: dealt.shares,
-            confirmations: BTreeMap::new(),
-        };
-        p.write(&ppath)?;
+        let p = PendingFile::new(dealt.public, dealt.shares, &args.key_id, &keys)?;
+        p.write(&ppath, false)?;
         p
     };
     let target = pending.public.epoch();
@@ -389,12 +492,16 @@ pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
     let mut behind: BTreeMap<u16, String> = BTreeMap::new();
     let mut culprits = Vec::new();
     // Step 1: every node not yet on the target epoch checks the refresh and confirms it.
-    let mut committed = Vec::new();
+    let mut jobs = Vec::new();
     for (pos, id) in kf.holders.iter().enumerate() {
-        let Some(node) = nodes.get(id) else {
-            behind.insert(*id, "no --node directory given".into());
-            continue;
-        };
+        match nodes.get(id) {
+            Some(node) => jobs.push((*id, (node, pos))),
+            None => {
+                behind.insert(*id, "no --node directory given".into());
+            }
+        }
+    }
+    let step1 = on_each(jobs, |id, (node, pos)| {
         match call(
             node,
             "GET",
@@ -402,46 +509,49 @@ pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
             None,
             CALL_TIMEOUT,
         ) {
-            Ok((200, v)) if v["epoch"].as_u64() == Some(target) => {
-                committed.push(*id);
-                continue;
-            }
+            Ok((200, v)) if v["epoch"].as_u64() == Some(target) => return Step1::Committed,
             Ok((200, _)) => {}
-            Ok((status, v)) => {
-                behind.insert(*id, error_of(status, &v));
-                continue;
-            }
-            Err(e) => {
-                behind.insert(*id, e);
-                continue;
-            }
+            Ok((status, v)) => return Step1::Behind(error_of(status, &v), None),
+            Err(e) => return Step1::Behind(e, None),
         }
-        if pending.confirmations.contains_key(id) {
-            continue;
+        if pending.confirmations.contains_key(&id) {
+            return Step1::Confirmed(None);
         }
         let body = json!({
             "refresh": refresh_hex,
             "share": hex::encode(Zeroizing::new(pending.shares[pos].to_bytes()).as_slice()),
         });
         let path = format!("/v1/bls/keys/{}/refresh", args.key_id);
-        match call(node, "POST", &path, Some(&body), SLOW_CALL) {
-            Ok((200, v)) => {
-                pending.confirmations.insert(
-                    *id,
-                    json!({ "node": id, "confirmation": v["confirmation"], "signature": v["signature"] }),
-                );
-                pending.write(&ppath)?;
+        let answer = call(node, "POST", &path, Some(&body), SLOW_CALL);
+        zeroize_json(body);
+        match answer {
+            Ok((200, v)) => Step1::Confirmed(Some(json!({
+                "node": id,
+                "confirmation": v["confirmation"],
+                "signature": v["signature"],
+            }))),
+            Ok((status, v)) => Step1::Behind(error_of(status, &v), culprit_of(&v)),
+            Err(e) => Step1::Behind(e, None),
+        }
+    });
+    let mut committed = Vec::new();
+    let mut new_confirmations = false;
+    for (id, step) in step1 {
+        match step {
+            Step1::Committed => committed.push(id),
+            Step1::Confirmed(None) => {}
+            Step1::Confirmed(Some(c)) => {
+                pending.confirmations.insert(id, c);
+                new_confirmations = true;
             }
-            Ok((status, v)) => {
-                if let Some(c) = culprit_of(&v) {
-                    culprits.push(c);
-                }
-                behind.insert(*id, error_of(status, &v));
-            }
-            Err(e) => {
-                behind.insert(*id, e);
+            Step1::Behind(e, culprit) => {
+                culprits.extend(culprit);
+                behind.insert(id, e);
             }
         }
+    }
+    if new_confirmations {
+        pending.write(&ppath, true)?;
     }
     if pending.confirmations.len() < t && committed.is_empty() {
         return Err(Failure::Failed {
@@ -455,22 +565,26 @@ pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
     }
     // Step 2: commit everywhere it is not committed yet.
     let confirmations: Vec<&Value> = pending.confirmations.values().collect();
-    for id in &kf.holders {
-        if committed.contains(id) || behind.contains_key(id) {
-            continue;
-        }
-        let body = json!({ "epoch": target, "confirmations": confirmations });
-        let path = format!("/v1/bls/keys/{}/commit", args.key_id);
-        match call(&nodes[id], "POST", &path, Some(&body), SLOW_CALL) {
-            Ok((200, _)) => committed.push(*id),
+    let body = json!({ "epoch": target, "confirmations": confirmations });
+    let path = format!("/v1/bls/keys/{}/commit", args.key_id);
+    let jobs: Vec<(u16, ())> = kf
+        .holders
+        .iter()
+        .filter(|id| !committed.contains(id) && !behind.contains_key(id))
+        .map(|id| (*id, ()))
+        .collect();
+    let step2 = on_each(jobs, |id, ()| {
+        call(&nodes[&id], "POST", &path, Some(&body), SLOW_CALL)
+    });
+    for (id, answer) in step2 {
+        match answer {
+            Ok((200, _)) => committed.push(id),
             Ok((status, v)) => {
-                if let Some(c) = culprit_of(&v) {
-                    culprits.push(c);
-                }
-                behind.insert(*id, error_of(status, &v));
+                culprits.extend(culprit_of(&v));
+                behind.insert(id, error_of(status, &v));
             }
             Err(e) => {
-                behind.insert(*id, e);
+                behind.insert(id, e);
             }
         }
     }
@@ -533,19 +647,15 @@ pub fn request(args: &RequestArgs) -> anyhow::Result<()> {
 }
 
 /// `quorate bls sign`: recovery signing. For each cold partial file (index `i`), hot
-/// node `i` is asked for its partial under the client's authorisation; each partial is
-/// checked (cold ones by the hot node against `K_i`, hot ones by [`combine`] against
-/// `vs_i`) and a bad one is named.
+/// node `i` is asked for its partial under the client's authorisation
+/// ([`sign_with_nodes`]).
 pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
     let keys = load_client(&args.client, &args.passphrase)?;
     let kf = KeyFile::read(&key_path(&args.client, &args.key_id))?;
     let (crs, _) = load_crs(&args.crs)?;
     let nodes = open_nodes(&args.node)?;
     let message = args.message.as_bytes();
-    let mut partials: Vec<PartialSignature> = Vec::new();
-    let mut failures = Vec::new();
-    let mut culprits = Vec::new();
-    let mut seen = Vec::new();
+    let mut cold = Vec::new();
     for path in &args.cold_partial {
         let v = read_json(path)?;
         if str_field(&v, "key_id", path)? != args.key_id {
@@ -556,43 +666,86 @@ pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
         }
         let index = u16_field(&v, "index", path)?;
         let party = PartyId::new(index).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        if seen.contains(&index) {
+        if kf.holders.get(party.position()).is_none() {
+            return Err(anyhow!("{}: party {index} does not exist", path.display()).into());
+        }
+        cold.push((party, hex_field(&v, "cold_partial", path)?));
+    }
+    let (signature, signers) = sign_with_nodes(&nodes, &kf, &keys, &crs, message, &cold)?;
+    Ok(json!({
+        "ciphersuite": CIPHERSUITE_ID,
+        "t": kf.public.params().t(),
+        "n": kf.public.params().n(),
+        "epoch": kf.public.epoch(),
+        "public_key": hex::encode(kf.public.public_key().to_bytes()),
+        "message": hex::encode(message),
+        "message_text": args.message,
+        "signature": hex::encode(signature.to_bytes()),
+        "signers": signers,
+    }))
+}
+
+/// Recovery signing over the nodes: for each cold partial (party `i`, bytes), hot node
+/// `holders[i - 1]` is asked, all at once, for its partial under the client's
+/// authorisation. Each partial is checked (cold ones by the hot node against `K_i`, hot
+/// ones by [`combine`] against `vs_i`) and a bad one, or a node that refuses or does not
+/// answer in time, is named. Returns the signature and the signers' indices.
+pub fn sign_with_nodes(
+    nodes: &BTreeMap<u16, NodeClient>,
+    kf: &KeyFile,
+    keys: &ClientKeys,
+    crs: &Crs,
+    message: &[u8],
+    cold: &[(PartyId, Vec<u8>)],
+) -> Result<(Signature, Vec<u16>), Failure> {
+    let mut jobs = Vec::new();
+    for (party, cold_partial) in cold {
+        let index = party.get();
+        if jobs.iter().any(|(_, (p, _))| p == party) {
             return Err(anyhow!("two cold partials of party {index}").into());
         }
-        seen.push(index);
         let id = *kf
             .holders
             .get(party.position())
-            .ok_or_else(|| anyhow!("{}: party {index} does not exist", path.display()))?;
-        let Some(node) = nodes.get(&id) else {
+            .ok_or_else(|| anyhow!("party {index} does not exist"))?;
+        if !nodes.contains_key(&id) {
             return Err(anyhow!("party {index} is node {id}: give its --node directory").into());
-        };
-        let cold_partial = hex_field(&v, "cold_partial", path)?;
+        }
         let auth = keys
             .auth
-            .sign(&sign_request_message(&args.key_id, message, &cold_partial));
+            .sign(&sign_request_message(&kf.key_id, message, cold_partial));
         let body = json!({
             "message": hex::encode(message),
-            "cold_partial": hex::encode(&cold_partial),
+            "cold_partial": hex::encode(cold_partial),
             "authorization": hex::encode(auth.to_bytes()),
         });
-        let route = format!("/v1/bls/keys/{}/sign", args.key_id);
-        match call(node, "POST", &route, Some(&body), CALL_TIMEOUT) {
+        jobs.push((id, (*party, body)));
+    }
+    let route = format!("/v1/bls/keys/{}/sign", kf.key_id);
+    let answers = on_each(jobs, |id, (party, body)| {
+        (
+            party,
+            call(&nodes[&id], "POST", &route, Some(&body), CALL_TIMEOUT),
+        )
+    });
+    let mut partials: Vec<PartialSignature> = Vec::new();
+    let mut failures = Vec::new();
+    let mut culprits = Vec::new();
+    for (id, (party, answer)) in answers {
+        match answer {
             Ok((200, v)) => {
                 let bytes =
                     hex::decode(v["partial"].as_str().unwrap_or_default()).unwrap_or_default();
                 match PartialSignature::from_bytes(&bytes) {
                     Ok(p) if p.index() == party => partials.push(p),
                     _ => {
-                        culprits.push(json!({ "role": "hot", "index": index, "node": id }));
+                        culprits.push(json!({ "role": "hot", "index": party.get(), "node": id }));
                         failures.push(format!("node {id}: malformed partial"));
                     }
                 }
             }
             Ok((status, v)) => {
-                if let Some(c) = culprit_of(&v) {
-                    culprits.push(c);
-                }
+                culprits.extend(culprit_of(&v));
                 failures.push(format!("node {id}: {}", error_of(status, &v)));
             }
             Err(e) => failures.push(format!("node {id}: {e}")),
@@ -609,7 +762,7 @@ pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
             culprits,
         });
     }
-    let signature = combine(&crs, &kf.public, message, &partials, &mut os_rng()).map_err(|e| {
+    let signature = combine(crs, &kf.public, message, &partials, &mut os_rng()).map_err(|e| {
         let named: Vec<Value> = e
             .culprits()
             .iter()
@@ -622,17 +775,10 @@ pub fn sign(args: &SignArgs) -> Result<Value, Failure> {
             culprits: culprits.iter().cloned().chain(named).collect(),
         }
     })?;
-    Ok(json!({
-        "ciphersuite": CIPHERSUITE_ID,
-        "t": kf.public.params().t(),
-        "n": kf.public.params().n(),
-        "epoch": kf.public.epoch(),
-        "public_key": hex::encode(kf.public.public_key().to_bytes()),
-        "message": hex::encode(message),
-        "message_text": args.message,
-        "signature": hex::encode(signature.to_bytes()),
-        "signers": partials.iter().map(|p| p.index().get()).collect::<Vec<u16>>(),
-    }))
+    Ok((
+        signature,
+        partials.iter().map(|p| p.index().get()).collect(),
+    ))
 }
 
 /// Text form of a signature result.

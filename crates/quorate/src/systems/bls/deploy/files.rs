@@ -10,8 +10,9 @@
 //! `QUORATE_PASSPHRASE`, as for `quorate node`.
 //! * `KEY_ID.key.json` (public, rewritten after each refresh): key id, `t`, `n`, the holders'
 //!   node ids, the current record, the cold registrations.
-//! * `KEY_ID.refresh.json` (0600, only while a refresh is unfinished): the dealt refresh
-//!   (with every `δ_i`) and the signed confirmations collected so far.
+//! * `KEY_ID.refresh.json` (0600, only while a refresh is unfinished): the dealt refresh,
+//!   every `δ_i` sealed under the passphrase with `client.secret`'s Argon2id parameters
+//!   (`shares_sealed`), and the signed confirmations collected so far.
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,7 @@ use quorate_bls::kzg::ceremony::Transcript;
 use quorate_bls::{Client, ColdRegistration, Crs, GroupPublic, SecretKey};
 use quorate_node::identity::{Passphrase, PassphraseArgs};
 use quorate_node::keystore::sealed::{
-    open_with_passphrase, seal_with_passphrase, MAX_SEALED_BYTES,
+    kdf_params_of, open_with_passphrase, seal_with_passphrase, MAX_SEALED_BYTES,
 };
 use quorate_node::keystore::{KdfParams, KeystoreError};
 use quorate_node::nodedir::NodeDir;
@@ -64,6 +65,8 @@ pub fn write_json(path: &Path, v: &Value, access: Access) -> anyhow::Result<()> 
 
 /// What a sealed file holds (bound into its associated data).
 pub const CLIENT_LABEL: &str = "quorate/bls/client.secret/v1";
+/// What a sealed file holds (bound into its associated data).
+pub const REFRESH_LABEL: &str = "quorate/bls/refresh.json/v1";
 /// What a sealed file holds (bound into its associated data).
 pub const COLD_LABEL: &str = "quorate/bls/cold.secret/v1";
 
@@ -126,12 +129,19 @@ pub struct ClientKeys {
     pub client: Client,
     /// The authorisation key hot nodes check signing requests against.
     pub auth: ed25519_dalek::SigningKey,
+    /// The passphrase `client.secret` opened with (it also seals the pending refresh).
+    pub passphrase: Passphrase,
+    /// `client.secret`'s Argon2id parameters (the pending refresh is sealed at that cost).
+    pub kdf: KdfParams,
 }
 
 /// Reads and opens `DIR/client.secret`.
 pub fn load_client(dir: &Path, passphrase: &PassphraseArgs) -> anyhow::Result<ClientKeys> {
     let path = dir.join("client.secret");
-    let v = read_sealed_json(&path, CLIENT_LABEL, &passphrase.passphrase()?)?;
+    let passphrase = passphrase.passphrase()?;
+    let kdf = kdf_params_of(&read_capped(&path, MAX_SEALED_BYTES as u64)?)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let v = read_sealed_json(&path, CLIENT_LABEL, &passphrase)?;
     let sk = Zeroizing::new(hex_field(&v, "bls_secret_key", &path)?);
     let seed = Zeroizing::new(hex_field(&v, "auth_seed", &path)?);
     let seed: &[u8; 32] = seed
@@ -143,6 +153,8 @@ pub fn load_client(dir: &Path, passphrase: &PassphraseArgs) -> anyhow::Result<Cl
             SecretKey::from_bytes(&sk).with_context(|| format!("{}", path.display()))?,
         ),
         auth: ed25519_dalek::SigningKey::from_bytes(seed),
+        passphrase,
+        kdf,
     })
 }
 

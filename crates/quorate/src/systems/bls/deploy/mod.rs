@@ -23,6 +23,7 @@
 pub mod audit;
 pub mod client;
 pub mod cold;
+mod fanout;
 pub mod files;
 
 use std::path::PathBuf;
