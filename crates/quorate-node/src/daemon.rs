@@ -21,6 +21,10 @@ use crate::session::{Runtime, RuntimeConfig};
 use crate::tlog_witness::{http as tlog_http, Witness};
 use crate::transport::{Peers, Transport, TransportConfig, TransportError};
 
+/// How often the runtime prunes finished ephemeral sessions (status queries) from
+/// `runtime.db` ([`Runtime::spawn_pruner`]); once at start-up too.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
 /// Everything a running node needs.
 pub struct NodeSetup {
     /// This node's id.
@@ -191,6 +195,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
         info!(node = setup.id, "CoSi witness role on");
     }
     runtime.spawn_inbound(rx);
+    runtime.spawn_pruner(PRUNE_EVERY);
     if let Some(node) = setup.ecdsa_recovery {
         crate::session::ecdsa::recovery::spawn_resolver(node, runtime.clone(), round_timeout);
     }

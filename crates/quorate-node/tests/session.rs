@@ -37,6 +37,8 @@ enum Fault {
     /// As `Confirm`, but slow to finish: its last round takes 300 ms, then counts itself in
     /// [`SLOW_DONE`].
     SlowDone,
+    /// Honest, and the protocol is ephemeral (its finished sessions may be pruned).
+    Ephemeral,
 }
 
 /// Nodes with [`Fault::SlowDone`] whose driver finished.
@@ -112,6 +114,9 @@ impl Protocol for Faulty {
     }
     fn confirms_done(&self) -> bool {
         matches!(self.0, Fault::Confirm | Fault::SlowDone)
+    }
+    fn ephemeral(&self) -> bool {
+        self.0 == Fault::Ephemeral
     }
 }
 
@@ -189,6 +194,45 @@ fn ping(request_id: &str, participants: &[u16], timeout_ms: u64) -> SessionReque
         epoch: 0,
         round_timeout_ms: Some(timeout_ms),
     }
+}
+
+#[tokio::test]
+async fn finished_ephemeral_sessions_are_pruned_on_coordinator_and_participants() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(2, |_| (Some(Fault::Ephemeral), Arc::new(AcceptAll)));
+        // An ephemeral protocol runs only under its request's derived key id.
+        let mut named = ping("named", &[1, 2], 10_000);
+        named.key_id = Some("k1".into());
+        let err = c.node(1).submit(named).await.expect_err("named key");
+        assert!(matches!(err, SessionError::BadRequest(_)), "{err}");
+        for i in 0..3 {
+            let rec = c
+                .node(1)
+                .submit(ping(&format!("q{i}"), &[1, 2], 10_000))
+                .await
+                .expect("ping");
+            assert_eq!(rec.status, RequestStatus::Completed);
+        }
+        // Coordinator: 2 requests and 2 attempts beyond the newest one of each.
+        assert_eq!(c.node(1).prune_ephemeral(1).await.expect("prune"), 4);
+        let left = c.node(1).requests().expect("requests");
+        assert_eq!(left.len(), 1);
+        assert_eq!(c.node(1).prune_ephemeral(1).await.expect("again"), 0);
+        // Participant: its 2 older claimed attempts (it holds no request records). Its
+        // claims are recorded finished once its driver is done, which may trail the answer.
+        let mut removed = 0;
+        for _ in 0..100 {
+            removed += c.node(2).prune_ephemeral(1).await.expect("prune 2");
+            if removed == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(removed, 2);
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
 }
 
 #[tokio::test]

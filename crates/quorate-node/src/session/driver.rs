@@ -140,4 +140,13 @@ pub trait Protocol: Send + Sync {
     fn confirms_done(&self) -> bool {
         false
     }
+    /// Whether a finished session of this protocol carries no state worth keeping (a
+    /// read-only query): the runtime then prunes its finished records from the session store
+    /// beyond the newest few ([`crate::session::Runtime::spawn_pruner`]). Such a protocol's
+    /// sessions always run under the derived key id of their request id, and no other
+    /// protocol may use a key id under its name, so pruning never touches another key's
+    /// attempts. Default: no.
+    fn ephemeral(&self) -> bool {
+        false
+    }
 }

@@ -90,6 +90,15 @@ pub fn derived_key_id(protocol: &str, request_id: &str) -> String {
     format!("{protocol}-{}", hex::encode(&digest[..16]))
 }
 
+/// Prefix of every key id [`derived_key_id`] gives requests of `protocol`.
+fn ephemeral_key_prefix(protocol: &str) -> String {
+    format!("{protocol}-")
+}
+
+/// Finished sessions of each ephemeral protocol kept in the session store (the newest ones,
+/// for an operator looking at what happened recently).
+pub const EPHEMERAL_KEEP: usize = 64;
+
 #[derive(Default)]
 struct Routes {
     active: HashMap<[u8; 32], mpsc::Sender<Envelope>>,
@@ -288,6 +297,37 @@ impl Runtime {
         Ok(attempt)
     }
 
+    /// Deletes the finished records of every ephemeral protocol
+    /// ([`crate::session::driver::Protocol::ephemeral`]) beyond the newest `keep` of each;
+    /// returns how many went.
+    pub async fn prune_ephemeral(&self, keep: usize) -> Result<usize, SessionError> {
+        let mut removed = 0;
+        for p in self.protocols.values().filter(|p| p.ephemeral()) {
+            let name = p.name();
+            removed += self
+                .store_call(move |s| s.prune_finished(name, &ephemeral_key_prefix(name), keep))
+                .await?;
+        }
+        Ok(removed)
+    }
+
+    /// Prunes the ephemeral protocols' finished records ([`Self::prune_ephemeral`], keeping
+    /// [`EPHEMERAL_KEEP`] of each) now and then every `every`, so that status queries
+    /// repeated while an epoch stays pending do not grow `runtime.db` without bound.
+    pub fn spawn_pruner(self: &Arc<Self>, every: Duration) -> JoinHandle<()> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match this.prune_ephemeral(EPHEMERAL_KEEP).await {
+                    Ok(0) => {}
+                    Ok(n) => debug!(removed = n, "pruned finished ephemeral sessions"),
+                    Err(e) => warn!(error = %e, "could not prune finished ephemeral sessions"),
+                }
+                tokio::time::sleep(every).await;
+            }
+        })
+    }
+
     /// Starts handling the transport's received messages.
     pub fn spawn_inbound(self: &Arc<Self>, mut rx: mpsc::Receiver<Received>) -> JoinHandle<()> {
         let this = self.clone();
@@ -410,6 +450,25 @@ impl Runtime {
         }
         if !is_valid_request_id(&p.request_id) {
             return Err("malformed request id".into());
+        }
+        // Pruning an ephemeral protocol's attempts by key id prefix must never touch another
+        // protocol's (see `Protocol::ephemeral`).
+        if protocol.ephemeral() && p.key_id != derived_key_id(&p.protocol, &p.request_id) {
+            return Err(format!(
+                "protocol {} runs under its request's derived key id only",
+                p.protocol
+            ));
+        }
+        if let Some(other) = self.protocols.values().find(|q| {
+            q.ephemeral()
+                && q.name() != p.protocol
+                && p.key_id.starts_with(&ephemeral_key_prefix(q.name()))
+        }) {
+            return Err(format!(
+                "key ids starting with {:?} are reserved for the protocol {}",
+                ephemeral_key_prefix(other.name()),
+                other.name()
+            ));
         }
         if p.participants.windows(2).any(|w| w[0] >= w[1]) {
             return Err("participants must be sorted and distinct".into());

@@ -68,6 +68,17 @@ pub trait SessionStore: Send + Sync {
         outcome: &Outcome,
         record: &RequestRecord,
     ) -> Result<(), StoreError>;
+    /// Deletes finished records beyond the newest `keep`: requests of `protocol` that are no
+    /// longer running, and attempts with an outcome whose key id starts with `key_prefix`
+    /// (each kind counted on its own). Running requests and unfinished attempts are never
+    /// touched. Returns how many records were deleted. Only for protocols whose finished
+    /// sessions carry no state ([`crate::session::driver::Protocol::ephemeral`]).
+    fn prune_finished(
+        &self,
+        protocol: &str,
+        key_prefix: &str,
+        keep: usize,
+    ) -> Result<usize, StoreError>;
 }
 
 /// Result of [`SessionStore::begin_attempt`].
@@ -228,6 +239,46 @@ impl SessionStore for MemoryStore {
         }
         g.requests[i] = record.clone();
         Ok(())
+    }
+    fn prune_finished(
+        &self,
+        protocol: &str,
+        key_prefix: &str,
+        keep: usize,
+    ) -> Result<usize, StoreError> {
+        let mut g = self.lock()?;
+        let finished = |r: &RequestRecord| {
+            r.request.protocol == protocol && r.status != super::RequestStatus::Running
+        };
+        let mut excess = g
+            .requests
+            .iter()
+            .filter(|r| finished(r))
+            .count()
+            .saturating_sub(keep);
+        let before = g.requests.len();
+        // Oldest first: drop the first `excess` finished ones.
+        g.requests.retain(|r| {
+            if excess > 0 && finished(r) {
+                excess -= 1;
+                false
+            } else {
+                true
+            }
+        });
+        let mut removed = before - g.requests.len();
+        // Attempts carry no order here; any finished ones beyond `keep` go.
+        let done: Vec<AttemptKey> = g
+            .attempts
+            .iter()
+            .filter(|(k, (_, o))| k.key_id.starts_with(key_prefix) && o.is_some())
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in done.iter().skip(keep) {
+            g.attempts.remove(k);
+            removed += 1;
+        }
+        Ok(removed)
     }
 }
 
@@ -688,6 +739,59 @@ impl SessionStore for SqliteStore {
             update_request_in(conn, &record)
         })
     }
+
+    fn prune_finished(
+        &self,
+        protocol: &str,
+        key_prefix: &str,
+        keep: usize,
+    ) -> Result<usize, StoreError> {
+        let protocol = protocol.to_string();
+        let key_prefix = key_prefix.to_string();
+        let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        self.write(move |conn| {
+            // Requests: the protocol and status live in the JSON record; newest first.
+            let rows: Vec<(i64, String)> = {
+                let mut stmt = conn
+                    .prepare("SELECT seq, record FROM requests ORDER BY seq DESC")
+                    .map_err(db)?;
+                let rows = stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(db)?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(db)?;
+                rows
+            };
+            let mut kept = 0i64;
+            let mut removed = 0usize;
+            for (seq, text) in rows {
+                let rec: RequestRecord = serde_json::from_str(&text).map_err(json_err)?;
+                if rec.request.protocol != protocol || rec.status == super::RequestStatus::Running {
+                    continue;
+                }
+                if kept < keep {
+                    kept += 1;
+                    continue;
+                }
+                removed += conn
+                    .execute("DELETE FROM requests WHERE seq = ?1", [seq])
+                    .map_err(db)?;
+            }
+            // Attempts: finished ones under the key prefix, newest (highest rowid) kept.
+            let n = i64::try_from(key_prefix.len()).unwrap_or(i64::MAX);
+            removed += conn
+                .execute(
+                    "DELETE FROM attempts WHERE outcome IS NOT NULL \
+                     AND substr(key_id, 1, ?2) = ?1 \
+                     AND rowid NOT IN (SELECT rowid FROM attempts \
+                         WHERE outcome IS NOT NULL AND substr(key_id, 1, ?2) = ?1 \
+                         ORDER BY rowid DESC LIMIT ?3)",
+                    rusqlite::params![key_prefix, n, keep],
+                )
+                .map_err(db)?;
+            Ok(removed)
+        })
+    }
 }
 
 #[cfg(test)]
@@ -770,6 +874,88 @@ mod tests {
             Some(RequestStatus::Aborted)
         );
         assert_eq!(s.requests().expect("list").len(), 1);
+    }
+
+    #[test]
+    fn finished_ephemeral_records_are_pruned_beyond_the_newest_and_nothing_else() {
+        let dir = tempfile::tempdir().expect("dir");
+        let sqlite = SqliteStore::open(&dir.path().join("runtime.db")).expect("open");
+        for s in [&MemoryStore::default() as &dyn SessionStore, &sqlite] {
+            prune_case(s);
+        }
+    }
+
+    /// Five finished status queries (requests and attempts), one running, plus a finished
+    /// ping and a finished attempt of another key: pruning to 2 deletes 3 requests and 3
+    /// attempts of the status protocol only, and is idempotent.
+    fn prune_case(s: &dyn SessionStore) {
+        let status = "ecdsa-epoch-status";
+        let done = Outcome::Aborted {
+            reason: "x".into(),
+            culprits: vec![],
+            evidence: vec![],
+        };
+        for i in 0..6u8 {
+            let mut r = record(&format!("q{i}"));
+            r.request.protocol = status.into();
+            if i < 5 {
+                r.status = RequestStatus::Aborted;
+            }
+            assert!(s.insert_request(&r).expect("insert").is_none());
+            let key = AttemptKey {
+                key_id: format!("{status}-{i:02x}"),
+                epoch: 0,
+                attempt: 0,
+            };
+            s.claim_attempt(&key, [i; 32]).expect("claim");
+            if i < 5 {
+                s.finish_attempt(&key, &done).expect("finish");
+            }
+        }
+        let mut ping = record("p");
+        ping.status = RequestStatus::Aborted;
+        s.insert_request(&ping).expect("ping");
+        let other = AttemptKey {
+            key_id: "k1".into(),
+            epoch: 0,
+            attempt: 0,
+        };
+        s.claim_attempt(&other, [9; 32]).expect("claim k1");
+        s.finish_attempt(&other, &done).expect("finish k1");
+
+        let prefix = format!("{status}-");
+        assert_eq!(s.prune_finished(status, &prefix, 2).expect("prune"), 6);
+        assert_eq!(s.prune_finished(status, &prefix, 2).expect("again"), 0);
+        let left: Vec<String> = s
+            .requests()
+            .expect("requests")
+            .into_iter()
+            .map(|r| r.request.request_id)
+            .collect();
+        // Two finished status requests remain (the newest, in the SQLite store) beside the
+        // running one and the ping.
+        assert_eq!(left.len(), 4, "{left:?}");
+        assert!(left.contains(&"q5".to_string()) && left.contains(&"p".to_string()));
+        let running = AttemptKey {
+            key_id: format!("{status}-05"),
+            epoch: 0,
+            attempt: 0,
+        };
+        // The unfinished attempt and the other key's attempt still refuse a rerun.
+        assert_eq!(s.claim_attempt(&running, [0; 32]).expect("c"), Claim::Taken);
+        assert_eq!(s.claim_attempt(&other, [0; 32]).expect("c"), Claim::Taken);
+        assert_eq!(s.attempt_outcome(&other).expect("o"), Some(done.clone()));
+        let finished_left = (0..5u8)
+            .filter(|i| {
+                let k = AttemptKey {
+                    key_id: format!("{status}-{i:02x}"),
+                    epoch: 0,
+                    attempt: 0,
+                };
+                s.attempt_outcome(&k).expect("o").is_some()
+            })
+            .count();
+        assert_eq!(finished_left, 2);
     }
 
     fn conformance(s: &dyn SessionStore) {

@@ -329,6 +329,12 @@ impl Protocol for EcdsaEpochStatus {
         Ok(2)
     }
 
+    /// A status answer is read from the keystore each time; an old query's record says
+    /// nothing the keystore does not (and a replayed old query only re-reads the status).
+    fn ephemeral(&self) -> bool {
+        true
+    }
+
     fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
         let p: StatusParams =
             serde_json::from_value(ctx.params.clone()).map_err(|e| e.to_string())?;
