@@ -199,6 +199,9 @@ pub struct Crs {
     fk_srs_fft: Vec<G1Projective>,
     g2_prepared: G2Prepared,
     neg_tau_g2_prepared: G2Prepared,
+    /// Prepared `z_j·g2 − [τ]_2` for each domain point, built on first use
+    /// ([`Crs::opening_base_prepared`]).
+    opening_bases: Vec<std::sync::OnceLock<G2Prepared>>,
     id: [u8; 32],
 }
 
@@ -264,6 +267,7 @@ impl Crs {
             fk_srs_fft: column,
             g2_prepared,
             neg_tau_g2_prepared,
+            opening_bases: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
             id,
         }
     }
@@ -318,6 +322,20 @@ impl Crs {
     /// Prepared `−[τ]_2`.
     pub fn neg_tau_g2_prepared(&self) -> &G2Prepared {
         &self.neg_tau_g2_prepared
+    }
+
+    /// Prepared `z_i·g2 − [τ]_2` for party `i`, the G2 side of an opening at `z_i` once
+    /// `z_i·π` is moved there: `e(C − y·g1, g2) · e(π, z_i·g2 − [τ]_2) = 1` is the
+    /// opening equation of [`Crs::verify_opening`] without the G1 multiplication
+    /// `z_i·π`. Computed on first use per party and kept with the CRS (public data).
+    /// `None` if `index` is outside the domain.
+    pub(crate) fn opening_base_prepared(&self, index: PartyId) -> Option<&G2Prepared> {
+        let slot = self.opening_bases.get(index.position())?;
+        Some(slot.get_or_init(|| {
+            let z = self.domain.party_point(index);
+            let base = G2Projective::generator() * z - self.g2_powers[1];
+            G2Prepared::from(base.to_affine())
+        }))
     }
 
     fn check_degree(&self, len: usize) -> Result<(), ParamError> {
@@ -431,8 +449,8 @@ impl Crs {
     ) -> bool {
         let lhs = commitment - G1Projective::generator() * y + proof * z;
         prepared_product_is_identity(&[
-            (lhs.to_affine(), self.g2_prepared.clone()),
-            (proof.to_affine(), self.neg_tau_g2_prepared.clone()),
+            (lhs.to_affine(), &self.g2_prepared),
+            (proof.to_affine(), &self.neg_tau_g2_prepared),
         ])
     }
 
@@ -457,8 +475,8 @@ impl Crs {
             commitment * r_sum - G1Projective::generator() * ry_sum + g1_msm_vartime(&proofs, &rz);
         let rhs = g1_msm_vartime(&proofs, &r);
         prepared_product_is_identity(&[
-            (lhs.to_affine(), self.g2_prepared.clone()),
-            (rhs.to_affine(), self.neg_tau_g2_prepared.clone()),
+            (lhs.to_affine(), &self.g2_prepared),
+            (rhs.to_affine(), &self.neg_tau_g2_prepared),
         ])
     }
 

@@ -191,7 +191,10 @@
 //! Schnorr `A = s_1 g1 + s_2 h`, `t_1 = s_1 + c·hx_i`, `t_2 = s_2 + c·ρ`; blinded opening
 //! `π' = π_i + s·h` and `S = (s z_i − ρ)·g2 − s·[τ]_2`. Verify `A + cP = t_1 g1 + t_2 h` and
 //! `e(com_T − P + z_i π', g2)·e(π', −[τ]_2)·e(h, −S) = 1`, which holds because
-//! `com_T − hx_i g1 = (τ − z_i)·π_i`. The challenge binds every statement element and every
+//! `com_T − hx_i g1 = (τ − z_i)·π_i`. A single verification evaluates it as
+//! `e(com_T − P, g2)·e(π', z_i·g2 − [τ]_2)·e(h, −S) = 1` (the same product by
+//! bilinearity), with `z_i·g2 − [τ]_2` prepared once per party and kept with the CRS, so
+//! no `z_i·π'` is computed per proof. The challenge binds every statement element and every
 //! proof element. 304 B, sent with the 32-byte record digest it is stated against, so an
 //! auditor holding another record state gets a typed `StateMismatch`, not blame.
 //! Batch verification of `n` proofs: one G1 MSM and one 3-pairing

@@ -13,13 +13,15 @@ pub fn pairing_product_is_identity(terms: &[(G1Affine, G2Affine)]) -> bool {
         .iter()
         .map(|(p, q)| (*p, G2Prepared::from(*q)))
         .collect();
-    prepared_product_is_identity(&prepared)
+    let refs: Vec<(G1Affine, &G2Prepared)> = prepared.iter().map(|(p, q)| (*p, q)).collect();
+    prepared_product_is_identity(&refs)
 }
 
 /// As [`pairing_product_is_identity`] with G2 arguments already prepared (cached line
-/// functions for fixed bases such as `g2` and `[τ]_2`).
-pub fn prepared_product_is_identity(terms: &[(G1Affine, G2Prepared)]) -> bool {
-    let refs: Vec<(&G1Affine, &G2Prepared)> = terms.iter().map(|(p, q)| (p, q)).collect();
+/// functions for fixed bases such as `g2` and `[τ]_2`), borrowed so that cached
+/// preparations (about 20 KB of line coefficients each) are not copied per check.
+pub fn prepared_product_is_identity(terms: &[(G1Affine, &G2Prepared)]) -> bool {
+    let refs: Vec<(&G1Affine, &G2Prepared)> = terms.iter().map(|(p, q)| (p, *q)).collect();
     bool::from(
         Bls12::multi_miller_loop(&refs)
             .final_exponentiation()

@@ -513,14 +513,19 @@ impl HotStatement<'_> {
         if !bool::from(schnorr.is_identity()) {
             return false;
         }
-        // (3): e(com_T − P + z·π', g2) · e(π', −[τ]_2) · e(h, −S) = 1.
-        let lhs = self.com_t - proof.pedersen + proof.pi_blinded * self.z;
+        // (3): e(com_T − P + z·π', g2) · e(π', −[τ]_2) · e(h, −S) = 1, written as
+        // e(com_T − P, g2) · e(π', z·g2 − [τ]_2) · e(h, −S) = 1 with the party's prepared
+        // `z·g2 − [τ]_2` kept by the CRS (same equation by bilinearity; saves `z·π'`).
+        let Some(opening_base) = self.crs.opening_base_prepared(self.index) else {
+            return false;
+        };
+        let lhs = self.com_t - proof.pedersen;
         let mut g1s = [G1Affine::identity(); 2];
         G1Projective::batch_normalize(&[lhs, proof.pi_blinded], &mut g1s);
         prepared_product_is_identity(&[
-            (g1s[0], self.crs.g2_prepared().clone()),
-            (g1s[1], self.crs.neg_tau_g2_prepared().clone()),
-            (h.affine, G2Prepared::from((-proof.shift).to_affine())),
+            (g1s[0], self.crs.g2_prepared()),
+            (g1s[1], opening_base),
+            (h.affine, &G2Prepared::from((-proof.shift).to_affine())),
         ])
     }
 }
@@ -725,9 +730,9 @@ fn batch_verify_current<R: RngCore + CryptoRng>(
         let mut g1s = [G1Affine::identity(); 2];
         G1Projective::batch_normalize(&[lhs, pi_sum], &mut g1s);
         prepared_product_is_identity(&[
-            (g1s[0], crs.g2_prepared().clone()),
-            (g1s[1], crs.neg_tau_g2_prepared().clone()),
-            (h.affine, G2Prepared::from((-shift_sum).to_affine())),
+            (g1s[0], crs.g2_prepared()),
+            (g1s[1], crs.neg_tau_g2_prepared()),
+            (h.affine, &G2Prepared::from((-shift_sum).to_affine())),
         ])
     };
     if pairing_ok {

@@ -166,23 +166,23 @@ impl<'a> RefreshCheck<'a> {
         prepared_product_is_identity(&[
             (
                 g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
-                self.crs.g2_prepared().clone(),
+                self.crs.g2_prepared(),
             ),
             (
                 g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
-                self.crs.neg_tau_g2_prepared().clone(),
+                self.crs.neg_tau_g2_prepared(),
             ),
             (
                 (c * r2).to_affine(),
-                G2Prepared::from(self.crs.g2_powers()[self.shift]),
+                &G2Prepared::from(self.crs.g2_powers()[self.shift]),
             ),
             (
                 (-(rf.authorization_point() * r0)).to_affine(),
-                G2Prepared::from(self.record.vk.point().to_affine()),
+                &G2Prepared::from(self.record.vk.point().to_affine()),
             ),
             (
                 (-G1Projective::generator()).to_affine(),
-                G2Prepared::from(delta_vs_sum.to_affine()),
+                &G2Prepared::from(delta_vs_sum.to_affine()),
             ),
         ])
     }
@@ -228,10 +228,10 @@ impl<'a> RefreshCheck<'a> {
         let mut affine = [blstrs::G1Affine::identity(); 4];
         G1Projective::batch_normalize(&[g2_side, tau_side, degree_side, auth_side], &mut affine);
         prepared_product_is_identity(&[
-            (affine[0], self.crs.g2_prepared().clone()),
-            (affine[1], self.crs.neg_tau_g2_prepared().clone()),
-            (affine[2], bases.degree.clone()),
-            (affine[3], bases.vk.clone()),
+            (affine[0], self.crs.g2_prepared()),
+            (affine[1], self.crs.neg_tau_g2_prepared()),
+            (affine[2], &bases.degree),
+            (affine[3], &bases.vk),
         ])
     }
 

@@ -23,8 +23,8 @@ impl HotParty {
         }
         let h = hash_message(msg);
         let cold_ok = prepared_product_is_identity(&[
-            (cold.point.to_affine(), neg_g2_prepared().clone()),
-            (h.to_affine(), self.pad_commitment.clone()),
+            (cold.point.to_affine(), neg_g2_prepared()),
+            (h.to_affine(), &self.pad_commitment),
         ]);
         if !cold_ok {
             return Err(BlsError::blame(
