@@ -272,6 +272,20 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         crate::escrow::load(&args.dir).map_err(|e| RunError::Other(format!("escrow key: {e}")))?
     {
         tracing::info!(scheme = %escrow.key.scheme(), "new ECDSA shares are backed up to the escrow before their epoch commits");
+        // Backups of epochs older than the active one are left only by a stop between a
+        // commit and their deletion: delete them now.
+        let pruned = {
+            let ks = keystore
+                .lock()
+                .map_err(|_| RunError::Other("keystore lock".into()))?;
+            crate::escrow::prune_retired(&args.dir, |k| {
+                ks.active_epoch(k).ok().flatten().map(|e| e.epoch)
+            })
+            .map_err(|e| RunError::Other(format!("pruning retired escrow backups: {e}")))?
+        };
+        for (key, epoch) in pruned {
+            tracing::info!(key_id = %key, epoch, "deleted the escrow backups of a retired epoch");
+        }
         ecdsa.set_escrow(escrow).map_err(RunError::Other)?;
     }
     let public_http = public_http_of(&dir, &loaded.config, loaded.witness)?;

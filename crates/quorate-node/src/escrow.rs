@@ -64,6 +64,10 @@ pub enum EscrowError {
     /// No stored backup matches the request.
     #[error("{0}")]
     NotFound(String),
+    /// The requested epoch is older than a stored one: its backups were deleted when the
+    /// newer epoch committed.
+    #[error("{0}")]
+    Retired(String),
 }
 
 /// The node's escrow: its public key and the node directory the verified backups go to.
@@ -262,29 +266,16 @@ pub fn export(
     node: u16,
     epoch: Option<u64>,
 ) -> Result<(u64, Backup), EscrowError> {
-    let epoch = match epoch {
-        Some(e) => e,
-        None => {
-            let kd = key_dir(dir, key_id);
-            let entries = std::fs::read_dir(&kd).map_err(|_| {
-                EscrowError::NotFound(format!("no escrow backups of key {key_id} here"))
-            })?;
-            entries
-                .filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()?
-                        .strip_prefix("epoch-")?
-                        .strip_suffix(".json")?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .max()
-                .ok_or_else(|| {
-                    EscrowError::NotFound(format!("no escrow backups of key {key_id} here"))
-                })?
-        }
-    };
+    let stored = stored_epochs(dir, key_id);
+    let latest = *stored
+        .last()
+        .ok_or_else(|| EscrowError::NotFound(format!("no escrow backups of key {key_id} here")))?;
+    let epoch = epoch.unwrap_or(latest);
+    if epoch < latest && !stored.contains(&epoch) {
+        return Err(EscrowError::Retired(format!(
+            "epoch {epoch} of key {key_id} is retired: its escrow backups were deleted when a newer epoch committed (latest kept here: {latest})"
+        )));
+    }
     let path = epoch_file(dir, key_id, epoch);
     let text = fsutil::read_text_bounded(&path, MAX_STORED).map_err(|e| match e {
         FileError::NotFound { .. } => EscrowError::NotFound(format!(
@@ -302,6 +293,80 @@ pub fn export(
             ))
         })?;
     Ok((epoch, Backup::from_json(b)?))
+}
+
+/// The epochs of `key_id` with a stored backups file, ascending.
+fn stored_epochs(dir: &Path, key_id: &KeyId) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(key_dir(dir, key_id)) else {
+        return Vec::new();
+    };
+    let mut epochs: Vec<u64> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_prefix("epoch-")?
+                .strip_suffix(".json")?
+                .parse::<u64>()
+                .ok()
+        })
+        .collect();
+    epochs.sort_unstable();
+    epochs
+}
+
+/// Retires the backups of every epoch of `key_id` older than `active` (the epoch that just
+/// committed): their files are unlinked and the directory synced, so that, like the
+/// retired epoch's data key, an old share cannot be rebuilt from this node's disk even with
+/// the escrow key. Returns the epochs deleted. Called right after `commit_epoch`; a crash
+/// in between leaves old files that [`prune_retired`] deletes at the next start-up.
+pub fn retire_before(dir: &Path, key_id: &KeyId, active: u64) -> Result<Vec<u64>, EscrowError> {
+    let old: Vec<u64> = stored_epochs(dir, key_id)
+        .into_iter()
+        .filter(|&e| e < active)
+        .collect();
+    if old.is_empty() {
+        return Ok(old);
+    }
+    for &e in &old {
+        let path = epoch_file(dir, key_id, e);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(FileError::io(&path, err).into()),
+        }
+    }
+    fsutil::sync_dir(&key_dir(dir, key_id))?;
+    Ok(old)
+}
+
+/// Start-up prune: for every key with stored backups, retires the epochs older than its
+/// active epoch (`active` reads it from the keystore; `None` keeps the files). Returns
+/// what was deleted.
+pub fn prune_retired(
+    dir: &Path,
+    active: impl Fn(&KeyId) -> Option<u64>,
+) -> Result<Vec<(KeyId, u64)>, EscrowError> {
+    let mut deleted = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir.join(BACKUP_DIR)) else {
+        return Ok(deleted);
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let Some(key) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("key-"))
+            .and_then(|k| KeyId::new(k).ok())
+        else {
+            continue;
+        };
+        if let Some(a) = active(&key) {
+            for e in retire_before(dir, &key, a)? {
+                deleted.push((key.clone(), e));
+            }
+        }
+    }
+    Ok(deleted)
 }
 
 #[cfg(test)]
@@ -353,5 +418,34 @@ mod tests {
             Err(EscrowError::NotFound(_))
         ));
         assert!(tmp.path().join("escrow").join("key-..").is_dir());
+    }
+
+    #[test]
+    fn retired_epochs_are_deleted_and_not_exported() {
+        let (epk, _) =
+            backup::escrow_keygen(&mut OsRng, Scheme::Dkgith, CurveId::Secp256k1, None).unwrap();
+        let x = [5u8; 32];
+        let b = backup::backup(&mut OsRng, &epk, &x, b"l").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let (k, other) = (KeyId::new("k").unwrap(), KeyId::new("o").unwrap());
+        for e in 0..3 {
+            store(tmp.path(), &k, e, &[(2, b.clone())]).unwrap();
+        }
+        store(tmp.path(), &other, 4, &[(2, b.clone())]).unwrap();
+        assert_eq!(retire_before(tmp.path(), &k, 1).unwrap(), vec![0]);
+        assert!(matches!(
+            export(tmp.path(), &k, 2, Some(0)),
+            Err(EscrowError::Retired(_))
+        ));
+        assert_eq!(export(tmp.path(), &k, 2, Some(1)).unwrap().0, 1);
+        // Start-up prune: the keystore says epoch 2 of `k` is active, `o` has none.
+        let pruned = prune_retired(tmp.path(), |key| (key == &k).then_some(2)).unwrap();
+        assert_eq!(pruned, vec![(k.clone(), 1)]);
+        assert!(matches!(
+            export(tmp.path(), &k, 2, Some(1)),
+            Err(EscrowError::Retired(_))
+        ));
+        assert_eq!(export(tmp.path(), &k, 2, None).unwrap().0, 2);
+        assert_eq!(export(tmp.path(), &other, 2, None).unwrap().0, 4);
     }
 }

@@ -65,13 +65,15 @@ enum Command {
 enum VerencCommand {
     /// Escrow keygen, backup, verify and recover in one process; `--json` prints the backup.
     Demo(VerencDemoArgs),
-    /// Generate an escrow key pair (public and secret key files).
+    /// Generate an escrow key pair: a public key file and a secret key file sealed under
+    /// the passphrase (QUORATE_PASSPHRASE or --passphrase-file).
     Keygen(VerencKeygenArgs),
     /// Encrypt a secret scalar to an escrow with a proof that it is log_G of its public share.
     Backup(VerencBackupArgs),
     /// Verify a backup: exit 0 if valid, 1 if invalid, 2 for malformed input.
     Verify(VerencVerifyArgs),
-    /// The escrow recovers the scalar (checking x·G = X): exit 0, 1 if it fails, 2 if malformed.
+    /// The escrow recovers the scalar (checking x·G = X) with its sealed secret key: exit 0,
+    /// 1 if it fails, 2 if malformed or the passphrase is wrong.
     Recover(VerencRecoverArgs),
 }
 

@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 fn quorate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quorate"))
         .args(args)
+        .env("QUORATE_PASSPHRASE", "hardening-test-passphrase")
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -39,6 +40,7 @@ fn keygen(public: &Path, secret: &Path, extra: &[&str]) -> Output {
         s(public),
         "--secret-out",
         s(secret),
+        "--insecure-test-kdf",
     ];
     args.extend_from_slice(extra);
     quorate(&args)

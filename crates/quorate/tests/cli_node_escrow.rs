@@ -66,6 +66,24 @@ fn escrowed_keygen_refresh_export_and_recover() {
         .output()
         .expect("export");
     assert_eq!(own.status.code(), Some(2));
+    // Epoch 0 is retired: its backups were deleted when epoch 1 committed, so the old
+    // share cannot be rebuilt from a holder's disk (issue 14).
+    for from in 1..=3 {
+        let old = quorate()
+            .args(["node", "escrow", "export", "--dir"])
+            .arg(c.dir(from))
+            .args(["--key-id", "vault", "--node", "3", "--epoch", "0", "--out"])
+            .arg(c.tmp.path().join(format!("old-{from}.json")))
+            .output()
+            .expect("export");
+        assert_eq!(old.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&old.stderr).contains("retired"),
+            "{}",
+            String::from_utf8_lossy(&old.stderr)
+        );
+        assert!(!c.dir(from).join("escrow/key-vault/epoch-0.json").exists());
+    }
 
     // The escrow, offline: recovery checks x·G = T_3 before writing the share.
     let share = c.tmp.path().join("share3.hex");

@@ -6,9 +6,13 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The passphrase the escrow's secret key file is sealed under.
+const PASS: &str = "escrow-test-passphrase";
+
 fn quorate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_quorate"))
         .args(args)
+        .env("QUORATE_PASSPHRASE", PASS)
         .output()
         .expect("the quorate binary runs")
 }
@@ -159,6 +163,7 @@ fn keygen_backup_verify_recover_with_files() {
         public.to_str().unwrap(),
         "--secret-out",
         secret.to_str().unwrap(),
+        "--insecure-test-kdf",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     #[cfg(unix)]
@@ -167,6 +172,11 @@ fn keygen_backup_verify_recover_with_files() {
         let mode = std::fs::metadata(&secret).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "escrow secret key readable by others");
     }
+    // The secret key is sealed, not plaintext JSON.
+    let sealed = std::fs::read(&secret).unwrap();
+    assert!(sealed.starts_with(b"quorate-sealed\0"));
+    assert!(serde_json::from_slice::<Value>(&sealed).is_err());
+    assert!(!text(&sealed).contains("escrow_secret_key"));
     let x = "0b".repeat(32);
     let share = scratch("share.hex");
     std::fs::write(&share, &x).unwrap();
@@ -204,6 +214,33 @@ fn keygen_backup_verify_recover_with_files() {
     let out = recover(&secret, &stored);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), x);
+
+    // The passphrase may come from --passphrase-file; a wrong one is a clear error.
+    let recover_with = |pass: &str| {
+        let file = scratch("escrow.pass");
+        std::fs::write(&file, pass).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_quorate"))
+            .args(["verenc", "recover", "--escrow-secret"])
+            .arg(&secret)
+            .arg("--input")
+            .arg(&stored)
+            .arg("--passphrase-file")
+            .arg(&file)
+            .env_remove("QUORATE_PASSPHRASE")
+            .output()
+            .unwrap()
+    };
+    let out = recover_with(PASS);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), x);
+    let out = recover_with("not the passphrase");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("wrong passphrase"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
 }
 
 /// CS03 through the CLI (one 3072-bit escrow key, ~10 s): the contract fields, exit 0 for

@@ -23,6 +23,7 @@ pub fn escrow_keys(c: &Cluster) -> (PathBuf, PathBuf) {
         .arg(&public)
         .arg("--secret-out")
         .arg(&secret)
+        .arg("--insecure-test-kdf")
         .output()
         .expect("verenc keygen"));
     for id in c.ids() {

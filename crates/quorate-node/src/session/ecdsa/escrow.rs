@@ -101,6 +101,13 @@ impl EscrowRound<'_> {
                 reason: format!("escrow backup missing or invalid: {reason}"),
             });
         }
+        // Every verified backup is to this node's own escrow key, and so is ours: when that
+        // is t or more holders, the escrow alone can rebuild the signing key.
+        let t = usize::from(share.params().t());
+        if verified.len() + 1 >= t {
+            warn!(key_id = %self.ctx.key_id, holders = verified.len() + 1, t,
+                "{} holders (at least t) back up to this one escrow key: the escrow can rebuild the whole signing key", verified.len() + 1);
+        }
         let key = KeyId::new(&self.ctx.key_id).map_err(failed)?;
         escrow::store(&esc.dir, &key, self.new_epoch, &verified)
             .map_err(|e| failed(format!("storing the verified escrow backups: {e}")))

@@ -414,8 +414,9 @@ impl DkgDriver {
             .commit_epoch(&self.key, self.new_epoch, &cert.to_bytes())
             .map_err(failed)?;
         self.pending = false;
-        // Older epochs are retired (their data keys destroyed): drop their loaded shares.
-        self.node.forget(&self.ctx.key_id);
+        // Older epochs are retired (their data keys destroyed): drop their loaded shares
+        // and delete their escrow backups.
+        self.node.epoch_committed(&self.key, self.new_epoch);
         Ok(Step::Done(json!({
             "key_id": self.ctx.key_id,
             "public_key": hex::encode(statement.public_key),

@@ -259,6 +259,25 @@ impl EcdsaNode {
         }
     }
 
+    /// After `commit_epoch(key_id, epoch)`: drops the cached shares of `key_id` and retires
+    /// the escrow backups kept for its older epochs ([`crate::escrow::retire_before`]), so
+    /// that no old share can be rebuilt from this disk. A failure to delete is logged (the
+    /// next start-up prunes them).
+    pub(crate) fn epoch_committed(&self, key_id: &KeyId, epoch: u64) {
+        self.forget(key_id.as_str());
+        if let Some(esc) = self.escrow() {
+            match crate::escrow::retire_before(&esc.dir, key_id, epoch) {
+                Ok(old) if !old.is_empty() => {
+                    tracing::info!(key_id = %key_id, ?old, "retired the escrow backups of older epochs")
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(key_id = %key_id, error = %e, "could not delete the escrow backups of older epochs (retried at the next start-up)")
+                }
+            }
+        }
+    }
+
     /// Stores the library's new bans (party indices of `holders`) in the keystore.
     pub(crate) fn store_bans(
         &self,

@@ -277,7 +277,7 @@ impl EcdsaNode {
         self.keystore()
             .commit_epoch(key, epoch, &cert.to_bytes())
             .map_err(|e| e.to_string())?;
-        self.forget(key.as_str());
+        self.epoch_committed(key, epoch);
         info!(key_id = %key, epoch, "recovered a pending epoch: committed");
         self.update_gauge();
         Ok(Resolution::Committed)

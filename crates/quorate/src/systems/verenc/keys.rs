@@ -11,6 +11,8 @@ use super::json::{backup_to_json, read_json};
 use super::{cs03_params, VerencBackupArgs, VerencKeygenArgs};
 use crate::common::os_rng;
 use crate::files::{ensure_writable, read_text, write_new_file, Access};
+use crate::systems::bls::deploy::files::{kdf_params, read_sealed_json, write_sealed_json};
+use quorate_node::identity::PassphraseArgs;
 
 /// `quorate verenc keygen`.
 pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
@@ -22,21 +24,22 @@ pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
     let params = (scheme == Scheme::Cs03)
         .then(|| cs03_params(args.modulus_bits))
         .transpose()?;
+    let passphrase = args.passphrase.passphrase()?;
     let (epk, esk) = backup::escrow_keygen(&mut os_rng(), scheme, curve, params)?;
     let public = epk.to_json();
-    let secret = Zeroizing::new(
-        json!({
-            "scheme": scheme.name(),
-            "curve": curve.name(),
-            "escrow_secret_key": hex::encode(esk.expose_bytes()),
-        })
-        .to_string(),
-    );
+    let secret_hex = Zeroizing::new(hex::encode(esk.expose_bytes()));
+    let secret = json!({
+        "scheme": scheme.name(),
+        "curve": curve.name(),
+        "escrow_secret_key": secret_hex.as_str(),
+    });
     // The secret first: a public key is never published without its secret on disk.
-    write_new_file(
+    write_sealed_json(
         &args.secret_out,
-        secret.as_bytes(),
-        Access::Secret,
+        &secret,
+        SECRET_LABEL,
+        &passphrase,
+        kdf_params(args.insecure_test_kdf),
         args.force,
     )?;
     write_new_file(
@@ -54,11 +57,32 @@ pub fn keygen(args: &VerencKeygenArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What the sealed escrow secret key file holds (bound into its associated data).
+pub const SECRET_LABEL: &str = "quorate/verenc/escrow.secret/v1";
+
+/// The escrow's secret key file (sealed by `keygen`), opened with the passphrase.
+pub(crate) fn secret_key_file(
+    path: &Path,
+    passphrase: &PassphraseArgs,
+) -> anyhow::Result<(Scheme, CurveId, Zeroizing<Vec<u8>>)> {
+    let v = read_sealed_json(path, SECRET_LABEL, &passphrase.passphrase()?)?;
+    key_fields(&v, path, "escrow_secret_key")
+}
+
+/// The escrow's public key file.
 pub(crate) fn key_file(
     path: &Path,
     field: &str,
 ) -> anyhow::Result<(Scheme, CurveId, Zeroizing<Vec<u8>>)> {
     let v = read_json(path).map_err(|e| anyhow!(e))?;
+    key_fields(&v, path, field)
+}
+
+fn key_fields(
+    v: &Value,
+    path: &Path,
+    field: &str,
+) -> anyhow::Result<(Scheme, CurveId, Zeroizing<Vec<u8>>)> {
     let get = |k: &str| match v.get(k) {
         Some(Value::String(s)) => Ok(s.as_str()),
         None => Err(anyhow!("{}: field `{k}` is missing", path.display())),

@@ -19,6 +19,7 @@ pub use demo::{demo, run_default_demo};
 pub use keys::{backup_cmd, keygen};
 pub use verify::{recover, verify};
 
+use quorate_node::identity::PassphraseArgs;
 use quorate_verenc::cs03::Cs03Params;
 use std::path::PathBuf;
 
@@ -57,13 +58,20 @@ pub struct VerencKeygenArgs {
     /// Where to write the escrow's public key (JSON).
     #[arg(long)]
     pub public_out: PathBuf,
-    /// Where to write the escrow's secret key (JSON, mode 0600; written first, atomically).
+    /// Where to write the escrow's secret key (mode 0600; written first, atomically),
+    /// sealed under the passphrase (Argon2id, XChaCha20-Poly1305, as `bls client init`).
     #[arg(long)]
     pub secret_out: PathBuf,
+    /// Where the secret key's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
     /// Replace existing key files (otherwise an existing file is never overwritten: earlier
     /// backups to the old key would become unrecoverable).
     #[arg(long)]
     pub force: bool,
+    /// Tests only: cheap Argon2id parameters for the sealed secret (easy to brute-force).
+    #[arg(long, hide = true)]
+    pub insecure_test_kdf: bool,
 }
 
 /// Arguments of `quorate verenc backup`.
@@ -98,9 +106,12 @@ pub struct VerencVerifyArgs {
 /// Arguments of `quorate verenc recover`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct VerencRecoverArgs {
-    /// The escrow's secret key file (from `quorate verenc keygen`).
+    /// The escrow's sealed secret key file (from `quorate verenc keygen`).
     #[arg(long)]
     pub escrow_secret: PathBuf,
+    /// Where the secret key's passphrase comes from.
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
     /// The verified backup (JSON; for TZ21, the output of `verify --out`; at most 4 MiB).
     #[arg(long)]
     pub input: PathBuf,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use zeroize::Zeroizing;
 
 use super::json::{backup_from_json, backup_to_json, read_json};
-use super::keys::key_file;
+use super::keys::secret_key_file;
 use super::{VerencRecoverArgs, VerencVerifyArgs};
 use crate::common::malformed;
 use crate::common::os_rng;
@@ -54,7 +54,7 @@ pub fn recover(args: &VerencRecoverArgs) -> ExitCode {
         .out
         .as_deref()
         .map_or(Ok(()), |out| ensure_writable(out, args.force))
-        .and_then(|()| key_file(&args.escrow_secret, "escrow_secret_key"))
+        .and_then(|()| secret_key_file(&args.escrow_secret, &args.passphrase))
         .map_err(|e| format!("{e:#}"))
         .and_then(|(scheme, curve, bytes)| {
             EscrowSecretKey::from_bytes(scheme, curve, &bytes).map_err(|e| e.to_string())
