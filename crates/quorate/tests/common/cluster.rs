@@ -72,22 +72,35 @@ pub fn ok(out: Output) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
-/// A free UDP port on 127.0.0.1 (free when asked; the OS may hand it out again later).
-pub fn free_udp() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
+/// The next test port of this process that is free for both UDP and TCP on 127.0.0.1.
+///
+/// Ports come from below the kernel's ephemeral range (32768 and up on Linux), one block of
+/// 2000 per test process: a port the OS picked with `bind(:0)` is in the ephemeral range, so
+/// while a killed node is down the kernel may give that port to an outgoing connection and
+/// the node's restart fails with "address in use". A port below the range is never handed
+/// out that way, and the per-process counter keeps the tests of one binary apart.
+fn next_free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = 12_000 + (std::process::id() % 10) * 2_000;
+    loop {
+        let offset = NEXT.fetch_add(1, Ordering::Relaxed) % 2_000;
+        let port = u16::try_from(base + offset).expect("below 32000");
+        let udp_free = UdpSocket::bind(("127.0.0.1", port)).is_ok();
+        if udp_free && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
-/// A free TCP port on 127.0.0.1.
+/// A free UDP port on 127.0.0.1 (free when asked; see [`next_free_port`]).
+pub fn free_udp() -> u16 {
+    next_free_port()
+}
+
+/// A free TCP port on 127.0.0.1 (free when asked; see [`next_free_port`]).
 pub fn free_tcp() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
+    next_free_port()
 }
 
 /// Polls `f` every 50 ms until it returns `Some`, panicking with `what` after [`BOUND`].
