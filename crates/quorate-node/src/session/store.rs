@@ -595,17 +595,8 @@ impl SqliteStore {
                 [&outcome],
             )
             .map_err(db)?;
-            let running: Vec<(i64, String)> = {
-                let mut stmt = conn
-                    .prepare("SELECT seq, record FROM requests")
-                    .map_err(db)?;
-                let rows = stmt
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(db)?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(db)?;
-                rows
-            };
+            let running: Vec<(i64, String)> =
+                request_rows(conn, "SELECT seq, record FROM requests")?;
             for (seq, text) in running {
                 let mut rec: RequestRecord = serde_json::from_str(&text).map_err(json_err)?;
                 if rec.status != super::RequestStatus::Running {
@@ -751,17 +742,8 @@ impl SessionStore for SqliteStore {
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
         self.write(move |conn| {
             // Requests: the protocol and status live in the JSON record; newest first.
-            let rows: Vec<(i64, String)> = {
-                let mut stmt = conn
-                    .prepare("SELECT seq, record FROM requests ORDER BY seq DESC")
-                    .map_err(db)?;
-                let rows = stmt
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .map_err(db)?
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(db)?;
-                rows
-            };
+            let rows: Vec<(i64, String)> =
+                request_rows(conn, "SELECT seq, record FROM requests ORDER BY seq DESC")?;
             let mut kept = 0i64;
             let mut removed = 0usize;
             for (seq, text) in rows {
@@ -792,6 +774,20 @@ impl SessionStore for SqliteStore {
             Ok(removed)
         })
     }
+}
+
+/// Every `(seq, record)` row of `requests` that `query` selects (its two columns).
+fn request_rows(
+    conn: &rusqlite::Connection,
+    query: &str,
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let mut stmt = conn.prepare(query).map_err(db)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(db)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
+    Ok(rows)
 }
 
 #[cfg(test)]
