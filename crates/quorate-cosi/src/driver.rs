@@ -51,7 +51,7 @@ pub struct Scenario {
     pub bad_response: BTreeSet<usize>,
     /// Stop asking for commitments once the collected mask satisfies the policy.
     pub stop_at_threshold: bool,
-    /// How aggregators check their children (default [`ChildCheck::Batched`]).
+    /// How aggregators check their children (default [`ChildCheck::Optimistic`]).
     pub child_check: ChildCheck,
     /// Simulation shortcut: derive the [`ChallengeContext`] once and hand it to every node,
     /// instead of every node deriving its own (the faithful default, `false`). It removes
@@ -75,7 +75,7 @@ impl Default for Scenario {
             fail_after_commit: BTreeSet::new(),
             bad_response: BTreeSet::new(),
             stop_at_threshold: false,
-            child_check: ChildCheck::Batched,
+            child_check: ChildCheck::default(),
             shared_context: false,
             parallel: true,
             max_attempts: 16,

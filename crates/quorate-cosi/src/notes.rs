@@ -159,9 +159,17 @@
 //! (`A'_j` from [`crate::KeyTree`]'s cached subtree sums) in one random-weight batch
 //! (128-bit weights, three multi-scalar multiplications), then individually to name every
 //! culprit ([`quorate_core::Blame`], `PartyId = index + 1`). [`crate::ChildCheck::Optimistic`]
-//! checks only the node's total first — sufficient for a valid signature and for correct
-//! blame further up — and audits children only when it fails. Missing responses are named
-//! as well. Blame is only as good as the aggregator reporting it and assumes authenticated
+//! (the default since issue 19) checks the node's total `(Σs_j)·B = R̂1 + b·R̂2 + c·A'`
+//! exactly first, and runs that audit only when it fails. Why this keeps the properties:
+//! (1) the sum a node forwards is checked exactly against what its subtree committed (`R̂1`,
+//! `R̂2` are the sums of the received commitments, `A'` comes from the roster and the
+//! mask, never from a child), so a subtree's response is correct under both modes, and the
+//! final signature is verified by the root anyway; (2) any set of wrong contributions whose
+//! errors do not cancel makes the total fail, and then every wrong one is named by the
+//! individual checks, as under `Batched`; (3) errors that cancel exactly need children of
+//! the same node that agree on them (an error of `δ` must meet `−δ`), and leave the sum
+//! the honest one: they change nothing a verifier or the leader sees, so not naming them
+//! loses no blame that matters. Missing responses are named as well. Blame is only as good as the aggregator reporting it and assumes authenticated
 //! channels; signed refusals and evidence (blscosi) are not implemented.
 //!
 //! **Stop at threshold / abort early** (cothority PR #1264, ftcosi `quickAnswer`): the

@@ -108,14 +108,24 @@ impl Mode {
 pub enum ChildCheck {
     /// Check every contribution `s_j·B = R1_j + b·R2_j + c·A'_j` in one random-weight batch
     /// (three 128-bit-scalar multi-scalar multiplications), then individually on failure to
-    /// name the culprits. The default.
-    #[default]
+    /// name the culprits.
     Batched,
-    /// Check only the node's total `(Σs_j)·B = R̂1 + b·R̂2 + c·A'_subtree` (one small
-    /// multi-scalar multiplication), and run the [`ChildCheck::Batched`] audit only if it
-    /// fails. Sufficient for a valid signature and for correct blame up the tree
-    /// (children whose errors cancel out produce a valid sum and are not named).
+    /// Check the node's total `(Σs_j)·B = R̂1 + b·R̂2 + c·A'_subtree` exactly (one
+    /// four-point multi-scalar multiplication), and only if it fails run the
+    /// [`ChildCheck::Batched`] audit and then each contribution, to name the culprits. The
+    /// default: the subtree's response is exactly as correct as under
+    /// [`ChildCheck::Batched`], and every wrong response that changes the sum is named;
+    /// only contributions whose errors cancel out (colluding children of one node, whose
+    /// sum is then the honest one) go unnamed (argument in [`crate::notes`], §5).
+    #[default]
     Optimistic,
+}
+
+/// `R = R̂1 + b·R̂2` in variable time: one NAF multiplication of `R̂2` (curve25519-dalek's
+/// `vartime_double_scalar_mul_basepoint` with a zero basepoint scalar) and one addition.
+/// For public points and a public scalar only: every input is part of the challenge.
+pub fn nonce_sum_vartime(r1: &EdwardsPoint, b: &Scalar, r2: &EdwardsPoint) -> EdwardsPoint {
+    r1 + EdwardsPoint::vartime_double_scalar_mul_basepoint(b, r2, &Scalar::ZERO)
 }
 
 const TAG_ANNOUNCEMENT: u8 = 0x41;
@@ -521,10 +531,7 @@ impl ChallengeContext {
                     &challenge.r2_bytes,
                     &challenge.message,
                 );
-                let r = EdwardsPoint::vartime_multiscalar_mul(
-                    [Scalar::ONE, b],
-                    [challenge.r1, challenge.r2],
-                );
+                let r = nonce_sum_vartime(&challenge.r1, &b, &challenge.r2);
                 (b, r)
             }
             Mode::Legacy => {

@@ -684,7 +684,7 @@ impl CosiService {
                 }
                 if culprits.is_empty() {
                     collecting
-                        .finish(ChildCheck::Batched, &mut OsRng)
+                        .finish(ChildCheck::default(), &mut OsRng)
                         .map_err(|e| Abort {
                             culprits: e.culprits().iter().map(|p| p.position()).collect(),
                             reason: e.to_string(),

@@ -287,7 +287,6 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
     // nonce commitments and the witness's own R = R̂1 + b·R̂2 (nothing else counted).
     {
         use curve25519_dalek::scalar::Scalar;
-        use curve25519_dalek::traits::VartimeMultiscalarMul;
         let mut rng = ChaCha20Rng::seed_from_u64(9);
         let scalars: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut rng)).collect();
         let r1 = EdwardsPoint::mul_base(&Scalar::random(&mut rng));
@@ -303,7 +302,7 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
                     .map(|b| {
                         let n1 = EdwardsPoint::mul_base(b);
                         let n2 = EdwardsPoint::mul_base(&(b + b));
-                        let r = EdwardsPoint::vartime_multiscalar_mul([Scalar::ONE, *b], [r1, r2]);
+                        let r = quorate_cosi::protocol::nonce_sum_vartime(&r1, b, &r2);
                         n1 + n2 + r
                     })
                     .fold(EdwardsPoint::default(), |acc, p| acc + p)
@@ -313,8 +312,9 @@ fn target_rows(suite: &mut BenchSuite, keys: &Keys) -> anyhow::Result<()> {
     }
     suite.note(
         "floor row: the two-nonce protocol's unavoidable group operations per witness (two \
-         fixed-base multiplications for its nonces, one two-point multiplication for \
-         R = R̂1 + b·R̂2, which every witness must compute itself) times 8192; hashing, \
+         fixed-base multiplications for its nonces, one variable-time multiplication and addition for \
+         R = R̂1 + b·R̂2 (nonce_sum_vartime, as the protocol computes it), which every witness \
+         must compute itself) times 8192; hashing, \
          responses and the children's checks come on top. When it exceeds 250 ms, the target \
          cannot be met by the concurrency-safe protocol with this curve library on this CPU.",
     );
