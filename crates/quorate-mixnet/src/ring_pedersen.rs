@@ -38,8 +38,9 @@ use quorate_core::ParamError;
 use quorate_paillier::bigint::{
     from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_secret,
     pow_mod_vartime, random_below, random_bits, random_unit, to_be_bytes_minimal,
-    to_be_bytes_padded, wipe_integer,
+    to_be_bytes_padded, wipe_integer, SecretInteger,
 };
+use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
 use quorate_paillier::rug::Integer;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
@@ -189,6 +190,81 @@ impl RingPedersenParams {
 
     fn bytes(&self, x: &Integer, len: usize) -> Vec<u8> {
         to_be_bytes_padded(x, len).unwrap_or_default()
+    }
+}
+
+/// Fixed-base tables for the ring-Pedersen bases `s`, `t` (issue 17): comb tables with
+/// full-row scans for the provers' secret exponents ([`FixedBaseCt`]) and Yao tables for the
+/// verifiers' public responses ([`FixedBase`]). Built once per [`RingPedersenParams`]
+/// (about 6 MB at `|Ñ| = 3072`, [`crate::setup::MixnetPublic::ring_pedersen_tables`]).
+/// Exponents outside a table's range (a negative `x`, an over-long response) take the
+/// plain path, so results never depend on whether a table is used.
+pub struct RingPedersenTables {
+    params: RingPedersenParams,
+    s_ct: FixedBaseCt,
+    t_ct: FixedBaseCt,
+    s_pub: FixedBase,
+    t_pub: FixedBase,
+}
+
+impl core::fmt::Debug for RingPedersenTables {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RingPedersenTables").finish_non_exhaustive()
+    }
+}
+
+impl RingPedersenTables {
+    /// Tables for `rp` and committed values `0 ≤ x < 2^{x_bits}`.
+    pub fn new(rp: &RingPedersenParams, x_bits: u32) -> Result<Self, MixnetError> {
+        let n = &rp.n_hat;
+        Ok(RingPedersenTables {
+            params: rp.clone(),
+            s_ct: FixedBaseCt::new(&rp.s, n, x_bits)?,
+            t_ct: FixedBaseCt::new(&rp.t, n, rp.mu_mask_bits())?,
+            s_pub: FixedBase::new(&rp.s, n, x_bits + 1)?,
+            t_pub: FixedBase::new(&rp.t, n, rp.mu_mask_bits() + 1)?,
+        })
+    }
+
+    /// Whether these are the tables of `rp`.
+    pub fn is_for(&self, rp: &RingPedersenParams) -> bool {
+        self.params == *rp
+    }
+
+    /// [`RingPedersenParams::commit`] with the comb tables (same result).
+    pub fn commit(&self, x: &Integer, mu: &Integer) -> Result<Integer, MixnetError> {
+        let n = &self.params.n_hat;
+        let fits =
+            |e: &Integer, t: &FixedBaseCt| *e >= 0 && e.significant_bits() <= t.max_exp_bits();
+        if !fits(x, &self.s_ct) || !fits(mu, &self.t_ct) {
+            return self.params.commit(x, mu);
+        }
+        let a = self.s_ct.pow(&SecretInteger::new(x.clone()))?;
+        let b = self.t_ct.pow(&SecretInteger::new(mu.clone()))?;
+        Ok(mul_mod(&a, &b, n))
+    }
+
+    /// [`RingPedersenParams::recompute_vartime`] with the Yao tables (same result).
+    pub fn recompute_vartime(
+        &self,
+        z: &Integer,
+        z_mu: &Integer,
+        com: &Integer,
+        e: &Integer,
+    ) -> Option<Integer> {
+        let rp = &self.params;
+        if !is_unit_in_range(com, &rp.n_hat)
+            || *z_mu < 0
+            || z_mu.significant_bits() > rp.mu_mask_bits() + 1
+            || *z < 0
+            || z.significant_bits() > self.s_pub.max_exp_bits()
+        {
+            return rp.recompute_vartime(z, z_mu, com, e);
+        }
+        let a = self.s_pub.pow_vartime(z).ok()?;
+        let b = self.t_pub.pow_vartime(z_mu).ok()?;
+        let c = pow_mod_vartime(com, &Integer::from(-e), &rp.n_hat).ok()?;
+        Some(mul_mod(&mul_mod(&a, &b, &rp.n_hat), &c, &rp.n_hat))
     }
 }
 
@@ -442,6 +518,56 @@ mod tests {
             t: rp.t.clone(),
         };
         assert!(degenerate.check().is_err());
+    }
+
+    /// The fixed-base tables give exactly the plain results, inside their range and on the
+    /// fall-back paths (negative `x`, over-long exponents, a non-unit commitment).
+    #[test]
+    fn tables_match_the_plain_path() {
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        let p = generate_safe_prime(256, &mut rng).expect("prime");
+        let q = generate_safe_prime(256, &mut rng).expect("prime");
+        let rp = RingPedersenParams::from_safe_primes(&p, &q, &mut rng).expect("params");
+        let tables = RingPedersenTables::new(&rp, 300).expect("tables");
+        assert!(tables.is_for(&rp));
+        let long = random_bits(&mut rng, 400);
+        for x in [
+            Integer::new(),
+            random_bits(&mut rng, 300),
+            Integer::from(-12345),
+            long.clone(),
+        ] {
+            let mu = rp.random_mu_mask(&mut rng);
+            assert_eq!(
+                tables.commit(&x, &mu).ok(),
+                rp.commit(&x, &mu).ok(),
+                "x={x}"
+            );
+        }
+        let com = rp
+            .commit(&Integer::from(7), &rp.random_mu(&mut rng))
+            .expect("commit");
+        let e = random_bits(&mut rng, CHALLENGE_BITS);
+        for (z, z_mu, c) in [
+            (
+                random_bits(&mut rng, 301),
+                rp.random_mu_mask(&mut rng),
+                com.clone(),
+            ),
+            (long, rp.random_mu_mask(&mut rng), com.clone()),
+            (
+                Integer::from(5),
+                Integer::from(1) << (rp.mu_mask_bits() + 1),
+                com.clone(),
+            ),
+            (Integer::from(5), Integer::from(9), Integer::new()),
+        ] {
+            assert_eq!(
+                tables.recompute_vartime(&z, &z_mu, &c, &e),
+                rp.recompute_vartime(&z, &z_mu, &c, &e),
+                "z={z}"
+            );
+        }
     }
 
     /// The auxiliary-modulus relation: `Ñ = N`, a shared prime, a shorter `Ñ` and an even

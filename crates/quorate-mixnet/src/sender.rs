@@ -252,10 +252,15 @@ pub(crate) fn encrypt_integers<R: RngCore + CryptoRng>(
     let big_gamma = gens.g * int_to_scalar(&alpha_v, &q) + gens.h * int_to_scalar(&alpha_r, &q);
     let (mu_v, mu_r) = (rp.random_mu(rng), rp.random_mu(rng));
     let (beta_v, beta_r) = (rp.random_mu_mask(rng), rp.random_mu_mask(rng));
-    let rp_v = rp.commit(&vi, &mu_v)?;
-    let rp_r = rp.commit(&ri, &mu_r)?;
-    let rp_dv = rp.commit(&alpha_v, &beta_v)?;
-    let rp_dr = rp.commit(&alpha_r, &beta_r)?;
+    let rpt = public.ring_pedersen_tables()?;
+    let commit = |x: &Integer, mu: &Integer| match rpt {
+        Some(t) => t.commit(x, mu),
+        None => rp.commit(x, mu),
+    };
+    let rp_v = commit(&vi, &mu_v)?;
+    let rp_r = commit(&ri, &mu_r)?;
+    let rp_dv = commit(&alpha_v, &beta_v)?;
+    let rp_dr = commit(&alpha_r, &beta_r)?;
     let e = challenge(
         public,
         djn,
@@ -405,14 +410,17 @@ fn check_equations(
     };
     let (input, e) = (cand.input, &cand.e);
     let p = &input.proof;
+    let rpt = public.ring_pedersen_tables()?;
     // s^z t^{z_μ} = D·S^e (mod Ñ), up to a factor of order ≤ 2.
     for (z, z_mu, com, d) in [
         (&p.z_v, &p.z_mu_v, &p.rp_v, &p.rp_dv),
         (&p.z_r, &p.z_mu_r, &p.rp_r, &p.rp_dr),
     ] {
-        let ok = rp
-            .recompute_vartime(z, z_mu, com, e)
-            .is_some_and(|x| eq_up_to_order_two(&x, d, &rp.n_hat));
+        let ok = match rpt {
+            Some(t) => t.recompute_vartime(z, z_mu, com, e),
+            None => rp.recompute_vartime(z, z_mu, com, e),
+        }
+        .is_some_and(|x| eq_up_to_order_two(&x, d, &rp.n_hat));
         if !ok {
             return Err(bad("link proof: ring-Pedersen equation"));
         }

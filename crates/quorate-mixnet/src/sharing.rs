@@ -285,9 +285,17 @@ fn verify_link(
         Some(mul_mod(&lhs, &inv_mod(&ec, n2)?, n2))
     })();
     let Some(e1) = e1 else { return false };
+    let recompute = |z: &Integer, z_mu: &Integer, com: &Integer| match public
+        .ring_pedersen_tables()
+        .ok()
+        .flatten()
+    {
+        Some(t) => t.recompute_vartime(z, z_mu, com, &p.c),
+        None => rp.recompute_vartime(z, z_mu, com, &p.c),
+    };
     let (Some(d_a), Some(d_b)) = (
-        rp.recompute_vartime(&p.s_a, &p.z_mu_a, &p.rp_a, &p.c),
-        rp.recompute_vartime(&p.s_b, &p.z_mu_b, &p.rp_b, &p.c),
+        recompute(&p.s_a, &p.z_mu_a, &p.rp_a),
+        recompute(&p.s_b, &p.z_mu_b, &p.rp_b),
     ) else {
         return false;
     };
@@ -340,6 +348,7 @@ impl MixServer {
     ) -> Result<(ShareCommitStage, Vec<Mask>), MixnetError> {
         let pk = public.paillier.encryption_key();
         let rp = &public.ring_pedersen;
+        let rpt = public.ring_pedersen_tables()?;
         let tables = public.djn()?;
         let qm = scalar_modulus();
         struct Draw {
@@ -402,10 +411,14 @@ impl MixServer {
                         vec![g * sal + h * d.zeta[0], g * sbe + h * d.zeta[1]],
                     ),
                 };
-                let rp_a = rp.commit(&d.a, &d.m_a)?;
-                let rp_b = rp.commit(&d.b, &d.m_b)?;
-                let d_a = rp.commit(&d.al, &d.g_a)?;
-                let d_b = rp.commit(&d.be, &d.g_b)?;
+                let commit = |x: &Integer, mu: &Integer| match rpt {
+                    Some(t) => t.commit(x, mu),
+                    None => rp.commit(x, mu),
+                };
+                let rp_a = commit(&d.a, &d.m_a)?;
+                let rp_b = commit(&d.b, &d.m_b)?;
+                let d_a = commit(&d.al, &d.g_a)?;
+                let d_b = commit(&d.be, &d.g_b)?;
                 let c = link_challenge(
                     public,
                     &public.sid,

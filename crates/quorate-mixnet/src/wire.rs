@@ -1740,6 +1740,7 @@ pub fn decode_mixnet_public(
             perm_commitments,
             perm_proofs,
             djn: std::sync::Arc::default(),
+            rp_tables: std::sync::Arc::default(),
         })
     })
 }
