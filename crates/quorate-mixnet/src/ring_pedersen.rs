@@ -36,8 +36,8 @@ use merlin::Transcript;
 use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{
-    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_secret,
-    pow_mod_vartime, random_below, random_bits, random_unit, to_be_bytes_minimal,
+    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, multi_pow_secret, multi_pow_vartime,
+    pow_mod_secret, pow_mod_vartime, random_below, random_bits, random_unit, to_be_bytes_minimal,
     to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
@@ -397,12 +397,12 @@ impl RingPedersenVectorKey {
 
     /// `Π s_i^{x_i} · t^μ mod Ñ` for **secret** `0 ≤ x_i < 2^{x_bits}`, `0 ≤ μ < 2^{mu_bits}`.
     ///
-    /// Constant time: `mpz_powm_sec` still takes time linear in the exponent's *bit
-    /// length*, and the bit length of a permuted public exponent `e′_i = e_{π(i)}` would
-    /// leak which `j` it came from. So every exponent is offset to a fixed length,
-    /// `s_i^{x_i + 2^{x_bits}}`, `t^{μ + 2^{mu_bits}}`, and the public factor
-    /// `(Π s_i)^{2^{x_bits}} t^{2^{mu_bits}}` is divided out afterwards. `xs` may be shorter
-    /// than the key.
+    /// Constant time in the values (not only their lengths: the bit length of a permuted
+    /// public exponent `e′_i = e_{π(i)}` would leak which `j` it came from): `Π s_i^{x_i}` is
+    /// one [`multi_pow_secret`] (every `x_i` gets the same number of windows), and `t^μ` is
+    /// `mpz_powm_sec` of the offset exponent `μ + 2^{mu_bits}` (its time is linear in the
+    /// exponent's bit length), with the public factor `t^{2^{mu_bits}}` divided out
+    /// afterwards. `xs` may be shorter than the key.
     pub fn commit_secret(
         &self,
         xs: &[Integer],
@@ -418,37 +418,23 @@ impl RingPedersenVectorKey {
         if !xs.iter().all(|x| fits(x, x_bits)) || !fits(mu, mu_bits) {
             return Err(ParamError::Invalid("committed value exceeds its bit bound").into());
         }
-        let x_off = Integer::from(1) << x_bits;
-        let mu_off = Integer::from(1) << mu_bits;
-        let terms = self
-            .s
-            .par_iter()
-            .zip(xs.par_iter())
-            .map(|(s, x)| {
-                let mut e = Integer::from(x + &x_off);
-                let r = pow_mod_secret(s, &e, m);
+        let bases = self.s.get(..xs.len()).unwrap_or(&[]);
+        let (prod, tm) = rayon::join(
+            || multi_pow_secret(bases, xs, x_bits, m).map(SecretInteger::new),
+            || {
+                let mut e = mu + (Integer::from(1) << mu_bits);
+                let r = pow_mod_secret(&self.t, &e, m).map(SecretInteger::new);
                 wipe_integer(&mut e);
-                Ok(r?)
-            })
-            .collect::<Result<Vec<Integer>, MixnetError>>()?;
-        let mut e = Integer::from(mu + &mu_off);
-        let tm = pow_mod_secret(&self.t, &e, m);
-        wipe_integer(&mut e);
-        let prod = terms.iter().fold(tm?, |a, b| mul_mod(&a, b, m));
-        // Public correction (Π s_i)^{2^{x_bits}} · t^{2^{mu_bits}}.
-        let s_prod = self
-            .s
-            .iter()
-            .take(xs.len())
-            .fold(Integer::from(1), |a, b| mul_mod(&a, b, m));
-        let corr = mul_mod(
-            &pow_mod_vartime(&s_prod, &x_off, m)?,
-            &pow_mod_vartime(&self.t, &mu_off, m)?,
-            m,
+                r
+            },
         );
+        let (prod, tm) = (prod?, tm?);
+        // Public correction t^{2^{mu_bits}}.
+        let corr = pow_mod_vartime(&self.t, &(Integer::from(1) << mu_bits), m)?;
         let inv =
             inv_mod(&corr, m).ok_or(ParamError::Invalid("ring-Pedersen base is not a unit"))?;
-        Ok(mul_mod(&prod, &inv, m))
+        let both = SecretInteger::new(mul_mod(prod.expose(), tm.expose(), m));
+        Ok(mul_mod(both.expose(), &inv, m))
     }
 
     /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod Ñ)` with

@@ -35,12 +35,13 @@
 //!   from the fixed-base Yao table).
 //!
 //! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
-//! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's
-//! exponentiations with `ε_i`, `e′_i`, `μ`, `μ′` are constant-time (`pow_mod_secret`) with
-//! every exponent offset to a fixed bit length (`x + 2^{bound}`, the public or blinded
-//! factor divided out afterwards), because GMP's constant-time path still takes time
-//! proportional to the exponent's bit length and the length of `e′_i = e_{π(i)}` would
-//! otherwise leak `π`.
+//! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's products
+//! `Π w′_i^{ε_i}`, `Π s_i^{e′_i}`, `Π s_i^{ε_i}` are constant-time interleaved
+//! multi-exponentiations ([`multi_pow_secret`], issue 17) that give every exponent the same
+//! number of windows (the length of `e′_i = e_{π(i)}` would otherwise leak `π`), and `t^μ`,
+//! `t^{μ′}` are `pow_mod_secret` with the exponent offset to a fixed bit length
+//! (`μ + 2^{bound}`, the public factor divided out afterwards), because GMP's
+//! constant-time path still takes time proportional to the exponent's bit length.
 //!
 //! Without the Paillier part the same protocol is the proof of knowledge of the
 //! permutation-commitment opening (TW "restricted shuffle"), run once per mix-server at
@@ -139,7 +140,7 @@ use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{DecodeError, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_secret, pow_mod_vartime,
+    inv_mod, is_unit_in_range, mul_mod, multi_pow_secret, multi_pow_vartime, pow_mod_vartime,
     random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
@@ -741,36 +742,17 @@ fn prove_inner<R: RngCore + CryptoRng>(
             }
             let n2 = p.pk.n_squared();
             let phi = SecretInteger::new(random_bits(rng, djn::shuffle_mask_bits(p.pk)));
-            // Π w′_i^{ε_i}: exponents offset to a fixed bit length (`ε_i + 2^{|ε|}`) so the
-            // constant-time exponentiation's running time is the same for every ε_i; the
-            // public factor (Π w′_i)^{2^{|ε|}} is divided out.
-            let off = Integer::from(1) << EPS_BITS;
-            let terms: Result<Vec<Integer>, MixnetError> = p
-                .outputs
-                .par_iter()
-                .zip(eps_int.par_iter())
-                .map(|(w, x)| {
-                    let mut e = Integer::from(x + &off);
-                    let r = pow_mod_secret(w.as_integer(), &e, n2);
-                    wipe_integer(&mut e);
-                    Ok(r?)
-                })
-                .collect();
-            let prod = terms?
-                .into_iter()
-                .fold(Integer::from(1), |a, b| mul_mod(&a, &b, n2));
-            let w_prod = p
-                .outputs
-                .iter()
-                .fold(Integer::from(1), |a, w| mul_mod(&a, w.as_integer(), n2));
-            let corr = inv_mod(&pow_mod_vartime(&w_prod, &off, n2)?, n2)
-                .ok_or(ParamError::Invalid("shuffle output is not a unit"))?;
+            // Π w′_i^{ε_i}: one constant-time interleaved multi-exponentiation
+            // ([`multi_pow_secret`]: every ε_i gets ⌈|ε|/4⌉ windows whatever its length,
+            // the squarings shared by all bases).
+            let bases: Vec<Integer> = p.outputs.iter().map(|w| w.as_integer().clone()).collect();
+            let prod = SecretInteger::new(multi_pow_secret(&bases, &eps_int, EPS_BITS, n2)?);
             // F′ = Π w′_i^{ε_i}·h_N^{−φ} (the inversion of the secret h_N^φ is blinded).
             let h_phi = p
                 .djn
                 .pow_secret_long(p.pk, &phi, djn::shuffle_mask_bits(p.pk))?;
             let h_phi_inv = inv_mod_blinded(&h_phi, n2, rng)?;
-            let f = mul_mod(&mul_mod(&prod, &corr, n2), &h_phi_inv, n2);
+            let f = mul_mod(prod.expose(), &h_phi_inv, n2);
             (Some(f), Some(phi))
         }
         None => (None, None),

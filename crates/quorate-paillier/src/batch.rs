@@ -255,7 +255,7 @@ impl ThresholdPublicKey {
             },
             || -> Result<Integer, PaillierError> {
                 Ok(mul_mod(
-                    &pow_mod_vartime(self.v(), &batch.z, n2)?,
+                    &self.v_pow_vartime(&batch.z)?,
                     &pow_mod_vartime(v_i, &neg_e, n2)?,
                     n2,
                 ))

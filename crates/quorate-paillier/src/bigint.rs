@@ -40,7 +40,7 @@ use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use rug::integer::Order;
 use rug::{Assign, Integer};
-use subtle::{Choice, ConstantTimeEq};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::{Zeroize, Zeroizing};
 
 /// Number of bytes needed for `bits` bits.
@@ -313,6 +313,172 @@ pub fn multi_pow_vartime(
         .fold(Integer::from(1), |a, b| mul_mod(&a, b, m)))
 }
 
+/// Reads the `w`-bit digit at bit position `pos` from little-endian limbs (positions are
+/// public; the read pattern does not depend on the limb values).
+pub(crate) fn digit(limbs: &[u64], pos: usize, w: u32) -> u64 {
+    let lo_idx = pos / 64;
+    let shift = pos % 64;
+    let lo = limbs.get(lo_idx).copied().unwrap_or(0) >> shift;
+    let hi = if shift == 0 {
+        0
+    } else {
+        limbs.get(lo_idx + 1).copied().unwrap_or(0) << (64 - shift)
+    };
+    (lo | hi) & ((1u64 << w) - 1)
+}
+
+/// Window of [`multi_pow_secret`].
+pub const MULTI_POW_SECRET_WINDOW: u32 = 4;
+
+/// Bases per interleaved pass of [`multi_pow_secret`] (bounds its tables to
+/// `64·2^w` residues, and is the unit of rayon parallelism).
+const MULTI_POW_SECRET_CHUNK: usize = 64;
+
+/// `Π b_i^{e_i} mod m` for **public** unit bases and **secret** exponents
+/// `0 ≤ e_i < 2^max_bits` (issue 17): Straus's interleaved fixed-window method, so the
+/// `max_bits` squarings are shared by all the bases instead of being paid once per base.
+///
+/// Per base a table `T[j] = b^{j+1}`, `j < 2^w` ([`MULTI_POW_SECRET_WINDOW`]); then for every
+/// window from the top, `w` squarings of the accumulator and, per base, a lookup of the
+/// entry for the exponent's digit `d` by a **full scan** of the base's table with masked,
+/// branch-free limb copies (`subtle`), multiplied in. This computes `Π b_i^{e_i + C}` with the
+/// public `C = Σ_k 2^{w·k}` (the `+1` keeps every entry a full-size residue, as in
+/// [`crate::fixed_base::FixedBaseCt`]); the public factor `(Π b_i)^{C}` is divided out at the
+/// end. The sequence of operations depends only on `bases.len()`, `max_bits` and `m`:
+/// every exponent gets `⌈max_bits/w⌉` windows whatever its own bit length. The products
+/// themselves are GMP `mpz_mul`/`mpz_tdiv_r` calls, with exactly the constant-time caveat
+/// of [`crate::fixed_base`]'s module docs. Errors if a base is not a unit or an exponent is
+/// out of range.
+pub fn multi_pow_secret(
+    bases: &[Integer],
+    exps: &[Integer],
+    max_bits: u32,
+    m: &Integer,
+) -> Result<Integer, PaillierError> {
+    if bases.len() != exps.len() {
+        return Err(quorate_core::ParamError::LengthMismatch {
+            what: "multi-exponentiation exponents",
+            expected: bases.len(),
+            got: exps.len(),
+        }
+        .into());
+    }
+    if *m <= 1 || m.is_even() {
+        return Err(PaillierError::InvalidModulus(
+            "constant-time multi-exponentiation needs an odd modulus above 1",
+        ));
+    }
+    if max_bits == 0 || max_bits > 1 << 16 {
+        return Err(PaillierError::BitLength {
+            what: "multi-exponentiation exponent",
+            bits: max_bits,
+            min: 1,
+            max: 1 << 16,
+        });
+    }
+    if exps
+        .iter()
+        .any(|e| *e < 0 || e.significant_bits() > max_bits)
+    {
+        return Err(PaillierError::ExponentOutOfRange {
+            what: "constant-time multi-exponentiation",
+        });
+    }
+    let bases: Vec<Integer> = bases.iter().map(|b| modulo(b, m)).collect();
+    if bases.iter().any(|b| !is_unit_in_range(b, m)) {
+        return Err(PaillierError::NotAUnit {
+            what: "multi-exponentiation base",
+        });
+    }
+    if bases.is_empty() {
+        return Ok(Integer::from(1));
+    }
+    let parts = bases
+        .par_chunks(MULTI_POW_SECRET_CHUNK)
+        .zip(exps.par_chunks(MULTI_POW_SECRET_CHUNK))
+        .map(|(b, e)| straus_secret(b, e, max_bits, m))
+        .collect::<Result<Vec<SecretInteger>, PaillierError>>()?;
+    let acc = parts
+        .iter()
+        .fold(SecretInteger::new(Integer::from(1)), |a, b| {
+            SecretInteger::new(mul_mod(a.expose(), b.expose(), m))
+        });
+    // Public correction (Π b_i)^{−C}.
+    let windows = max_bits.div_ceil(MULTI_POW_SECRET_WINDOW);
+    let mut c = Integer::new();
+    for k in 0..windows {
+        c.set_bit(MULTI_POW_SECRET_WINDOW * k, true);
+    }
+    let prod = bases
+        .iter()
+        .fold(Integer::from(1), |a, b| mul_mod(&a, b, m));
+    let corr = inv_mod(&pow_mod_vartime(&prod, &c, m)?, m).ok_or(PaillierError::NotAUnit {
+        what: "multi-exponentiation base",
+    })?;
+    Ok(mul_mod(acc.expose(), &corr, m))
+}
+
+/// One interleaved pass of [`multi_pow_secret`] over reduced unit bases: `Π b_i^{e_i + C}`.
+fn straus_secret(
+    bases: &[Integer],
+    exps: &[Integer],
+    max_bits: u32,
+    m: &Integer,
+) -> Result<SecretInteger, PaillierError> {
+    let w = MULTI_POW_SECRET_WINDOW;
+    let per = 1usize << w;
+    let windows = max_bits.div_ceil(w) as usize;
+    let limbs = m.significant_digits::<u64>();
+    let mut table = vec![0u64; bases.len() * per * limbs];
+    for (k, b) in bases.iter().enumerate() {
+        let mut x = b.clone();
+        for j in 0..per {
+            let off = (k * per + j) * limbs;
+            x.write_digits(&mut table[off..off + limbs], Order::Lsf);
+            if j + 1 < per {
+                x = mul_mod(&x, b, m);
+            }
+        }
+    }
+    let e_len = (windows * w as usize).div_ceil(64);
+    let e_limbs: Vec<Zeroizing<Vec<u64>>> = exps
+        .iter()
+        .map(|e| {
+            let mut v = Zeroizing::new(vec![0u64; e_len]);
+            e.write_digits(&mut v[..], Order::Lsf);
+            v
+        })
+        .collect();
+    let mut sel = Zeroizing::new(vec![0u64; limbs]);
+    let mut acc: Option<SecretInteger> = None;
+    for i in (0..windows).rev() {
+        if let Some(a) = acc.as_mut() {
+            for _ in 0..w {
+                *a = SecretInteger::new(mul_mod(a.expose(), a.expose(), m));
+            }
+        }
+        for (k, el) in e_limbs.iter().enumerate() {
+            let d = digit(el, i * w as usize, w);
+            sel.iter_mut().for_each(|x| *x = 0);
+            for j in 0..per {
+                let choice = (j as u64).ct_eq(&d);
+                let off = (k * per + j) * limbs;
+                for (s, t) in sel.iter_mut().zip(&table[off..off + limbs]) {
+                    s.conditional_assign(t, choice);
+                }
+            }
+            let x = SecretInteger::new(Integer::from_digits(&sel[..], Order::Lsf));
+            acc = Some(match acc {
+                None => x,
+                Some(a) => SecretInteger::new(mul_mod(a.expose(), x.expose(), m)),
+            });
+        }
+    }
+    acc.ok_or(PaillierError::ExponentOutOfRange {
+        what: "constant-time multi-exponentiation",
+    })
+}
+
 /// `x mod m` in `[0, m)` for a positive modulus `m`.
 pub fn modulo(x: &Integer, m: &Integer) -> Integer {
     let mut r = Integer::from(x % m);
@@ -462,6 +628,40 @@ mod tests {
             assert!(is_unit_in_range(&u, &m));
         }
         assert!(random_unit(&mut rng, &Integer::from(1)).is_err());
+    }
+
+    /// The constant-time multi-exponentiation equals the product of single powers: zero
+    /// and all-ones exponents, a window-unaligned bound, more bases than one pass holds;
+    /// out-of-range exponents and non-unit bases are refused.
+    #[test]
+    fn multi_pow_secret_matches_single_powers() {
+        let mut rng = ChaCha20Rng::seed_from_u64(17);
+        let m = random_bits(&mut rng, 512) | (Integer::from(1) << 511u32) | 1u32;
+        for (count, bits) in [(1usize, 1u32), (3, 130), (70, 97)] {
+            let bases: Vec<Integer> = (0..count)
+                .map(|_| random_unit(&mut rng, &m).expect("unit"))
+                .collect();
+            let mut exps: Vec<Integer> = (0..count).map(|_| random_bits(&mut rng, bits)).collect();
+            exps[0] = Integer::new();
+            if count > 1 {
+                exps[1] = (Integer::from(1) << bits) - 1u32;
+            }
+            let want = bases.iter().zip(&exps).fold(Integer::from(1), |a, (b, e)| {
+                mul_mod(&a, &pow_mod_vartime(b, e, &m).expect("pow"), &m)
+            });
+            assert_eq!(
+                multi_pow_secret(&bases, &exps, bits, &m).expect("in range"),
+                want,
+                "{count} bases, {bits} bits"
+            );
+        }
+        let b = vec![Integer::from(3)];
+        let long = vec![Integer::from(1) << 20u32];
+        assert!(multi_pow_secret(&b, &long, 20, &m).is_err());
+        assert!(multi_pow_secret(&b, &[Integer::from(-1)], 20, &m).is_err());
+        assert!(multi_pow_secret(std::slice::from_ref(&m), &[Integer::from(1)], 20, &m).is_err());
+        assert!(multi_pow_secret(&b, &[], 20, &m).is_err());
+        assert_eq!(multi_pow_secret(&[], &[], 20, &m).expect("empty"), 1);
     }
 
     #[test]

@@ -42,7 +42,7 @@
 //! small, but it is not zero. When a hard guarantee is needed, use
 //! [`crate::bigint::pow_mod_secret`] (`mpz_powm_sec`) instead.
 
-use crate::bigint::{self, inv_mod, mul_mod, pow_mod_vartime, wipe_integer, SecretInteger};
+use crate::bigint::{self, digit, inv_mod, mul_mod, pow_mod_vartime, wipe_integer, SecretInteger};
 use crate::error::PaillierError;
 use rug::integer::Order;
 use rug::Integer;
@@ -98,20 +98,6 @@ pub fn best_window(max_exp_bits: u32) -> u32 {
     (1..=MAX_WINDOW)
         .min_by_key(|&w| max_exp_bits.div_ceil(w) + (1u32 << w))
         .unwrap_or(1)
-}
-
-/// Reads the `w`-bit digit at bit position `pos` from little-endian limbs (positions are
-/// public; the read pattern does not depend on the limb values).
-fn digit(limbs: &[u64], pos: usize, w: u32) -> u64 {
-    let lo_idx = pos / 64;
-    let shift = pos % 64;
-    let lo = limbs.get(lo_idx).copied().unwrap_or(0) >> shift;
-    let hi = if shift == 0 {
-        0
-    } else {
-        limbs.get(lo_idx + 1).copied().unwrap_or(0) << (64 - shift)
-    };
-    (lo | hi) & ((1u64 << w) - 1)
 }
 
 /// A Yao/BGMW fixed-base table for **public exponents** (see the module docs).
