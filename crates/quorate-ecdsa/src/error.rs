@@ -74,6 +74,14 @@ pub enum EcdsaError {
     /// [`crate::sign::Signature::to_k256`].
     #[error("no valid signature, and no party at fault")]
     InvalidSignature,
+    /// A restored secret share (from an escrow backup) is not the discrete log of the
+    /// party's public share: `x_j·G ≠ T_j` ([`crate::keygen::RestoredShare::new`]). The
+    /// backup, the recovered file or the epoch's public data is wrong; nobody is blamed.
+    #[error("restored secret share of party {party} does not match its public share T_j")]
+    RestoredShareMismatch {
+        /// The party whose share was being restored.
+        party: PartyId,
+    },
 }
 
 impl EcdsaError {
@@ -94,7 +102,8 @@ impl EcdsaError {
             EcdsaError::Param(_)
             | EcdsaError::InvalidShare(_)
             | EcdsaError::ProofRejected(_)
-            | EcdsaError::InvalidSignature => &[],
+            | EcdsaError::InvalidSignature
+            | EcdsaError::RestoredShareMismatch { .. } => &[],
         }
     }
 

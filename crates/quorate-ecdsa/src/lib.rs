@@ -22,6 +22,9 @@
 //!   ([`keygen::certify`]); [`keygen::PendingRefresh::commit`] makes the new epoch current
 //!   and wipes the old share, [`keygen::PendingRefresh::abandon`] drops it. Refresh rotates
 //!   the identity keys.
+//!   A holder that lost its share can be rebuilt from an escrowed secret share
+//!   ([`keygen::restore`]): the [`keygen::RestoredShare`] cannot sign, only join a refresh,
+//!   whose commit gives it a full share of the next epoch.
 //! * [`sign`]: `sign::{round1, round2, round3, combine}` gives a low-S [`Signature`] with
 //!   recovery id for a 32-byte digest. If it cannot, [`sign::combine`] hands over to the
 //!   [`sign::blame`] or [`sign::dispute`] round, which names the culprits.

@@ -280,6 +280,20 @@
 //! * *Input validation*: vector lengths, sender sets, indices, non-canonical scalars and
 //!   invalid or identity points are rejected with typed errors naming the sender.
 //! * *Unhashed messages*: the API signs a 32-byte digest; hashing is the caller's choice.
+//! * *Restoring a holder from an escrowed share* ([`crate::keygen::restore`]). The escrow
+//!   backup holds `x_j` only, never the pairwise OT seeds or the epoch identity key, so a
+//!   [`crate::keygen::RestoredShare`] cannot sign: it joins a refresh (fresh base OTs with
+//!   every pair, new identity keys) and becomes a full share only when that refresh
+//!   commits. Its import checks `x_j·G = T_j`. In that refresh it signs with its roster
+//!   key (the node's long-term key, as in key generation), which the other holders put in
+//!   its slot of the run's roster; a refresh whose other holders do not, or put another
+//!   key there, names it and commits nothing. **Security note.** The escrow sees `x_j`
+//!   (that is its job): the escrow plus `t − 1` holders of the same epoch rebuild the key.
+//!   The refresh re-randomises every share (a zero-sharing is added), so after it commits
+//!   the escrowed `x_j` is useless against the new epoch; until then the restored node is
+//!   as exposed as the escrow's copy. The public data it is given ([`crate::keygen::EpochPublic`])
+//!   is authenticated by the refresh itself: the certified transcript covers the public
+//!   key, every new public share, the chain code and the identity keys.
 //!
 //! # Identifiable abort: design points and arguments
 //!

@@ -90,6 +90,7 @@
 pub mod agreement;
 mod messages;
 mod pending;
+pub mod restore;
 mod round1;
 mod round2;
 mod round3;
@@ -103,6 +104,7 @@ pub use crate::evidence::EquivocationEvidence;
 pub use agreement::EpochCertificate;
 pub use messages::{DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4};
 pub use pending::PendingRefresh;
+pub use restore::{refresh_round1_restoring, restore_round1, EpochPublic, RestoredShare};
 pub use round1::{refresh_round1, round1, DkgRound1};
 pub use round2::{round2, DkgRound2};
 pub use round3::{round3, DkgRound3};

@@ -47,6 +47,9 @@ pub struct DkgRound1 {
     pub(crate) next_identity: SigningKey,
     /// This party's signed broadcast digest.
     pub(crate) own_digest: SignedDigest,
+    /// The parties restored from an escrowed share (see [`super::restore`]), whose roster
+    /// slot carries their roster key instead of their lost epoch identity key.
+    pub(crate) restored: Vec<PartyId>,
 }
 
 impl core::fmt::Debug for DkgRound1 {
@@ -183,15 +186,35 @@ pub fn refresh_round1(
     next_identity: SigningKey,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    start_refresh(
+        share,
+        share.identities.clone(),
+        Vec::new(),
+        session,
+        next_identity,
+        rng,
+    )
+}
+
+/// A refresh of `share` signed under `roster` (the share's identity keys, with the roster
+/// key of every `restored` party in its slot).
+pub(crate) fn start_refresh(
+    share: &KeyShare,
+    roster: Vec<VerifyingKey>,
+    restored: Vec<PartyId>,
+    session: &SessionId,
+    next_identity: SigningKey,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
     if next_identity.verifying_key().is_weak() {
         return Err(ParamError::Invalid("next identity key is weak").into());
     }
     let keys = Keys {
         signer: share.identity.clone(),
-        roster: share.identities.clone(),
+        roster,
         next: next_identity,
     };
-    start(
+    let (mut st, out) = start(
         share.params,
         share.id,
         Mode::Refresh(Box::new(share.clone())),
@@ -201,7 +224,9 @@ pub fn refresh_round1(
         keys,
         DkgFault::None,
         rng,
-    )
+    )?;
+    st.restored = restored;
+    Ok((st, out))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -316,6 +341,7 @@ fn start(
             roster: keys.roster,
             next_identity: keys.next,
             own_digest,
+            restored: Vec::new(),
         },
         out,
     ))

@@ -49,6 +49,8 @@ pub(crate) struct AgreeData {
     /// The signed broadcast digest of every party (own included), in party order.
     pub(crate) digests: Vec<SignedDigest>,
     pub(crate) refresh: bool,
+    /// The restored parties of a refresh (see [`super::restore`]).
+    pub(crate) restored: Vec<PartyId>,
 }
 
 impl core::fmt::Debug for DkgRound3 {
@@ -89,6 +91,7 @@ pub fn round3(
         roster,
         next_identity,
         own_digest,
+        restored,
     } = r1;
     let map = collect(params, me, msgs)?;
     let refresh = matches!(mode, Mode::Refresh(_));
@@ -297,6 +300,7 @@ pub fn round3(
                 roster,
                 digests,
                 refresh,
+                restored,
             },
         },
         out3,

@@ -86,7 +86,7 @@ pub fn round4(state: DkgRound3, msgs: &[(PartyId, DkgMsg3)]) -> Result<(DkgRound
     };
     let pending = agree
         .refresh
-        .then(|| PendingRefresh::new(share.clone(), agree.roster.clone()));
+        .then(|| PendingRefresh::new(share.clone(), agree.roster.clone(), agree.restored.clone()));
     Ok((
         DkgRound4 {
             share,
