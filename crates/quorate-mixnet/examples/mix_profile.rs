@@ -1,0 +1,127 @@
+//! Mix profile at production size (issue 17):
+//! `RAYON_NUM_THREADS=1 cargo run --release -p quorate-mixnet --example mix_profile -- N BITS`.
+//!
+//! Keygen with a `BITS`-bit Paillier modulus (default 3072; fresh safe primes, so this takes
+//! tens of seconds), `N` senders (default 100), then prints the costs of the big-integer
+//! operations the Mix rows are made of (one `mul_mod` mod `N²`, full-length and 297-bit
+//! exponentiations, one packing shift) and the Mix stages: each server's re-encryption +
+//! shuffle proof, the verification of all shuffles, the packing, each server's batched
+//! decryption shares and the verification of all of them. Used for the interleaved A/B of
+//! issue 17 session 9 (the same harness built from two commits, run alternately).
+#![allow(clippy::unwrap_used)]
+use blstrs::Scalar;
+use ff::Field;
+use quorate_core::transcript::SessionId;
+use quorate_mixnet::mix::{self, OUTPUT_SLOT_BITS};
+use quorate_mixnet::packing;
+use quorate_mixnet::sender;
+use quorate_mixnet::setup::keygen;
+use quorate_paillier::bigint::{mul_mod, pow_mod_secret, pow_mod_vartime, random_bits};
+use quorate_paillier::rug::Integer;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::time::Instant;
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let bits: u32 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3072);
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let (public, servers) =
+        keygen(SessionId::new(b"prof".to_vec()), n, 4, 4, bits, &mut rng).unwrap();
+    println!("keygen {:.0} ms", ms(t));
+    let inputs: Vec<_> = (0..n)
+        .map(|i| {
+            sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng)
+                .unwrap()
+                .0
+        })
+        .collect();
+    let cts: Vec<_> = inputs.iter().map(|s| s.c.clone()).collect();
+    let _ = public.djn().unwrap();
+    let pk = public.paillier.encryption_key();
+    let n2 = pk.n_squared().clone();
+    // micro
+    let a = random_bits(&mut rng, 2 * bits - 2);
+    let b = random_bits(&mut rng, 2 * bits - 2);
+    let t = Instant::now();
+    let mut x = a.clone();
+    for _ in 0..1000 {
+        x = mul_mod(&x, &b, &n2);
+    }
+    println!("mul_mod n2: {:.2} us", ms(t));
+    let e = random_bits(&mut rng, 2 * bits + 400);
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = pow_mod_vartime(&a, &e, &n2).unwrap();
+    }
+    println!(
+        "pow_vartime n2 {}-bit exp: {:.1} ms",
+        2 * bits + 400,
+        ms(t) / 5.0
+    );
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = pow_mod_secret(&a, &e, &n2).unwrap();
+    }
+    println!(
+        "pow_secret n2 {}-bit exp: {:.1} ms",
+        2 * bits + 400,
+        ms(t) / 5.0
+    );
+    let e = random_bits(&mut rng, 297);
+    let t = Instant::now();
+    for _ in 0..20 {
+        let _ = pow_mod_secret(&a, &e, &n2).unwrap();
+    }
+    println!("pow_secret n2 297-bit exp: {:.2} ms", ms(t) / 20.0);
+    let sh = Integer::from(1) << OUTPUT_SLOT_BITS;
+    let t = Instant::now();
+    for _ in 0..20 {
+        let _ = pow_mod_vartime(&a, &sh, &n2).unwrap();
+    }
+    println!("pow 2^{OUTPUT_SLOT_BITS} n2: {:.2} ms", ms(t) / 20.0);
+    // mixing
+    let mut stages = Vec::new();
+    for s in &servers {
+        let prev = stages
+            .last()
+            .map(|st: &mix::MixStage| st.outputs.clone())
+            .unwrap_or(cts.clone());
+        let t = Instant::now();
+        let st = s.mix(&public, &prev, &mut rng).unwrap();
+        println!("mix server {}: {:.0} ms", s.id, ms(t));
+        stages.push(st);
+    }
+    let t = Instant::now();
+    let last = mix::verify_mixing(&public, &cts, &stages).unwrap().to_vec();
+    println!("verify_mixing (4): {:.0} ms", ms(t));
+    let t = Instant::now();
+    let slots = packing::slots_per_ciphertext(pk, OUTPUT_SLOT_BITS);
+    let packed = packing::pack(pk, &last, OUTPUT_SLOT_BITS, slots, &mix::output_offset()).unwrap();
+    println!("pack: {:.0} ms ({} groups)", ms(t), packed.len());
+    let mut decs = Vec::new();
+    for s in &servers {
+        let t = Instant::now();
+        decs.push(s.decrypt(&public, &last).unwrap());
+        println!("decrypt server: {:.0} ms", ms(t));
+    }
+    let t = Instant::now();
+    for d in &decs {
+        let _ = public
+            .paillier
+            .verify_batch(&public.sid, &packed, &d.shares)
+            .unwrap();
+    }
+    println!("verify_batch x4: {:.0} ms", ms(t));
+    let t = Instant::now();
+    let _ = mix::verify_decryption(&public, &last, &decs).unwrap();
+    println!("verify_decryption total: {:.0} ms", ms(t));
+}
