@@ -100,7 +100,8 @@
 //! epoch or CRS), *and* every check of the reference's untrusted mode is mandatory.
 //! Dealer: `δ` random, `δ(0) = 0`, `deg δ ≤ t−1`. Public: `C_δ = [δ(τ)]_1`, zero opening
 //! `π_0 = [δ(τ)/τ]_1`, degree proof `dcom = [δ(τ)·τ^{D−t+1}]_1` (`D = N−1` the CRS maximum),
-//! `Δvs_j = δ(z_j)·g2` and the openings `π_δ,j` (FK) of every party. Private to `i`: only
+//! `Δvs_j = δ(z_j)·g2` and the openings `π_δ,j` of every party (FK, or for small `t` one
+//! quotient `(δ − δ(z_j))/(X − z_j)` per party, whichever costs fewer multiplications). Private to `i`: only
 //! `δ_i = δ(z_i)`. (The openings can be public: `Δvs_j` already fixes `δ(z_j)` in G2, and
 //! `π_δ,j` adds nothing about it.)
 //!

@@ -7,7 +7,7 @@
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::{HotParty, PartyBases};
-use crate::kzg::{random_u128_scalar, Crs};
+use crate::kzg::Crs;
 use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
 use crate::pairing::prepared_product_is_identity;
 use crate::refresh::commit::PendingRefresh;
@@ -16,7 +16,7 @@ use crate::refresh::messages::{
 };
 
 use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
-use ff::Field;
+use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use quorate_core::ParamError;
@@ -142,42 +142,51 @@ impl<'a> RefreshCheck<'a> {
             .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?)
     }
 
-    /// The batched equation over every party's opening.
+    /// The batched equation over every party's opening. The weights are 128-bit
+    /// integers; the sums whose weights are plain `r`'s and `s_j`'s go through
+    /// [`weighted_sum`] (one shared doubling chain for a few points, `blst`'s bucket
+    /// method for many); only `(Σ s_j)·C_δ + Σ s_j·z_j·π_δ,j` has full-width weights.
     pub(crate) fn batched<R: RngCore + CryptoRng>(&self, rng: &mut R) -> bool {
         let rf = self.refresh;
         let c = rf.delta_commitment;
-        let (r0, r1, r2) = (
-            random_u128_scalar(rng),
-            random_u128_scalar(rng),
-            random_u128_scalar(rng),
-        );
+        let mut weight = || {
+            let mut b = [0u8; 16];
+            rng.fill_bytes(&mut b);
+            u128::from_le_bytes(b)
+        };
+        let (r0, r1, r2) = (weight(), weight(), weight());
         let points = self.crs.domain().party_points(self.record.params.n());
-        let s: Vec<Scalar> = points.iter().map(|_| random_u128_scalar(rng)).collect();
-        let s_sum: Scalar = s.iter().sum();
-        let mut g2_side = vec![rf.authorization.0, c, rf.degree_proof];
-        let mut g2_scalars = vec![r0, r1 + s_sum, -r2];
-        g2_side.extend_from_slice(&rf.openings);
-        g2_scalars.extend(s.iter().zip(&points).map(|(s, z)| s * z));
-        let mut tau_side = vec![rf.zero_proof];
-        let mut tau_scalars = vec![r1];
-        tau_side.extend_from_slice(&rf.openings);
-        tau_scalars.extend_from_slice(&s);
-        let delta_vs_sum = g2_msm_vartime(&rf.delta_vs, &s);
+        let s: Vec<u128> = points.iter().map(|_| weight()).collect();
+        let mut wide_points = vec![c];
+        let mut wide_scalars = vec![s.iter().map(|w| Scalar::from_u128(*w)).sum::<Scalar>()];
+        wide_points.extend_from_slice(&rf.openings);
+        wide_scalars.extend(
+            s.iter()
+                .zip(&points)
+                .map(|(s, z)| Scalar::from_u128(*s) * z),
+        );
+        let g2_side =
+            lincomb_u128_vartime(&[rf.authorization.0, c, -rf.degree_proof], &[r0, r1, r2])
+                + g1_msm_vartime(&wide_points, &wide_scalars);
+        let mut tau_points = vec![rf.zero_proof];
+        tau_points.extend_from_slice(&rf.openings);
+        let mut tau_weights = vec![r1];
+        tau_weights.extend_from_slice(&s);
+        let tau_side = weighted_sum(&tau_points, &tau_weights, g1_msm_vartime);
+        let degree_side = lincomb_u128_vartime(&[c], &[r2]);
+        let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
+        let delta_vs_sum = weighted_sum(&rf.delta_vs, &s, g2_msm_vartime);
+        let mut affine = [blstrs::G1Affine::identity(); 4];
+        G1Projective::batch_normalize(&[g2_side, tau_side, degree_side, auth_side], &mut affine);
         prepared_product_is_identity(&[
+            (affine[0], self.crs.g2_prepared()),
+            (affine[1], self.crs.neg_tau_g2_prepared()),
             (
-                g1_msm_vartime(&g2_side, &g2_scalars).to_affine(),
-                self.crs.g2_prepared(),
-            ),
-            (
-                g1_msm_vartime(&tau_side, &tau_scalars).to_affine(),
-                self.crs.neg_tau_g2_prepared(),
-            ),
-            (
-                (c * r2).to_affine(),
+                affine[2],
                 &G2Prepared::from(self.crs.g2_powers()[self.shift]),
             ),
             (
-                (-(rf.authorization_point() * r0)).to_affine(),
+                affine[3],
                 &G2Prepared::from(self.record.vk.point().to_affine()),
             ),
             (
@@ -262,6 +271,20 @@ impl<'a> RefreshCheck<'a> {
         }
         fallback
     }
+}
+
+/// `Σ w_i·P_i` over **public** points and public 128-bit weights: below 32 points one
+/// interleaved 4-bit-window combination on the calling thread ([`lincomb_u128_vartime`];
+/// `blst`'s multi-scalar multiplication would take one full-width multiplication per
+/// point there), from 32 points on `blst`'s bucket method (`msm`, given the weights as
+/// scalars), which is then the faster one (measured, docs/benchmarks.md §1, issue 19
+/// session 9). Variable time.
+fn weighted_sum<G: Group>(points: &[G], weights: &[u128], msm: fn(&[G], &[Scalar]) -> G) -> G {
+    if points.len() < 32 {
+        return lincomb_u128_vartime(points, weights);
+    }
+    let scalars: Vec<Scalar> = weights.iter().map(|w| Scalar::from_u128(*w)).collect();
+    msm(points, &scalars)
 }
 
 impl PartyBases {

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 impl Client {
     /// Deals a refresh of `current` (notes §Refresh): a random `δ` with `δ(0) = 0`,
     /// `deg δ ≤ t−1`; `C_δ`, the zero opening `π_0 = [δ(τ)/τ]_1`, the degree proof
-    /// `[δ(τ)·τ^(D−t+1)]_1`, `Δvs_j = δ_j·g2`, the openings `π_δ,j` (FK), the digest of
+    /// `[δ(τ)·τ^(D−t+1)]_1`, `Δvs_j = δ_j·g2`, the openings `π_δ,j` ([`Crs::open_parties_ct`]), the digest of
     /// `current` and the client's authorisation signature over all of it.
     pub fn refresh<R: RngCore + CryptoRng>(
         &self,
@@ -75,7 +75,7 @@ pub(crate) fn deal_refresh(
     };
     let mut values = vec![Scalar::ZERO; size];
     values[..coeffs.len()].copy_from_slice(coeffs);
-    let openings = crs.open_all_ct(coeffs)?;
+    let openings = crs.open_parties_ct(coeffs, params.n())?;
     crs.domain().fft(&mut values)?;
     let delta_vs: Vec<G2Projective> = values[..usize::from(params.n())]
         .par_iter()
@@ -96,7 +96,7 @@ pub(crate) fn deal_refresh(
         zero_proof,
         degree_proof,
         delta_vs,
-        openings[..usize::from(params.n())].to_vec(),
+        openings,
     );
     sign_refresh(sk, &mut public);
     Ok(Refresh { public, shares })

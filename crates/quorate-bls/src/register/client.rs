@@ -125,7 +125,7 @@ impl Client {
         }
         domain.ifft(&mut values)?;
         let com_t = crs.commit_ct(&values)?;
-        let openings = crs.open_all_ct(&values)?;
+        let openings = crs.open_parties_ct(&values, params.n())?;
         wipe_fields(&mut values);
 
         let payloads = per_party
