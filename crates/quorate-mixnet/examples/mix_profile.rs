@@ -1,5 +1,5 @@
 //! Mix profile at production size (issue 17):
-//! `RAYON_NUM_THREADS=1 cargo run --release -p quorate-mixnet --example mix_profile -- N BITS`.
+//! `RAYON_NUM_THREADS=1 cargo run --release -p quorate-mixnet --example mix_profile -- N BITS [sharing]`.
 //!
 //! Keygen with a `BITS`-bit Paillier modulus (default 3072; fresh safe primes, so this takes
 //! tens of seconds), `N` senders (default 100), then prints the costs of the big-integer
@@ -7,7 +7,9 @@
 //! exponentiations, one packing shift) and the Mix stages: each server's re-encryption +
 //! shuffle proof, the verification of all shuffles, the packing, each server's batched
 //! decryption shares and the verification of all of them. Used for the interleaved A/B of
-//! issue 17 session 9 (the same harness built from two commits, run alternately).
+//! issue 17 session 9 (the same harness built from two commits, run alternately). With
+//! `sharing`, times the senders, the input checks, the input sharing (Enc-to-shares of every
+//! input, all servers) and its verification instead of the Mix stages.
 #![allow(clippy::unwrap_used)]
 use blstrs::Scalar;
 use ff::Field;
@@ -16,6 +18,7 @@ use quorate_mixnet::mix::{self, OUTPUT_SLOT_BITS};
 use quorate_mixnet::packing;
 use quorate_mixnet::sender;
 use quorate_mixnet::setup::keygen;
+use quorate_mixnet::sharing;
 use quorate_paillier::bigint::{mul_mod, pow_mod_secret, pow_mod_vartime, random_bits};
 use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
@@ -37,6 +40,7 @@ fn main() {
     let (public, servers) =
         keygen(SessionId::new(b"prof".to_vec()), n, 4, 4, bits, &mut rng).unwrap();
     println!("keygen {:.0} ms", ms(t));
+    let t = Instant::now();
     let inputs: Vec<_> = (0..n)
         .map(|i| {
             sender::encrypt_for(&public, i as u64, Scalar::random(&mut rng), &mut rng)
@@ -44,7 +48,25 @@ fn main() {
                 .0
         })
         .collect();
+    println!("senders (all {n}): {:.0} ms", ms(t));
     let cts: Vec<_> = inputs.iter().map(|s| s.c.clone()).collect();
+    if std::env::args().nth(3).as_deref() == Some("sharing") {
+        let record = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+        let t = Instant::now();
+        let (accepted, _) = mix::check_inputs(&public, &inputs);
+        println!(
+            "input checks: {:.0} ms ({} accepted)",
+            ms(t),
+            accepted.len()
+        );
+        let t = Instant::now();
+        let (rec, _) = sharing::run_sharing(&public, &servers, &inputs, &record, &mut rng).unwrap();
+        println!("input sharing, all servers with checks: {:.0} ms", ms(t));
+        let t = Instant::now();
+        sharing::verify_sharing(&public, &inputs, &record, &rec).unwrap();
+        println!("Q: verify the sharing record: {:.0} ms", ms(t));
+        return;
+    }
     let _ = public.djn().unwrap();
     let pk = public.paillier.encryption_key();
     let n2 = pk.n_squared().clone();
