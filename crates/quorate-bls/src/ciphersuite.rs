@@ -13,13 +13,14 @@
 //! The threshold signature produced by `crate::sign` is an ordinary `CoreSign` output,
 //! so it verifies here and with any other implementation of the ciphersuite.
 
-use crate::pairing::pairing_product_is_identity;
-use crate::wire::{self, G1_BYTES, G2_BYTES};
 use blstrs::{G1Projective, G2Projective, Scalar};
 use core::fmt;
 use ff::Field;
 use group::{Curve, Group};
 use hkdf::Hkdf;
+use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::pairing::pairing_product_is_identity;
+use quorate_core::bls12_381::wire::{self, G1_BYTES, G2_BYTES};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::DecodeError;
 use rand_core::{CryptoRng, RngCore};
@@ -32,11 +33,6 @@ pub const CIPHERSUITE_ID: &str = "BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_";
 pub const DST_SIGN: &[u8] = b"BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_";
 /// Domain separation tag for proofs of possession.
 pub const DST_POP: &[u8] = b"BLS_POP_BLS12381G1_XMD:SHA-256_SSWU_RO_POP_";
-
-/// RFC 9380 hash-to-curve into G1 (`BLS12381G1_XMD:SHA-256_SSWU_RO_`) under `dst`.
-pub fn hash_to_g1(msg: &[u8], dst: &[u8]) -> G1Projective {
-    G1Projective::hash_to_curve(msg, dst, &[])
-}
 
 /// `H(m)` for message signing.
 pub fn hash_message(msg: &[u8]) -> G1Projective {

@@ -23,9 +23,11 @@
 
 use crate::proofs::{prove_cold, ColdProof, ProofContext};
 use crate::register::messages::ColdPublicKey;
-use crate::wire::{g2_to_bytes, nonzero_scalar_from_bytes, scalar_to_bytes, G2_BYTES};
 use blstrs::{G2Projective, Scalar};
 use group::Group;
+use quorate_core::bls12_381::wire::{
+    g2_to_bytes, nonzero_scalar_from_bytes, scalar_to_bytes, G2_BYTES,
+};
 use quorate_core::hash::hash_to_field_xmd_sha256;
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::{DecodeError, PartyId};

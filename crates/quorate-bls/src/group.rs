@@ -11,13 +11,13 @@
 use crate::ciphersuite::{PublicKey, Signature};
 use crate::error::BlsError;
 use crate::kzg::Crs;
-use crate::msm::g2_msm_vartime;
-use crate::wire::g1_to_bytes;
-use crate::wire::ReadBls;
 use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
+use quorate_core::bls12_381::msm::g2_msm_vartime;
+use quorate_core::bls12_381::wire::g1_to_bytes;
+use quorate_core::bls12_381::wire::ReadBls;
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, ParamError, PartyId, ThresholdParams};
 use rand_core::{CryptoRng, RngCore};

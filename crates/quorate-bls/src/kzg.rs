@@ -16,16 +16,16 @@
 //!   degree proof used by share refresh.
 //!
 //! Secret polynomials (hot shares, refresh polynomials) are only multiplied into group
-//! elements with constant-time scalar multiplication ([`crate::msm`] `*_ct`); the G1 FFT
+//! elements with constant-time scalar multiplication ([`quorate_core::bls12_381::msm`] `*_ct`); the G1 FFT
 //! multiplies secret-derived *points* by public twiddle factors only.
 
 use crate::error::BlsError;
-use crate::msm::{g1_lincomb_ct, g1_msm_vartime, g2_msm_vartime};
-use crate::pairing::prepared_product_is_identity;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
+use quorate_core::bls12_381::msm::{g1_lincomb_ct, g1_msm_vartime, g2_msm_vartime};
+use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{ParamError, PartyId};
 use rand_core::{CryptoRng, RngCore};
@@ -534,10 +534,12 @@ impl Crs {
             .max_degree()
             .checked_sub(bound)
             .ok_or(ParamError::Invalid("degree bound exceeds the CRS"))?;
-        Ok(crate::pairing::pairing_product_is_identity(&[
-            (dcom.to_affine(), -G2Affine::generator()),
-            (commitment.to_affine(), self.g2_powers[shift]),
-        ]))
+        Ok(
+            quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
+                (dcom.to_affine(), -G2Affine::generator()),
+                (commitment.to_affine(), self.g2_powers[shift]),
+            ]),
+        )
     }
 }
 
@@ -576,10 +578,10 @@ impl PowersOfTau {
         w.header(TAG_POWERS, POWERS_VERSION)
             .u16(self.g1.len() as u16);
         for g in &self.g1 {
-            w.bytes(&crate::wire::g1_to_bytes(g));
+            w.bytes(&quorate_core::bls12_381::wire::g1_to_bytes(g));
         }
         for g in &self.g2 {
-            w.bytes(&crate::wire::g2_to_bytes(g));
+            w.bytes(&quorate_core::bls12_381::wire::g2_to_bytes(g));
         }
         w.into_bytes()
     }
@@ -587,7 +589,7 @@ impl PowersOfTau {
     /// Checked decoding: length, canonical subgroup points, no identities. The structure
     /// check is [`ceremony::verify`]'s job.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
-        use crate::wire::ReadBls;
+        use quorate_core::bls12_381::wire::ReadBls;
         let mut r = quorate_core::encoding::Reader::new("powers of tau", bytes);
         r.header(TAG_POWERS, POWERS_VERSION)?;
         let n = usize::from(r.u16()?);
@@ -597,10 +599,15 @@ impl PowersOfTau {
                 reason: "count must be a power of two of at least 2",
             });
         }
-        if r.remaining() != n * (crate::wire::G1_BYTES + crate::wire::G2_BYTES) {
+        if r.remaining()
+            != n * (quorate_core::bls12_381::wire::G1_BYTES
+                + quorate_core::bls12_381::wire::G2_BYTES)
+        {
             return Err(quorate_core::DecodeError::WrongLength {
                 what: "powers of tau",
-                expected: 4 + n * (crate::wire::G1_BYTES + crate::wire::G2_BYTES),
+                expected: 4 + n
+                    * (quorate_core::bls12_381::wire::G1_BYTES
+                        + quorate_core::bls12_381::wire::G2_BYTES),
                 got: bytes.len(),
             });
         }
@@ -642,11 +649,11 @@ fn check_powers_structure<R: RngCore + CryptoRng>(
     let tau1 = p.g1[1].to_affine();
     let tau2 = p.g2[1].to_affine();
     // e(hi1, g2)·e(lo1, −[τ]_2) = 1 and e(g1, hi2)·e(−[τ]_1, lo2) = 1.
-    let ok_g1 = crate::pairing::pairing_product_is_identity(&[
+    let ok_g1 = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
         (hi1.to_affine(), G2Affine::generator()),
         (lo1.to_affine(), -tau2),
     ]);
-    let ok_g2 = crate::pairing::pairing_product_is_identity(&[
+    let ok_g2 = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
         (G1Affine::generator(), hi2.to_affine()),
         (-tau1, lo2.to_affine()),
     ]);
@@ -667,7 +674,7 @@ fn check_tau_nontrivial(p: &PowersOfTau) -> Result<(), BlsError> {
         return Err(bad("τ is zero"));
     }
     // e([τ^(N−1)]_1, [τ]_2) = e(g1, g2)  ⇔  τ^N = 1.
-    let root_of_unity = crate::pairing::pairing_product_is_identity(&[
+    let root_of_unity = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
         (p.g1[n - 1].to_affine(), p.g2[1].to_affine()),
         (-G1Affine::generator(), G2Affine::generator()),
     ]);
@@ -712,10 +719,14 @@ pub mod ceremony {
         /// powers ([`PowersOfTau::to_bytes`]).
         pub fn to_bytes(&self) -> Vec<u8> {
             let mut out = Vec::new();
-            out.extend_from_slice(&crate::wire::g1_to_bytes(&self.u));
-            out.extend_from_slice(&crate::wire::g2_to_bytes(&self.v));
-            out.extend_from_slice(&crate::wire::g1_to_bytes(&self.pok_commitment));
-            out.extend_from_slice(&crate::wire::scalar_to_bytes(&self.pok_response));
+            out.extend_from_slice(&quorate_core::bls12_381::wire::g1_to_bytes(&self.u));
+            out.extend_from_slice(&quorate_core::bls12_381::wire::g2_to_bytes(&self.v));
+            out.extend_from_slice(&quorate_core::bls12_381::wire::g1_to_bytes(
+                &self.pok_commitment,
+            ));
+            out.extend_from_slice(&quorate_core::bls12_381::wire::scalar_to_bytes(
+                &self.pok_response,
+            ));
             out.extend_from_slice(&self.powers.to_bytes());
             out
         }
@@ -723,9 +734,10 @@ pub mod ceremony {
         /// Checked decoding (lengths, canonical subgroup points, no identities). The
         /// contribution's validity is [`verify`]'s job.
         pub fn from_bytes(bytes: &[u8]) -> Result<Self, quorate_core::DecodeError> {
-            use crate::wire::ReadBls;
-            let head =
-                2 * crate::wire::G1_BYTES + crate::wire::G2_BYTES + crate::wire::SCALAR_BYTES;
+            use quorate_core::bls12_381::wire::ReadBls;
+            let head = 2 * quorate_core::bls12_381::wire::G1_BYTES
+                + quorate_core::bls12_381::wire::G2_BYTES
+                + quorate_core::bls12_381::wire::SCALAR_BYTES;
             if bytes.len() < head {
                 return Err(quorate_core::DecodeError::WrongLength {
                     what: "ceremony contribution",
@@ -884,11 +896,11 @@ pub mod ceremony {
             return Err(bad("proof of knowledge of τ_k"));
         }
         let g2 = G2Affine::generator();
-        let ok_uv = crate::pairing::pairing_product_is_identity(&[
+        let ok_uv = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
             (contribution.u.to_affine(), -g2),
             (G1Affine::generator(), contribution.v.to_affine()),
         ]);
-        let ok_step = crate::pairing::pairing_product_is_identity(&[
+        let ok_step = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
             (next.g1[1].to_affine(), -g2),
             (prev.g1[1].to_affine(), contribution.v.to_affine()),
         ]);
@@ -967,11 +979,13 @@ pub mod ceremony {
                 })?
                 .size();
             let count = r.len_prefix(MAX_CONTRIBUTIONS)?;
-            let each = 2 * crate::wire::G1_BYTES
-                + crate::wire::G2_BYTES
-                + crate::wire::SCALAR_BYTES
+            let each = 2 * quorate_core::bls12_381::wire::G1_BYTES
+                + quorate_core::bls12_381::wire::G2_BYTES
+                + quorate_core::bls12_381::wire::SCALAR_BYTES
                 + 4
-                + size * (crate::wire::G1_BYTES + crate::wire::G2_BYTES);
+                + size
+                    * (quorate_core::bls12_381::wire::G1_BYTES
+                        + quorate_core::bls12_381::wire::G2_BYTES);
             let contributions = (0..count)
                 .map(|_| Contribution::from_bytes(r.take(each)?))
                 .collect::<Result<Vec<_>, _>>()?;

@@ -31,8 +31,9 @@
 //!   one module per step: [`register`] (`cold`, `client`, `hot`), [`sign`] (`round1`,
 //!   `round2`, `combine`), [`refresh`] (`deal`, `check`, `commit`). The Π_DL/Π_EKS audit
 //!   proofs are in [`proofs`], the KZG commitments and the CRS ceremony in [`kzg`].
-//! * Building blocks: [`ciphersuite`] (standard BLS), [`wire`] (point and scalar
-//!   encodings), [`msm`], [`pairing`]; the math and its sources: [`notes`].
+//! * Building blocks: [`ciphersuite`] (standard BLS); the curve helpers it shares with the
+//!   mixnet live in `quorate_core::bls12_381` (`wire` point and scalar encodings, `msm`,
+//!   `pairing`, `hash`); the math and its sources: [`notes`].
 //! * Fault injection for tests (`refresh::faults`) exists only with the cargo feature
 //!   `test-faults`.
 //!
@@ -100,14 +101,11 @@ pub mod error;
 pub mod group;
 pub mod hot;
 pub mod kzg;
-pub mod msm;
 pub mod notes;
-pub mod pairing;
 pub mod proofs;
 pub mod refresh;
 pub mod register;
 pub mod sign;
-pub mod wire;
 
 pub use ciphersuite::{PublicKey, SecretKey, Signature, CIPHERSUITE_ID};
 pub use client::Client;

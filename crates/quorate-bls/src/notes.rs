@@ -203,7 +203,7 @@
 //!
 //! ## Constant time
 //! Secret scalars (shares, pads, polynomial coefficients, nonces) are only multiplied with
-//! `blst`'s constant-time scalar multiplication ([`crate::msm`] `*_ct`), never with
+//! `blst`'s constant-time scalar multiplication ([`quorate_core::bls12_381::msm`] `*_ct`), never with
 //! Pippenger. `*_vartime` functions touch public data only.
 //!
 //! ## Known answers and interoperability (`tests/kat.rs`)

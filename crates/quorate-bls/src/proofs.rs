@@ -114,22 +114,22 @@
 //! variable-time multi-scalar multiplication. Nonces and blinders are wiped with
 //! [`quorate_core::secret::wipe_field`] before the prover returns. Verification touches
 //! public data only and uses the variable-time multi-scalar multiplications of
-//! [`crate::msm`].
+//! [`quorate_core::bls12_381::msm`].
 
-use crate::ciphersuite::hash_to_g1;
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::kzg::{random_u128_scalar, Crs};
-use crate::msm::{g1_msm_vartime, g2_msm_vartime, FixedBaseVartime};
-use crate::pairing::prepared_product_is_identity;
-use crate::wire::{
-    g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, G2_BYTES, SCALAR_BYTES,
-};
 use blstrs::{G1Affine, G1Projective, G2Prepared, G2Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use merlin::Transcript;
+use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::msm::{g1_msm_vartime, g2_msm_vartime, FixedBaseVartime};
+use quorate_core::bls12_381::pairing::prepared_product_is_identity;
+use quorate_core::bls12_381::wire::{
+    g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, G2_BYTES, SCALAR_BYTES,
+};
 use quorate_core::encoding::Reader;
 use quorate_core::secret::wipe_field;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
@@ -244,7 +244,7 @@ pub fn prove_cold<R: RngCore + CryptoRng>(
     t.append_point(b"ek", ek);
     let mut nonce_rng = t
         .build_rng()
-        .rekey_with_witness_bytes(b"dk", &crate::wire::scalar_to_bytes(dk))
+        .rekey_with_witness_bytes(b"dk", &quorate_core::bls12_381::wire::scalar_to_bytes(dk))
         .finalize(rng);
     let mut a = Scalar::random(&mut nonce_rng);
     let commitment = G2Projective::generator() * a;
@@ -569,7 +569,7 @@ pub fn prove_hot<R: RngCore + CryptoRng>(
     t.append_party(b"party", index);
     let mut nonce_rng = t
         .build_rng()
-        .rekey_with_witness_bytes(b"hx", &crate::wire::scalar_to_bytes(hx))
+        .rekey_with_witness_bytes(b"hx", &quorate_core::bls12_381::wire::scalar_to_bytes(hx))
         .finalize(rng);
     let mut rho = Scalar::random(&mut nonce_rng);
     let mut s = Scalar::random(&mut nonce_rng);

@@ -35,9 +35,9 @@ use blstrs::{G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 use group::Group;
 use quorate_bls::ciphersuite::{
-    hash_to_g1, verify_with_blst, PublicKey, SecretKey, Signature, CIPHERSUITE_ID, DST_POP,
-    DST_SIGN,
+    verify_with_blst, PublicKey, SecretKey, Signature, CIPHERSUITE_ID, DST_POP, DST_SIGN,
 };
+use quorate_core::bls12_381::hash::hash_to_g1;
 
 // ---------------------------------------------------------------------------------------
 // helpers
@@ -330,7 +330,7 @@ fn check_deserialization<P: PartialEq + std::fmt::Debug>(
 
 #[test]
 fn ethereum_consensus_deserialization_vectors() {
-    use quorate_bls::wire;
+    use quorate_core::bls12_381::wire;
     check_deserialization(
         "G1",
         &ETH_DESERIALIZATION_G1,

@@ -1,6 +1,7 @@
 //! # quorate-core
 //!
-//! The pieces every quorate protocol shares, kept free of any particular curve:
+//! The pieces every quorate protocol shares, kept free of any particular curve
+//! (except the shared BLS12-381 helpers in [`bls12_381`]):
 //!
 //! * [`party`]: non-zero party identifiers and validated `(t, n)` threshold parameters;
 //! * [`poly`]: secret polynomials over any [`ff::PrimeField`] (zeroized on drop);
@@ -12,7 +13,9 @@
 //!   the [`error::Blame`] record that names culprits (identifiable abort);
 //! * [`encoding`]: a length-checked reader/writer for canonical wire formats;
 //! * [`hash`]: `expand_message_xmd` (RFC 9380 §5.3.1) and wide reduction into a prime field;
-//! * [`secret`]: best-effort wiping of field elements that do not implement `Zeroize`.
+//! * [`secret`]: best-effort wiping of field elements that do not implement `Zeroize`;
+//! * [`bls12_381`]: the BLS12-381 helpers shared by `quorate-bls` and `quorate-mixnet`
+//!   (multi-scalar multiplication, pairing-product checks, point/scalar codecs, hash-to-G1).
 //!
 //! Every other crate of the workspace builds on these. The protocol crates (`quorate-bls`,
 //! `quorate-cosi`, `quorate-ecdsa`, `quorate-verenc`, `quorate-mixnet`) and
@@ -51,6 +54,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bls12_381;
 pub mod decode;
 pub mod encoding;
 pub mod error;

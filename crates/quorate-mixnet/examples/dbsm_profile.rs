@@ -44,7 +44,7 @@ fn rows(t: &StepTimes) -> Vec<(String, Duration)> {
 fn micro() {
     use blstrs::G1Projective;
     use group::{Curve, Group};
-    use quorate_bls::msm::g1_msm_vartime;
+    use quorate_core::bls12_381::msm::g1_msm_vartime;
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     let k = 2000;
     let p: Vec<G1Projective> = (0..k).map(|_| G1Projective::random(&mut rng)).collect();

@@ -15,7 +15,7 @@ use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use merlin::Transcript;
-use quorate_bls::msm::g1_msm_vartime;
+use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::lagrange::coefficients_at_zero;
 use quorate_core::shamir::eval_point;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};

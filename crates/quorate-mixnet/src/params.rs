@@ -7,7 +7,7 @@
 
 use blstrs::{G1Projective, Scalar};
 use ff::PrimeField;
-use quorate_bls::ciphersuite::hash_to_g1;
+use quorate_core::bls12_381::hash::hash_to_g1;
 use quorate_paillier::rug::Integer;
 use rayon::prelude::*;
 

@@ -61,7 +61,7 @@ use crate::setup::MixnetPublic;
 use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use merlin::Transcript;
-use quorate_bls::msm::g1_msm_vartime;
+use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::ProtocolTranscript;
 use quorate_paillier::bigint::{
     is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_vartime, random_bits,

@@ -48,7 +48,7 @@ use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use merlin::Transcript;
-use quorate_bls::msm::g1_msm_vartime;
+use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, ParamError, PartyId};
 use quorate_paillier::bigint::{

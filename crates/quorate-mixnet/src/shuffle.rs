@@ -132,8 +132,8 @@ use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use merlin::Transcript;
-use quorate_bls::msm::{g1_lincomb_ct, g1_msm_vartime};
-use quorate_bls::wire::{
+use quorate_core::bls12_381::msm::{g1_lincomb_ct, g1_msm_vartime};
+use quorate_core::bls12_381::wire::{
     g1_from_bytes, g1_to_bytes, scalar_from_bytes, scalar_to_bytes, G1_BYTES, SCALAR_BYTES,
 };
 use quorate_core::encoding::{Reader, Writer};

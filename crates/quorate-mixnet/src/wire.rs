@@ -6,7 +6,7 @@
 //! [`WIRE_VERSION`]), so bytes of one message type never decode as another. Then:
 //!
 //! * G1 / G2 points: compressed (48 / 96 bytes); decoding checks the flags, the curve
-//!   equation and membership in the prime-order subgroup (`quorate_bls::wire`), and rejects
+//!   equation and membership in the prime-order subgroup (`quorate_core::bls12_381::wire`), and rejects
 //!   the identity wherever the protocol forbids it (see each decoder).
 //! * Scalars: 32 bytes big-endian, rejected unless canonical (below `q`).
 //! * Paillier ciphertexts: exactly `⌈|N²|/8⌉` bytes big-endian, `0 < c < N²` and
@@ -90,8 +90,8 @@ use crate::setup::MixnetPublic;
 use crate::shuffle::{PaillierModuli, PermutationCommitment, ShuffleProof};
 use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Group;
-use quorate_bls::msm::g1_msm_vartime;
-use quorate_bls::wire::{
+use quorate_core::bls12_381::msm::g1_msm_vartime;
+use quorate_core::bls12_381::wire::{
     g1_to_bytes, g2_to_bytes, scalar_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES,
 };
 use quorate_core::encoding::{Reader, Writer};

@@ -92,7 +92,7 @@ use crate::wire::{
 use crate::witness::{WitnessShuffle, WitnessTrack};
 use blstrs::{Compress, Gt, Scalar};
 use group::Group;
-use quorate_bls::wire::{g2_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
+use quorate_core::bls12_381::wire::{g2_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
 use quorate_core::encoding::{Reader, Writer};
 
 /// Message type tags of this module (`0x81..=0x98`; [`crate::wire`] uses `0x70..=0x80`).

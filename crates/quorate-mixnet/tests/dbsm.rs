@@ -296,7 +296,7 @@ fn dbsm_transcript_does_not_link_inputs_to_outputs() {
                 let hits: Vec<usize> = (0..n)
                     .filter(|&j| {
                         let rhs = (x2 - x1) * w.record.outputs[j];
-                        quorate_bls::pairing::pairing_product_is_identity(&[
+                        quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
                             (x1.to_affine(), y),
                             ((-rhs).to_affine(), f2),
                         ])

@@ -9,7 +9,7 @@
 
 use blstrs::{G1Projective, Gt, Scalar};
 use group::Group;
-use quorate_bls::wire::{g1_to_bytes as g1_bytes, scalar_to_bytes};
+use quorate_core::bls12_381::wire::{g1_to_bytes as g1_bytes, scalar_to_bytes};
 use quorate_mixnet::dbrsm::{
     self, BbsDpkCommit, BbsDpkStatement, BbsQuery, DbRsmProof, TriplePublic, WitnessCommitments,
 };

@@ -8,12 +8,12 @@ use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::{HotParty, PartyBases};
 use crate::kzg::Crs;
-use crate::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
-use crate::pairing::prepared_product_is_identity;
 use crate::refresh::commit::PendingRefresh;
 use crate::refresh::messages::{
     authorization_message, RefreshConfirmation, RefreshPublic, RefreshShare, DST_REFRESH,
 };
+use quorate_core::bls12_381::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
+use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 
 use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::{Field, PrimeField};
@@ -262,7 +262,7 @@ impl<'a> RefreshCheck<'a> {
         {
             return "δ(0) is not zero";
         }
-        let degree_ok = crate::pairing::pairing_product_is_identity(&[
+        let degree_ok = quorate_core::bls12_381::pairing::pairing_product_is_identity(&[
             (rf.degree_proof.to_affine(), -G2Affine::generator()),
             (c.to_affine(), self.crs.g2_powers()[self.shift]),
         ]);

@@ -2,12 +2,15 @@
 //! shares), and the hot parties' [`RefreshConfirmation`] echo with the
 //! [`RefreshEquivocation`] evidence it can yield.
 
-use crate::ciphersuite::{hash_to_g1, PublicKey, Signature};
-use crate::wire::ReadBls;
-use crate::wire::{g1_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES};
+use crate::ciphersuite::{PublicKey, Signature};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
+use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::wire::ReadBls;
+use quorate_core::bls12_381::wire::{
+    g1_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES,
+};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::{DecodeError, PartyId};

@@ -4,9 +4,11 @@
 
 use crate::group::GroupPublic;
 use crate::proofs::ColdProof;
-use crate::wire::ReadBls;
-use crate::wire::{g1_to_bytes, g2_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES};
 use blstrs::{G1Projective, G2Projective, Scalar};
+use quorate_core::bls12_381::wire::ReadBls;
+use quorate_core::bls12_381::wire::{
+    g1_to_bytes, g2_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES,
+};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::secret::{wipe_field, REDACTED};
 use quorate_core::{DecodeError, PartyId};
@@ -30,7 +32,7 @@ impl ColdPublicKey {
 
     /// Decodes and checks (on curve, in G2, not the identity).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
-        Ok(ColdPublicKey(crate::wire::g2_from_bytes(
+        Ok(ColdPublicKey(quorate_core::bls12_381::wire::g2_from_bytes(
             "cold public key",
             bytes,
         )?))

@@ -1,9 +1,9 @@
 //! The signing messages and their codecs: [`ColdPartial`] (cold → hot) and
 //! [`PartialSignature`] (hot → combiner).
 
-use crate::wire::ReadBls;
-use crate::wire::{g1_to_bytes, G1_BYTES};
 use blstrs::G1Projective;
+use quorate_core::bls12_381::wire::ReadBls;
+use quorate_core::bls12_381::wire::{g1_to_bytes, G1_BYTES};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, PartyId};
 

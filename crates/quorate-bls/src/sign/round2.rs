@@ -3,9 +3,9 @@
 use crate::ciphersuite::hash_message;
 use crate::error::BlsError;
 use crate::hot::HotParty;
-use crate::pairing::{neg_g2_prepared, prepared_product_is_identity};
 use crate::sign::messages::{ColdPartial, PartialSignature};
 use group::Curve;
+use quorate_core::bls12_381::pairing::{neg_g2_prepared, prepared_product_is_identity};
 use quorate_core::ParamError;
 
 impl HotParty {

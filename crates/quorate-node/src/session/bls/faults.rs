@@ -20,8 +20,8 @@ pub fn partial(p: PartialSignature) -> PartialSignature {
     }
     let mut bytes = p.to_bytes();
     let other = quorate_bls::ciphersuite::hash_message(b"test-faults: not this party's partial");
-    let at = bytes.len() - quorate_bls::wire::G1_BYTES;
-    bytes[at..].copy_from_slice(&quorate_bls::wire::g1_to_bytes(&other));
+    let at = bytes.len() - quorate_core::bls12_381::wire::G1_BYTES;
+    bytes[at..].copy_from_slice(&quorate_core::bls12_381::wire::g1_to_bytes(&other));
     PartialSignature::from_bytes(&bytes).expect("a valid point")
 }
 

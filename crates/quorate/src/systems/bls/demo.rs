@@ -7,11 +7,11 @@ use anyhow::{ensure, Context as _};
 use quorate_bls::ciphersuite::verify_with_blst;
 use quorate_bls::kzg::ceremony;
 use quorate_bls::proofs::{batch_verify_cold, batch_verify_hot};
-use quorate_bls::wire::g1_to_bytes;
 use quorate_bls::{
     combine, Client, ColdParty, ColdProof, Crs, GroupPublic, HotParty, HotProof, PartialSignature,
     ProofContext, PublicKey, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
 };
+use quorate_core::bls12_381::wire::g1_to_bytes;
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
 use rand_core::{CryptoRng, RngCore};

@@ -1,7 +1,7 @@
 //! Pairing-product checks.
 //!
-//! Every verification equation in this crate is written as `Π e(P_i, Q_i) = 1` and checked
-//! with one multi-Miller loop and a single final exponentiation.
+//! Every pairing verification equation in the workspace is written as `Π e(P_i, Q_i) = 1`
+//! and checked with one multi-Miller loop and a single final exponentiation.
 
 use blstrs::{Bls12, G1Affine, G2Affine, G2Prepared};
 use group::Group;

@@ -6,10 +6,10 @@
 //!   bits, that the point is on the curve, that it lies in the prime-order subgroup, and —
 //!   unless the caller explicitly allows it — that it is not the identity.
 
+use crate::encoding::Reader;
+use crate::DecodeError;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
-use quorate_core::encoding::Reader;
-use quorate_core::DecodeError;
 
 /// Bytes in a compressed G1 point.
 pub const G1_BYTES: usize = 48;
