@@ -12,6 +12,7 @@ pub mod cosi;
 pub mod ecdsa;
 pub mod mixnet;
 pub mod node;
+pub mod node_bls;
 pub mod node_escrow;
 pub mod verenc;
 pub mod witness;
@@ -104,7 +105,9 @@ impl System {
                 opts.m.unwrap_or(4),
                 opts.threads,
             ),
-            System::Node => node::bench(suite).and_then(|()| node_escrow::bench(suite)),
+            System::Node => node::bench(suite)
+                .and_then(|()| node_escrow::bench(suite))
+                .and_then(|()| node_bls::bench(suite, opts.large)),
             System::Witness => witness::bench(suite),
         }
     }

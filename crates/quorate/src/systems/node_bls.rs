@@ -1,0 +1,290 @@
+//! `quorate bench node`, hot/cold BLS rows (issue 16 §3): the deployment measured as
+//! deployed. The hot parties are `quorate node run` processes on 127.0.0.1 (the
+//! [`LocalCluster`] of the ECDSA rows), reached through their operator API by the same
+//! functions `quorate bls register | audit | sign` use, so every call to the `n` nodes goes
+//! out concurrently ([`super::bls::deploy`]'s fan-out, at most 32 at once). The cold
+//! custodians run in process: they are offline file flows, not part of a round trip.
+//!
+//! Rows, each with the in-process figure of the same work beside it (one thread):
+//! - registration: ClientRegister plus delivery to the `n` nodes, each of which checks its
+//!   payload and seals it durably (target: within 1.5× of ClientRegister in process);
+//! - audit: Π_EKS from every hot node, each checked by the auditor (in process: `n` proofs
+//!   and `n` checks);
+//! - recovery signing: `t` hot partials from the nodes, each node checking its cold
+//!   partner's partial, then the client's checks and combination (in process: the same `t`
+//!   partial signatures and `combine`).
+//!
+//! `(3,5)` and `(5,20)` run by default; `(67,100)` (100 node processes) with `--large`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use quorate_bls::kzg::ceremony;
+use quorate_bls::proofs::verify_hot;
+use quorate_bls::{
+    combine, Client, ColdPartial, ColdParty, Crs, HotParty, PadCommitment, VerifiedColdKeys,
+};
+use quorate_core::transcript::SessionId;
+use quorate_core::{PartyId, ThresholdParams};
+use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
+use quorate_node::identity::Passphrase;
+use quorate_node::keystore::KdfParams;
+use quorate_node::session::bls::audit_context;
+
+use super::bls::deploy::audit::audit_nodes;
+use super::bls::deploy::client::{register_to, sign_with_nodes, Failure};
+use super::bls::deploy::files::{ClientKeys, KeyFile};
+use super::node::LocalCluster;
+use crate::common::os_rng;
+use crate::systems::ecdsa::node_client::NodeClient;
+
+/// Registration over the network must stay within this factor of ClientRegister in process.
+const TARGET_FACTOR: f64 = 1.5;
+
+fn failure(e: Failure) -> anyhow::Error {
+    match e {
+        Failure::Input(e) => e,
+        Failure::Failed { error, culprits } => anyhow!("{error} (culprits {culprits:?})"),
+        Failure::Report(v) => anyhow!("{v}"),
+    }
+}
+
+fn stats(d: &[Duration]) -> anyhow::Result<Stats> {
+    Stats::from_durations(d).ok_or_else(|| anyhow!("no samples"))
+}
+
+fn median_ms(d: &[Duration]) -> anyhow::Result<f64> {
+    Ok(stats(d)?.median.as_secs_f64() * 1e3)
+}
+
+/// The 1-minute load average (`/proc/loadavg`), if readable.
+fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    Some(s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
+/// Adds the BLS rows for `(3,5)`, `(5,20)` and, with `large`, `(67,100)`.
+pub fn bench(suite: &mut BenchSuite, large: bool) -> anyhow::Result<()> {
+    let mut sets = vec![(3u16, 5u16)];
+    if !suite.is_quick() {
+        sets.push((5, 20));
+    }
+    if large {
+        sets.push((67, 100));
+    }
+    suite.note(
+        "bls rows: hot parties are `quorate node run` processes; the client calls the n nodes' \
+         operator APIs concurrently (at most 32 at once); cold custodians in process; \
+         registration excludes each node's one-time CRS check (noted separately); \
+         (67,100) only with --large",
+    );
+    for (t, n) in sets {
+        bench_one(suite, t, n)?;
+    }
+    Ok(())
+}
+
+fn bench_one(suite: &mut BenchSuite, t: u16, n: u16) -> anyhow::Result<()> {
+    let mut rng = os_rng();
+    let label = format!("t={t} n={n}");
+    let started = Instant::now();
+    let cluster = LocalCluster::start(n)?;
+    let order = cluster.ids();
+    let mut nodes = BTreeMap::new();
+    for id in &order {
+        let dir = cluster.root().join(format!("n{id}"));
+        let client = NodeClient::open(&dir).map_err(|e| anyhow!("{}: {e:?}", dir.display()))?;
+        nodes.insert(*id, client);
+    }
+    suite.note(format!(
+        "bls {label}: {n} node processes up in {:.1} s; load average {}",
+        started.elapsed().as_secs_f64(),
+        load_average().unwrap_or_else(|| "unknown".into())
+    ));
+
+    // Public set-up: the CRS, the cold custodians (offline), the client's keys.
+    let transcript = ceremony::run_transcript_in_process(
+        n,
+        2,
+        &SessionId::new(b"quorate/bench/bls-node".to_vec()),
+    )?;
+    let crs = Crs::from_transcript(&transcript, &mut rng)?;
+    let transcript = transcript.to_bytes();
+    let params = ThresholdParams::new(t, n)?;
+    let mut cold: Vec<ColdParty> = PartyId::range(n)
+        .map(|i| ColdParty::register(i, &mut rng))
+        .collect();
+    let regs: Vec<_> = cold.iter().map(|c| c.registration(&mut rng)).collect();
+    let verified = VerifiedColdKeys::verify(&regs, &mut rng)?;
+    let client = Client::generate(&mut rng);
+    let vk = client.public_key();
+    let mut pads: BTreeMap<u16, PadCommitment> = BTreeMap::new();
+    for c in cold.iter_mut() {
+        let pad = c.add_client(&vk, &client.proof_of_possession())?;
+        pads.insert(c.index().get(), pad);
+    }
+    let pad_bytes: BTreeMap<u16, Vec<u8>> = pads.iter().map(|(i, p)| (*i, p.to_bytes())).collect();
+    let keys = ClientKeys {
+        client,
+        auth: ed25519_dalek::SigningKey::generate(&mut rng),
+        passphrase: Passphrase::new("quorate bench node bls".into()).map_err(|e| anyhow!("{e}"))?,
+        kdf: KdfParams::insecure_for_tests(),
+    };
+    let register = |key_id: &str| {
+        register_to(
+            &nodes,
+            &order,
+            key_id,
+            &keys,
+            (&crs, &transcript),
+            params,
+            &verified,
+            &pad_bytes,
+        )
+        .map_err(failure)
+    };
+
+    // Registration. The first one makes every node check the CRS transcript once.
+    let first = Instant::now();
+    register("bench-first")?;
+    suite.note(format!(
+        "bls registration {label}: first registration {:.0} ms (every node checks the CRS \
+         transcript once)",
+        first.elapsed().as_secs_f64() * 1e3
+    ));
+    let samples = suite.samples(if n >= 100 { 5 } else { 10 }, 3);
+    let mut net = Vec::new();
+    let mut public = None;
+    for s in 0..samples {
+        let start = Instant::now();
+        public = Some(register(&format!("bench-{s}"))?);
+        net.push(start.elapsed());
+    }
+    let public = public.ok_or_else(|| anyhow!("no registration"))?;
+    let mut inproc = Vec::new();
+    let mut registration = None;
+    for _ in 0..samples {
+        let start = Instant::now();
+        registration = Some(keys.client.register(&crs, params, &verified, &mut rng)?);
+        inproc.push(start.elapsed());
+    }
+    let inproc_reg = median_ms(&inproc)?;
+    suite
+        .record(
+            "bls registration (processes)",
+            &label,
+            Some(PaperFigure::new(inproc_reg, "ClientRegister in process")),
+            stats(&net)?,
+        )
+        .target_ms(TARGET_FACTOR * inproc_reg);
+
+    // The key the audit and signing rows use: the last registration, on every node.
+    let kf = KeyFile {
+        key_id: format!("bench-{}", samples - 1),
+        holders: order.clone(),
+        public,
+        cold: regs.clone(),
+    };
+
+    // In-process hot parties (same work as the nodes, without their per-request reload).
+    let registration = registration.ok_or_else(|| anyhow!("no registration"))?;
+    let hot: Vec<HotParty> = registration
+        .payloads
+        .iter()
+        .zip(PartyId::range(n))
+        .map(|(payload, i)| {
+            HotParty::register(
+                &crs,
+                i,
+                &registration.public,
+                payload,
+                &pads[&i.get()],
+                &mut rng,
+            )
+        })
+        .collect::<Result<_, _>>()?;
+
+    // Audit: Π_EKS from every node, each checked.
+    let audit_samples = suite.samples(10, 3);
+    let mut net = Vec::new();
+    for block in 0..audit_samples as u64 {
+        let start = Instant::now();
+        let rows = audit_nodes(&nodes, &kf, &crs, block)?;
+        net.push(start.elapsed());
+        if let Some(bad) = rows.iter().find(|r| r["verified"] != true) {
+            return Err(anyhow!("audit failed: {bad}"));
+        }
+    }
+    let mut inproc = Vec::new();
+    for block in 0..audit_samples as u64 {
+        let ctx = audit_context("bench-inproc", block);
+        let start = Instant::now();
+        for (party, i) in hot.iter().zip(PartyId::range(n)) {
+            let proof = party.prove(&crs, &ctx, &mut rng);
+            verify_hot(&crs, &registration.public, i, &ctx, &proof)?;
+        }
+        inproc.push(start.elapsed());
+    }
+    suite.record(
+        "bls audit of every hot node (processes)",
+        &label,
+        Some(PaperFigure::new(
+            median_ms(&inproc)?,
+            "n proofs and n checks in process",
+        )),
+        stats(&net)?,
+    );
+
+    // Recovery signing: t cold partials (made offline, not timed), t hot partials from the
+    // nodes, checked and combined.
+    let sign_samples = suite.samples(20, 3);
+    let signers = usize::from(t);
+    let cold_partials = |message: &[u8]| -> anyhow::Result<Vec<ColdPartial>> {
+        cold.iter()
+            .take(signers)
+            .map(|c| c.partial_sign(&vk, message).map_err(anyhow::Error::from))
+            .collect()
+    };
+    let mut net = Vec::new();
+    for s in 0..sign_samples {
+        let message = format!("bench message {s}");
+        let partials: Vec<(PartyId, Vec<u8>)> = cold_partials(message.as_bytes())?
+            .iter()
+            .map(|p| (p.index(), p.to_bytes()))
+            .collect();
+        let start = Instant::now();
+        sign_with_nodes(&nodes, &kf, &keys, &crs, message.as_bytes(), &partials)
+            .map_err(failure)?;
+        net.push(start.elapsed());
+    }
+    let mut inproc = Vec::new();
+    for s in 0..sign_samples {
+        let message = format!("bench message {s}");
+        let partials = cold_partials(message.as_bytes())?;
+        let start = Instant::now();
+        let sigma = hot
+            .iter()
+            .zip(&partials)
+            .map(|(h, c)| h.partial_sign(message.as_bytes(), c))
+            .collect::<Result<Vec<_>, _>>()?;
+        combine(
+            &crs,
+            &registration.public,
+            message.as_bytes(),
+            &sigma,
+            &mut rng,
+        )?;
+        inproc.push(start.elapsed());
+    }
+    suite.record(
+        "bls recovery signing (processes)",
+        &label,
+        Some(PaperFigure::new(
+            median_ms(&inproc)?,
+            "t partials and combine in process",
+        )),
+        stats(&net)?,
+    );
+    Ok(())
+}
