@@ -11,7 +11,7 @@ use serde_json::json;
 
 #[test]
 fn three_of_five_register_audit_refresh_sign_and_a_bad_cold_partial_is_named() {
-    let c = Cluster::start(5, &[]);
+    let mut c = Cluster::start(5, &[]);
     let d = Deployment::new(5, "wallet");
     let reg = json_ok(&d.register(&c, 3));
     assert_eq!(reg["key_id"], "wallet");
@@ -63,9 +63,49 @@ fn three_of_five_register_audit_refresh_sign_and_a_bad_cold_partial_is_named() {
     let partials = format!("{good},{}", forged_path.display());
     let out = d.sign_with(&c, "a message", &partials, &[1, 2, 3]);
     let v = json_failed(&out);
-    assert_eq!(
-        v["culprits"],
-        json!([{ "role": "cold", "index": 3, "node": null }]),
+    // `culprits` are party ids (numbers), as in every `--json` failure; `blame` says who.
+    assert_eq!(v["culprits"], json!([3]), "{v}");
+    assert_eq!(v["blame"][0]["role"], "cold", "{v}");
+    assert_eq!(v["blame"][0]["index"], 3, "{v}");
+
+    // A cold partial that is not a curve point names its cold custodian (before any hot
+    // node is asked), not nobody.
+    let mut garbage: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&other).expect("read")).expect("json");
+    garbage["message"] = json!(hex::encode("a message"));
+    let mut point = hex::decode(garbage["cold_partial"].as_str().expect("hex")).expect("hex");
+    // The encoding ends with the 48-byte compressed G1 point: make it no point at all.
+    let start = point.len() - 48;
+    point[start..].fill(0xff);
+    garbage["cold_partial"] = json!(hex::encode(&point));
+    let garbage_path = d.tmp.path().join("garbage-3.json");
+    std::fs::write(&garbage_path, garbage.to_string()).expect("write");
+    let partials = format!("{good},{}", garbage_path.display());
+    let v = json_failed(&d.sign_with(&c, "a message", &partials, &[1, 2, 3]));
+    assert_eq!(v["culprits"], json!([3]), "{v}");
+    assert_eq!(v["blame"][0]["role"], "cold", "{v}");
+
+    // Node 5 is gone: recovery signing with it and the audit both name party 5 (node 5)
+    // with the evidence there is, no answer.
+    c.term(5);
+    let v = json_failed(&d.sign(&c, "node 5 is down", &[1, 2, 5]));
+    assert_eq!(v["culprits"], json!([5]), "{v}");
+    assert_eq!(v["blame"][0]["node"], 5, "{v}");
+    assert!(
+        v["blame"][0]["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no answer from node 5"),
+        "{v}"
+    );
+    let v = json_failed(&d.audit(&c, &c.ids()));
+    assert_eq!(v["verified"], false, "{v}");
+    assert_eq!(v["culprits"], json!([5]), "{v}");
+    assert!(
+        v["blame"][0]["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no answer from node 5"),
         "{v}"
     );
 

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use std::collections::BTreeMap;
 
-use super::client::{open_nodes, Failure};
+use super::client::{culprit_ids, open_nodes, Failure};
 use super::fanout::on_each;
 use super::files::{load_crs, KeyFile};
 use super::AuditArgs;
@@ -32,7 +32,7 @@ fn audit_hot(
     let body = json!({ "block_id": block_id });
     let (status, v) = node
         .call("POST", &path, Some(&body), CALL_TIMEOUT)
-        .map_err(|e| format!("unreachable: {e}"))?;
+        .map_err(|e| format!("no answer from node {}: {e}", kf.holders[index.position()]))?;
     if status != 200 {
         return Err(format!(
             "HTTP {status}: {}",
@@ -116,11 +116,35 @@ pub fn audit(args: &AuditArgs) -> Result<Value, Failure> {
         })
         .collect();
     let all = hot.iter().chain(&cold).all(|p| p["verified"] == true);
+    // Every party not verified, by index (a hot party with its node and the reason): the
+    // `culprits` list of every `--json` failure.
+    let failed = |list: &[Value], role: &str| -> Vec<Value> {
+        list.iter()
+            .filter(|p| p["verified"] != true)
+            .map(|p| {
+                json!({
+                    "role": role,
+                    "index": p["index"],
+                    "node": p.get("node").cloned().unwrap_or(Value::Null),
+                    "evidence": p
+                        .get("error")
+                        .cloned()
+                        .unwrap_or_else(|| json!("its proof does not verify")),
+                })
+            })
+            .collect()
+    };
+    let blame: Vec<Value> = failed(&hot, "hot")
+        .into_iter()
+        .chain(failed(&cold, "cold"))
+        .collect();
     let out = json!({
         "key_id": kf.key_id,
         "epoch": kf.public.epoch(),
         "block_id": block_id,
         "verified": all,
+        "culprits": culprit_ids(&blame),
+        "blame": blame,
         "hot": hot,
         "cold": cold,
     });

@@ -9,8 +9,8 @@ use anyhow::{anyhow, bail, Context as _};
 use ed25519_dalek::Signer as _;
 use quorate_bls::kzg::ceremony;
 use quorate_bls::{
-    combine, ColdRegistration, Crs, GroupPublic, PadCommitment, PartialSignature, RefreshPublic,
-    RefreshShare, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
+    combine, ColdPartial, ColdRegistration, Crs, GroupPublic, PadCommitment, PartialSignature,
+    RefreshPublic, RefreshShare, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
 };
 use quorate_core::error::Culprits as _;
 use quorate_core::transcript::SessionId;
@@ -46,7 +46,9 @@ pub enum Failure {
     Failed {
         /// What happened.
         error: String,
-        /// `{"role", "index", "node"}` of each culprit.
+        /// `{"role", "index", "node", "evidence"}` of each culprit. Printed as `culprits`
+        /// (their party indices, numbers, as every `--json` failure of the CLI) and `blame`
+        /// (these objects).
         culprits: Vec<Value>,
     },
     /// A complete report whose verdict is negative (exit 1), such as a failed audit.
@@ -86,7 +88,11 @@ pub fn finish(
         }
         Err(Failure::Failed { error, culprits }) => {
             if as_json {
-                let _ = print_json(&json!({ "error": error, "culprits": culprits }));
+                let _ = print_json(&json!({
+                    "error": error,
+                    "culprits": culprit_ids(&culprits),
+                    "blame": culprits,
+                }));
             } else {
                 println!("failed: {error}");
                 for c in &culprits {
@@ -96,6 +102,24 @@ pub fn finish(
             ExitCode::from(EXIT_FAILED)
         }
     }
+}
+
+/// The party indices of `culprits` (`{"index": i, …}` objects), ascending, each once:
+/// the `culprits` list of a `--json` failure. A culprit without an index (the client)
+/// appears only in `blame`.
+pub fn culprit_ids(culprits: &[Value]) -> Vec<u16> {
+    let mut ids: Vec<u16> = culprits
+        .iter()
+        .filter_map(|c| c["index"].as_u64().and_then(|i| u16::try_from(i).ok()))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Hot party `index` on node `node`, blamed with `evidence`.
+fn hot_culprit(index: u16, node: u16, evidence: impl Into<String>) -> Value {
+    json!({ "role": "hot", "index": index, "node": node, "evidence": evidence.into() })
 }
 
 /// `quorate bls setup`.
@@ -344,7 +368,13 @@ pub fn register_to(
                 }
                 failures.push(format!("node {id}: {}", error_of(status, &v)));
             }
-            Err(e) => failures.push(format!("node {id}: {e}")),
+            Err(e) => {
+                let evidence = format!("no answer from node {id}: {e}");
+                if let Some(index) = holders.iter().position(|h| *h == id) {
+                    culprits.push(hot_culprit(index as u16 + 1, id, evidence.clone()));
+                }
+                failures.push(evidence);
+            }
         }
     }
     if !failures.is_empty() {
@@ -698,6 +728,29 @@ pub fn sign_with_nodes(
     message: &[u8],
     cold: &[(PartyId, Vec<u8>)],
 ) -> Result<(Signature, Vec<u16>), Failure> {
+    // A cold partial that is not a valid point (or is labelled with another index) names
+    // its cold custodian before any hot node is asked.
+    let bad_cold: Vec<Value> = cold
+        .iter()
+        .filter(|(party, bytes)| !matches!(ColdPartial::from_bytes(bytes), Ok(p) if p.index() == *party))
+        .map(|(party, _)| {
+            json!({
+                "role": "cold",
+                "index": party.get(),
+                "node": null,
+                "evidence": format!("the cold partial of custodian {party} is not a valid point of party {party}"),
+            })
+        })
+        .collect();
+    if !bad_cold.is_empty() {
+        return Err(Failure::Failed {
+            error: format!(
+                "malformed cold partials from custodians {:?}",
+                culprit_ids(&bad_cold)
+            ),
+            culprits: bad_cold,
+        });
+    }
     let mut jobs = Vec::new();
     for (party, cold_partial) in cold {
         let index = party.get();
@@ -739,16 +792,25 @@ pub fn sign_with_nodes(
                 match PartialSignature::from_bytes(&bytes) {
                     Ok(p) if p.index() == party => partials.push(p),
                     _ => {
-                        culprits.push(json!({ "role": "hot", "index": party.get(), "node": id }));
+                        culprits.push(hot_culprit(party.get(), id, "malformed partial"));
                         failures.push(format!("node {id}: malformed partial"));
                     }
                 }
             }
             Ok((status, v)) => {
-                culprits.extend(culprit_of(&v));
-                failures.push(format!("node {id}: {}", error_of(status, &v)));
+                // The node names whom it refused for (a bad cold partial); otherwise it is
+                // the node that did not give its partial.
+                let error = error_of(status, &v);
+                culprits.push(
+                    culprit_of(&v).unwrap_or_else(|| hot_culprit(party.get(), id, error.clone())),
+                );
+                failures.push(format!("node {id}: {error}"));
             }
-            Err(e) => failures.push(format!("node {id}: {e}")),
+            Err(e) => {
+                let evidence = format!("no answer from node {id}: {e}");
+                culprits.push(hot_culprit(party.get(), id, evidence.clone()));
+                failures.push(evidence);
+            }
         }
     }
     let t = usize::from(kf.public.params().t());
@@ -767,7 +829,12 @@ pub fn sign_with_nodes(
             .culprits()
             .iter()
             .map(|p| {
-                json!({ "role": "hot", "index": p.get(), "node": kf.holders.get(p.position()) })
+                json!({
+                    "role": "hot",
+                    "index": p.get(),
+                    "node": kf.holders.get(p.position()),
+                    "evidence": "its partial does not verify against vs_i",
+                })
             })
             .collect();
         Failure::Failed {
