@@ -11,6 +11,7 @@
 //! | GET | `/v1/waiting` | sessions waiting, with "waiting for node 3 in round 2" |
 //! | GET | `/v1/keys` | the keys this node holds (public facts) |
 //! | GET | `/v1/keys/{key_id}` | one key: protocol, epoch, threshold, holders, public key |
+//! | POST | `/v1/keys/{key_id}/resolve` | resolve an ECDSA key's pending epoch ([`crate::session::ecdsa::recovery::operator_resolve`]) |
 //! | | `/v1/bls/…` | the BLS hot role ([`crate::session::bls`]) |
 
 use std::net::SocketAddr;
@@ -19,12 +20,14 @@ use std::sync::Arc;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::session::ecdsa::recovery::{operator_resolve, OperatorResolve, OperatorResolveError};
+use crate::session::ecdsa::EcdsaNode;
 use crate::session::{RequestStatus, Runtime, SessionError, SessionRequest};
 
 /// Largest request body accepted.
@@ -36,6 +39,10 @@ pub trait KeyDirectory: Send + Sync {
     fn key(&self, key_id: &str) -> Result<Option<serde_json::Value>, String>;
     /// Every key as JSON.
     fn keys(&self) -> Result<Vec<serde_json::Value>, String>;
+    /// Stored keys that cannot be read (`/health` reports them as degraded); none by default.
+    fn problems(&self) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
 }
 
 /// What the handlers share.
@@ -45,6 +52,8 @@ pub struct ApiState {
     token_hash: [u8; 32],
     keys: Option<Arc<dyn KeyDirectory>>,
     bls: Option<Arc<crate::session::bls::BlsHot>>,
+    /// The ECDSA keys and the status-session round timeout, for `/v1/keys/{key_id}/resolve`.
+    ecdsa: Option<(Arc<EcdsaNode>, std::time::Duration)>,
 }
 
 impl std::fmt::Debug for ApiState {
@@ -63,12 +72,24 @@ impl ApiState {
             token_hash: Sha256::digest(token.as_bytes()).into(),
             keys: None,
             bls: None,
+            ecdsa: None,
         }
     }
 
     /// Serves `/v1/bls/…` from `bls`.
     pub fn with_bls(mut self, bls: Option<Arc<crate::session::bls::BlsHot>>) -> Self {
         self.bls = bls;
+        self
+    }
+
+    /// Serves `POST /v1/keys/{key_id}/resolve` for the ECDSA keys of `node`, whose status
+    /// sessions wait `round_timeout` per round.
+    pub fn with_ecdsa(
+        mut self,
+        node: Option<Arc<EcdsaNode>>,
+        round_timeout: std::time::Duration,
+    ) -> Self {
+        self.ecdsa = node.map(|n| (n, round_timeout));
         self
     }
 
@@ -129,6 +150,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/v1/waiting", get(waiting))
         .route("/v1/keys", get(list_keys))
         .route("/v1/keys/{key_id}", get(get_key))
+        .route("/v1/keys/{key_id}/resolve", post(resolve_key))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state);
     match bls {
@@ -158,13 +180,28 @@ pub async fn serve(
         .await
 }
 
+/// Liveness, and whether the keystore reads: every sealed secret of a live epoch opens
+/// (checked at most once a second). `degraded` lists the ones that do not; the status code
+/// stays 200 (the process is alive and serves what it can).
 async fn health(State(s): State<ApiState>) -> Response {
-    Json(json!({
-        "status": "ok",
+    let problems = match &s.keys {
+        Some(k) => {
+            let k = k.clone();
+            tokio::task::spawn_blocking(move || k.problems())
+                .await
+                .unwrap_or_else(|e| vec![json!({ "error": e.to_string() })])
+        }
+        None => Vec::new(),
+    };
+    let mut body = json!({
+        "status": if problems.is_empty() { "ok" } else { "degraded" },
         "node": s.runtime.self_id(),
         "version": env!("CARGO_PKG_VERSION"),
-    }))
-    .into_response()
+    });
+    if !problems.is_empty() {
+        body["keystore"] = json!(problems);
+    }
+    Json(body).into_response()
 }
 
 async fn metrics(State(s): State<ApiState>, headers: HeaderMap) -> Response {
@@ -282,5 +319,36 @@ async fn get_key(
         Ok(Some(v)) => Json(v).into_response(),
         Ok(None) => error(StatusCode::NOT_FOUND, "no such key on this node"),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
+    }
+}
+
+async fn resolve_key(
+    State(s): State<ApiState>,
+    headers: HeaderMap,
+    Path(key_id): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    if !s.authorized(&headers) {
+        return unauthorized();
+    }
+    let req: OperatorResolve = if body.is_empty() {
+        OperatorResolve::default()
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(r) => r,
+            Err(e) => return error(StatusCode::BAD_REQUEST, format!("malformed request: {e}")),
+        }
+    };
+    let Some((node, timeout)) = &s.ecdsa else {
+        return error(StatusCode::NOT_FOUND, "no such key on this node");
+    };
+    match operator_resolve(node, &s.runtime, &key_id, &req, *timeout).await {
+        Ok(v) => Json(v).into_response(),
+        Err(OperatorResolveError::BadRequest(e)) => error(StatusCode::BAD_REQUEST, e),
+        Err(OperatorResolveError::NoSuchKey) => {
+            error(StatusCode::NOT_FOUND, "no such key on this node")
+        }
+        Err(OperatorResolveError::Conflict(e)) => error(StatusCode::CONFLICT, e),
+        Err(OperatorResolveError::Internal(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
     }
 }

@@ -196,7 +196,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
     }
     runtime.spawn_inbound(rx);
     runtime.spawn_pruner(PRUNE_EVERY);
-    if let Some(node) = setup.ecdsa_recovery {
+    if let Some(node) = setup.ecdsa_recovery.clone() {
         crate::session::ecdsa::recovery::spawn_resolver(node, runtime.clone(), round_timeout);
     }
     let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -204,6 +204,7 @@ pub async fn start(setup: NodeSetup) -> Result<RunningNode, DaemonError> {
         listener,
         ApiState::new(runtime.clone(), &setup.api_token)
             .with_keys(setup.keys)
+            .with_ecdsa(setup.ecdsa_recovery, round_timeout)
             .with_bls(setup.bls),
         async {
             let _ = stop_rx.await;

@@ -32,8 +32,33 @@ pub fn invalid(reason: impl Display) -> ExitCode {
     ExitCode::from(EXIT_INVALID)
 }
 
-/// Prints `error: <error>` on stderr and returns [`EXIT_MALFORMED`].
+/// Whether the command line asked for JSON (`--json`): then every error exit also prints
+/// `{"error": …}` on stdout ([`malformed`]). Set once by `main` ([`set_json_errors`]).
+static JSON_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`malformed`] print its error as JSON on stdout too (a command run with `--json`).
+pub fn set_json_errors(on: bool) {
+    JSON_ERRORS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether errors are also printed as JSON ([`set_json_errors`]).
+pub fn json_errors() -> bool {
+    JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether `args` (the command line, program name first) ask for JSON output: a `--json`
+/// flag anywhere, except `quorate bench`, whose `--json FILE` names an output file.
+pub fn wants_json(args: &[String]) -> bool {
+    args.get(1).map(String::as_str) != Some("bench") && args.iter().skip(1).any(|a| a == "--json")
+}
+
+/// Prints `error: <error>` on stderr (and, with `--json`, `{"error": …}` on stdout) and
+/// returns [`EXIT_MALFORMED`].
 pub fn malformed(error: impl Display) -> ExitCode {
+    let error = error.to_string();
+    if json_errors() {
+        println!("{}", serde_json::json!({ "error": error }));
+    }
     eprintln!("error: {error}");
     ExitCode::from(EXIT_MALFORMED)
 }

@@ -126,6 +126,9 @@ enum EcdsaCommand {
     Sign(ecdsa::node::SignArgs),
     /// Proactive refresh of a key by all its holders (new shares, same public key).
     Refresh(ecdsa::node::RefreshArgs),
+    /// Resolve a key's pending epoch that a silent holder blocks: commit it if a complete
+    /// certificate exists, abandon it only with `--abandon-pending` (recorded in the keystore).
+    Resolve(ecdsa::node::ResolveArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,7 +170,18 @@ struct BenchArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv: Vec<String> = std::env::args().collect();
+    quorate::common::set_json_errors(quorate::common::wants_json(&argv));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors exit 2 like any bad input; with `--json` they are JSON on stdout too.
+        Err(e) if e.use_stderr() && quorate::common::json_errors() => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("usage error");
+            return quorate::common::malformed(first.trim_start_matches("error: "));
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Demo => demo_all(),
         Command::Bls { command } => match command {
@@ -217,6 +231,7 @@ fn main() -> ExitCode {
             EcdsaCommand::Keygen(args) => return ecdsa::node::keygen(&args),
             EcdsaCommand::Sign(args) => return ecdsa::node::sign(&args),
             EcdsaCommand::Refresh(args) => return ecdsa::node::refresh(&args),
+            EcdsaCommand::Resolve(args) => return ecdsa::node::resolve(&args),
         },
         Command::Cosi { command } => match command {
             CosiCommand::Timestamp { command } => return quorate::timestamp::run(&command),
@@ -238,10 +253,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
+        Err(e) => quorate::common::malformed(format_args!("{e:#}")),
     }
 }
 

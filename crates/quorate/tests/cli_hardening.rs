@@ -515,3 +515,60 @@ fn sub_be(a: &[u8], b: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Review finding c (issue 14): with `--json`, an exit-2 error is also JSON on stdout: a
+/// usage error, a node command that cannot reach its node (`culprits: []` there, as in its
+/// abort answer) and a demo with a bad parameter.
+#[test]
+fn json_commands_print_json_errors_on_exit_2() {
+    let missing = std::env::temp_dir().join("quorate-no-such-node-dir");
+    let missing = missing.to_str().unwrap();
+    let cases: [(&[&str], bool); 4] = [
+        (&["ecdsa", "sign", "--json"], false),
+        (
+            &[
+                "ecdsa",
+                "keygen",
+                "--node",
+                missing,
+                "--t",
+                "2",
+                "--parties",
+                "1,2",
+                "--json",
+            ],
+            true,
+        ),
+        (
+            &[
+                "ecdsa", "resolve", "--node", missing, "--key-id", "k", "--json",
+            ],
+            true,
+        ),
+        (&["verenc", "demo", "--scheme", "nope", "--json"], false),
+    ];
+    for (args, culprits) in cases {
+        let out = quorate(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{args:?}: stdout is not JSON ({e}): {}", text(&out.stdout))
+        });
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{args:?}: {v}"
+        );
+        if culprits {
+            assert_eq!(v["culprits"], serde_json::json!([]), "{args:?}: {v}");
+        }
+        assert!(text(&out.stderr).contains("error"), "{args:?}");
+    }
+    // Without --json stdout stays empty.
+    let out = quorate(&["ecdsa", "sign"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

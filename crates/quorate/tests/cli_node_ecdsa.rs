@@ -110,11 +110,56 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
     assert_eq!(v["culprits"], serde_json::json!([2]), "{v}");
     assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
 
-    // Bad input: an unknown key id, a threshold above the parties (exit 2).
-    let out = ecdsa(&c, 1, &["sign", "--key-id", "nope", "--message", "x"]);
-    assert_eq!(out.status.code(), Some(2));
-    let out = ecdsa(&c, 1, &["keygen", "--t", "4", "--parties", "1,3"]);
-    assert_eq!(out.status.code(), Some(2));
+    // Bad input: an unknown key id, a threshold above the parties, a key id that exists
+    // (exit 2; with --json the error is JSON on stdout too, culprits empty).
+    let existing = [
+        "keygen",
+        "--t",
+        "2",
+        "--parties",
+        "1,3",
+        "--key-id",
+        "treasury",
+    ];
+    for args in [
+        &["sign", "--key-id", "nope", "--message", "x"][..],
+        &["keygen", "--t", "4", "--parties", "1,3"],
+        &existing,
+    ] {
+        let out = ecdsa(&c, 1, args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("exit-2 json");
+        assert_eq!(v["culprits"], serde_json::json!([]), "{v}");
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    }
+    let out = ecdsa(&c, 1, &existing);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already exists"),
+        "{out:?}"
+    );
+    // The first keygen's request again is idempotent: its recorded result, not an error.
+    let rid = kg["request_id"].as_str().expect("request id");
+    let again = json_ok(&ecdsa(
+        &c,
+        1,
+        &[
+            "keygen",
+            "--t",
+            "2",
+            "--parties",
+            "1,2,3",
+            "--key-id",
+            "treasury",
+            "--request-id",
+            rid,
+        ],
+    ));
+    assert_eq!(again["public_key"], pk.as_str());
 
     assert!(c.term(1).success());
     assert!(c.term(3).success());

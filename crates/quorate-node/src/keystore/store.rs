@@ -70,6 +70,21 @@ CREATE TABLE bans (
 );
 ";
 
+/// Operator decisions about epochs (an abandoned pending epoch): added to format 1 without
+/// a format change, so it is created on open when missing (an older store simply had none).
+const DECISIONS: &str = "
+CREATE TABLE IF NOT EXISTS epoch_decisions (
+    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+    key_id   TEXT NOT NULL,
+    epoch    INTEGER NOT NULL,
+    decision TEXT NOT NULL,
+    record   BLOB NOT NULL
+);
+";
+
+/// Largest operator decision record accepted, in bytes.
+const MAX_DECISION_LEN: usize = 64 * 1024;
+
 /// Where an epoch is in its life (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EpochStatus {
@@ -126,6 +141,19 @@ pub enum CommitOutcome {
     /// The epoch was already active with this certificate (a repeated commit after a crash
     /// or a retry): nothing changed.
     AlreadyCommitted,
+}
+
+/// A sealed secret that does not open ([`Keystore::check_secrets`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretProblem {
+    /// Its key id.
+    pub key_id: KeyId,
+    /// Its epoch.
+    pub epoch: u64,
+    /// Its kind.
+    pub kind: String,
+    /// Why it does not open.
+    pub error: String,
 }
 
 /// A secret opened from the store.
@@ -302,6 +330,7 @@ impl Keystore {
         let mut conn = connect(path)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(DECISIONS)?;
         tx.execute(
             "INSERT INTO header (one, format, node_id, salt, m_kib, t_cost, p_cost, kek_check)
              VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -413,6 +442,7 @@ impl Keystore {
         {
             return Err(KeystoreError::WrongPassphrase);
         }
+        conn.execute_batch(DECISIONS)?;
         // Finish any erasure a crash interrupted between a commit and its checkpoint.
         checkpoint(&conn);
         Ok(Keystore {
@@ -657,6 +687,20 @@ impl Keystore {
         epoch: u64,
         certificate: &[u8],
     ) -> Result<CommitOutcome, KeystoreError> {
+        self.commit_epoch_dropping(key_id, epoch, certificate, &[])
+    }
+
+    /// [`Keystore::commit_epoch`] that also deletes the committed epoch's secrets of the
+    /// `drop` kinds (state only the pending epoch needed, e.g. a refresh's sealed
+    /// `PendingRefresh`) in the same transaction: after a crash either the epoch is pending
+    /// with them or active without them.
+    pub fn commit_epoch_dropping(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        certificate: &[u8],
+        drop: &[&Kind],
+    ) -> Result<CommitOutcome, KeystoreError> {
         check_len("an epoch certificate", certificate.len(), MAX_CERT_LEN)?;
         let state_err = |reason| KeystoreError::EpochState {
             op: "commit",
@@ -703,6 +747,12 @@ impl Keystore {
             "UPDATE epochs SET status = 'active', certificate = ?3 WHERE key_id = ?1 AND epoch = ?2",
             params![key_id.as_str(), e, certificate],
         )?;
+        for kind in drop {
+            tx.execute(
+                "DELETE FROM secrets WHERE key_id = ?1 AND epoch = ?2 AND kind = ?3",
+                params![key_id.as_str(), e, kind.as_str()],
+            )?;
+        }
         let older: Vec<(i64, String)> = {
             let mut stmt = tx.prepare(
                 "SELECT epoch, status FROM epochs
@@ -747,6 +797,39 @@ impl Keystore {
     /// Deletes a pending epoch (a failed keygen or refresh): its data key, its secrets and
     /// its session states. Active and retired epochs cannot be abandoned.
     pub fn abandon_epoch(&mut self, key_id: &KeyId, epoch: u64) -> Result<(), KeystoreError> {
+        self.abandon_epoch_inner(key_id, epoch, None)
+    }
+
+    /// [`Keystore::abandon_epoch`] on an operator's decision: `record` (who, when, why, as
+    /// the caller encodes it) is stored in the same transaction, so the epoch is gone if and
+    /// only if the decision is on disk ([`Keystore::decisions`]).
+    pub fn abandon_epoch_recorded(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        record: &[u8],
+    ) -> Result<(), KeystoreError> {
+        check_len("a decision record", record.len(), MAX_DECISION_LEN)?;
+        self.abandon_epoch_inner(key_id, epoch, Some(record))
+    }
+
+    /// The operator decisions recorded for `key_id` (epoch, record), oldest first.
+    pub fn decisions(&self, key_id: &KeyId) -> Result<Vec<(u64, Vec<u8>)>, KeystoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT epoch, record FROM epoch_decisions WHERE key_id = ?1 ORDER BY seq")?;
+        let rows: Vec<(i64, Vec<u8>)> = stmt
+            .query_map(params![key_id.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        rows.into_iter().map(|(e, r)| Ok((to_u64(e)?, r))).collect()
+    }
+
+    fn abandon_epoch_inner(
+        &mut self,
+        key_id: &KeyId,
+        epoch: u64,
+        record: Option<&[u8]>,
+    ) -> Result<(), KeystoreError> {
         let e = to_i64(epoch)?;
         let tx = self
             .conn
@@ -776,6 +859,13 @@ impl Keystore {
             "DELETE FROM epochs WHERE key_id = ?1 AND epoch = ?2",
         ] {
             tx.execute(sql, params![key_id.as_str(), e])?;
+        }
+        if let Some(record) = record {
+            tx.execute(
+                "INSERT INTO epoch_decisions (key_id, epoch, decision, record)
+                 VALUES (?1, ?2, 'abandon', ?3)",
+                params![key_id.as_str(), e, record],
+            )?;
         }
         crash_point("keystore.abandon_epoch.before_commit");
         tx.commit()?;
@@ -863,6 +953,38 @@ impl Keystore {
             }
         }
         Ok(abandoned)
+    }
+
+    /// Opens every sealed secret of every pending or active epoch (the data key unwrapped,
+    /// the AEAD tag checked; each plaintext is zeroized at once) and returns the ones that
+    /// do not open: what `/health` reports as degraded. Reads only.
+    pub fn check_secrets(&self) -> Result<Vec<SecretProblem>, KeystoreError> {
+        let rows: Vec<(String, i64, String)> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT s.key_id, s.epoch, s.kind FROM secrets s JOIN epochs e
+                 ON e.key_id = s.key_id AND e.epoch = s.epoch
+                 WHERE e.status IN ('pending', 'active') ORDER BY s.key_id, s.epoch, s.kind",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut problems = Vec::new();
+        for (key_id, epoch, kind) in rows {
+            let key = KeyId::from_stored(key_id)?;
+            let epoch = to_u64(epoch)?;
+            let opened = Kind::new(&kind)
+                .map_err(|e| e.to_string())
+                .and_then(|k| self.get_secret(&key, epoch, &k).map_err(|e| e.to_string()));
+            if let Err(error) = opened {
+                problems.push(SecretProblem {
+                    key_id: key,
+                    epoch,
+                    kind,
+                    error,
+                });
+            }
+        }
+        Ok(problems)
     }
 
     /// Every key id with at least one epoch, except the node's reserved ones.

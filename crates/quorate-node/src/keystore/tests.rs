@@ -672,3 +672,79 @@ fn start_up_abandons_only_empty_pending_epochs_of_ordinary_keys() {
         Some(0)
     );
 }
+
+/// A commit can drop state only the pending epoch needed (in the same transaction), and an
+/// operator's abandon stores its decision with the abandon, durably.
+#[test]
+fn commit_drops_pending_only_state_and_abandon_records_the_decision() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut ks, _, path) = new_store(dir.path());
+    let k = key("kd");
+    let scratch = Kind::new("pending-scratch").expect("kind");
+    ks.begin_epoch(&k, 0).expect("begin");
+    ks.put_secrets(
+        &k,
+        0,
+        1,
+        &[(&Kind::KEY_SHARE, b"share"), (&scratch, b"pending only")],
+    )
+    .expect("put");
+    ks.commit_epoch_dropping(&k, 0, b"cert-0", &[&scratch])
+        .expect("commit");
+    assert!(ks.get_secret(&k, 0, &scratch).expect("get").is_none());
+    assert!(ks
+        .get_secret(&k, 0, &Kind::KEY_SHARE)
+        .expect("get")
+        .is_some());
+
+    ks.begin_epoch(&k, 1).expect("begin 1");
+    ks.put_secret(&k, 1, 2, &Kind::KEY_SHARE, b"share 1")
+        .expect("put 1");
+    ks.abandon_epoch_recorded(&k, 1, br#"{"operator":"alice"}"#)
+        .expect("abandon");
+    assert!(ks.abandon_epoch_recorded(&k, 0, b"{}").is_err());
+    drop(ks);
+    let ks = Keystore::open(&path, &pass("correct horse")).expect("reopen");
+    let statuses: Vec<_> = ks
+        .epochs(&k)
+        .expect("epochs")
+        .iter()
+        .map(|e| (e.epoch, e.status))
+        .collect();
+    assert_eq!(statuses, vec![(0, EpochStatus::Active)]);
+    assert_eq!(
+        ks.decisions(&k).expect("decisions"),
+        vec![(1, br#"{"operator":"alice"}"#.to_vec())]
+    );
+    assert!(ks.decisions(&key("other")).expect("none").is_empty());
+}
+
+/// `check_secrets` opens every live sealed secret and names the one that does not.
+#[test]
+fn the_secret_check_names_a_corrupt_share() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut ks, _, _) = new_store(dir.path());
+    let k = key("kh");
+    with_active_key(&mut ks, &k, b"share");
+    assert_eq!(ks.check_secrets().expect("check"), vec![]);
+    let sealed: Vec<u8> = ks
+        .conn
+        .query_row("SELECT sealed FROM secrets WHERE key_id = 'kh'", [], |r| {
+            r.get(0)
+        })
+        .expect("read");
+    let mut bad = sealed.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    ks.conn
+        .execute(
+            "UPDATE secrets SET sealed = ?1 WHERE key_id = 'kh'",
+            params![bad],
+        )
+        .expect("corrupt");
+    let problems = ks.check_secrets().expect("check");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key_id, k);
+    assert_eq!(problems[0].epoch, 0);
+    assert_eq!(problems[0].kind, Kind::KEY_SHARE.as_str());
+}

@@ -96,6 +96,18 @@ pub enum Begun {
 struct Inner {
     requests: Vec<RequestRecord>,
     attempts: BTreeMap<AttemptKey, ([u8; 32], Option<Outcome>)>,
+    /// Claim order of each attempt (what "newest" means to `prune_finished`, like the SQLite
+    /// store's rowid).
+    claimed: BTreeMap<AttemptKey, u64>,
+    next_claim: u64,
+}
+
+impl Inner {
+    fn claim(&mut self, key: &AttemptKey, session: [u8; 32]) {
+        self.attempts.insert(key.clone(), (session, None));
+        self.claimed.insert(key.clone(), self.next_claim);
+        self.next_claim += 1;
+    }
 }
 
 /// An in-memory [`SessionStore`] (state is lost on restart).
@@ -160,7 +172,7 @@ impl SessionStore for MemoryStore {
             Some((s, _)) if *s == session => Ok(Claim::Same),
             Some(_) => Ok(Claim::Taken),
             None => {
-                g.attempts.insert(key.clone(), (session, None));
+                g.claim(key, session);
                 Ok(Claim::Claimed)
             }
         }
@@ -214,7 +226,7 @@ impl SessionStore for MemoryStore {
             Some(_) => return Ok(Begun::NotClaimed(Claim::Taken)),
             None => {}
         }
-        g.attempts.insert(key.clone(), (session, None));
+        g.claim(key, session);
         match pos {
             Some(i) => g.requests[i] = record.clone(),
             None => g.requests.push(record.clone()),
@@ -267,15 +279,17 @@ impl SessionStore for MemoryStore {
             }
         });
         let mut removed = before - g.requests.len();
-        // Attempts carry no order here; any finished ones beyond `keep` go.
-        let done: Vec<AttemptKey> = g
+        // Finished attempts, newest claim first: the first `keep` stay.
+        let mut done: Vec<(u64, AttemptKey)> = g
             .attempts
             .iter()
             .filter(|(k, (_, o))| k.key_id.starts_with(key_prefix) && o.is_some())
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| (g.claimed.get(k).copied().unwrap_or(0), k.clone()))
             .collect();
-        for k in done.iter().skip(keep) {
+        done.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
+        for (_, k) in done.iter().skip(keep) {
             g.attempts.remove(k);
+            g.claimed.remove(k);
             removed += 1;
         }
         Ok(removed)
@@ -928,8 +942,8 @@ mod tests {
             .into_iter()
             .map(|r| r.request.request_id)
             .collect();
-        // Two finished status requests remain (the newest, in the SQLite store) beside the
-        // running one and the ping.
+        // Two finished status requests remain (the newest) beside the running one and the
+        // ping.
         assert_eq!(left.len(), 4, "{left:?}");
         assert!(left.contains(&"q5".to_string()) && left.contains(&"p".to_string()));
         let running = AttemptKey {
@@ -941,7 +955,9 @@ mod tests {
         assert_eq!(s.claim_attempt(&running, [0; 32]).expect("c"), Claim::Taken);
         assert_eq!(s.claim_attempt(&other, [0; 32]).expect("c"), Claim::Taken);
         assert_eq!(s.attempt_outcome(&other).expect("o"), Some(done.clone()));
-        let finished_left = (0..5u8)
+        // The newest two finished attempts stay, in both stores (review finding f: the
+        // in-memory store kept the first two in key order, here the oldest).
+        let finished_left: Vec<u8> = (0..5u8)
             .filter(|i| {
                 let k = AttemptKey {
                     key_id: format!("{status}-{i:02x}"),
@@ -950,8 +966,9 @@ mod tests {
                 };
                 s.attempt_outcome(&k).expect("o").is_some()
             })
-            .count();
-        assert_eq!(finished_left, 2);
+            .collect();
+        assert_eq!(finished_left, vec![3, 4]);
+        assert!(left.contains(&"q3".to_string()) && left.contains(&"q4".to_string()));
     }
 
     fn conformance(s: &dyn SessionStore) {

@@ -410,7 +410,6 @@ impl DkgDriver {
         }
         cert.signatures = sigs;
         self.node
-            .keystore()
             .commit_epoch(&self.key, self.new_epoch, &cert.to_bytes())
             .map_err(failed)?;
         self.pending = false;

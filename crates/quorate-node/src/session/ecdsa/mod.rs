@@ -80,7 +80,13 @@ pub struct EcdsaNode {
     metrics: OnceLock<Arc<crate::metrics::Metrics>>,
     /// The escrow new shares are backed up to ([`escrow`]), if configured.
     escrow: OnceLock<crate::escrow::Escrow>,
+    /// The last keystore check ([`EcdsaNode::keystore_problems`]) and when it ran.
+    health: Mutex<Option<(std::time::Instant, Vec<Value>)>>,
 }
+
+/// How long a keystore check answers `/health` before it runs again (a bound on the work an
+/// unauthenticated caller can cause).
+const HEALTH_CACHE: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl std::fmt::Debug for EcdsaNode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -144,6 +150,7 @@ impl EcdsaNode {
             recovery: tokio::sync::Notify::new(),
             metrics: OnceLock::new(),
             escrow: OnceLock::new(),
+            health: Mutex::new(None),
         })
     }
 
@@ -167,6 +174,41 @@ impl EcdsaNode {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         }
+    }
+
+    /// Sealed secrets of the keystore that do not open (each as `{"key_id", "epoch",
+    /// "kind", "error"}`), from a check at most [`HEALTH_CACHE`] old.
+    pub fn keystore_problems(&self) -> Vec<Value> {
+        let mut cached = match self.health.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if let Some((at, v)) = cached.as_ref() {
+            if at.elapsed() < HEALTH_CACHE {
+                return v.clone();
+            }
+        }
+        let problems = match self.keystore().check_secrets() {
+            Ok(list) => list
+                .into_iter()
+                .map(|p| {
+                    json!({
+                        "key_id": p.key_id.as_str(),
+                        "epoch": p.epoch,
+                        "kind": p.kind,
+                        "error": p.error,
+                    })
+                })
+                .collect(),
+            Err(e) => {
+                vec![json!({ "key_id": null, "epoch": null, "kind": null, "error": e.to_string() })]
+            }
+        };
+        if !problems.is_empty() {
+            warn!(?problems, "keystore check: sealed secrets do not open");
+        }
+        *cached = Some((std::time::Instant::now(), problems.clone()));
+        problems
     }
 
     /// The active epoch's certificate of `key_id`, if the key exists here.
@@ -250,6 +292,21 @@ impl EcdsaNode {
         }
         cache.insert(cache_key, share.clone());
         Ok((share, cert))
+    }
+
+    /// Commits `epoch` of `key` with its certificate (the stored form), deleting in the same
+    /// transaction the refresh's sealed `PendingRefresh` ([`keygen::KIND_PENDING_REFRESH`]):
+    /// once the epoch is certified nothing needs it, and it must not outlive the commit.
+    pub(crate) fn commit_epoch(
+        &self,
+        key: &KeyId,
+        epoch: u64,
+        certificate: &[u8],
+    ) -> Result<crate::keystore::CommitOutcome, String> {
+        let pending = Kind::new(keygen::KIND_PENDING_REFRESH).map_err(|e| e.to_string())?;
+        self.keystore()
+            .commit_epoch_dropping(key, epoch, certificate, &[&pending])
+            .map_err(|e| e.to_string())
     }
 
     /// Drops every cached share of `key_id` (after a refresh commits).
@@ -362,5 +419,9 @@ impl crate::api::KeyDirectory for EcdsaNode {
 
     fn keys(&self) -> Result<Vec<Value>, String> {
         Ok(self.key_infos()?.iter().map(KeyInfo::to_json).collect())
+    }
+
+    fn problems(&self) -> Vec<Value> {
+        self.keystore_problems()
     }
 }

@@ -16,8 +16,17 @@
 //! * **Decision** ([`EcdsaNode::resolve`]): a valid certificate over our own statement, or
 //!   valid signatures of every holder, commits; otherwise one `absent` holder abandons (it
 //!   sent its round-4 message, or we could not have sealed our share, so it ran the session;
-//!   absent and not running, it never signed and never will: attempts never rerun); anything
+//!   absent and not running, it never signed and never will: attempts never rerun — or an
+//!   operator abandoned the epoch there, see below, and it will never commit it); anything
 //!   else (a holder running, unreachable, or answering nonsense) is retried with backoff.
+//! * **Operator** ([`operator_resolve`], `POST /v1/keys/{key_id}/resolve`, `quorate ecdsa
+//!   resolve`): a silent holder (its machine gone) leaves the epoch undecided forever. The
+//!   operator's request asks every holder now and decides as above; if that stays undecided
+//!   it abandons only when asked to explicitly, with no holder still running, and records
+//!   who, when, why and the silent holders in the keystore in the same transaction. The
+//!   node then answers `absent`, so the other live holders follow. Only a silent holder can
+//!   have committed such an epoch (docs/decisions.md, "operator resolve of a pending ECDSA
+//!   epoch"); the answer warns what that costs.
 //!
 //! Start-up runs the same resolver over every pending epoch before any session could touch
 //! it. The gauge `quorate_ecdsa_pending_epochs` counts the pending epochs of this node.
@@ -274,9 +283,7 @@ impl EcdsaNode {
     ) -> Result<Resolution, String> {
         cert.signatures = signatures;
         cert.verify(&self.roster)?;
-        self.keystore()
-            .commit_epoch(key, epoch, &cert.to_bytes())
-            .map_err(|e| e.to_string())?;
+        self.commit_epoch(key, epoch, &cert.to_bytes())?;
         self.epoch_committed(key, epoch);
         info!(key_id = %key, epoch, "recovered a pending epoch: committed");
         self.update_gauge();
@@ -481,6 +488,234 @@ async fn resolve_all(node: &Arc<EcdsaNode>, runtime: &Arc<Runtime>, timeout: Dur
     }
     node.update_gauge();
     undecided
+}
+
+/// An operator's request to resolve a key's pending epoch
+/// (`POST /v1/keys/{key_id}/resolve`, `quorate ecdsa resolve`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorResolve {
+    /// Abandon the pending epoch if the holders' statuses cannot decide it (some holder is
+    /// silent). Without it an undecided epoch is only reported.
+    #[serde(default)]
+    pub abandon: bool,
+    /// Who decides (required with `abandon`).
+    #[serde(default)]
+    pub operator: Option<String>,
+    /// Why (required with `abandon`).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Why [`operator_resolve`] refused.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum OperatorResolveError {
+    /// A malformed request (HTTP 400).
+    BadRequest(String),
+    /// This node has never held the key (HTTP 404).
+    NoSuchKey,
+    /// Not now: a keygen or refresh of the epoch still runs here or on a holder (HTTP 409).
+    Conflict(String),
+    /// Storage trouble (HTTP 500).
+    Internal(String),
+}
+
+/// Largest `operator` accepted, in characters.
+const MAX_OPERATOR: usize = 128;
+/// Largest `reason` accepted, in characters.
+const MAX_REASON: usize = 1024;
+
+fn decision_text(
+    what: &str,
+    v: &Option<String>,
+    max: usize,
+) -> Result<String, OperatorResolveError> {
+    let v = v.as_deref().map(str::trim).unwrap_or_default();
+    if v.is_empty() || v.chars().count() > max || v.chars().any(char::is_control) {
+        return Err(OperatorResolveError::BadRequest(format!(
+            "abandoning needs `{what}`: 1..={max} printable characters"
+        )));
+    }
+    Ok(v.to_string())
+}
+
+impl EcdsaNode {
+    /// The operator decisions recorded for `key` (JSON records, oldest first).
+    pub fn decisions(&self, key: &KeyId) -> Result<Vec<Value>, String> {
+        let rows = self.keystore().decisions(key).map_err(|e| e.to_string())?;
+        Ok(rows
+            .into_iter()
+            .map(|(_, r)| serde_json::from_slice(&r).unwrap_or(Value::Null))
+            .collect())
+    }
+}
+
+/// Resolves the pending epoch of `key_id` on an operator's request (see docs/decisions.md,
+/// "operator resolve of a pending ECDSA epoch"):
+///
+/// 1. every other holder is asked for its status now ([`ask`], `timeout` per round), and
+///    [`EcdsaNode::resolve`] decides as the background resolver would: a certificate (or
+///    every holder's signature) commits, an `absent` holder abandons;
+/// 2. if that cannot decide and `abandon` is set, and no holder's keygen or refresh still
+///    runs, the epoch is abandoned and the decision (operator, reason, time, the holders that
+///    stayed silent and those that answered `pending`) is stored in the keystore in the same
+///    transaction. Nobody but a silent holder can have committed the epoch (committing needs
+///    every holder's signature, and every holder that answered is still pending); the answer
+///    warns what that holder's share is worth if it did.
+///
+/// Output: `key_id`, `epoch` (the pending one, or null), `outcome` (`none`, `committed`,
+/// `abandoned`, `undecided`), `silent`, `pending`, `running`, `decisions` (every recorded
+/// decision of the key) and, when the operator abandoned, `decision` and `warning`.
+pub async fn operator_resolve(
+    node: &Arc<EcdsaNode>,
+    runtime: &Arc<Runtime>,
+    key_id: &str,
+    req: &OperatorResolve,
+    timeout: Duration,
+) -> Result<Value, OperatorResolveError> {
+    use OperatorResolveError::{BadRequest, Conflict, Internal, NoSuchKey};
+    let key = KeyId::new(key_id).map_err(|e| BadRequest(e.to_string()))?;
+    if key.is_reserved() {
+        return Err(NoSuchKey);
+    }
+    let decided = if req.abandon {
+        Some((
+            decision_text("operator", &req.operator, MAX_OPERATOR)?,
+            decision_text("reason", &req.reason, MAX_REASON)?,
+        ))
+    } else {
+        None
+    };
+    let epochs = node
+        .keystore()
+        .epochs(&key)
+        .map_err(|e| Internal(e.to_string()))?;
+    let history = node.decisions(&key).map_err(Internal)?;
+    let Some(epoch) = epochs
+        .iter()
+        .find(|e| e.status == EpochStatus::Pending)
+        .map(|e| e.epoch)
+    else {
+        if epochs.is_empty() && history.is_empty() {
+            return Err(NoSuchKey);
+        }
+        return Ok(json!({
+            "key_id": key_id, "epoch": null, "outcome": "none",
+            "silent": [], "pending": [], "running": [], "decisions": history,
+        }));
+    };
+    let busy = || {
+        Conflict(format!(
+            "a keygen or refresh of epoch {epoch} still runs on this node; try again when it ends"
+        ))
+    };
+    if node.epoch_running(key.as_str(), epoch) {
+        return Err(busy());
+    }
+    let own = node.own_certificate(&key, epoch).map_err(Internal)?;
+    let mut answers = BTreeMap::new();
+    if let Some(cert) = &own {
+        for &peer in cert.holders.iter().filter(|h| **h != node.self_id) {
+            if let Some(a) = ask(node, runtime, peer, cert, timeout).await {
+                answers.insert(peer, a);
+            }
+        }
+    }
+    if node.epoch_running(key.as_str(), epoch) {
+        return Err(busy());
+    }
+    let outcome = node.resolve(&key, epoch, &answers).map_err(Internal)?;
+    let (mut silent, mut pending, mut running) = (vec![], vec![], vec![]);
+    if let Some(cert) = &own {
+        let statement = cert.statement();
+        for &h in cert.holders.iter().filter(|h| **h != node.self_id) {
+            match answers.get(&h) {
+                Some(HolderStatus::Running) => running.push(h),
+                Some(HolderStatus::Pending { signature }) => {
+                    let ok = hex::decode(signature).ok().is_some_and(|s| {
+                        node.roster.get(&h).is_some_and(|k| statement.verify(k, &s))
+                    });
+                    if ok {
+                        pending.push(h)
+                    } else {
+                        silent.push(h)
+                    }
+                }
+                Some(HolderStatus::Absent) => {}
+                // No answer, or a certificate that does not verify: nothing we can rely on.
+                Some(HolderStatus::Certified { .. }) | None => silent.push(h),
+            }
+        }
+    }
+    let mut out = json!({
+        "key_id": key_id, "epoch": epoch, "silent": silent, "pending": pending,
+        "running": running,
+    });
+    match outcome {
+        Resolution::Committed => out["outcome"] = json!("committed"),
+        Resolution::Abandoned => out["outcome"] = json!("abandoned"),
+        Resolution::Undecided => match decided {
+            None => out["outcome"] = json!("undecided"),
+            Some(_) if !running.is_empty() => {
+                return Err(Conflict(format!(
+                    "the keygen or refresh of epoch {epoch} still runs on holder(s) {running:?}; \
+                     they may still complete it: try again when it ends"
+                )))
+            }
+            Some((operator, reason)) => {
+                let session = own.as_ref().map(|c| hex::encode(c.session_id));
+                let at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                let record = json!({
+                    "decision": "abandon-pending",
+                    "key_id": key_id,
+                    "epoch": epoch,
+                    "session_id": session,
+                    "node": node.self_id,
+                    "operator": operator,
+                    "reason": reason,
+                    "at_unix": at,
+                    "silent": silent,
+                    "pending": pending,
+                });
+                node.keystore()
+                    .abandon_epoch_recorded(&key, epoch, record.to_string().as_bytes())
+                    .map_err(|e| Conflict(format!("the epoch could not be abandoned: {e}")))?;
+                node.forget(key.as_str());
+                node.update_gauge();
+                let warning = if epoch == 0 {
+                    format!(
+                        "epoch 0 of key {key_id} abandoned on this node. Every holder that answered was still \
+                         pending, so none of them committed it; a silent holder ({silent:?}) may have, if it \
+                         received every other holder's signature: its share of this key is then unusable. \
+                         This node now answers `absent`, so the other live holders abandon it too when they \
+                         next ask (check with `quorate ecdsa resolve` on each); then run the keygen again."
+                    )
+                } else {
+                    format!(
+                        "epoch {epoch} of key {key_id} abandoned on this node; epoch {} stays active. Every \
+                         holder that answered was still pending, so none of them committed it; a silent \
+                         holder ({silent:?}) may have, if it received every other holder's signature: it then \
+                         destroyed its epoch-{} share and its share of this key is lost until it is \
+                         re-provisioned (restored from escrow, or a new keygen). This node now answers \
+                         `absent`, so the other live holders abandon it too when they next ask \
+                         (check with `quorate ecdsa resolve` on each).",
+                        epoch - 1,
+                        epoch - 1
+                    )
+                };
+                warn!(key_id, epoch, operator = %operator, reason = %reason, ?silent,
+                      "operator abandoned a pending epoch");
+                out["outcome"] = json!("abandoned");
+                out["decision"] = record;
+                out["warning"] = json!(warning);
+            }
+        },
+    }
+    out["decisions"] = json!(node.decisions(&key).map_err(Internal)?);
+    Ok(out)
 }
 
 /// Starts the resolver of `node`'s pending epochs: a pass now (start-up), then one each

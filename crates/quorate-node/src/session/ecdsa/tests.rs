@@ -444,6 +444,8 @@ fn refresh_commits_the_new_epoch_and_destroys_the_old_share() {
             ks.get_secret(&key, 0, &Kind::KEY_SHARE),
             Err(KeystoreError::EpochRetired { .. })
         ));
+        // The sealed PendingRefresh went with the commit (review finding e).
+        assert!(pending_refresh_gone(&ks, &key, 1));
         drop(ks);
         assert_eq!(node.key_info("kr").unwrap().unwrap().epoch, 1);
     }
@@ -472,6 +474,15 @@ fn refresh_commits_the_new_epoch_and_destroys_the_old_share() {
     assert!(EcdsaRefresh::new(c.nodes[&1].clone())
         .driver(&rctx)
         .is_err());
+}
+
+/// Whether the refresh's sealed `PendingRefresh` of `epoch` is gone (the share stays).
+fn pending_refresh_gone(ks: &Keystore, key: &KeyId, epoch: u64) -> bool {
+    let kind = Kind::new(super::keygen::KIND_PENDING_REFRESH).unwrap();
+    ks.get_secret(key, epoch, &Kind::KEY_SHARE)
+        .unwrap()
+        .is_some()
+        && ks.get_secret(key, epoch, &kind).unwrap().is_none()
 }
 
 fn epochs_of(c: &Cluster, node: u16, key: &str) -> Vec<(u64, EpochStatus)> {
@@ -605,10 +616,32 @@ fn a_refresh_everyone_signed_commits_from_signatures_alone() {
             epochs_of(&c, i, "kf"),
             vec![(0, EpochStatus::Retired), (1, EpochStatus::Active)]
         );
+        assert!(pending_refresh_gone(&c.nodes[&i].keystore(), &key, 1));
     }
     let params = json!({"digest": hex::encode([9u8; 32]), "t": 2});
     c.lose = None;
     for r in c.run("sign", &[2, 3], "kf", 1, params, 51).values() {
         assert_eq!(r.as_ref().unwrap()["public_key"], pk.as_str());
     }
+}
+
+/// Review finding d: a share blob that no longer opens makes the node's keystore check
+/// (what `/health` reports) name its key; an intact keystore reports nothing.
+#[test]
+fn a_corrupt_share_is_reported_by_the_keystore_check() {
+    let mut c = Cluster::new(&[1, 2]);
+    c.keygen(2, &[1, 2], "kh");
+    assert_eq!(c.nodes[&2].keystore_problems(), Vec::<Value>::new());
+    c.nodes[&1]
+        .keystore()
+        .conn
+        .execute(
+            "UPDATE secrets SET sealed = zeroblob(64) WHERE key_id = 'kh' AND kind = ?1",
+            [Kind::KEY_SHARE.as_str()],
+        )
+        .unwrap();
+    let problems = c.nodes[&1].keystore_problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["key_id"], "kh");
+    assert_eq!(problems[0]["epoch"], 0);
 }

@@ -3,7 +3,7 @@
 //!
 //! Exit codes: 0 success; 1 the protocol aborted (with `--json`, stdout is
 //! `{"error": …, "culprits": [node ids]}`); 2 bad input or configuration (`error: …` on
-//! stderr).
+//! stderr and, with `--json`, `{"error": …, "culprits": []}` on stdout).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -121,6 +121,9 @@ fn finish(
             ExitCode::from(1)
         }
         Err(CmdError::Input(e)) => {
+            if json_out {
+                println!("{}", json!({ "error": e, "culprits": [] }));
+            }
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
@@ -144,6 +147,15 @@ fn keygen_inner(args: &KeygenArgs) -> Result<Value, CmdError> {
     }
     let client = NodeClient::open(&args.opts.node)?;
     let rid = request_id(&args.opts, "keygen")?;
+    // An existing key id is bad input, unless this is the same request again (idempotent:
+    // its recorded result is returned).
+    if let Some(k) = &args.key_id {
+        if !client.request_known(&rid)? && client.key_exists(k)? {
+            return Err(CmdError::Input(format!(
+                "key id {k:?} already exists on this node: choose another --key-id"
+            )));
+        }
+    }
     let mut req = json!({
         "request_id": rid,
         "protocol": "ecdsa-keygen",
@@ -153,7 +165,16 @@ fn keygen_inner(args: &KeygenArgs) -> Result<Value, CmdError> {
     if let Some(k) = &args.key_id {
         req["key_id"] = json!(k);
     }
-    let mut out = client.run_session(&req, Duration::from_secs(args.opts.timeout))?;
+    let mut out = match client.run_session(&req, Duration::from_secs(args.opts.timeout)) {
+        // A holder refused because the key id exists there (maybe only as a pending epoch a
+        // silent holder blocks): bad input, not a protocol failure.
+        Err(CmdError::Abort { error, .. }) if error.contains("already exists on this node") => {
+            return Err(CmdError::Input(format!(
+                "{error} (a pending epoch? see `quorate ecdsa resolve`); choose another --key-id"
+            )))
+        }
+        r => r?,
+    };
     out["request_id"] = json!(rid);
     Ok(out)
 }
@@ -288,5 +309,105 @@ epoch:      {}",
             v["public_key"].as_str().unwrap_or_default(),
             v["epoch"]
         )
+    })
+}
+
+/// `quorate ecdsa resolve`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ResolveArgs {
+    /// Key id.
+    #[arg(long)]
+    pub key_id: String,
+    /// Abandon the pending epoch if the holders' statuses cannot decide it (a holder stays
+    /// silent). Only safe if no silent holder committed it: read docs/decisions.md
+    /// ("operator resolve of a pending ECDSA epoch") first.
+    #[arg(long)]
+    pub abandon_pending: bool,
+    /// Who decides (recorded with the decision; default: $USER).
+    #[arg(long, value_name = "NAME")]
+    pub operator: Option<String>,
+    /// Why (recorded with the decision; required with --abandon-pending).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// The node directory (its operator API address and token are read from it).
+    #[arg(long, value_name = "DIR")]
+    pub node: PathBuf,
+    /// How long to wait for the answer, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn resolve_inner(args: &ResolveArgs) -> Result<Value, CmdError> {
+    if !valid_name(&args.key_id) {
+        return Err(CmdError::Input(
+            "key id must be 1..=128 characters of [A-Za-z0-9._:-]".into(),
+        ));
+    }
+    let mut body = json!({ "abandon": args.abandon_pending });
+    if args.abandon_pending {
+        let operator = args
+            .operator
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|o| !o.trim().is_empty())
+            .ok_or_else(|| CmdError::Input("--abandon-pending needs --operator NAME".into()))?;
+        let reason = args
+            .reason
+            .clone()
+            .filter(|r| !r.trim().is_empty())
+            .ok_or_else(|| CmdError::Input("--abandon-pending needs --reason TEXT".into()))?;
+        body["operator"] = json!(operator);
+        body["reason"] = json!(reason);
+    } else if args.operator.is_some() || args.reason.is_some() {
+        return Err(CmdError::Input(
+            "--operator and --reason go with --abandon-pending".into(),
+        ));
+    }
+    let client = NodeClient::open(&args.node)?;
+    let v = client.resolve(&args.key_id, &body, Duration::from_secs(args.timeout))?;
+    if v["outcome"] == "undecided" {
+        let silent: Vec<u16> = v["silent"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|h| h.as_u64())
+                    .filter_map(|h| u16::try_from(h).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Err(CmdError::Abort {
+            error: format!(
+                "epoch {} of key {} stays pending: holder(s) {silent:?} did not answer and no \
+                 certificate is complete; `--abandon-pending --reason TEXT` abandons it (read \
+                 docs/decisions.md first)",
+                v["epoch"], args.key_id
+            ),
+            culprits: silent,
+        });
+    }
+    Ok(v)
+}
+
+/// `quorate ecdsa resolve --node DIR --key-id K [--abandon-pending --reason TEXT
+/// [--operator NAME]] [--json]`: resolves the key's pending epoch on this node. Prints
+/// `outcome`: `none` (nothing pending), `committed` (a complete certificate was found),
+/// `abandoned` (a holder never signed, or the operator decided: then `decision` and
+/// `warning`); exit 1 if it stays undecided (culprits: the silent holders).
+pub fn resolve(args: &ResolveArgs) -> ExitCode {
+    finish(args.json, resolve_inner(args), |v| {
+        let mut text = format!(
+            "key id:  {}\npending: {}\noutcome: {}",
+            args.key_id,
+            v["epoch"],
+            v["outcome"].as_str().unwrap_or_default()
+        );
+        if let Some(w) = v["warning"].as_str() {
+            text.push_str(&format!("\nwarning: {w}"));
+        }
+        text
     })
 }

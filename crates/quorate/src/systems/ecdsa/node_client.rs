@@ -116,6 +116,55 @@ impl NodeClient {
         }
     }
 
+    /// Whether this node holds `key_id` (an active epoch).
+    pub fn key_exists(&self, key_id: &str) -> Result<bool, CmdError> {
+        match self.key(key_id) {
+            Ok(_) => Ok(true),
+            Err(CmdError::Input(e)) if e.starts_with("this node holds no key") => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether this node has a record of `request_id` (`GET /v1/sessions/{request_id}`).
+    pub fn request_known(&self, request_id: &str) -> Result<bool, CmdError> {
+        let (status, v) = self
+            .call(
+                "GET",
+                &format!("/v1/sessions/{request_id}"),
+                None,
+                CALL_TIMEOUT,
+            )
+            .map_err(|e| self.unreachable(e))?;
+        match status {
+            200 => Ok(true),
+            404 => Ok(false),
+            _ => Err(api_error(status, &v)),
+        }
+    }
+
+    /// `POST /v1/keys/{key_id}/resolve` with `body`, waiting up to `limit`.
+    pub fn resolve(&self, key_id: &str, body: &Value, limit: Duration) -> Result<Value, CmdError> {
+        let (status, v) = self
+            .call(
+                "POST",
+                &format!("/v1/keys/{key_id}/resolve"),
+                Some(body),
+                limit,
+            )
+            .map_err(|e| self.unreachable(e))?;
+        match status {
+            200 => Ok(v),
+            404 => Err(CmdError::Input(format!(
+                "this node holds no key {key_id:?}"
+            ))),
+            409 => Err(CmdError::Abort {
+                error: v["error"].as_str().unwrap_or("conflict").to_string(),
+                culprits: vec![],
+            }),
+            _ => Err(api_error(status, &v)),
+        }
+    }
+
     /// Submits `request` (`POST /v1/sessions`) and waits up to `limit` for its outcome:
     /// the protocol's output, or [`CmdError::Abort`].
     pub fn run_session(&self, request: &Value, limit: Duration) -> Result<Value, CmdError> {

@@ -39,10 +39,7 @@ pub fn verify(args: &VerencVerifyArgs) -> ExitCode {
             println!("invalid: {reason}");
             ExitCode::from(1)
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => malformed(e),
     }
 }
 
@@ -84,9 +81,6 @@ pub fn recover(args: &VerencRecoverArgs) -> ExitCode {
             println!("invalid: {reason}");
             ExitCode::from(1)
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => malformed(e),
     }
 }
