@@ -15,7 +15,7 @@ use super::driver::{
     DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, SessionContext, Step,
 };
 use super::policy::Policy;
-use super::store::{Begun, Claim, SessionStore, StoreError};
+use super::store::{Begun, Claim, RequestOwner, SessionStore, StoreError};
 use super::{
     AttemptKey, AttemptRecord, Control, Outcome, Proposal, RequestRecord, RequestStatus,
     SessionError, SessionRequest, MAX_REQUEST_ID,
@@ -60,6 +60,10 @@ impl Default for RuntimeConfig {
 /// Prefix of a participant's refusal of an attempt number it already used (with another
 /// coordinator): the coordinator renumbers instead of blaming it.
 const ATTEMPT_TAKEN: &str = "attempt taken";
+/// Prefix of a participant's refusal of a request id that another coordinator ran with the
+/// same key: not a fault (the operator submitted the request twice), nobody is blamed and the
+/// request is not retried.
+const DUPLICATE_REQUEST: &str = "duplicate request id";
 /// Renumberings per request after such refusals.
 const MAX_RENUMBER: u32 = 64;
 /// Largest number of attempt-number classes: a coordinator numbers its attempts within the
@@ -614,7 +618,12 @@ impl Runtime {
         };
         let claim = {
             let key = key.clone();
-            self.store_call(move |s| s.claim_attempt(&key, sid)).await
+            let owner = RequestOwner {
+                request_id: p.request_id.clone(),
+                coordinator: p.coordinator,
+            };
+            self.store_call(move |s| s.claim_attempt(&key, sid, &owner))
+                .await
         };
         match claim {
             Ok(Claim::Claimed) => {}
@@ -640,6 +649,15 @@ impl Runtime {
                         "{ATTEMPT_TAKEN}: attempt {} of key {} epoch {} already ran here",
                         p.attempt, p.key_id, p.epoch
                     ),
+                )
+            }
+            Ok(Claim::Duplicate {
+                coordinator,
+                session,
+            }) => {
+                return refuse(
+                    &self,
+                    duplicate_request(&p.request_id, &p.key_id, coordinator, &session),
                 )
             }
             Err(e) => return refuse(&self, format!("storage failure: {e}")),
@@ -887,9 +905,10 @@ impl Runtime {
                 return None;
             }
             if let Ok(Control::Refuse { reason }) = control {
-                if reason.starts_with(ATTEMPT_TAKEN) {
-                    // Not a fault: another coordinator used this attempt number with this
-                    // node. The coordinator retries under a higher number, nobody blamed.
+                if reason.starts_with(ATTEMPT_TAKEN) || reason.starts_with(DUPLICATE_REQUEST) {
+                    // Not a fault: another coordinator used this attempt number (or ran this
+                    // request id) with this node. The coordinator retries under a higher
+                    // number (or gives up on the duplicate), nobody blamed.
                     return Some(Outcome::Aborted {
                         reason: format!("node {sender} refused: {reason}"),
                         culprits: vec![],
@@ -1087,7 +1106,8 @@ impl Runtime {
             let begun = {
                 let (opened, key) = (opened.clone(), key.clone());
                 let new_request = !inserted;
-                self.store_call(move |s| s.begin_attempt(&opened, new_request, &key, sid))
+                let me = self.self_id;
+                self.store_call(move |s| s.begin_attempt(&opened, new_request, &key, sid, me))
                     .await
             };
             match begun {
@@ -1095,6 +1115,21 @@ impl Runtime {
                 Ok(Begun::Existing(existing)) => {
                     self.withdraw(&session, "the request id was recorded meanwhile");
                     return answer_existing(&req, *existing);
+                }
+                Ok(Begun::NotClaimed(Claim::Duplicate {
+                    coordinator,
+                    session: first,
+                })) => {
+                    // This node took part in the request id's session through another
+                    // coordinator: running it again here would be a silent duplicate.
+                    self.withdraw(&session, "the request id ran through another coordinator");
+                    record.error = Some(duplicate_request(
+                        &req.request_id,
+                        &key_id,
+                        coordinator,
+                        &first,
+                    ));
+                    break;
                 }
                 Ok(Begun::NotClaimed(_)) if renumbered < MAX_RENUMBER => {
                     // Another session took this number here after it was picked.
@@ -1205,6 +1240,20 @@ impl Runtime {
         self.send_control(s, &Control::Refuse { reason });
         self.close_route(s.ctx.session_id);
     }
+}
+
+/// Why a request id is refused: another coordinator ran it with this key.
+fn duplicate_request(
+    request_id: &str,
+    key_id: &str,
+    coordinator: u16,
+    session: &[u8; 32],
+) -> String {
+    format!(
+        "{DUPLICATE_REQUEST} {request_id:?} for key {key_id}: already used by session {} \
+         coordinated by node {coordinator} (ask node {coordinator} for its result)",
+        hex::encode(session)
+    )
 }
 
 /// The answer to a request id seen before: its record, or the same error.

@@ -29,6 +29,25 @@ pub enum Claim {
     Same,
     /// Already claimed by another session: the attempt must not run again.
     Taken,
+    /// The request id was used with this key through another coordinator: a second session
+    /// would be a silent duplicate (nothing written).
+    Duplicate {
+        /// Coordinator the request id was first submitted to.
+        coordinator: u16,
+        /// That session's id.
+        session: [u8; 32],
+    },
+}
+
+/// The operator request an attempt belongs to: its request id (unique per key id across
+/// every coordinator) and the coordinator it was submitted to. A request id runs through one
+/// coordinator only; that coordinator's request record makes it idempotent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestOwner {
+    /// The operator's request id.
+    pub request_id: String,
+    /// The coordinator's node id.
+    pub coordinator: u16,
 }
 
 /// What the session runtime persists.
@@ -41,8 +60,15 @@ pub trait SessionStore: Send + Sync {
     fn request(&self, request_id: &str) -> Result<Option<RequestRecord>, StoreError>;
     /// Every request, oldest first.
     fn requests(&self) -> Result<Vec<RequestRecord>, StoreError>;
-    /// Claims `key` for `session` (atomically, durably, before any message is sent).
-    fn claim_attempt(&self, key: &AttemptKey, session: [u8; 32]) -> Result<Claim, StoreError>;
+    /// Claims `key` for `session` of `owner`'s request (atomically, durably, before any
+    /// message is sent). The first claim of a (key id, request id) records its coordinator;
+    /// a claim for the same pair through another coordinator is [`Claim::Duplicate`].
+    fn claim_attempt(
+        &self,
+        key: &AttemptKey,
+        session: [u8; 32],
+        owner: &RequestOwner,
+    ) -> Result<Claim, StoreError>;
     /// The smallest attempt number not yet claimed for (key id, epoch).
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError>;
     /// Records how a claimed attempt ended.
@@ -50,6 +76,7 @@ pub trait SessionStore: Send + Sync {
     /// The recorded outcome of an attempt.
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError>;
     /// The coordinator's opening write, atomically and durably: claims `key` for `session`
+    /// (as [`SessionStore::claim_attempt`], `coordinator` owning the record's request id)
     /// and writes `record` (which lists the attempt). With `new_request` the record is
     /// inserted, unless its request id exists: then nothing is written and the stored record
     /// is returned. Nothing is written unless the claim succeeds.
@@ -59,6 +86,7 @@ pub trait SessionStore: Send + Sync {
         new_request: bool,
         key: &AttemptKey,
         session: [u8; 32],
+        coordinator: u16,
     ) -> Result<Begun, StoreError>;
     /// The coordinator's closing write, atomically and durably: the outcome of `key` and the
     /// request's updated `record`.
@@ -100,13 +128,35 @@ struct Inner {
     /// store's rowid).
     claimed: BTreeMap<AttemptKey, u64>,
     next_claim: u64,
+    /// (key id, request id) → (coordinator, first session).
+    owners: BTreeMap<(String, String), (u16, [u8; 32])>,
 }
 
 impl Inner {
-    fn claim(&mut self, key: &AttemptKey, session: [u8; 32]) {
+    /// The claim rules of [`SessionStore::claim_attempt`], writing only on success.
+    fn claim(&mut self, key: &AttemptKey, session: [u8; 32], owner: &RequestOwner) -> Claim {
+        match self.attempts.get(key) {
+            Some((s, _)) if *s == session => return Claim::Same,
+            Some(_) => return Claim::Taken,
+            None => {}
+        }
+        let pair = (key.key_id.clone(), owner.request_id.clone());
+        match self.owners.get(&pair) {
+            Some(&(coordinator, first)) if coordinator != owner.coordinator => {
+                return Claim::Duplicate {
+                    coordinator,
+                    session: first,
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.owners.insert(pair, (owner.coordinator, session));
+            }
+        }
         self.attempts.insert(key.clone(), (session, None));
         self.claimed.insert(key.clone(), self.next_claim);
         self.next_claim += 1;
+        Claim::Claimed
     }
 }
 
@@ -166,16 +216,13 @@ impl SessionStore for MemoryStore {
         Ok(self.lock()?.requests.clone())
     }
 
-    fn claim_attempt(&self, key: &AttemptKey, session: [u8; 32]) -> Result<Claim, StoreError> {
-        let mut g = self.lock()?;
-        match g.attempts.get(key) {
-            Some((s, _)) if *s == session => Ok(Claim::Same),
-            Some(_) => Ok(Claim::Taken),
-            None => {
-                g.claim(key, session);
-                Ok(Claim::Claimed)
-            }
-        }
+    fn claim_attempt(
+        &self,
+        key: &AttemptKey,
+        session: [u8; 32],
+        owner: &RequestOwner,
+    ) -> Result<Claim, StoreError> {
+        Ok(self.lock()?.claim(key, session, owner))
     }
 
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
@@ -210,6 +257,7 @@ impl SessionStore for MemoryStore {
         new_request: bool,
         key: &AttemptKey,
         session: [u8; 32],
+        coordinator: u16,
     ) -> Result<Begun, StoreError> {
         let mut g = self.lock()?;
         let id = &record.request.request_id;
@@ -221,12 +269,14 @@ impl SessionStore for MemoryStore {
         } else if pos.is_none() {
             return Err(StoreError::Backend(format!("unknown request id {id:?}")));
         }
-        match g.attempts.get(key) {
-            Some((s, _)) if *s == session => return Ok(Begun::NotClaimed(Claim::Same)),
-            Some(_) => return Ok(Begun::NotClaimed(Claim::Taken)),
-            None => {}
+        let owner = RequestOwner {
+            request_id: id.clone(),
+            coordinator,
+        };
+        match g.claim(key, session, &owner) {
+            Claim::Claimed => {}
+            other => return Ok(Begun::NotClaimed(other)),
         }
-        g.claim(key, session);
         match pos {
             Some(i) => g.requests[i] = record.clone(),
             None => g.requests.push(record.clone()),
@@ -292,6 +342,12 @@ impl SessionStore for MemoryStore {
             g.claimed.remove(k);
             removed += 1;
         }
+        let Inner {
+            attempts, owners, ..
+        } = &mut *g;
+        owners.retain(|(key_id, _), _| {
+            !key_id.starts_with(key_prefix) || attempts.keys().any(|k| &k.key_id == key_id)
+        });
         Ok(removed)
     }
 }
@@ -337,6 +393,13 @@ CREATE TABLE IF NOT EXISTS attempts (
     session BLOB NOT NULL,
     outcome TEXT,
     PRIMARY KEY (key_id, epoch, attempt)
+);
+CREATE TABLE IF NOT EXISTS request_owners (
+    key_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    coordinator INTEGER NOT NULL,
+    session BLOB NOT NULL,
+    PRIMARY KEY (key_id, request_id)
 );
 ";
 
@@ -418,6 +481,7 @@ fn claim_in(
     conn: &rusqlite::Connection,
     key: &AttemptKey,
     session: [u8; 32],
+    owner: &RequestOwner,
 ) -> Result<Claim, StoreError> {
     let epoch = to_i64(key.epoch)?;
     let existing: Option<Vec<u8>> = optional(conn.query_row(
@@ -429,6 +493,34 @@ fn claim_in(
         Some(s) if s == session => Ok(Claim::Same),
         Some(_) => Ok(Claim::Taken),
         None => {
+            let first: Option<(i64, Vec<u8>)> = optional(conn.query_row(
+                "SELECT coordinator, session FROM request_owners \
+                 WHERE key_id = ?1 AND request_id = ?2",
+                rusqlite::params![key.key_id, owner.request_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            ))?;
+            match first {
+                Some((c, s)) if c != i64::from(owner.coordinator) => {
+                    return Ok(Claim::Duplicate {
+                        coordinator: u16::try_from(c).unwrap_or(u16::MAX),
+                        session: <[u8; 32]>::try_from(s.as_slice()).unwrap_or([0; 32]),
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    conn.execute(
+                        "INSERT INTO request_owners (key_id, request_id, coordinator, session) \
+                         VALUES (?1, ?2, ?3, ?4)",
+                        rusqlite::params![
+                            key.key_id,
+                            owner.request_id,
+                            owner.coordinator,
+                            &session[..]
+                        ],
+                    )
+                    .map_err(db)?;
+                }
+            }
             conn.execute(
                 "INSERT INTO attempts (key_id, epoch, attempt, session) VALUES (?1, ?2, ?3, ?4)",
                 rusqlite::params![key.key_id, epoch, key.attempt, &session[..]],
@@ -667,9 +759,14 @@ impl SessionStore for SqliteStore {
             .collect()
     }
 
-    fn claim_attempt(&self, key: &AttemptKey, session: [u8; 32]) -> Result<Claim, StoreError> {
-        let key = key.clone();
-        self.write(move |conn| claim_in(conn, &key, session))
+    fn claim_attempt(
+        &self,
+        key: &AttemptKey,
+        session: [u8; 32],
+        owner: &RequestOwner,
+    ) -> Result<Claim, StoreError> {
+        let (key, owner) = (key.clone(), owner.clone());
+        self.write(move |conn| claim_in(conn, &key, session, &owner))
     }
 
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
@@ -711,6 +808,7 @@ impl SessionStore for SqliteStore {
         new_request: bool,
         key: &AttemptKey,
         session: [u8; 32],
+        coordinator: u16,
     ) -> Result<Begun, StoreError> {
         let (record, key) = (record.clone(), key.clone());
         self.write(move |conn| {
@@ -719,7 +817,11 @@ impl SessionStore for SqliteStore {
                     return Ok(Begun::Existing(Box::new(existing)));
                 }
             }
-            match claim_in(conn, &key, session)? {
+            let owner = RequestOwner {
+                request_id: record.request.request_id.clone(),
+                coordinator,
+            };
+            match claim_in(conn, &key, session, &owner)? {
                 Claim::Claimed => {}
                 other => return Ok(Begun::NotClaimed(other)),
             }
@@ -785,6 +887,13 @@ impl SessionStore for SqliteStore {
                     rusqlite::params![key_prefix, n, keep],
                 )
                 .map_err(db)?;
+            // Request owners of those keys once none of their attempts is left.
+            conn.execute(
+                "DELETE FROM request_owners WHERE substr(key_id, 1, ?2) = ?1 \
+                 AND key_id NOT IN (SELECT key_id FROM attempts)",
+                rusqlite::params![key_prefix, n],
+            )
+            .map_err(db)?;
             Ok(removed)
         })
     }
@@ -815,6 +924,14 @@ mod tests {
         conformance(&MemoryStore::default());
         let dir = tempfile::tempdir().expect("dir");
         conformance(&SqliteStore::open(&dir.path().join("runtime.db")).expect("open"));
+    }
+
+    /// The owner of the test claims: request `r` through node 1.
+    fn owner() -> RequestOwner {
+        RequestOwner {
+            request_id: "r".into(),
+            coordinator: 1,
+        }
     }
 
     fn record(id: &str) -> RequestRecord {
@@ -855,7 +972,7 @@ mod tests {
             let s = SqliteStore::open(&path).expect("open");
             assert_eq!(s.insert_request(&record("r1")).expect("insert"), None);
             assert_eq!(
-                s.claim_attempt(&key, [5; 32]).expect("claim"),
+                s.claim_attempt(&key, [5; 32], &owner()).expect("claim"),
                 Claim::Claimed
             );
         }
@@ -867,7 +984,10 @@ mod tests {
         }
         let s = SqliteStore::open(&path).expect("reopen");
         // The attempt stays claimed and is closed as interrupted: it never reruns.
-        assert_eq!(s.claim_attempt(&key, [6; 32]).expect("claim"), Claim::Taken);
+        assert_eq!(
+            s.claim_attempt(&key, [6; 32], &owner()).expect("claim"),
+            Claim::Taken
+        );
         assert_eq!(s.next_attempt("k1", 2).expect("next"), 1);
         assert!(matches!(
             s.attempt_outcome(&key).expect("outcome"),
@@ -917,7 +1037,7 @@ mod tests {
                 epoch: 0,
                 attempt: 0,
             };
-            s.claim_attempt(&key, [i; 32]).expect("claim");
+            s.claim_attempt(&key, [i; 32], &owner()).expect("claim");
             if i < 5 {
                 s.finish_attempt(&key, &done).expect("finish");
             }
@@ -930,7 +1050,8 @@ mod tests {
             epoch: 0,
             attempt: 0,
         };
-        s.claim_attempt(&other, [9; 32]).expect("claim k1");
+        s.claim_attempt(&other, [9; 32], &owner())
+            .expect("claim k1");
         s.finish_attempt(&other, &done).expect("finish k1");
 
         let prefix = format!("{status}-");
@@ -952,8 +1073,14 @@ mod tests {
             attempt: 0,
         };
         // The unfinished attempt and the other key's attempt still refuse a rerun.
-        assert_eq!(s.claim_attempt(&running, [0; 32]).expect("c"), Claim::Taken);
-        assert_eq!(s.claim_attempt(&other, [0; 32]).expect("c"), Claim::Taken);
+        assert_eq!(
+            s.claim_attempt(&running, [0; 32], &owner()).expect("c"),
+            Claim::Taken
+        );
+        assert_eq!(
+            s.claim_attempt(&other, [0; 32], &owner()).expect("c"),
+            Claim::Taken
+        );
         assert_eq!(s.attempt_outcome(&other).expect("o"), Some(done.clone()));
         // The newest two finished attempts stay, in both stores (review finding f: the
         // in-memory store kept the first two in key order, here the oldest).
@@ -979,11 +1106,17 @@ mod tests {
         };
         assert_eq!(key.attempt, 0);
         assert_eq!(
-            s.claim_attempt(&key, [7; 32]).expect("claim"),
+            s.claim_attempt(&key, [7; 32], &owner()).expect("claim"),
             Claim::Claimed
         );
-        assert_eq!(s.claim_attempt(&key, [7; 32]).expect("again"), Claim::Same);
-        assert_eq!(s.claim_attempt(&key, [8; 32]).expect("other"), Claim::Taken);
+        assert_eq!(
+            s.claim_attempt(&key, [7; 32], &owner()).expect("again"),
+            Claim::Same
+        );
+        assert_eq!(
+            s.claim_attempt(&key, [8; 32], &owner()).expect("other"),
+            Claim::Taken
+        );
         assert_eq!(s.next_attempt("k1", 0).expect("next"), 1);
         assert_eq!(s.next_attempt("k1", 1).expect("other epoch"), 0);
         let outcome = Outcome::Aborted {
@@ -997,7 +1130,10 @@ mod tests {
             Some(outcome.clone())
         );
         // Finishing does not free the attempt for another session.
-        assert_eq!(s.claim_attempt(&key, [8; 32]).expect("other"), Claim::Taken);
+        assert_eq!(
+            s.claim_attempt(&key, [8; 32], &owner()).expect("other"),
+            Claim::Taken
+        );
 
         // The coordinator's opening write: claim and record together, or nothing.
         let k2 = |attempt| AttemptKey {
@@ -1007,13 +1143,15 @@ mod tests {
         };
         let r = record("r2");
         assert_eq!(
-            s.begin_attempt(&r, true, &k2(0), [1; 32]).expect("begin"),
+            s.begin_attempt(&r, true, &k2(0), [1; 32], 1)
+                .expect("begin"),
             Begun::Claimed
         );
         assert_eq!(s.request("r2").expect("read"), Some(r.clone()));
         // A new request whose id exists: nothing written, the attempt stays free.
         assert_eq!(
-            s.begin_attempt(&r, true, &k2(1), [2; 32]).expect("begin"),
+            s.begin_attempt(&r, true, &k2(1), [2; 32], 1)
+                .expect("begin"),
             Begun::Existing(Box::new(r.clone()))
         );
         assert_eq!(s.next_attempt("k2", 0).expect("next"), 1);
@@ -1021,7 +1159,7 @@ mod tests {
         let mut changed = r.clone();
         changed.error = Some("changed".into());
         assert_eq!(
-            s.begin_attempt(&changed, false, &k2(0), [3; 32])
+            s.begin_attempt(&changed, false, &k2(0), [3; 32], 1)
                 .expect("begin"),
             Begun::NotClaimed(Claim::Taken)
         );
@@ -1035,6 +1173,32 @@ mod tests {
         s.end_attempt(&k2(0), &done, &closed).expect("end");
         assert_eq!(s.attempt_outcome(&k2(0)).expect("read"), Some(done));
         assert_eq!(s.request("r2").expect("read"), Some(closed));
+        // A request id runs through one coordinator: the same request id and key through
+        // another coordinator is a duplicate naming the first session (nothing written); the
+        // first coordinator's retries under new attempt numbers are claimed.
+        let via = |coordinator| RequestOwner {
+            request_id: "r2".into(),
+            coordinator,
+        };
+        assert_eq!(
+            s.claim_attempt(&k2(5), [4; 32], &via(2)).expect("dup"),
+            Claim::Duplicate {
+                coordinator: 1,
+                session: [1; 32]
+            }
+        );
+        assert_eq!(
+            s.begin_attempt(&r, false, &k2(6), [5; 32], 3).expect("dup"),
+            Begun::NotClaimed(Claim::Duplicate {
+                coordinator: 1,
+                session: [1; 32]
+            })
+        );
+        assert_eq!(s.next_attempt("k2", 0).expect("next"), 1);
+        assert_eq!(
+            s.claim_attempt(&k2(5), [4; 32], &via(1)).expect("retry"),
+            Claim::Claimed
+        );
         // Closing an unclaimed attempt fails and writes nothing.
         let mut other = r.clone();
         other.error = Some("other".into());
@@ -1062,7 +1226,8 @@ mod tests {
                                 epoch: 0,
                                 attempt: a,
                             };
-                            store.claim_attempt(&key, [t; 32]).expect("claim") == Claim::Claimed
+                            store.claim_attempt(&key, [t; 32], &owner()).expect("claim")
+                                == Claim::Claimed
                         })
                         .count()
                 })
