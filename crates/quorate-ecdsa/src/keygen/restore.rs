@@ -106,6 +106,12 @@ impl EpochPublic {
         point_bytes(&self.public_key)
     }
 
+    /// The agreed setup transcript hash of the DKG or refresh that produced the epoch
+    /// ([`KeyShare::setup_transcript`]; the node's epoch certificate signs it).
+    pub fn setup_transcript(&self) -> [u8; 32] {
+        self.transcript
+    }
+
     /// Party `j`'s public share `T_j`, 33-byte compressed SEC1.
     pub fn public_share_bytes(&self, j: PartyId) -> Option<[u8; 33]> {
         self.public_shares.get(j.position()).map(point_bytes)

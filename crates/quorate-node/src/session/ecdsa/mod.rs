@@ -41,6 +41,7 @@ pub mod keygen;
 pub mod limits;
 pub mod recovery;
 pub mod refresh;
+pub mod restore;
 pub mod sign;
 
 #[cfg(test)]

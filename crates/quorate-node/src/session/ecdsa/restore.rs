@@ -1,0 +1,209 @@
+//! Restoring a lost holder's ECDSA share from the escrow (issue 16 §2), node side.
+//!
+//! 1. Any holder writes its active epoch's public data with [`export_public`]
+//!    (`quorate node escrow export-public`): the library's [`EpochPublic`] and the node's
+//!    epoch certificate, which every holder signed with its roster key.
+//! 2. The escrow recovers the lost node's `x_j` (`quorate verenc recover --out`).
+//! 3. The lost node, with its identity key (the keystore holding it must exist), imports
+//!    both with [`import`] (`quorate node escrow import`): the certificate must verify
+//!    against the roster and name the same epoch, threshold, holder count, public key and
+//!    setup transcript as the [`EpochPublic`] (so the public data is the one every holder
+//!    certified); the library checks `x_j·G = T_j` ([`RestoredShare::new`]). The
+//!    [`RestoredShare`] is stored sealed under the kind [`RESTORED_SHARE_KIND`] in a new
+//!    epoch committed with that certificate. It cannot sign: a refresh naming the restored
+//!    node turns it into a full share of the next epoch.
+//!
+//! Export-public file (JSON, public): `{"v": 1, "key_id", "epoch", "certificate": <the
+//! stored epoch certificate>, "epoch_public": <hex of EpochPublic::to_bytes>}`.
+
+use std::collections::BTreeMap;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use quorate_ecdsa::keygen::{EpochPublic, RestoredShare};
+use quorate_ecdsa::{EcdsaError, KeyShare};
+use serde_json::{json, Value};
+use zeroize::Zeroizing;
+
+use super::cert::{EpochCertificate, MAX_CERT_LEN};
+use crate::keystore::{KeyId, Keystore, KeystoreError, Kind};
+
+/// The keystore kind of a [`RestoredShare`] (a share rebuilt from the escrow; it can only
+/// join a refresh).
+pub const RESTORED_SHARE_KIND: &str = "restored-share";
+/// Largest export-public file read (a certificate plus the public data of 255 holders).
+pub const MAX_PUBLIC_FILE: u64 = 4 * MAX_CERT_LEN as u64;
+/// Largest `quorate verenc recover --out` file read (64 hex digits and white space).
+pub const MAX_SHARE_FILE: u64 = 1024;
+
+/// Why an export or an import was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RestoreError {
+    /// The keystore failed.
+    #[error(transparent)]
+    Keystore(#[from] KeystoreError),
+    /// No usable share of the requested key or epoch here.
+    #[error("{0}")]
+    NotFound(String),
+    /// The node already holds a share (or a restored share) of the key: nothing to restore.
+    #[error("node already holds key {key_id} (epochs {epochs:?}): refusing to import over it")]
+    AlreadyHeld {
+        /// The key id.
+        key_id: String,
+        /// The epochs stored here.
+        epochs: Vec<u64>,
+    },
+    /// The recovered secret share is not the discrete log of the node's public share `T_j`.
+    #[error("the recovered share does not match node {node}'s public share T_j (wrong backup, node or epoch?)")]
+    Mismatch {
+        /// This node.
+        node: u16,
+    },
+    /// The public data or the share file is malformed or inconsistent.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid(e: impl std::fmt::Display) -> RestoreError {
+    RestoreError::Invalid(e.to_string())
+}
+
+/// The restored-share keystore kind.
+pub fn restored_share_kind() -> Result<Kind, KeystoreError> {
+    Kind::new(RESTORED_SHARE_KIND)
+}
+
+/// The public data of `key_id`'s active epoch on this node (`epoch`, if given, must be
+/// that epoch), in the export-public form.
+pub fn export_public(
+    ks: &Keystore,
+    key_id: &KeyId,
+    epoch: Option<u64>,
+) -> Result<Value, RestoreError> {
+    let info = ks
+        .active_epoch(key_id)?
+        .ok_or_else(|| RestoreError::NotFound(format!("no active epoch of key {key_id} here")))?;
+    if let Some(e) = epoch.filter(|e| *e != info.epoch) {
+        return Err(RestoreError::NotFound(format!(
+            "key {key_id} is at epoch {} here, not {e}",
+            info.epoch
+        )));
+    }
+    let cert = info
+        .certificate
+        .ok_or_else(|| invalid(format!("key {key_id}: active epoch without a certificate")))?;
+    let stored = ks
+        .get_secret(key_id, info.epoch, &Kind::KEY_SHARE)?
+        .ok_or_else(|| {
+            RestoreError::NotFound(format!(
+                "key {key_id} epoch {}: no share stored here",
+                info.epoch
+            ))
+        })?;
+    let share = KeyShare::from_bytes(stored.bytes.expose()).map_err(invalid)?;
+    let certificate: Value = serde_json::from_slice(&cert).map_err(invalid)?;
+    Ok(json!({
+        "v": 1,
+        "key_id": key_id.as_str(),
+        "epoch": info.epoch,
+        "certificate": certificate,
+        "epoch_public": hex::encode(share.epoch_public().to_bytes()),
+    }))
+}
+
+/// Parses `quorate verenc recover --out` text: 64 hex digits (32 bytes big-endian),
+/// surrounding white space ignored.
+pub fn parse_share_text(text: &str) -> Result<Zeroizing<[u8; 32]>, RestoreError> {
+    let t = text.trim();
+    let mut x = Zeroizing::new([0u8; 32]);
+    if t.len() != 64 || hex::decode_to_slice(t, &mut x[..]).is_err() {
+        return Err(invalid(
+            "the share file must hold 64 hex digits (`quorate verenc recover --out`)",
+        ));
+    }
+    Ok(x)
+}
+
+/// Checks `public` (the export-public form) against `roster` and returns its certificate
+/// and public data.
+fn checked_public(
+    key_id: &KeyId,
+    public: &Value,
+    roster: &BTreeMap<u16, VerifyingKey>,
+) -> Result<(EpochCertificate, EpochPublic), RestoreError> {
+    if public["v"] != 1 || public["key_id"] != key_id.as_str() {
+        return Err(invalid(format!(
+            "the public data is not version 1 export-public data of key {key_id}"
+        )));
+    }
+    let cert_bytes = serde_json::to_vec(&public["certificate"]).map_err(invalid)?;
+    let cert = EpochCertificate::from_bytes(&cert_bytes).map_err(invalid)?;
+    let ep_hex = public["epoch_public"]
+        .as_str()
+        .ok_or_else(|| invalid("epoch_public: missing"))?;
+    let ep = EpochPublic::from_bytes(&hex::decode(ep_hex).map_err(invalid)?).map_err(invalid)?;
+    cert.verify(roster)
+        .map_err(|e| invalid(format!("epoch certificate: {e}")))?;
+    let consistent = cert.key_id == key_id.as_str()
+        && public["epoch"] == cert.epoch
+        && cert.epoch == ep.epoch()
+        && cert.t == ep.params().t()
+        && cert.holders.len() == usize::from(ep.params().n())
+        && cert.public_key == ep.public_key_bytes()
+        && cert.transcript == ep.setup_transcript();
+    if !consistent {
+        return Err(invalid(
+            "the epoch public data is not the epoch its certificate certifies",
+        ));
+    }
+    Ok((cert, ep))
+}
+
+/// Imports node `self_id`'s recovered secret share `x` of `key_id`, with the public data
+/// `public` (the export-public form) and its roster identity key `identity`: stores the
+/// [`RestoredShare`] sealed in a new epoch committed with the certificate. Refuses a key
+/// the node already has any epoch of.
+pub fn import(
+    ks: &mut Keystore,
+    roster: &BTreeMap<u16, VerifyingKey>,
+    self_id: u16,
+    identity: &SigningKey,
+    key_id: &KeyId,
+    x: &[u8; 32],
+    public: &Value,
+) -> Result<Value, RestoreError> {
+    if roster.get(&self_id) != Some(&identity.verifying_key()) {
+        return Err(invalid(format!(
+            "node {self_id}'s identity key is not its roster key"
+        )));
+    }
+    let epochs: Vec<u64> = ks.epochs(key_id)?.iter().map(|e| e.epoch).collect();
+    if !epochs.is_empty() {
+        return Err(RestoreError::AlreadyHeld {
+            key_id: key_id.to_string(),
+            epochs,
+        });
+    }
+    let (cert, ep) = checked_public(key_id, public, roster)?;
+    let me = cert.party_of(self_id).map_err(invalid)?;
+    let restored = RestoredShare::new(&ep, me, x, identity.clone()).map_err(|e| match e {
+        EcdsaError::RestoredShareMismatch { .. } => RestoreError::Mismatch { node: self_id },
+        e => invalid(e),
+    })?;
+    let kind = restored_share_kind()?;
+    ks.begin_epoch(key_id, cert.epoch)?;
+    ks.put_secret(key_id, cert.epoch, 0, &kind, &restored.to_bytes())?;
+    ks.commit_epoch(key_id, cert.epoch, &cert.to_bytes())?;
+    Ok(json!({
+        "key_id": key_id.as_str(),
+        "epoch": cert.epoch,
+        "node": self_id,
+        "party": me.get(),
+        "public_key": hex::encode(cert.public_key),
+        "holders": cert.holders,
+        "restored": true,
+    }))
+}
+
+#[cfg(test)]
+mod tests;
