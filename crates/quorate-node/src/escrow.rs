@@ -318,16 +318,24 @@ fn stored_epochs(dir: &Path, key_id: &KeyId) -> Vec<u64> {
 /// Retires the backups of every epoch of `key_id` older than `active` (the epoch that just
 /// committed): their files are unlinked and the directory synced, so that, like the
 /// retired epoch's data key, an old share cannot be rebuilt from this node's disk even with
-/// the escrow key. Returns the epochs deleted. Called right after `commit_epoch`; a crash
-/// in between leaves old files that [`prune_retired`] deletes at the next start-up.
+/// the escrow key. Returns the epochs deleted. A crash before the sync leaves old files
+/// that [`prune_retired`] deletes at the next start-up.
 pub fn retire_before(dir: &Path, key_id: &KeyId, active: u64) -> Result<Vec<u64>, EscrowError> {
+    let old = unlink_before(dir, key_id, active)?;
+    if !old.is_empty() {
+        sync_backups(dir, key_id)?;
+    }
+    Ok(old)
+}
+
+/// The first half of [`retire_before`]: unlinks the backups of every epoch of `key_id`
+/// older than `active`, without the directory sync ([`sync_backups`]). The commit of an
+/// epoch calls it right after `commit_epoch` and syncs off its critical path.
+pub fn unlink_before(dir: &Path, key_id: &KeyId, active: u64) -> Result<Vec<u64>, EscrowError> {
     let old: Vec<u64> = stored_epochs(dir, key_id)
         .into_iter()
         .filter(|&e| e < active)
         .collect();
-    if old.is_empty() {
-        return Ok(old);
-    }
     for &e in &old {
         let path = epoch_file(dir, key_id, e);
         match std::fs::remove_file(&path) {
@@ -336,8 +344,13 @@ pub fn retire_before(dir: &Path, key_id: &KeyId, active: u64) -> Result<Vec<u64>
             Err(err) => return Err(FileError::io(&path, err).into()),
         }
     }
-    fsutil::sync_dir(&key_dir(dir, key_id))?;
     Ok(old)
+}
+
+/// Makes the unlinks of [`unlink_before`] durable (syncs the key's backup directory).
+pub fn sync_backups(dir: &Path, key_id: &KeyId) -> Result<(), EscrowError> {
+    fsutil::sync_dir(&key_dir(dir, key_id))?;
+    Ok(())
 }
 
 /// Start-up prune: for every key with stored backups, retires the epochs older than its

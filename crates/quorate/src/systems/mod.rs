@@ -33,6 +33,9 @@ pub enum System {
     /// The node: one `quorate node run` process per party over loopback (ping, threshold
     /// ECDSA keygen and signing through the operator API).
     Node,
+    /// Only the escrow rows of `node` (issue 16 §3): a refresh with and without an RDKGitH
+    /// escrow over loopback nodes, and one node's escrow round in process (bench only).
+    NodeEscrow,
     /// The C2SP tlog-witness endpoint of one `quorate node run --public-http` process
     /// (`add-checkpoint` latency and cosignatures per second; bench only).
     Witness,
@@ -71,6 +74,7 @@ impl System {
             System::Verenc => "verenc",
             System::Mixnet => "mixnet",
             System::Node => "node",
+            System::NodeEscrow => "node-escrow",
             System::Witness => "witness",
         }
     }
@@ -83,7 +87,7 @@ impl System {
             System::Cosi => cosi::run_default_demo(),
             System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
-            System::Node => node::run_default_demo(),
+            System::Node | System::NodeEscrow => node::run_default_demo(),
             System::Witness => Ok(
                 "the tlog-witness has no demo: run `quorate bench witness`, \
                                   or see the README section on pointing a tlog at a witness"
@@ -108,6 +112,7 @@ impl System {
             System::Node => node::bench(suite)
                 .and_then(|()| node_escrow::bench(suite))
                 .and_then(|()| node_bls::bench(suite, opts.large)),
+            System::NodeEscrow => node_escrow::bench(suite),
             System::Witness => witness::bench(suite),
         }
     }

@@ -16,7 +16,9 @@
 //!   wrong-share case against `T_j` from the DKG's broadcast Feldman commitments.
 //! * **Store.** The verified backups (with the escrow ciphertext this node's verification
 //!   chose) are written durably before the certificate signature leaves
-//!   ([`crate::escrow::store`]). A node without an escrow ignores what it receives.
+//!   ([`crate::escrow::store`]), concurrently with the keystore transaction that seals the
+//!   share and the certificate-to-be (two independent durable writes: the signature waits
+//!   for both). A node without an escrow ignores what it receives.
 //!
 //! Test hook (feature `test-faults`): `QUORATE_TEST_ESCROW_FAULT=wrong-share` backs up
 //! another scalar than the share (a valid proof for the wrong `X`), `missing` sends no
@@ -27,6 +29,7 @@ use std::collections::BTreeMap;
 use quorate_ecdsa::KeyShare;
 use quorate_verenc::backup::{self, Backup, BackupError};
 use rand_core::OsRng;
+use rayon::prelude::*;
 use tracing::warn;
 
 use super::{failed, party_of, EcdsaNode};
@@ -77,15 +80,16 @@ impl EscrowRound<'_> {
         Ok(escrow::encode_wire(&b))
     }
 
-    /// Checks every other holder's backup against its `T_j` in `share` and stores them;
-    /// `Blame` names every holder whose backup is missing or bad.
-    pub(crate) fn check_and_store(
+    /// Checks every other holder's backup against its `T_j` in `share` (the holders in
+    /// parallel) and returns the verified backups for [`Self::store`]; `Blame` names every
+    /// holder whose backup is missing or bad. Without an escrow: nothing to keep.
+    pub(crate) fn check(
         &self,
         share: &KeyShare,
         incoming: &BTreeMap<u16, Incoming>,
-    ) -> Result<(), DriverError> {
+    ) -> Result<Vec<(u16, Backup)>, DriverError> {
         let Some(esc) = self.node.escrow() else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let (verified, bad) = check(self, esc, share, incoming)?;
         if !bad.is_empty() {
@@ -108,8 +112,16 @@ impl EscrowRound<'_> {
             warn!(key_id = %self.ctx.key_id, holders = verified.len() + 1, t,
                 "{} holders (at least t) back up to this one escrow key: the escrow can rebuild the whole signing key", verified.len() + 1);
         }
+        Ok(verified)
+    }
+
+    /// Durably stores the backups [`Self::check`] verified (nothing without an escrow).
+    pub(crate) fn store(&self, verified: &[(u16, Backup)]) -> Result<(), DriverError> {
+        let Some(esc) = self.node.escrow() else {
+            return Ok(());
+        };
         let key = KeyId::new(&self.ctx.key_id).map_err(failed)?;
-        escrow::store(&esc.dir, &key, self.new_epoch, &verified)
+        escrow::store(&esc.dir, &key, self.new_epoch, verified)
             .map_err(|e| failed(format!("storing the verified escrow backups: {e}")))
     }
 }
@@ -122,13 +134,23 @@ fn check(
     share: &KeyShare,
     incoming: &BTreeMap<u16, Incoming>,
 ) -> Result<Checked, DriverError> {
-    let mut verified = Vec::new();
-    let mut bad = BTreeMap::new();
+    let mut jobs = Vec::new();
     for &j in r.holders.iter().filter(|&&h| h != r.ctx.self_id) {
         let t_j = share
             .public_share_bytes(party_of(r.holders, j).map_err(failed)?)
             .ok_or_else(|| failed(format!("no public share of holder {j}")))?;
-        match check_one(esc, &t_j, r.label(j), incoming.get(&j)) {
+        jobs.push((j, t_j, r.label(j)));
+    }
+    // The holders' proofs are independent: all of them at once (each verification is
+    // itself parallel inside, so this only fills the cores between its parallel parts).
+    let results: Vec<(u16, Result<Backup, String>)> = jobs
+        .into_par_iter()
+        .map(|(j, t_j, label)| (j, check_one(esc, &t_j, label, incoming.get(&j))))
+        .collect();
+    let mut verified = Vec::new();
+    let mut bad = BTreeMap::new();
+    for (j, res) in results {
+        match res {
             Ok(b) => verified.push((j, b)),
             Err(why) => {
                 bad.insert(j, why);

@@ -333,15 +333,15 @@ impl DkgDriver {
         }
     }
 
-    /// Round 5: checks (and stores) the other holders' escrow backups; then seals the new
-    /// share with the certificate-to-be and returns this holder's node-certificate
+    /// Round 5: checks the other holders' escrow backups; then stores them while it seals
+    /// the new share with the certificate-to-be, and returns this holder's node-certificate
     /// signature to broadcast.
     fn certify_after_escrow(
         &mut self,
         wait: EscrowWait,
         incoming: &BTreeMap<u16, Incoming>,
     ) -> Result<Vec<Outgoing>, DriverError> {
-        self.escrow_round().check_and_store(&wait.share, incoming)?;
+        let backups = self.escrow_round().check(&wait.share, incoming)?;
         let EscrowWait {
             statement,
             library: library_cert,
@@ -353,25 +353,41 @@ impl DkgDriver {
         cert.library = library_cert;
         // The share and the certificate-to-be go in one transaction, before our signature
         // leaves: a sealed share always comes with what recovery needs to finish the epoch.
-        {
-            let mut ks = self.node.keystore();
-            // A refresh began the epoch when it sealed its pending share.
-            if !self.pending {
-                ks.begin_epoch(&self.key, self.new_epoch).map_err(failed)?;
-                self.pending = true;
-            }
-            let kind = recovery::epoch_cert_kind().map_err(failed)?;
-            ks.put_secrets(
-                &self.key,
-                self.new_epoch,
-                self.ctx.attempt,
-                &[
-                    (&Kind::KEY_SHARE, &share.to_bytes()),
-                    (&kind, &cert.to_bytes()),
-                ],
-            )
-            .map_err(failed)?;
+        // The verified escrow backups (their own file) are written at the same time: two
+        // independent durable writes, and the signature waits for both.
+        let escrow_round = self.escrow_round();
+        let mut began = false;
+        let (stored, sealed) = std::thread::scope(|s| {
+            let stored = s.spawn(|| escrow_round.store(&backups));
+            let sealed = (|| -> Result<(), DriverError> {
+                let mut ks = self.node.keystore();
+                // A refresh began the epoch when it sealed its pending share.
+                if !self.pending {
+                    ks.begin_epoch(&self.key, self.new_epoch).map_err(failed)?;
+                    began = true;
+                }
+                let kind = recovery::epoch_cert_kind().map_err(failed)?;
+                ks.put_secrets(
+                    &self.key,
+                    self.new_epoch,
+                    self.ctx.attempt,
+                    &[
+                        (&Kind::KEY_SHARE, &share.to_bytes()),
+                        (&kind, &cert.to_bytes()),
+                    ],
+                )
+                .map_err(failed)
+            })();
+            let stored = stored
+                .join()
+                .unwrap_or_else(|_| Err(failed("storing the escrow backups panicked")));
+            (stored, sealed)
+        });
+        if began {
+            self.pending = true;
         }
+        sealed?;
+        stored?;
         self.signed = true;
         self.state = State::Cert(Box::new(CertRound { cert }));
         Ok(vec![Outgoing {

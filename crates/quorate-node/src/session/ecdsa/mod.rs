@@ -318,15 +318,24 @@ impl EcdsaNode {
     }
 
     /// After `commit_epoch(key_id, epoch)`: drops the cached shares of `key_id` and retires
-    /// the escrow backups kept for its older epochs ([`crate::escrow::retire_before`]), so
-    /// that no old share can be rebuilt from this disk. A failure to delete is logged (the
-    /// next start-up prunes them).
+    /// the escrow backups kept for its older epochs ([`crate::escrow::unlink_before`], the
+    /// directory sync in the background), so that no old share can be rebuilt from this
+    /// disk. A failure to delete is logged (the next start-up prunes them).
     pub(crate) fn epoch_committed(&self, key_id: &KeyId, epoch: u64) {
         self.forget(key_id.as_str());
         if let Some(esc) = self.escrow() {
-            match crate::escrow::retire_before(&esc.dir, key_id, epoch) {
+            match crate::escrow::unlink_before(&esc.dir, key_id, epoch) {
                 Ok(old) if !old.is_empty() => {
-                    tracing::info!(key_id = %key_id, ?old, "retired the escrow backups of older epochs")
+                    tracing::info!(key_id = %key_id, ?old, "retired the escrow backups of older epochs");
+                    // The directory sync that makes the unlinks durable runs off the
+                    // commit's critical path: a crash before it leaves the files, which
+                    // the start-up prune deletes before the node serves again.
+                    let (dir, key) = (esc.dir.clone(), key_id.clone());
+                    std::thread::spawn(move || {
+                        if let Err(e) = crate::escrow::sync_backups(&dir, &key) {
+                            tracing::warn!(key_id = %key, error = %e, "could not sync the escrow backup directory after retiring old epochs (pruned again at the next start-up)");
+                        }
+                    });
                 }
                 Ok(_) => {}
                 Err(e) => {
