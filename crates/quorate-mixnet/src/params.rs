@@ -21,6 +21,12 @@ pub const BATCH_BITS: u32 = 128;
 pub const SLACK_BITS: u32 = 40;
 /// Bits of the BLS12-381 scalar field order `q`.
 pub const SCALAR_BITS: u32 = 255;
+/// Bits of the masks `α` in a sender's link proof (witness `|q|` + challenge + slack).
+pub const MASK_BITS: u32 = SCALAR_BITS + CHALLENGE_BITS + SLACK_BITS;
+/// Bits of the input-sharing masks `a_k, a′_k`.
+pub const A_BITS: u32 = SCALAR_BITS + SLACK_BITS;
+/// Bits of the input-sharing proof masks.
+pub const PROOF_MASK_BITS: u32 = A_BITS + CHALLENGE_BITS + SLACK_BITS;
 /// The largest number of senders per batch accepted by the API (bounds allocations).
 pub const MAX_SENDERS: usize = 1 << 20;
 /// The smallest Paillier modulus the mixnet accepts (the sender's proof responses must be

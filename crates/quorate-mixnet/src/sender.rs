@@ -72,8 +72,7 @@ use quorate_paillier::{Ciphertext, PublicKey};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 
-/// Bits of the masks `α` (witness `|q|` + challenge + slack).
-pub const MASK_BITS: u32 = SCALAR_BITS + CHALLENGE_BITS + SLACK_BITS;
+pub use crate::params::MASK_BITS;
 
 /// Version of the link proof's transcript. Version 2: fixed-base randomness, the
 /// transcript binds `h_N`.

@@ -214,7 +214,7 @@ impl MixnetPublic {
         let t = match self.rp_tables.get() {
             Some(t) => t,
             None => {
-                let bits = crate::sender::MASK_BITS.max(crate::sharing::PROOF_MASK_BITS) + 2;
+                let bits = crate::params::MASK_BITS.max(crate::params::PROOF_MASK_BITS) + 2;
                 let t = RingPedersenTables::new(&self.ring_pedersen, bits)?;
                 self.rp_tables.get_or_init(|| t)
             }

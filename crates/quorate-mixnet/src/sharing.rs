@@ -61,10 +61,7 @@ use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Bits of the masks `a_k, a′_k`.
-pub const A_BITS: u32 = SCALAR_BITS + SLACK_BITS;
-/// Bits of the proof masks.
-pub const PROOF_MASK_BITS: u32 = A_BITS + CHALLENGE_BITS + SLACK_BITS;
+pub use crate::params::{A_BITS, PROOF_MASK_BITS};
 /// Slot width of the packed plaintexts: `v + Σa_k` for `m < 2^16` masks of the largest size
 /// a proof admits (either sign) and a sender's value within its proof's slack, plus the
 /// offset [`slot_offset`], stays in `[0, 2^K)`.

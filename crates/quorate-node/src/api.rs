@@ -26,24 +26,13 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+pub use crate::key_directory::KeyDirectory;
 use crate::session::ecdsa::recovery::{operator_resolve, OperatorResolve, OperatorResolveError};
 use crate::session::ecdsa::EcdsaNode;
 use crate::session::{RequestStatus, Runtime, SessionError, SessionRequest};
 
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 64 * 1024;
-
-/// Public facts about the keys a node holds, served by `GET /v1/keys[/{key_id}]`.
-pub trait KeyDirectory: Send + Sync {
-    /// One key as JSON, `None` if this node does not hold it.
-    fn key(&self, key_id: &str) -> Result<Option<serde_json::Value>, String>;
-    /// Every key as JSON.
-    fn keys(&self) -> Result<Vec<serde_json::Value>, String>;
-    /// Stored keys that cannot be read (`/health` reports them as degraded); none by default.
-    fn problems(&self) -> Vec<serde_json::Value> {
-        Vec::new()
-    }
-}
 
 /// What the handlers share.
 #[derive(Clone)]

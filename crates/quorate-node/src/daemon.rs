@@ -11,8 +11,9 @@ use serde::Serialize;
 use tracing::info;
 use zeroize::Zeroizing;
 
-use crate::api::{self, ApiError, ApiState, KeyDirectory};
+use crate::api::{self, ApiError, ApiState};
 use crate::cosi::{CosiService, WitnessSetup};
+use crate::key_directory::KeyDirectory;
 use crate::metrics::Metrics;
 use crate::session::driver::Protocol;
 use crate::session::policy::Policy;

@@ -37,6 +37,7 @@ pub mod escrow;
 pub mod faults;
 pub mod fsutil;
 pub mod identity;
+pub mod key_directory;
 pub mod keystore;
 pub mod metrics;
 pub mod nodedir;

@@ -21,10 +21,18 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// A fresh directory per test process (a process id alone can repeat across runs, and
+/// `verenc keygen` rightly refuses to overwrite a key file left by an earlier run).
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quorate-cli-verenc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("quorate-cli-verenc-")
+            .tempdir()
+            .expect("a scratch directory")
+            .keep()
+    })
+    .join(name)
 }
 
 fn demo_json(scheme: &str, curve: &str) -> Value {

@@ -419,7 +419,7 @@ pub(crate) fn param_u16(params: &Value, name: &str) -> Result<u16, String> {
         .ok_or_else(|| format!("parameter {name:?} must be an integer in 0..=65535"))
 }
 
-impl crate::api::KeyDirectory for EcdsaNode {
+impl crate::key_directory::KeyDirectory for EcdsaNode {
     fn key(&self, key_id: &str) -> Result<Option<Value>, String> {
         if KeyId::new(key_id).is_err() {
             return Ok(None);
