@@ -53,9 +53,7 @@
 
 use crate::djn::{self, g_pow, DjnTables};
 use crate::error::MixnetError;
-use crate::params::{
-    int_to_scalar, scalar_to_int, Generators, BATCH_BITS, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS,
-};
+use crate::params::{int_to_scalar, scalar_to_int, Generators, BATCH_BITS, CHALLENGE_BITS};
 use crate::ring_pedersen::RingPedersenParams;
 use crate::setup::MixnetPublic;
 use blstrs::{G1Projective, Scalar};

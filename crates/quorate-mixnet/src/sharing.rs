@@ -40,7 +40,7 @@ use crate::djn::{self, DjnTables};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::packing;
-use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS, SCALAR_BITS, SLACK_BITS};
+use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS};
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::timing::StepTimes;
