@@ -273,6 +273,19 @@ fn pippenger_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Intege
     acc
 }
 
+/// A multi-exponentiation takes one exponent per base.
+fn check_exponent_count(bases: &[Integer], exps: &[Integer]) -> Result<(), PaillierError> {
+    if bases.len() != exps.len() {
+        return Err(quorate_core::ParamError::LengthMismatch {
+            what: "multi-exponentiation exponents",
+            expected: bases.len(),
+            got: exps.len(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// `Π b_i^{e_i} mod m` for **public** non-negative exponents (variable time): a bucket
 /// (Pippenger) multi-exponentiation per rayon chunk, so the squarings are shared across
 /// the bases instead of being paid once per base. Bases should be non-negative; they are
@@ -282,14 +295,7 @@ pub fn multi_pow_vartime(
     exps: &[Integer],
     m: &Integer,
 ) -> Result<Integer, PaillierError> {
-    if bases.len() != exps.len() {
-        return Err(quorate_core::ParamError::LengthMismatch {
-            what: "multi-exponentiation exponents",
-            expected: bases.len(),
-            got: exps.len(),
-        }
-        .into());
-    }
+    check_exponent_count(bases, exps)?;
     if *m <= 1 {
         return Err(PaillierError::InvalidModulus("modulus must exceed 1"));
     }
@@ -355,14 +361,7 @@ pub fn multi_pow_secret(
     max_bits: u32,
     m: &Integer,
 ) -> Result<Integer, PaillierError> {
-    if bases.len() != exps.len() {
-        return Err(quorate_core::ParamError::LengthMismatch {
-            what: "multi-exponentiation exponents",
-            expected: bases.len(),
-            got: exps.len(),
-        }
-        .into());
-    }
+    check_exponent_count(bases, exps)?;
     if *m <= 1 || m.is_even() {
         return Err(PaillierError::InvalidModulus(
             "constant-time multi-exponentiation needs an odd modulus above 1",
