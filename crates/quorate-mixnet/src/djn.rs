@@ -151,10 +151,22 @@ impl DjnTables {
         SecretInteger::new(random_bits(rng, self.alpha_bits))
     }
 
-    /// `h_N^e` for a secret `0 ≤ e < 2^{mask_bits}` (randomness or a proof mask; full-row
-    /// scans, see [`FixedBaseCt`]).
+    /// `h_N^e` for a secret `0 ≤ e < 2^{mask_bits}` (a proof mask; full-row scans, see
+    /// [`FixedBaseCt`]).
     pub fn pow_secret(&self, e: &SecretInteger) -> Result<Integer, PaillierError> {
         self.secret.pow(e)
+    }
+
+    /// `h_N^e` for a secret `0 ≤ e < 2^{bits}` with a public bound `bits ≤ mask_bits`: only
+    /// the comb table's first `⌈bits/4⌉` rows ([`FixedBaseCt::pow_bits`]).
+    pub fn pow_secret_bits(&self, e: &SecretInteger, bits: u32) -> Result<Integer, PaillierError> {
+        self.secret.pow_bits(e, bits)
+    }
+
+    /// `h_N^α` for encryption randomness `α < 2^{⌈|N|/2⌉}` ([`Self::random_alpha`]): 384
+    /// table rows at `|N| = 3072` instead of the 426 a proof mask needs.
+    pub fn pow_randomness(&self, alpha: &SecretInteger) -> Result<Integer, PaillierError> {
+        self.secret.pow_bits(alpha, self.alpha_bits)
     }
 
     /// `h_N^e mod N²` for a secret `e` of any length, on GMP's constant-time path with the

@@ -92,7 +92,7 @@ impl MixServer {
                 let c = inputs
                     .get(j)
                     .ok_or(ParamError::Invalid("permutation index"))?;
-                let r = djn.pow_secret(a)?;
+                let r = djn.pow_randomness(a)?;
                 Ok(pk.ciphertext_from_integer(mul_mod(c.as_integer(), &r, n2))?)
             })
             .collect::<Result<_, MixnetError>>()?;

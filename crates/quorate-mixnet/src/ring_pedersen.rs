@@ -233,14 +233,32 @@ impl RingPedersenTables {
 
     /// [`RingPedersenParams::commit`] with the comb tables (same result).
     pub fn commit(&self, x: &Integer, mu: &Integer) -> Result<Integer, MixnetError> {
+        self.commit_bits(x, self.s_ct.max_exp_bits(), mu, self.t_ct.max_exp_bits())
+    }
+
+    /// [`Self::commit`] for `0 ≤ x < 2^{x_bits}`, `0 ≤ μ < 2^{mu_bits}` with **public**
+    /// bounds (a mask's or a randomness' length): each comb table reads only the rows the
+    /// bound needs ([`FixedBaseCt::pow_bits`]). Values outside their bound (a test fault's
+    /// negative or over-long mask) or bounds beyond the tables take the plain path, with
+    /// the same result.
+    pub fn commit_bits(
+        &self,
+        x: &Integer,
+        x_bits: u32,
+        mu: &Integer,
+        mu_bits: u32,
+    ) -> Result<Integer, MixnetError> {
         let n = &self.params.n_hat;
-        let fits =
-            |e: &Integer, t: &FixedBaseCt| *e >= 0 && e.significant_bits() <= t.max_exp_bits();
-        if !fits(x, &self.s_ct) || !fits(mu, &self.t_ct) {
+        let fits = |e: &Integer, bits: u32, t: &FixedBaseCt| {
+            bits >= 1 && bits <= t.max_exp_bits() && *e >= 0 && e.significant_bits() <= bits
+        };
+        if !fits(x, x_bits, &self.s_ct) || !fits(mu, mu_bits, &self.t_ct) {
             return self.params.commit(x, mu);
         }
-        let a = self.s_ct.pow(&SecretInteger::new(x.clone()))?;
-        let b = self.t_ct.pow(&SecretInteger::new(mu.clone()))?;
+        let a = self.s_ct.pow_bits(&SecretInteger::new(x.clone()), x_bits)?;
+        let b = self
+            .t_ct
+            .pow_bits(&SecretInteger::new(mu.clone()), mu_bits)?;
         Ok(mul_mod(&a, &b, n))
     }
 

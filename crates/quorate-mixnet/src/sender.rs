@@ -193,14 +193,16 @@ fn challenge(public: &MixnetPublic, djn: &DjnTables, st: &LinkStatement<'_>) -> 
     Integer::from_digits(&e, quorate_paillier::rug::integer::Order::Msf)
 }
 
-/// `(1 + N)^m·h_N^ρ mod N²` for a secret `ρ` (comb table, [`DjnTables::pow_secret`]).
+/// `(1 + N)^m·h_N^ρ mod N²` for a secret `0 ≤ ρ < 2^{bits}` (comb table,
+/// [`DjnTables::pow_secret_bits`]; `bits` is public: the randomness' or the mask's length).
 fn enc_fixed_base(
     pk: &PublicKey,
     djn: &DjnTables,
     m: &Integer,
     rho: &SecretInteger,
+    bits: u32,
 ) -> Result<Ciphertext, MixnetError> {
-    let r = djn.pow_secret(rho)?;
+    let r = djn.pow_secret_bits(rho, bits)?;
     Ok(pk.ciphertext_from_integer(mul_mod(&g_pow(pk, m), &r, pk.n_squared()))?)
 }
 
@@ -237,15 +239,15 @@ pub(crate) fn encrypt_integers<R: RngCore + CryptoRng>(
     let q = crate::params::scalar_modulus();
     let rho1 = djn.random_alpha(rng);
     let rho2 = djn.random_alpha(rng);
-    let c = enc_fixed_base(pk, djn, &modulo(&vi, pk.n()), &rho1)?;
-    let c_prime = enc_fixed_base(pk, djn, &modulo(&ri, pk.n()), &rho2)?;
+    let c = enc_fixed_base(pk, djn, &modulo(&vi, pk.n()), &rho1, djn::alpha_bits(pk))?;
+    let c_prime = enc_fixed_base(pk, djn, &modulo(&ri, pk.n()), &rho2, djn::alpha_bits(pk))?;
     let gamma = gens.g * int_to_scalar(&vi, &q) + gens.h * int_to_scalar(&ri, &q);
     let alpha_v = random_bits(rng, MASK_BITS);
     let alpha_r = random_bits(rng, MASK_BITS);
     let beta1 = SecretInteger::new(random_bits(rng, djn::mask_bits(pk)));
     let beta2 = SecretInteger::new(random_bits(rng, djn::mask_bits(pk)));
-    let a1 = enc_fixed_base(pk, djn, &alpha_v, &beta1)?;
-    let a2 = enc_fixed_base(pk, djn, &alpha_r, &beta2)?;
+    let a1 = enc_fixed_base(pk, djn, &alpha_v, &beta1, djn::mask_bits(pk))?;
+    let a2 = enc_fixed_base(pk, djn, &alpha_r, &beta2, djn::mask_bits(pk))?;
     let big_gamma = gens.g * int_to_scalar(&alpha_v, &q) + gens.h * int_to_scalar(&alpha_r, &q);
     let (mu_v, mu_r) = (rp.random_mu(rng), rp.random_mu(rng));
     let (beta_v, beta_r) = (rp.random_mu_mask(rng), rp.random_mu_mask(rng));

@@ -390,7 +390,7 @@ impl MixServer {
                 let n2 = pk.n_squared();
                 let e_k = pk.ciphertext_from_integer(mul_mod(
                     &djn::g_pow(pk, &(&d.a + Integer::from(&d.b << SLOT_BITS))),
-                    &tables.pow_secret(&d.alpha)?,
+                    &tables.pow_randomness(&d.alpha)?,
                     n2,
                 ))?;
                 let (g, h) = (public.gens.g, public.gens.h);
@@ -408,14 +408,15 @@ impl MixServer {
                         vec![g * sal + h * d.zeta[0], g * sbe + h * d.zeta[1]],
                     ),
                 };
-                let commit = |x: &Integer, mu: &Integer| match rpt {
-                    Some(t) => t.commit(x, mu),
+                // Public bounds: the masks' and their proof masks' drawn lengths.
+                let commit = |x: &Integer, x_bits: u32, mu: &Integer, mu_bits: u32| match rpt {
+                    Some(t) => t.commit_bits(x, x_bits, mu, mu_bits),
                     None => rp.commit(x, mu),
                 };
-                let rp_a = commit(&d.a, &d.m_a)?;
-                let rp_b = commit(&d.b, &d.m_b)?;
-                let d_a = commit(&d.al, &d.g_a)?;
-                let d_b = commit(&d.be, &d.g_b)?;
+                let rp_a = commit(&d.a, A_BITS, &d.m_a, rp.mu_bits())?;
+                let rp_b = commit(&d.b, A_BITS, &d.m_b, rp.mu_bits())?;
+                let d_a = commit(&d.al, PROOF_MASK_BITS, &d.g_a, rp.mu_mask_bits())?;
+                let d_b = commit(&d.be, PROOF_MASK_BITS, &d.g_b, rp.mu_mask_bits())?;
                 let c = link_challenge(
                     public,
                     &public.sid,

@@ -1106,7 +1106,7 @@ mod tests {
             .iter()
             .zip(&alpha)
             .map(|(&j, a)| {
-                let r = djn.pow_secret(a).unwrap();
+                let r = djn.pow_randomness(a).unwrap();
                 let w = mul_mod(inputs[j].as_integer(), &r, pk.n_squared());
                 pk.ciphertext_from_integer(w).unwrap()
             })

@@ -42,7 +42,7 @@
 //! small, but it is not zero. When a hard guarantee is needed, use
 //! [`crate::bigint::pow_mod_secret`] (`mpz_powm_sec`) instead.
 
-use crate::bigint::{self, digit, inv_mod, mul_mod, pow_mod_vartime, wipe_integer, SecretInteger};
+use crate::bigint::{self, digit, inv_mod, mul_mod, wipe_integer, SecretInteger};
 use crate::error::PaillierError;
 use rug::integer::Order;
 use rug::Integer;
@@ -250,8 +250,9 @@ pub struct FixedBaseCt {
     limbs: usize,
     /// Row-major: entry `(i, j)` = `b^{(j+1)·2^{w·i}} mod N` as `limbs` little-endian limbs.
     table: Vec<u64>,
-    /// `b^{−Σ_i 2^{w·i}} mod N`.
-    correction: Integer,
+    /// `corrections[r − 1] = b^{−Σ_{i<r} 2^{w·i}} mod N`: the public factor that cancels the
+    /// `+1` of every entry when only the first `r` rows are read ([`FixedBaseCt::pow_bits`]).
+    corrections: Vec<Integer>,
 }
 
 /// Default window of [`FixedBaseCt`].
@@ -292,14 +293,26 @@ impl FixedBaseCt {
             // The last entry is row_base^{2^w}, the next row's base.
             row_base = x;
         }
-        // C = Σ_{i<rows} 2^{w·i}.
-        let mut c = Integer::new();
+        // b^{C_r} with C_r = Σ_{i<r} 2^{w·i} is the product of the rows' first entries
+        // `b^{2^{w·i}}`: prefix products, one inversion of the last, then the inverses of the
+        // shorter prefixes by multiplying the dropped rows back in (2·rows multiplications).
+        let first = |i: usize| {
+            let off = i * per_row * limbs;
+            Integer::from_digits(&table[off..off + limbs], Order::Lsf)
+        };
+        let mut full = Integer::from(1);
         for i in 0..rows {
-            c.set_bit(window * i as u32, true);
+            full = mul_mod(&full, &first(i), modulus);
         }
-        let bc = pow_mod_vartime(&b, &c, modulus)?;
-        let correction =
-            inv_mod(&bc, modulus).ok_or(PaillierError::NotAUnit { what: "fixed base" })?;
+        let mut inv =
+            inv_mod(&full, modulus).ok_or(PaillierError::NotAUnit { what: "fixed base" })?;
+        let mut corrections = vec![Integer::new(); rows];
+        for r in (1..=rows).rev() {
+            if r < rows {
+                inv = mul_mod(&inv, &first(r), modulus);
+            }
+            corrections[r - 1] = inv.clone();
+        }
         Ok(FixedBaseCt {
             modulus: modulus.clone(),
             window,
@@ -307,7 +320,7 @@ impl FixedBaseCt {
             rows,
             limbs,
             table,
-            correction,
+            corrections,
         })
     }
 
@@ -328,26 +341,49 @@ impl FixedBaseCt {
 
     /// Table size in bytes.
     pub fn memory_bytes(&self) -> usize {
-        self.table.len() * 8
+        self.table.len() * 8 + self.corrections.len() * self.limbs * 8
     }
 
-    /// `b^e mod N` for a (possibly secret) `0 ≤ e < 2^max_exp_bits`: always `⌈bits/w⌉`
+    /// `b^e mod N` for a (possibly secret) `0 ≤ e < 2^max_exp_bits`: always `⌈max_exp_bits/w⌉`
     /// full-row scans and multiplications (see the module docs for the caveats).
     pub fn pow(&self, e: &SecretInteger) -> Result<Integer, PaillierError> {
+        self.pow_bits(e, self.max_exp_bits)
+    }
+
+    /// `b^e mod N` for a (possibly secret) `0 ≤ e < 2^bits` with a **public** bound
+    /// `1 ≤ bits ≤ max_exp_bits`: reads only the first `⌈bits/w⌉` rows, always all of them
+    /// (the running time depends on `bits`, never on `e`). One table then serves exponents
+    /// of several public lengths (a mixnet's `h_N` table: the 1536-bit randomness `α` and
+    /// its 1704-bit proof mask) without paying for the longest on the shorter ones.
+    pub fn pow_bits(&self, e: &SecretInteger, bits: u32) -> Result<Integer, PaillierError> {
+        if bits == 0 || bits > self.max_exp_bits {
+            return Err(PaillierError::BitLength {
+                what: "fixed-base exponent bound",
+                bits,
+                min: 1,
+                max: self.max_exp_bits,
+            });
+        }
         let e = e.expose();
-        if *e < 0 || e.significant_bits() > self.max_exp_bits {
+        if *e < 0 || e.significant_bits() > bits {
             return Err(PaillierError::ExponentOutOfRange {
                 what: "fixed-base exponent",
             });
         }
         let w = self.window;
         let per_row = 1usize << w;
-        let total_bits = self.rows * w as usize;
-        let mut e_limbs = Zeroizing::new(vec![0u64; total_bits.div_ceil(64)]);
+        let rows = (bits.div_ceil(w) as usize).min(self.rows);
+        let mut e_limbs = Zeroizing::new(vec![0u64; (rows * w as usize).div_ceil(64)]);
         e.write_digits(&mut e_limbs[..], Order::Lsf);
         let mut sel = Zeroizing::new(vec![0u64; self.limbs]);
-        let mut acc = SecretInteger::new(self.correction.clone());
-        for i in 0..self.rows {
+        let correction =
+            self.corrections
+                .get(rows - 1)
+                .ok_or(PaillierError::ExponentOutOfRange {
+                    what: "fixed-base exponent",
+                })?;
+        let mut acc = SecretInteger::new(correction.clone());
+        for i in 0..rows {
             let d = digit(&e_limbs, i * w as usize, w);
             sel.iter_mut().for_each(|x| *x = 0);
             for j in 0..per_row {
@@ -378,7 +414,7 @@ impl core::fmt::Debug for FixedBaseCt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bigint::random_bits;
+    use crate::bigint::{pow_mod_vartime, random_bits};
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
@@ -441,6 +477,35 @@ mod tests {
                 pow_mod_vartime(&b, &neg, &m).expect("unit")
             );
         }
+    }
+
+    /// [`FixedBaseCt::pow_bits`] reads a prefix of the rows with its own correction: the
+    /// same powers as `mpz_powm` for every bound (multiples of the window or not), and an
+    /// exponent above its bound, or a bound above the table's, is refused.
+    #[test]
+    fn bounded_comb_matches_pow_mod() {
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        // A prime modulus: every non-zero base is a unit.
+        let m = odd_modulus(&mut rng, 512).next_prime();
+        let b = random_bits(&mut rng, 511) + 1u32;
+        let ct = FixedBaseCt::with_window(&b, &m, 300, 4).expect("table");
+        for bits in [1u32, 4, 5, 63, 64, 65, 128, 257, 299, 300] {
+            for e in [
+                Integer::new(),
+                Integer::from(1),
+                (Integer::from(1) << bits) - 1u32,
+                random_bits(&mut rng, bits),
+            ] {
+                let want = pow_mod_vartime(&b, &e, &m).expect("pow");
+                let got = ct.pow_bits(&SecretInteger::new(e.clone()), bits);
+                assert_eq!(got.expect("in range"), want, "bits={bits} e={e}");
+            }
+            let over = SecretInteger::new(Integer::from(1) << bits);
+            assert!(ct.pow_bits(&over, bits).is_err(), "bits={bits}");
+        }
+        let one = SecretInteger::new(Integer::from(1));
+        assert!(ct.pow_bits(&one, 0).is_err());
+        assert!(ct.pow_bits(&one, 301).is_err());
     }
 
     #[test]
