@@ -2,7 +2,7 @@
 //! real run (n = 4, t = m = 2, 1024-bit test moduli). The composite decoders (`MixRecord`,
 //! `DbSmProof`, `DbRsmProof`, `SharingRecord`) reach every inner decoder; the stage
 //! decoders are also fuzzed on their own. Checks: `verify_record` for the Mix record,
-//! `dbsm::verify` / `dbrsm::verify` for the query proofs and for each stage substituted
+//! `membership::verify` / `dbrsm::verify` for the query proofs and for each stage substituted
 //! into them, `verify_sharing`, `verify_broadcast`, `check_query`.
 
 use crate::{rng, Case};
@@ -11,7 +11,7 @@ use ff::Field;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
 use quorate_mixnet::dbrsm::{self, BbsQuery, DbRsmProof, TriplePublic};
-use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
+use quorate_mixnet::membership::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::{keygen_with_test_moduli, MixnetPublic};
@@ -63,8 +63,8 @@ impl World {
         let mut j = vec![fwd(0), fwd(1)];
         j.sort_unstable();
         let (_key, query) =
-            dbsm::querier_sign(&public, &record.outputs, &[0, 1, 2], &j, &mut r).expect("query");
-        let proof = dbsm::run(
+            membership::querier_sign(&public, &record.outputs, &[0, 1, 2], &j, &mut r).expect("query");
+        let proof = membership::run(
             &public, &servers, &inputs, &record, &shares, &coms, &query, &mut r,
         )
         .expect("dbsm");
@@ -104,7 +104,7 @@ impl World {
     }
 
     fn dbsm_ok(&self, proof: &DbSmProof) -> bool {
-        dbsm::verify(
+        membership::verify(
             &self.public,
             &self.inputs,
             &self.record,
@@ -269,7 +269,7 @@ pub fn cases() -> Vec<Case> {
         )
         .with_check(false, move |b| {
             let q = wire::decode_bb_query(&z.public, b).expect("decoded");
-            dbsm::check_query(&z.public, &z.record.outputs, &q).is_ok()
+            membership::check_query(&z.public, &z.record.outputs, &q).is_ok()
         }),
     );
     let (x, z) = (w!(), w!());

@@ -13,12 +13,13 @@ use ff::Field;
 use group::Group;
 use quorate_core::transcript::SessionId;
 use quorate_mixnet::dbrsm;
-use quorate_mixnet::dbsm::{self, StepTimes};
 use quorate_mixnet::error::MixnetError;
+use quorate_mixnet::membership;
 use quorate_mixnet::mix::{self, DecryptionStage, MixStage};
 use quorate_mixnet::sender;
 use quorate_mixnet::setup::{self, MixnetPublic};
 use quorate_mixnet::sharing::{self, Layout};
+use quorate_mixnet::timing::StepTimes;
 use quorate_mixnet::trace;
 use quorate_mixnet::wire::{self, NativeShuffleCodec};
 use quorate_mixnet::wire_rsm;
@@ -239,14 +240,14 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     // Forward set membership, worst case I = J = [n].
     let all: Vec<usize> = (0..n).collect();
     let t0 = Instant::now();
-    let (_key, query) = dbsm::querier_sign(&public, &record.outputs, &all, &all, rng)?;
+    let (_key, query) = membership::querier_sign(&public, &record.outputs, &all, &all, rng)?;
     timings.push((
         "forward set membership (DB-SM)",
         "Q: n BB signatures".into(),
         t0.elapsed(),
     ));
     let mut mt = StepTimes::default();
-    let proof = dbsm::run_timed(
+    let proof = membership::run_timed(
         &public,
         &servers,
         &submissions,
@@ -260,7 +261,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     push_mixer_rows("forward set membership (DB-SM)", &mt, &mut timings);
     let mut qt = StepTimes::default();
     let t0 = Instant::now();
-    let members = dbsm::verify_timed(
+    let members = membership::verify_timed(
         &public,
         &submissions,
         &record,

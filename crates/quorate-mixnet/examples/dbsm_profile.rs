@@ -9,7 +9,8 @@
 
 use blstrs::Scalar;
 use ff::Field;
-use quorate_mixnet::dbsm::{self, StepTimes};
+use quorate_mixnet::membership;
+use quorate_mixnet::timing::StepTimes;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::collections::BTreeMap;
@@ -127,16 +128,17 @@ fn main() {
         }
     };
     for _ in 0..reps {
-        let (_key, q) = dbsm::querier_sign(&public, &record.outputs, &all, &all, &mut rng).unwrap();
+        let (_key, q) =
+            membership::querier_sign(&public, &record.outputs, &all, &all, &mut rng).unwrap();
         let mut mt = StepTimes::default();
-        let proof = dbsm::run_timed(
+        let proof = membership::run_timed(
             &public, &servers, &inputs, &record, &shares, &coms, &q, &mut rng, &mut mt,
         )
         .unwrap();
         let mut qt = StepTimes::default();
         let t0 = Instant::now();
-        let ans =
-            dbsm::verify_timed(&public, &inputs, &record, &coms, &q, &proof, &mut qt).unwrap();
+        let ans = membership::verify_timed(&public, &inputs, &record, &coms, &q, &proof, &mut qt)
+            .unwrap();
         let q_total = t0.elapsed();
         assert!(ans.iter().all(|a| *a));
         let mut mr = rows(&mt);

@@ -3,7 +3,7 @@
 //! every output `j`, whether its value `v′_j` opens one of the commitments `γ_i`, `i ∈ I`
 //! (output `j` came from `I`) or not, without revealing which one. [`run`] is the servers'
 //! side (an in-process driver over the per-server stage functions, like
-//! [`crate::dbsm::run`]); [`verify`] is the querier's side and uses public data only: every
+//! [`crate::membership::run`]); [`verify`] is the querier's side and uses public data only: every
 //! message it checks is published, every commitment it uses comes with a proof.
 //!
 //! # Protocol (Fig. 9 steps, as implemented here)
@@ -1245,13 +1245,14 @@ pub fn bbs_dpk_verify(
 // plaintext to a non-zero power is 1, so the slot was empty: output `j` did not come from
 // `I`.
 
-use crate::dbsm::{ElGamalDecStage, ReverseStage, StepTimes};
 use crate::elgamal::{self, append_ciphertexts, ElGamalCiphertext};
+use crate::membership::{ElGamalDecStage, ReverseStage};
 use crate::mix::MixRecord;
 use crate::sender::SenderInput;
 use crate::setup::MixServer;
 use crate::sharing::{MixerShares, SharingRecord, ValueCommitments};
 use crate::shuffle::{self, ElGamalShuffle};
+use crate::timing::StepTimes;
 use crate::witness::{self, WitnessShuffle, WitnessTrack};
 use std::time::Instant;
 
@@ -1474,7 +1475,8 @@ fn verify_forward(
     q: &BbsQuery,
     stages: &[ReverseStage],
 ) -> Result<Vec<ElGamalCiphertext>, MixnetError> {
-    let stages = crate::dbsm::check_order(public, stages, |s| s.mixer, false, "forward shuffles")?;
+    let stages =
+        crate::membership::check_order(public, stages, |s| s.mixer, false, "forward shuffles")?;
     let pk = public.elgamal.pk;
     let init = initial_signature_list(public.n, q);
     let mut current: &[ElGamalCiphertext] = &init;
@@ -1507,7 +1509,8 @@ pub fn verify_rsm_blinding(
     bases: &[ElGamalCiphertext],
     blinding: &[RsmBlindingStage],
 ) -> Result<Vec<ElGamalCiphertext>, MixnetError> {
-    let stages = crate::dbsm::check_order(public, blinding, |s| s.mixer, false, "blinding stages")?;
+    let stages =
+        crate::membership::check_order(public, blinding, |s| s.mixer, false, "blinding stages")?;
     let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
     let cnt = bases.len();
     let batches: Vec<Option<BatchCheck>> = stages
@@ -1583,7 +1586,8 @@ pub fn combine_signature_decryption(
     blinded: &[ElGamalCiphertext],
     decryption: &[ElGamalDecStage],
 ) -> Result<Vec<G1Projective>, MixnetError> {
-    let stages = crate::dbsm::check_order(public, decryption, |s| s.mixer, false, "decryption")?;
+    let stages =
+        crate::membership::check_order(public, decryption, |s| s.mixer, false, "decryption")?;
     let refs: Vec<(PartyId, &[elgamal::ElGamalDecShare])> = stages
         .iter()
         .map(|(k, st)| (*k, st.shares.as_slice()))
@@ -1700,7 +1704,7 @@ fn verify_signature_track_timed(
 // The whole DB-RSM: run (servers) and verify (querier).
 // ---------------------------------------------------------------------------------------
 
-pub use crate::dbsm::NonMemberOpening;
+pub use crate::membership::NonMemberOpening;
 
 /// Everything the servers publish for one DB-RSM query (paper Fig. 9, steps 4–8).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1759,7 +1763,7 @@ fn check_non_members(
         .iter()
         .map(|st| (st.mixer, st.b_coms.as_slice()))
         .collect();
-    crate::dbsm::check_non_member_openings(public, &coms, non_members, openings)
+    crate::membership::check_non_member_openings(public, &coms, non_members, openings)
 }
 
 /// DPK_BBS+ statements for the members (`coms[u][k]` from the witness conversion,

@@ -45,7 +45,7 @@ pub fn run_sharing_with_mask<R: RngCore + CryptoRng>(
     sharing::run_sharing_with(public, servers, submissions, record, Some(&fault), rng)
 }
 
-/// [`crate::dbsm::run`] where **all** servers collude to hide a member: the last server
+/// [`crate::membership::run`] where **all** servers collude to hide a member: the last server
 /// picks its blinding of element `t` (position in `q.inputs`) as minus the sum of the
 /// others', so `S_t = 1` whatever the slot held, with valid blinding proofs.
 #[allow(clippy::too_many_arguments)]
@@ -56,11 +56,11 @@ pub fn dbsm_run_zero_blinding<R: RngCore + CryptoRng>(
     record: &MixRecord,
     shares: &[MixerShares],
     share_coms: &[Vec<blstrs::G1Projective>],
-    q: &crate::dbsm::BbQuery,
+    q: &crate::membership::BbQuery,
     t: usize,
     rng: &mut R,
-) -> Result<crate::dbsm::DbSmProof, MixnetError> {
-    crate::dbsm::run_with(
+) -> Result<crate::membership::DbSmProof, MixnetError> {
+    crate::membership::run_with(
         public,
         servers,
         submissions,
@@ -69,6 +69,6 @@ pub fn dbsm_run_zero_blinding<R: RngCore + CryptoRng>(
         q,
         Some(t),
         rng,
-        &mut crate::dbsm::StepTimes::default(),
+        &mut crate::timing::StepTimes::default(),
     )
 }

@@ -19,7 +19,7 @@
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
 //! | [`dbrsm`] | DB-RSM (Fig. 9): `run`/`verify`; BBS+ quasi-signatures, signature track with blinding commitments, non-member openings, Beaver on Pedersen commitments, distributed DPK_BBS+ with blame |
-//! | [`dbsm`] | DB-SM (Fig. 8): BB signatures, reverse shuffle, committed blinding (opened at non-members), decryption, DPK_BB; querier verification |
+//! | [`membership`] | membership queries, the paper's DB-SM (Fig. 8): BB signatures, reverse shuffle, committed blinding (opened at non-members), decryption, DPK_BB; querier verification |
 //! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
 //! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
 //! | `faults` | (cargo feature `test-faults`, off by default) cheating senders and servers for the tests |
@@ -50,7 +50,7 @@
 //! * keygen, Enc with the linking proof, Mix with Terelius–Wikström shuffle proofs (the
 //!   Paillier part with a ring-Pedersen vector commitment to `e′`, see the soundness note in
 //!   [`shuffle`]) and threshold decryption with a proof for every element;
-//! * DB-SM (Fig. 8, [`dbsm`]): only the combined DPK commitment `M_k` is published (no
+//! * DB-SM (Fig. 8, [`membership`]): only the combined DPK commitment `M_k` is published (no
 //!   input-to-output link from the transcript), blinding committed and opened at the
 //!   non-members; every proof (reverse shuffles, blinding, ElGamal decryption
 //!   shares, every server's DPK_BB share proof and responses) checked by the querier in
@@ -115,13 +115,13 @@
 #![deny(missing_docs)]
 
 pub mod dbrsm;
-pub mod dbsm;
 pub mod djn;
 pub mod dkg;
 pub mod elgamal;
 pub mod error;
 #[cfg(feature = "test-faults")]
 pub mod faults;
+pub mod membership;
 pub mod mix;
 pub mod notes;
 pub mod packing;

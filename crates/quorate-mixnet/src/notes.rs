@@ -9,13 +9,13 @@
 //! | Fig. 6 Keygen | [`crate::setup::keygen`] (DKG in [`crate::dkg`], permutation commitments in [`crate::shuffle`]) |
 //! | Fig. 6 Enc | [`crate::sender::encrypt_for`], checked by [`crate::sender::check_input`] |
 //! | Fig. 6 Mix | [`crate::mix::run`], verified by [`crate::mix::verify_record`] |
-//! | Fig. 8 step 1 (BB signatures) | [`crate::dbsm::querier_sign`], [`crate::dbsm::check_query`] |
+//! | Fig. 8 step 1 (BB signatures) | [`crate::membership::querier_sign`], [`crate::membership::check_query`] |
 //! | Fig. 8 step 2 (re-encrypt, reverse-permute, shuffle proof) | [`crate::setup::MixServer::reverse_shuffle`] |
-//! | Fig. 8 step 3 (homomorphic blinding with proofs) | `MixServer::blind`, [`crate::dbsm::BlindProof`] |
+//! | Fig. 8 step 3 (homomorphic blinding with proofs) | `MixServer::blind`, [`crate::membership::BlindProof`] |
 //! | Fig. 8 step 4 (threshold decryption) | [`crate::elgamal`] |
 //! | Fig. 6 Enc (the senders' per-mixer shares) | [`crate::sharing`] (verifiable Enc-to-shares by the servers) |
-//! | Fig. 8 step 5 (DPK_BB, distributed Schnorr) | [`crate::dbsm::DpkCommit`], [`crate::dbsm::DpkResponseStage`] |
-//! | Fig. 8 querier | [`crate::dbsm::verify`] |
+//! | Fig. 8 step 5 (DPK_BB, distributed Schnorr) | [`crate::membership::DpkCommit`], [`crate::membership::DpkResponseStage`] |
+//! | Fig. 8 querier | [`crate::membership::verify`] |
 //! | Fig. 6 BTraceIn / BTraceOut | [`crate::trace::btrace_in`] (DB-SM over all inputs against the queried outputs `J`) / [`crate::trace::btrace_out`] (DB-RSM over the queried inputs `I`); checked from the evidence alone by [`crate::trace::verify_trace_in`] / [`crate::trace::verify_trace_out`] |
 //! | Fig. 9 steps 2–3 (BBS+ quasi-signatures, batched check) | [`crate::dbrsm::querier_quasi_sign`], [`crate::dbrsm::check_quasi_signatures`] |
 //! | Fig. 9 step 8 (Beaver multiplication for DPK_BBS+) | [`crate::dbrsm::deal_triples`], [`crate::dbrsm::verify_triples`], [`crate::dbrsm::beaver_check_openings`] |
@@ -37,8 +37,8 @@
 //! | 8 | Paillier decryption-share proof not ZK | fixed in `quorate-paillier` (mask sized from `|n²| + |Δ|` + challenge + slack); regression test `defect_8_decryption_share_proofs_are_zero_knowledge` |
 //! | 9 | 20-bit statistical slack | fixed: 40 bits ([`crate::params::SLACK_BITS`]) |
 //! | 10 | 80-bit challenges, 2050-bit N, BN254 | fixed: 128-bit challenges and weights, BLS12-381, production N ≥ 3072 bits |
-//! | 11 | no `S_i ≠ 1` check | fixed: `S_i = 1` means "not a member" only via the verified decryption; `S_i` is recomputed by the querier; DB-RSM quasi-signatures `S_i = 1` and `y = 1` are rejected ([`crate::dbrsm::check_quasi_signatures`]); at non-members (DB-SM `S_i = 1`, DB-RSM `S̃_j = 1`) the servers open their committed blinding shares so the querier checks `Σ_k b_k ≠ 0` (all servers colluding cannot hide a member behind a zero blinding; [`crate::dbsm::NonMemberOpening`]) |
-//! | 12 | querier checks only the DPKs | fixed: [`crate::mix::verify_record`] and [`crate::dbsm::verify`] check every shuffle, blinding, decryption and DPK share |
+//! | 11 | no `S_i ≠ 1` check | fixed: `S_i = 1` means "not a member" only via the verified decryption; `S_i` is recomputed by the querier; DB-RSM quasi-signatures `S_i = 1` and `y = 1` are rejected ([`crate::dbrsm::check_quasi_signatures`]); at non-members (DB-SM `S_i = 1`, DB-RSM `S̃_j = 1`) the servers open their committed blinding shares so the querier checks `Σ_k b_k ≠ 0` (all servers colluding cannot hide a member behind a zero blinding; [`crate::membership::NonMemberOpening`]) |
+//! | 12 | querier checks only the DPKs | fixed: [`crate::mix::verify_record`] and [`crate::membership::verify`] check every shuffle, blinding, decryption and DPK share |
 //! | 13 | no sender consistency proof | fixed: [`crate::sender::LinkProof`] links `c`, `c′`, `γ` |
 //! | 14 | no subgroup / encoding checks | fixed: every message has a versioned encoding whose decoder checks lengths against the context, subgroup membership and identity of every point, canonical scalars, Paillier ranges and units, and integer bit bounds, with typed errors ([`crate::wire`], [`crate::shuffle::ShuffleProof::from_bytes`]) |
 //!

@@ -1,7 +1,7 @@
 //! Tracing queries BTraceIn and BTraceOut (paper Fig. 6).
 //!
 //! * **BTraceIn(J)** — "which inputs went to the outputs `J`?" One DB-SM
-//!   ([`crate::dbsm`], Fig. 8) over all inputs `I = [n]` against the signed outputs `J`:
+//!   ([`crate::membership`], Fig. 8) over all inputs `I = [n]` against the signed outputs `J`:
 //!   input `i` is in the answer iff its DB-SM answer is *member* (a verified DPK_BB: the
 //!   value committed in `γ_i` is one of `{v′_j : j ∈ J}`); every other input is proven *not
 //!   a member* by its verified decryption `S_i = 1`.
@@ -26,8 +26,8 @@
 //! and return the answer.
 
 use crate::dbrsm::{self, BbsQuery, DbRsmProof, TriplePublic, TripleShares};
-use crate::dbsm::{self, BbQuery, DbSmProof};
 use crate::error::MixnetError;
+use crate::membership::{self, BbQuery, DbSmProof};
 use crate::mix::MixRecord;
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
@@ -88,8 +88,8 @@ pub fn btrace_in<R: RngCore + CryptoRng>(
 ) -> Result<TraceInAnswer, MixnetError> {
     let j = sorted_distinct(outputs_j, public.n)?;
     let all: Vec<usize> = (0..public.n).collect();
-    let (_key, query) = dbsm::querier_sign(public, &record.outputs, &all, &j, rng)?;
-    let proof = dbsm::run(
+    let (_key, query) = membership::querier_sign(public, &record.outputs, &all, &j, rng)?;
+    let proof = membership::run(
         public,
         servers,
         submissions,
@@ -125,7 +125,7 @@ pub fn verify_trace_in(
             "BTraceIn query must cover all inputs against J",
         ));
     }
-    let members = dbsm::verify(public, submissions, record, share_coms, query, proof)?;
+    let members = membership::verify(public, submissions, record, share_coms, query, proof)?;
     Ok(members
         .iter()
         .enumerate()

@@ -28,7 +28,7 @@
 //! Every error is [`MixnetError::Decode`]; the decoders never panic on any input.
 //! Decoding is only the syntactic layer: a decoded message must still be verified by the
 //! protocol ([`crate::sender::check_input`], [`crate::mix::verify_record`],
-//! [`crate::dbsm::verify`], [`crate::dkg::verify_broadcast`],
+//! [`crate::membership::verify`], [`crate::dkg::verify_broadcast`],
 //! [`crate::setup::MixnetPublic::verify_setup`]), which names a misbehaving server.
 //!
 //! # Contexts
@@ -74,13 +74,13 @@
 //! server, the blinding commitments and non-member openings add 2 G1 + 1 scalar per
 //! element and server and 2 scalars per non-member and server), DKG broadcast 182.
 
-use crate::dbsm::{
-    BbQuery, BlindProof, BlindingStage, DbSmProof, DpkCommit, DpkCommitStage, DpkResponseStage,
-    DpkShareProof, ElGamalDecStage, NonMemberOpening, ReverseStage,
-};
 use crate::dkg::{DkgBroadcast, ElGamalPublic};
 use crate::elgamal::{ElGamalCiphertext, ElGamalDecShare};
 use crate::error::MixnetError;
+use crate::membership::{
+    BbQuery, BlindProof, BlindingStage, DbSmProof, DpkCommit, DpkCommitStage, DpkResponseStage,
+    DpkShareProof, ElGamalDecStage, NonMemberOpening, ReverseStage,
+};
 use crate::mix::{DecryptionStage, MixRecord, MixStage, OUTPUT_SLOT_BITS};
 use crate::packing;
 use crate::params::{Generators, MAX_SENDERS, MIN_PAILLIER_BITS};
@@ -133,21 +133,21 @@ pub mod tag {
     pub const DECRYPTION_STAGE: u8 = 0x74;
     /// [`crate::mix::MixRecord`].
     pub const MIX_RECORD: u8 = 0x75;
-    /// [`crate::dbsm::BbQuery`].
+    /// [`crate::membership::BbQuery`].
     pub const BB_QUERY: u8 = 0x76;
-    /// [`crate::dbsm::ReverseStage`].
+    /// [`crate::membership::ReverseStage`].
     pub const REVERSE_STAGE: u8 = 0x77;
-    /// [`crate::dbsm::BlindingStage`].
+    /// [`crate::membership::BlindingStage`].
     pub const BLINDING_STAGE: u8 = 0x78;
-    /// [`crate::dbsm::BlindProof`].
+    /// [`crate::membership::BlindProof`].
     pub const BLIND_PROOF: u8 = 0x79;
-    /// [`crate::dbsm::ElGamalDecStage`].
+    /// [`crate::membership::ElGamalDecStage`].
     pub const ELGAMAL_DEC_STAGE: u8 = 0x7A;
-    /// [`crate::dbsm::DpkCommitStage`].
+    /// [`crate::membership::DpkCommitStage`].
     pub const DPK_COMMIT_STAGE: u8 = 0x7B;
-    /// [`crate::dbsm::DpkResponseStage`].
+    /// [`crate::membership::DpkResponseStage`].
     pub const DPK_RESPONSE_STAGE: u8 = 0x7C;
-    /// [`crate::dbsm::DbSmProof`].
+    /// [`crate::membership::DbSmProof`].
     pub const DBSM_PROOF: u8 = 0x7D;
     /// [`crate::dkg::DkgBroadcast`].
     pub const DKG_BROADCAST: u8 = 0x7E;
@@ -999,7 +999,7 @@ pub fn encode_bb_query(q: &BbQuery) -> Result<Vec<u8>, MixnetError> {
 
 /// Decodes [`encode_bb_query`]: `I`, `J` strictly increasing below `n`, the BB key `y` and
 /// every signature not the identity, one signature per element of `J`. (The signatures
-/// themselves are checked by [`crate::dbsm::check_query`].)
+/// themselves are checked by [`crate::membership::check_query`].)
 pub fn decode_bb_query(public: &MixnetPublic, bytes: &[u8]) -> Result<BbQuery, MixnetError> {
     read_msg("BB query", tag::BB_QUERY, bytes, |r| {
         let inputs = get_indices(r, "query inputs I", public.n)?;
@@ -1415,7 +1415,7 @@ pub fn encode_dbsm_proof(
 /// blinding and decryption stage with `|I|` elements, `|I|` values `S_i` (the identity is
 /// allowed: `S_i = 1` is the verified answer "not a member"), and every DPK stage with one
 /// entry per member (`S_i ≠ 1`). The order of the servers is left to
-/// [`crate::dbsm::verify`], which names a server whose stage is out of place.
+/// [`crate::membership::verify`], which names a server whose stage is out of place.
 pub fn decode_dbsm_proof(
     public: &MixnetPublic,
     codec: &dyn ShuffleProofCodec,

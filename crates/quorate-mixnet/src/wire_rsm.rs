@@ -22,7 +22,7 @@
 //! negligible probability).
 //!
 //! Messages that contain a whole [`crate::wire`] message (a Terelius–Wikström
-//! [`crate::dbsm::ReverseStage`] or [`MixStage`], a [`crate::dbsm::ElGamalDecStage`]) embed it as `u32 len ‖ bytes`,
+//! [`crate::membership::ReverseStage`] or [`MixStage`], a [`crate::membership::ElGamalDecStage`]) embed it as `u32 len ‖ bytes`,
 //! produced and checked by the public encoders of [`crate::wire`] (with a
 //! [`ShuffleProofCodec`] for the shuffle proofs).
 //!

@@ -6,7 +6,7 @@ use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use quorate_core::error::Culprits;
-use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
+use quorate_mixnet::membership::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::SenderInput;
 use quorate_mixnet::setup::{MixServer, MixnetPublic};
@@ -62,8 +62,9 @@ fn forward(servers: &[MixServer]) -> Vec<usize> {
 
 fn query(w: &mut World, inputs: &[usize], outputs: &[usize]) -> (BbQuery, DbSmProof) {
     let (_key, q) =
-        dbsm::querier_sign(&w.public, &w.record.outputs, inputs, outputs, &mut w.rng).unwrap();
-    let proof = dbsm::run(
+        membership::querier_sign(&w.public, &w.record.outputs, inputs, outputs, &mut w.rng)
+            .unwrap();
+    let proof = membership::run(
         &w.public, &w.servers, &w.inputs, &w.record, &w.shares, &w.coms, &q, &mut w.rng,
     )
     .unwrap();
@@ -71,7 +72,7 @@ fn query(w: &mut World, inputs: &[usize], outputs: &[usize]) -> (BbQuery, DbSmPr
 }
 
 fn verify(w: &World, q: &BbQuery, p: &DbSmProof) -> Result<Vec<bool>, MixnetError> {
-    dbsm::verify(&w.public, &w.inputs, &w.record, &w.coms, q, p)
+    membership::verify(&w.public, &w.inputs, &w.record, &w.coms, q, p)
 }
 
 fn check_against_truth(n: usize, t: u16, m: u16, seed: u64) {
@@ -187,8 +188,12 @@ fn degenerate_s_and_bad_queries_are_rejected() {
         Err(MixnetError::InvalidQuery(_))
     ));
     // Unsorted / out-of-range index sets.
-    assert!(dbsm::querier_sign(&w.public, &w.record.outputs, &[3, 1], &[0], &mut w.rng).is_err());
-    assert!(dbsm::querier_sign(&w.public, &w.record.outputs, &[0], &[10], &mut w.rng).is_err());
+    assert!(
+        membership::querier_sign(&w.public, &w.record.outputs, &[3, 1], &[0], &mut w.rng).is_err()
+    );
+    assert!(
+        membership::querier_sign(&w.public, &w.record.outputs, &[0], &[10], &mut w.rng).is_err()
+    );
     // Truncated stages give typed errors, not panics.
     let mut bad = p.clone();
     bad.dpk_responses[0].z_tau.pop();
@@ -252,7 +257,7 @@ fn every_response_and_share_proof_scalar_is_checked() {
 
 /// The published top-level DPK_BB commitment points of one server for one member (the
 /// proof's first messages are masks of these and carry nothing more).
-fn published_commitments(c: &dbsm::DpkCommit) -> Vec<G1Projective> {
+fn published_commitments(c: &membership::DpkCommit) -> Vec<G1Projective> {
     vec![c.r_k, c.m_k, c.a_k.a, c.a_k.b]
 }
 
@@ -380,8 +385,8 @@ fn colluding_servers_cannot_forge_a_non_member() {
     let mut j_set = vec![fwd[0], fwd[3]];
     j_set.sort();
     let (_key, q) =
-        dbsm::querier_sign(&w.public, &w.record.outputs, &all, &j_set, &mut w.rng).unwrap();
-    let honest = dbsm::run(
+        membership::querier_sign(&w.public, &w.record.outputs, &all, &j_set, &mut w.rng).unwrap();
+    let honest = membership::run(
         &w.public, &w.servers, &w.inputs, &w.record, &w.shares, &w.coms, &q, &mut w.rng,
     )
     .unwrap();

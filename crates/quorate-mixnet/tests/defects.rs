@@ -12,7 +12,7 @@ use quorate_mixnet::ring_pedersen::RingPedersenParams;
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::keygen_with_test_moduli;
 use quorate_mixnet::wire::{self, NativeShuffleCodec, WireLimits};
-use quorate_mixnet::{dbsm, sharing};
+use quorate_mixnet::{membership, sharing};
 use quorate_paillier::bigint::{mul_mod, random_unit};
 use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
@@ -68,17 +68,18 @@ fn defect_7_element_zero_is_proven_and_defect_11_s_is_recomputed() {
     let (sh_rec, sh) = sharing::run_sharing(&public, &servers, &inputs, &rec, &mut rng).unwrap();
     let coms = sharing::verify_sharing(&public, &inputs, &rec, &sh_rec).unwrap();
     let all: Vec<usize> = (0..4).collect();
-    let (_k, q) = dbsm::querier_sign(&public, &rec.outputs, &all, &all, &mut rng).unwrap();
-    let proof = dbsm::run(&public, &servers, &inputs, &rec, &sh, &coms, &q, &mut rng).unwrap();
+    let (_k, q) = membership::querier_sign(&public, &rec.outputs, &all, &all, &mut rng).unwrap();
+    let proof =
+        membership::run(&public, &servers, &inputs, &rec, &sh, &coms, &q, &mut rng).unwrap();
     assert_eq!(
-        dbsm::verify(&public, &inputs, &rec, &coms, &q, &proof).unwrap(),
+        membership::verify(&public, &inputs, &rec, &coms, &q, &proof).unwrap(),
         vec![true; 4]
     );
     // ElGamal decryption share of element 0 with a wrong value.
     let mut bad = proof.clone();
     bad.decryption[0].shares[0].d += public.gens.g;
     assert_eq!(
-        dbsm::verify(&public, &inputs, &rec, &coms, &q, &bad)
+        membership::verify(&public, &inputs, &rec, &coms, &q, &bad)
             .unwrap_err()
             .culprits()[0]
             .get(),
@@ -87,11 +88,11 @@ fn defect_7_element_zero_is_proven_and_defect_11_s_is_recomputed() {
     // Defect 11: a claimed S_0 = 1 is never believed; S is recomputed from verified shares.
     let mut bad = proof.clone();
     bad.s[0] = G1Projective::identity();
-    assert!(dbsm::verify(&public, &inputs, &rec, &coms, &q, &bad).is_err());
+    assert!(membership::verify(&public, &inputs, &rec, &coms, &q, &bad).is_err());
     // Identity decryption share of a non-trivial ciphertext is rejected (defect 14).
     let mut bad = proof;
     bad.decryption[1].shares[2].d = G1Projective::identity();
-    assert!(dbsm::verify(&public, &inputs, &rec, &coms, &q, &bad).is_err());
+    assert!(membership::verify(&public, &inputs, &rec, &coms, &q, &bad).is_err());
 }
 
 /// Issue 6 (soundness) regression: the ring-Pedersen commitments of the linking, mask and

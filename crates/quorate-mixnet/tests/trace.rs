@@ -4,7 +4,7 @@
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::SenderInput;
 use quorate_mixnet::setup::{MixServer, MixnetPublic};
-use quorate_mixnet::{dbrsm, dbsm, trace, MixnetError};
+use quorate_mixnet::{dbrsm, membership, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -172,8 +172,9 @@ fn malformed_trace_queries_are_typed_errors() {
     )
     .is_err());
     // A DB-SM query over a subset of the inputs is not BTraceIn evidence.
-    let (_k, q) = dbsm::querier_sign(&public, &record.outputs, &[2, 5], &[0, 1], &mut rng).unwrap();
-    let proof = dbsm::run(
+    let (_k, q) =
+        membership::querier_sign(&public, &record.outputs, &[2, 5], &[0, 1], &mut rng).unwrap();
+    let proof = membership::run(
         &public, &servers, &inputs, &record, &sh, &coms, &q, &mut rng,
     )
     .unwrap();

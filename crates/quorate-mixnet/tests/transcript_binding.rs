@@ -9,9 +9,9 @@ use group::Group;
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
-use quorate_mixnet::dbsm;
 use quorate_mixnet::djn::DjnTables;
 use quorate_mixnet::elgamal::{self, ElGamalCiphertext};
+use quorate_mixnet::membership;
 use quorate_mixnet::mix;
 use quorate_mixnet::ring_pedersen::RingPedersenVectorKey;
 use quorate_mixnet::sender::{self, SenderInput};
@@ -209,17 +209,19 @@ fn every_statement_element_is_bound() {
 
     // DB-SM: reverse ElGamal shuffle, blinding, decryption shares, DPK shares and aggregate.
     let all: Vec<usize> = (0..6).collect();
-    let (_k, q) = dbsm::querier_sign(&public, &rec.outputs, &all, &[0, 2, 4], &mut rng).unwrap();
+    let (_k, q) =
+        membership::querier_sign(&public, &rec.outputs, &all, &[0, 2, 4], &mut rng).unwrap();
     let (sh_rec, sh) = sharing::run_sharing(&public, &servers, &inputs, &rec, &mut rng).unwrap();
     let coms = sharing::verify_sharing(&public, &inputs, &rec, &sh_rec).unwrap();
-    let proof = dbsm::run(&public, &servers, &inputs, &rec, &sh, &coms, &q, &mut rng).unwrap();
-    let verify = |p: &MixnetPublic, q: &dbsm::BbQuery, pr: &dbsm::DbSmProof| {
-        dbsm::verify(p, &inputs, &rec, &coms, q, pr)
+    let proof =
+        membership::run(&public, &servers, &inputs, &rec, &sh, &coms, &q, &mut rng).unwrap();
+    let verify = |p: &MixnetPublic, q: &membership::BbQuery, pr: &membership::DbSmProof| {
+        membership::verify(p, &inputs, &rec, &coms, q, pr)
     };
     assert!(verify(&public, &q, &proof).is_ok());
     assert!(verify(&other_sid(&public), &q, &proof).is_err());
     // ElGamal shuffle statement elements (server 2 reversed first, from the initial list).
-    let init = dbsm::initial_list(6, &q);
+    let init = membership::initial_list(6, &q);
     let epk = public.elgamal.pk;
     let rs = &proof.reverse[0];
     let com2 = &public.perm_commitments[1];
@@ -264,12 +266,12 @@ fn every_statement_element_is_bound() {
     let src = rec.accepted[member];
     let mut subs = inputs.clone();
     subs[src].gamma += g;
-    assert!(dbsm::verify(&public, &subs, &rec, &coms, &q, &proof).is_err());
+    assert!(membership::verify(&public, &subs, &rec, &coms, &q, &proof).is_err());
     for k in 0..2 {
         let mut c2 = coms.clone();
         c2[member][k] += g;
         assert!(
-            dbsm::verify(&public, &inputs, &rec, &c2, &q, &proof).is_err(),
+            membership::verify(&public, &inputs, &rec, &c2, &q, &proof).is_err(),
             "V_{k}"
         );
     }

@@ -9,8 +9,8 @@
 use blstrs::G1Projective;
 use group::Group;
 use quorate_core::{DecodeError, PartyId};
-use quorate_mixnet::dbsm::{self, BbQuery, DbSmProof};
 use quorate_mixnet::dkg::{self, DkgBroadcast};
+use quorate_mixnet::membership::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
 use quorate_mixnet::setup::MixnetPublic;
@@ -57,8 +57,9 @@ fn world() -> &'static World {
         let mut j = vec![fwd(0), fwd(1)];
         j.sort_unstable();
         let (_key, query) =
-            dbsm::querier_sign(&public, &record.outputs, &[0, 1, 2, 3], &j, &mut rng).unwrap();
-        let proof = dbsm::run(
+            membership::querier_sign(&public, &record.outputs, &[0, 1, 2, 3], &j, &mut rng)
+                .unwrap();
+        let proof = membership::run(
             &public, &servers, &inputs, &record, &shares, &coms, &query, &mut rng,
         )
         .unwrap();
@@ -365,7 +366,7 @@ fn elgamal_items_round_trip_and_hostile() {
         wire::encode_elgamal_ciphertext,
     );
     // The trivial encryption (1, σ) has an identity component and is allowed.
-    let triv = dbsm::initial_list(N, &w.query)[w.query.outputs[0]];
+    let triv = membership::initial_list(N, &w.query)[w.query.outputs[0]];
     let b = wire::encode_elgamal_ciphertext(&triv);
     assert_eq!(wire::decode_elgamal_ciphertext(&b).unwrap(), triv);
     let bp = w.proof.blinding[1].proofs[0];
@@ -515,7 +516,7 @@ fn bb_query_round_trip_and_hostile() {
     let b = wire::encode_bb_query(&w.query).unwrap();
     let q = wire::decode_bb_query(p, &b).unwrap();
     assert_eq!(q, w.query);
-    dbsm::check_query(p, &w.record.outputs, &q).unwrap();
+    membership::check_query(p, &w.record.outputs, &q).unwrap();
     hostile(
         "BB query",
         &b,
@@ -552,7 +553,7 @@ fn bb_query_round_trip_and_hostile() {
     q2.sigs[0] = q2.sigs[0].double();
     let b2 = wire::encode_bb_query(&q2).unwrap();
     let d2 = wire::decode_bb_query(p, &b2).unwrap();
-    assert!(dbsm::check_query(p, &w.record.outputs, &d2).is_err());
+    assert!(membership::check_query(p, &w.record.outputs, &d2).is_err());
 }
 
 #[test]
@@ -562,7 +563,7 @@ fn dbsm_proof_round_trip_and_hostile() {
     let b = wire::encode_dbsm_proof(codec, &w.proof).unwrap();
     let d = wire::decode_dbsm_proof(p, codec, q, &b).unwrap();
     assert_eq!(d, w.proof);
-    let answer = dbsm::verify(p, &w.inputs, &w.record, &w.coms, q, &d).unwrap();
+    let answer = membership::verify(p, &w.inputs, &w.record, &w.coms, q, &d).unwrap();
     assert_eq!(answer, vec![true, true, false, false]);
     hostile(
         "DB-SM proof",
@@ -578,7 +579,7 @@ fn dbsm_proof_round_trip_and_hostile() {
 }
 
 /// Each DB-SM stage type: round trip, hostile bytes, and a flipped byte in server 2's stage
-/// that still decodes makes `dbsm::verify` name server 2.
+/// that still decodes makes `membership::verify` name server 2.
 #[test]
 fn dbsm_stages_round_trip_hostile_and_blame() {
     let w = world();
@@ -592,7 +593,7 @@ fn dbsm_stages_round_trip_hostile_and_blame() {
         .count();
     assert_eq!(members, 2);
     let verify_named = |proof: &DbSmProof, what: &str| {
-        let e = match dbsm::verify(p, &w.inputs, &w.record, &w.coms, q, proof) {
+        let e = match membership::verify(p, &w.inputs, &w.record, &w.coms, q, proof) {
             Err(e) => e,
             Ok(a) => panic!("{what}: a changed stage verified ({a:?})"),
         };
