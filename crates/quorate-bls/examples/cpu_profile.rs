@@ -5,11 +5,20 @@
 //! (nanoseconds on CPU; Linux only); rayon runs on the measuring thread alone (a
 //! one-thread pool that uses the current thread), and what `blst` hands to its own pool
 //! is counted as well, so each figure is the total CPU an operation costs.
+//!
+//! It also times, as a same-machine anchor for the hot refresh, the group operations that
+//! the reference implementation's per-party refresh (`refresh_untrusted` and the state
+//! update) performs: `y·g1`, `z·g2`, two G2 preparations, a 2-term Miller loop with one
+//! final exponentiation, and one G2 multiplication (issue 19).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
+use ff::Field;
+use group::{Curve, Group};
 use quorate_bls::kzg::ceremony;
 use quorate_bls::proofs::{verify_hot, ProofContext};
 use quorate_bls::{Client, ColdParty, HotParty, VerifiedColdKeys};
+use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
 use rand_chacha::ChaCha20Rng;
@@ -45,6 +54,26 @@ fn main() {
         .build_global()
         .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let (y, z) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+    let (c, pi) = (
+        G1Projective::random(&mut rng),
+        G1Projective::random(&mut rng),
+    );
+    let (tau2, vs) = (
+        G2Projective::random(&mut rng),
+        G2Projective::random(&mut rng),
+    );
+    let reference_ops = mean_ms(300, || {
+        let lhs = c - G1Projective::generator() * y;
+        let rhs = tau2 - G2Projective::generator() * z;
+        let neg_g2 = G2Prepared::from(-G2Affine::from(G2Projective::generator()));
+        let ok = prepared_product_is_identity(&[
+            (lhs.to_affine(), &neg_g2),
+            (pi.to_affine(), &G2Prepared::from(rhs.to_affine())),
+        ]);
+        (ok, vs * y)
+    });
+    println!("reference hot refresh op sequence (same machine): {reference_ops:.3} ms");
     let sets: Vec<(u16, u16)> = std::env::args()
         .nth(1)
         .map(|a| {

@@ -19,6 +19,7 @@ use ff::Field;
 use group::{Curve, Group};
 use hkdf::Hkdf;
 use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::bls12_381::pairing::pairing_product_is_identity;
 use quorate_core::bls12_381::wire::{self, G1_BYTES, G2_BYTES};
 use quorate_core::secret::{wipe_field, REDACTED};
@@ -112,7 +113,7 @@ impl SecretKey {
 
     /// The matching public key `sk·g2`.
     pub fn public_key(&self) -> PublicKey {
-        PublicKey(G2Projective::generator() * self.0)
+        PublicKey(g2_generator_mul_ct(&self.0))
     }
 
     /// `CoreSign` under the message tag.

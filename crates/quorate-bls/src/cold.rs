@@ -24,7 +24,7 @@
 use crate::proofs::{prove_cold, ColdProof, ProofContext};
 use crate::register::messages::ColdPublicKey;
 use blstrs::{G2Projective, Scalar};
-use group::Group;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::bls12_381::wire::{
     g2_to_bytes, nonzero_scalar_from_bytes, scalar_to_bytes, G2_BYTES,
 };
@@ -111,7 +111,7 @@ impl ColdParty {
     /// no client until [`ColdParty::add_client`].
     pub fn from_secret_bytes(index: PartyId, bytes: &[u8]) -> Result<Self, DecodeError> {
         let dk = nonzero_scalar_from_bytes("cold secret key", bytes)?;
-        let ek = ColdPublicKey(G2Projective::generator() * dk);
+        let ek = ColdPublicKey(g2_generator_mul_ct(&dk));
         Ok(ColdParty {
             index,
             dk,

@@ -11,11 +11,11 @@
 use crate::ciphersuite::{PublicKey, Signature};
 use crate::error::BlsError;
 use crate::kzg::Crs;
-use blstrs::{G1Projective, G2Affine, G2Projective, Scalar};
+use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
-use group::prime::PrimeCurveAffine;
-use group::{Curve, Group};
+use group::Group;
 use quorate_core::bls12_381::msm::g2_msm_vartime;
+use quorate_core::bls12_381::normalize::g2_batch_vartime;
 use quorate_core::bls12_381::wire::g1_to_bytes;
 use quorate_core::bls12_381::wire::ReadBls;
 use quorate_core::encoding::{Reader, Writer};
@@ -150,9 +150,7 @@ impl GroupPublic {
             .bytes(&self.vk.to_bytes())
             .bytes(&self.pop.to_bytes())
             .bytes(&g1_to_bytes(&self.com_t));
-        let mut affine = vec![G2Affine::identity(); self.vs.len()];
-        G2Projective::batch_normalize(&self.vs, &mut affine);
-        for v in &affine {
+        for v in &g2_batch_vartime(&self.vs) {
             w.bytes(&v.to_compressed());
         }
         w.into_bytes()

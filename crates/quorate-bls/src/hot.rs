@@ -16,15 +16,6 @@ use quorate_core::PartyId;
 use rand_core::{CryptoRng, RngCore};
 use std::fmt;
 
-/// The fixed G2 arguments of a hot party's refresh equation, prepared once per party
-/// (the record's `vk` and the CRS's `[τ^(D−t+1)]_2` never change across refreshes);
-/// built by `PartyBases::new` next to the refresh check that uses them.
-#[derive(Clone)]
-pub(crate) struct PartyBases {
-    pub(crate) vk: G2Prepared,
-    pub(crate) degree: G2Prepared,
-}
-
 /// Hot party `i`: the hot share `hx_i`, its KZG opening `π_i`, the cold partner's pad
 /// commitment `K_i` and the public record.
 pub struct HotParty {
@@ -33,8 +24,9 @@ pub struct HotParty {
     pub(crate) hot_share: Scalar,
     pub(crate) opening: G1Projective,
     pub(crate) pad_commitment: G2Prepared,
-    /// `vk` and `[τ^(D−t+1)]_2`, prepared once for the refresh check.
-    pub(crate) refresh_bases: PartyBases,
+    /// The record's `vk`, prepared once for the refresh check (it never changes across
+    /// refreshes).
+    pub(crate) vk_prepared: G2Prepared,
 }
 
 impl fmt::Debug for HotParty {

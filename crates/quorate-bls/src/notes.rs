@@ -120,12 +120,14 @@
 //! beyond KZG binding. If it fails, each equation is checked alone to say which.
 //!
 //! Hot party `i` ([`crate::hot::HotParty::refresh`]) checks the envelope (share addressed
-//! to `i`, next epoch, CRS, record digest, `C_δ ≠ 0`), `Δvs_i = δ_i·g2`, and one 4-term
-//! multi-pairing with 128-bit weights `r_0, r_1, r_2` over the authorisation, the zero
-//! opening, the degree proof and its **own** opening with the secret value:
-//! `e(r_0σ_auth + r_1C_δ − r_2 dcom + C_δ − δ_i g1 + z_i π_δ,i, g2)·e(r_1π_0 + π_δ,i, −[τ]_2)
-//! ·e(r_2C_δ, [τ^{D−t+1}]_2)·e(−r_0H(auth), vk) = 1` (`vk` and `[τ^{D−t+1}]_2` prepared
-//! once per party). Nothing in it grows with `n`. The next state is `hx_i + δ_i`,
+//! to `i`, next epoch, CRS, record digest, `C_δ ≠ 0`), `Δvs_i = δ_i·g2`, and one 3-term
+//! multi-pairing over its **own** opening with the secret value (weight 1) and the client's
+//! authorisation (128-bit weight `r`):
+//! `e(C_δ − δ_i g1 + r σ_auth, g2)·e(π_δ,i, z_i·g2 − [τ]_2)·e(−r H(auth), vk) = 1`
+//! (the opening equation `C_δ − δ_i g1 = (τ − z_i)·π_δ,i` written against the per-party
+//! base `z_i·g2 − [τ]_2` as in Π_EKS, so no `z_i·π_δ,i` is computed; all three G2
+//! arguments are prepared once). `δ_i·g1` and `δ_i·g2` use constant-time fixed-base
+//! tables of the generators. Nothing in it grows with `n`. The next state is `hx_i + δ_i`,
 //! `π_i + π_δ,i`, `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
 //!
 //! **Who checks what, and why that is enough.** The paper splits the refresh proof the
@@ -133,31 +135,44 @@
 //! parameters (in our case `C`, but it could also be e.g., a blockchain smart contract),
 //! while the `i`th party's share refresh proof (i.e., `π_i`) is checked by `P_i^hot`"
 //! (caption of the proofs table, Table 3; Table 1's hot refresh row includes only
-//! `Π_Ref.HVrfy`). Here each check is placed with the party it protects:
+//! `Π_Ref.HVrfy`, the party's own refresh proof). Here each check is placed with the party
+//! it protects:
 //! * *Hot party `i`, for its own share and its own accountability:* the authorisation (so
 //!   nobody but the client, in particular not a thief of hot shares, can make it move to
 //!   a state the thief knows the update of, even together with a corrupt maintainer);
 //!   its own opening (its new share `hx_i + δ_i` still opens `com_T + C_δ` at `z_i`, so
 //!   its later Π_EKS proofs hold); `Δvs_i = δ_i·g2` (its own `vs_i` in the next record
 //!   is right, so no record it commits to can make its honest partial signatures look
-//!   wrong: partials name the signer's record digest). It also checks `δ(0) = 0` and
-//!   `deg δ ≤ t−1`, which cost one extra pairing term and keep every `n`-independent
-//!   check with every party (the reference's `refresh_untrusted` checks only the own
-//!   opening, its zero and degree checks are a separate call its benchmark ignores).
-//! * *The record maintainer, for the record:* every `Δvs_j` against `C_δ` (the one check
-//!   that costs `O(n)` group operations, a size-`n` G2 MSM: about 3 ms at `n = 100`), and
-//!   all of the above again, because the record it holds is what partial signatures and
-//!   Π_EKS proofs are checked against.
-//! * *The property that an inconsistent `vs_j` is caught before any honest party commits
-//!   it* is kept by the commit rule: [`crate::HotParty::commit`] needs, besides `t`
-//!   confirmations, [`crate::refresh::PendingRefresh::accept_record`] with the record the
-//!   maintainer obtained from `refreshed` (equal digest to the party's own next record).
-//!   The maintainer only has such a record if every check passed, so a refresh with any
-//!   `Δvs_j ≠ δ(z_j)·g2` never reaches a commit (`RefreshNotAccepted`). A party with no
-//!   maintainer to answer to runs `refreshed` itself and accepts its own result, which is
-//!   the previous per-party cost. What trusting the maintainer's acceptance can cost: a
-//!   corrupt maintainer colluding with a corrupt client can make honest parties commit a
-//!   record with a wrong `vs_j` of *another* party `j`; that party `j` refuses it (its own
+//!   wrong: partials name the signer's record digest). These are the checks whose
+//!   failure would hurt party `i` itself (secrecy of its share, blame of it), so no
+//!   other party can be trusted with them.
+//! * *The record maintainer, for the record and for everyone:* the global properties of
+//!   `δ`, which are the same for every party: `δ(0) = 0` (zero opening), `deg δ ≤ t−1`
+//!   (degree proof), every `Δvs_j` against `C_δ` (a size-`n` G2 MSM: about 3 ms at
+//!   `n = 100`), and all of the party checks above again, because the record it holds is
+//!   what partial signatures and Π_EKS proofs are checked against. A failure of a global
+//!   property cannot expose a share or frame an honest party: a refresh is dealt only by
+//!   the client (authorisation, checked by every party), who knows `sk` anyway; a
+//!   `δ(0) ≠ 0` or `deg δ ≥ t` only makes the new shares stop combining to a signature
+//!   under `vk` (availability), and party `i`'s own checks still guarantee that its new
+//!   share, opening and `vs_i` agree, so its partials verify against its record.
+//!   (Issue 19 moved the zero and degree checks here from every hot party: the hot
+//!   refresh had carried them as two extra Miller-loop terms; the reference's
+//!   `refresh_untrusted` checks only the own opening.)
+//! * *The property that a refresh leaving an inconsistent record (a `vs_j` that is not
+//!   `δ(z_j)·g2` added to the old one, `δ(0) ≠ 0` or `deg δ ≥ t`) is caught before any
+//!   honest party commits it* is kept by the commit rule: [`crate::HotParty::commit`]
+//!   needs, besides `t` confirmations, [`crate::refresh::PendingRefresh::accept_record`]
+//!   with the record the maintainer obtained from `refreshed` (equal digest to the
+//!   party's own next record, so a corrupt maintainer cannot substitute another record).
+//!   The maintainer only has such a record if every check passed, so such a refresh never
+//!   reaches a commit (`RefreshNotAccepted`; tests
+//!   `an_inconsistent_delta_vs_is_caught_before_any_honest_party_commits` and
+//!   `bad_refreshes_are_rejected_and_change_nothing`). A party with no maintainer to
+//!   answer to runs `refreshed` itself and accepts its own result (the node does).
+//!   What trusting the maintainer's acceptance can cost: a corrupt maintainer colluding
+//!   with a corrupt client can make honest parties commit a refresh that breaks a global
+//!   property or a `vs_j` of *another* party `j`; party `j` refuses the latter (its own
 //!   `Δvs_j` check) and stays at the old record, so it is never blamed (digests differ:
 //!   `StateMismatch`), and the harm is availability of the client's own key, which either
 //!   of the two could deny anyway (the client by never signing, the maintainer by never

@@ -125,6 +125,7 @@ use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use merlin::Transcript;
 use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::bls12_381::msm::{g1_msm_vartime, g2_msm_vartime, FixedBaseVartime};
 use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 use quorate_core::bls12_381::wire::{
@@ -247,7 +248,7 @@ pub fn prove_cold<R: RngCore + CryptoRng>(
         .rekey_with_witness_bytes(b"dk", &quorate_core::bls12_381::wire::scalar_to_bytes(dk))
         .finalize(rng);
     let mut a = Scalar::random(&mut nonce_rng);
-    let commitment = G2Projective::generator() * a;
+    let commitment = g2_generator_mul_ct(&a);
     let c = cold_challenge(ek, index, ctx, &commitment);
     let response = a + c * dk;
     wipe_field(&mut a);
@@ -264,7 +265,7 @@ fn cold_holds(ek: &G2Projective, c: &Scalar, proof: &ColdProof) -> bool {
     if bool::from(ek.is_identity()) {
         return false;
     }
-    G2Projective::generator() * proof.response == proof.commitment + ek * c
+    g2_generator_mul_ct(&proof.response) == proof.commitment + ek * c
 }
 
 /// Verifies party `index`'s Π_DL proof for `ek` under `ctx`. On failure, blames `index`.

@@ -884,12 +884,51 @@ fn assert_refresh_rejected_without_change(
 const RP_COMMITMENT: usize = 2 + 48 + 32 + 8 + 2;
 const RP_DELTA_VS: usize = RP_COMMITMENT + 3 * 48;
 
+/// A client-signed refresh that breaks a *global* property of `δ` (`δ(0) ≠ 0`,
+/// `deg δ ≥ t`, a wrong zero opening or degree proof) while every party's own opening
+/// holds: each hot party's own checks pass (issue 19: they cover its own share, not the
+/// global properties), and all `n` confirm it to each other, but the record maintainer's
+/// `refreshed` rejects it naming `check`. With no accepted record, no party can commit
+/// (`RefreshNotAccepted`): states stay at epoch 0 and the old key still signs.
+fn assert_caught_by_the_maintainer_before_any_commit(
+    sys: &mut System,
+    refresh: &Refresh,
+    check: &str,
+    rng: &mut ChaCha20Rng,
+) {
+    let err = sys
+        .public
+        .refreshed(&sys.crs, &refresh.public, rng)
+        .unwrap_err();
+    assert_eq!(refresh_error(err), check);
+    let all: Vec<u16> = (1..=sys.public.params().n()).collect();
+    let mut pending = pending_for(sys, refresh, &all, rng);
+    let confs: Vec<_> = pending.iter().map(|(_, p)| p.confirmation()).collect();
+    for (_, p) in &mut pending {
+        for c in &confs {
+            p.add_confirmation(c).unwrap();
+        }
+        assert!(!p.is_ready());
+    }
+    for (pos, p) in pending {
+        assert_eq!(
+            sys.hot[pos].commit(p).unwrap_err(),
+            BlsError::RefreshNotAccepted
+        );
+        assert_eq!(sys.hot[pos].public().epoch(), 0);
+    }
+    let sig = sys
+        .sign_with(&[id(1), id(2), id(5)], b"unchanged", rng)
+        .unwrap();
+    assert_standard_signature(&sys.public, b"unchanged", &sig);
+}
+
 #[test]
 fn bad_refreshes_are_rejected_and_change_nothing() {
     use quorate_bls::refresh::faults::resign;
     use quorate_bls::RefreshPublic;
     let mut rng = ChaCha20Rng::seed_from_u64(13);
-    let sys = setup(3, 5, &mut rng);
+    let mut sys = setup(3, 5, &mut rng);
     let t = 3usize;
     let all = |sys: &System, r: &Refresh, rng: &mut ChaCha20Rng| -> Vec<&'static str> {
         (0..5)
@@ -897,35 +936,29 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
             .collect()
     };
 
-    // δ(0) = 1, signed by the client: only the zero-opening check stands in the way.
+    // δ(0) = 1, signed by the client: only the maintainer's zero-opening check stands in
+    // the way.
     let mut coeffs: Vec<blstrs::Scalar> =
         (0..t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
     coeffs[0] = blstrs::Scalar::ONE;
     let r = cheating_refresh(&sys, coeffs, 1);
-    assert!(all(&sys, &r, &mut rng)
-        .iter()
-        .all(|c| *c == "δ(0) is not zero"));
-    assert_eq!(
-        refresh_error(
-            sys.public
-                .refreshed(&sys.crs, &r.public, &mut rng)
-                .unwrap_err()
-        ),
-        "δ(0) is not zero"
-    );
+    assert_caught_by_the_maintainer_before_any_commit(&mut sys, &r, "δ(0) is not zero", &mut rng);
 
     // deg δ = t (one too many), δ(0) = 0.
     let mut coeffs: Vec<blstrs::Scalar> =
         (0..=t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
     coeffs[0] = blstrs::Scalar::ZERO;
     let r = cheating_refresh(&sys, coeffs, 1);
-    assert!(all(&sys, &r, &mut rng)
-        .iter()
-        .all(|c| *c == "δ has degree above t-1"));
+    assert_caught_by_the_maintainer_before_any_commit(
+        &mut sys,
+        &r,
+        "δ has degree above t-1",
+        &mut rng,
+    );
 
     // δ = δ' + Z(X) with Z vanishing on all five party points (n < N = 8): every party
     // sees a valid zero-sharing of degree t−1, Δvs passes the SCRAPE check, and only the
-    // KZG zero-opening and degree checks can tell.
+    // maintainer's KZG zero-opening and degree checks can tell.
     let mut delta: Vec<blstrs::Scalar> = (0..t).map(|_| blstrs::Scalar::random(&mut rng)).collect();
     delta[0] = blstrs::Scalar::ZERO;
     let mut z_poly = vec![blstrs::Scalar::ONE];
@@ -942,9 +975,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         coeffs[k] += d;
     }
     let r = cheating_refresh(&sys, coeffs, 1);
-    assert!(all(&sys, &r, &mut rng)
-        .iter()
-        .all(|c| *c == "δ(0) is not zero"));
+    assert_caught_by_the_maintainer_before_any_commit(&mut sys, &r, "δ(0) is not zero", &mut rng);
 
     // An all-zero δ re-randomises nothing.
     let r = cheating_refresh(&sys, vec![blstrs::Scalar::ZERO; t], 1);
@@ -1070,15 +1101,15 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         b[start..start + 48].copy_from_slice(&commitment);
         let mut tampered = RefreshPublic::from_bytes(&b).unwrap();
         resign(&sys.client, &mut tampered);
-        let err = sys.hot[0]
-            .refresh(&sys.crs, &tampered, &good.shares[0], &mut rng)
-            .unwrap_err();
-        assert_eq!(refresh_error(err), check);
-        let err = sys
-            .public
-            .refreshed(&sys.crs, &tampered, &mut rng)
-            .unwrap_err();
-        assert_eq!(refresh_error(err), check);
+        let tampered = Refresh {
+            public: tampered,
+            shares: good
+                .shares
+                .iter()
+                .map(|s| quorate_bls::RefreshShare::from_bytes(&s.to_bytes()).unwrap())
+                .collect(),
+        };
+        assert_caught_by_the_maintainer_before_any_commit(&mut sys, &tampered, check, &mut rng);
     }
 
     // The honest refresh still applies afterwards, and cannot be applied twice.

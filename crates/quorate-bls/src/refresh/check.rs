@@ -1,21 +1,24 @@
 //! Step 2: the checks of a refresh. The record maintainer (combiner, auditor) runs all of
 //! them once per refresh ([`GroupPublic::refreshed`]); each hot party runs the ones that
-//! do not grow with `n` ([`HotParty::refresh`], which returns a [`PendingRefresh`]) and
-//! commits only after the maintainer's record is accepted (notes §Refresh, "Who checks
-//! what").
+//! protect its own share and its own accountability, none of which grows with `n`
+//! ([`HotParty::refresh`], which returns a [`PendingRefresh`]), and commits only after
+//! the maintainer's record is accepted (notes §Refresh, "Who checks what").
 
 use crate::error::BlsError;
 use crate::group::GroupPublic;
-use crate::hot::{HotParty, PartyBases};
+use crate::hot::HotParty;
 use crate::kzg::Crs;
 use crate::refresh::commit::PendingRefresh;
 use crate::refresh::messages::{
     authorization_message, RefreshConfirmation, RefreshPublic, RefreshShare, DST_REFRESH,
 };
-use quorate_core::bls12_381::msm::{g1_msm_vartime, g2_msm_vartime, lincomb_u128_vartime};
+use quorate_core::bls12_381::msm::{
+    g1_generator_mul_ct, g1_msm_vartime, g2_generator_mul_ct, g2_msm_vartime, lincomb_u128_vartime,
+};
+use quorate_core::bls12_381::normalize::g1_batch_vartime;
 use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 
-use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
+use blstrs::{G1Projective, G2Affine, G2Prepared, Scalar};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -100,6 +103,9 @@ impl GroupPublic {
     }
 }
 
+/// What a refresh that the client did not sign fails with, at every checker.
+const AUTH_FAILURE: &str = "refresh is not authorised by the client key";
+
 /// The random-weight batched check of a refresh's public part against a record: with
 /// independent 128-bit weights `r_0` (authorisation), `r_1` (zero opening), `r_2`
 /// (degree proof) and `s_j` (opening of party `j`),
@@ -176,8 +182,7 @@ impl<'a> RefreshCheck<'a> {
         let degree_side = lincomb_u128_vartime(&[c], &[r2]);
         let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
         let delta_vs_sum = weighted_sum(&rf.delta_vs, &s, g2_msm_vartime);
-        let mut affine = [blstrs::G1Affine::identity(); 4];
-        G1Projective::batch_normalize(&[g2_side, tau_side, degree_side, auth_side], &mut affine);
+        let affine = g1_batch_vartime(&[g2_side, tau_side, degree_side, auth_side]);
         prepared_product_is_identity(&[
             (affine[0], self.crs.g2_prepared()),
             (affine[1], self.crs.neg_tau_g2_prepared()),
@@ -196,65 +201,66 @@ impl<'a> RefreshCheck<'a> {
         ])
     }
 
-    /// Hot party `i`'s equation: the client's authorisation (weight `r_0`), the zero
-    /// opening (`r_1`), the degree proof (`r_2`) and its own opening `δ_i = δ(z_i)` with
-    /// `π_δ,i` (weight 1), in one 4-term multi-pairing whose fixed G2 arguments are
-    /// prepared once per party (`vk`, `[τ^(D−t+1)]_2`):
+    /// Hot party `i`'s equation: its own opening `δ_i = δ(z_i)` with `π_δ,i` (weight 1)
+    /// and the client's authorisation (128-bit weight `r`), in one 3-term multi-pairing
+    /// whose G2 arguments are all prepared once (`g2`, the party's opening base
+    /// `z_i·g2 − [τ]_2` kept with the CRS, and `vk` kept with the party):
     ///
     /// ```text
-    /// e(r_0 σ_auth + r_1 C_δ − r_2 dcom + C_δ − δ_i g1 + z_i π_δ,i, g2)
-    ///   · e(r_1 π_0 + π_δ,i, −[τ]_2) · e(r_2 C_δ, [τ^(D−t+1)]_2) · e(−r_0 H(auth), vk) = 1
+    /// e(C_δ − δ_i g1 + r σ_auth, g2) · e(π_δ,i, z_i g2 − [τ]_2) · e(−r H(auth), vk) = 1
     /// ```
     ///
-    /// Nothing here grows with `n`. `δ_i` is secret: `δ_i·g1` is a constant-time
-    /// multiplication; every other term is public.
+    /// (the opening equation `C_δ − δ_i g1 = (τ − z_i)·π_δ,i` and `e(σ_auth, g2) =
+    /// e(H(auth), vk)`; a failure of either passes with probability `≤ 2^-128`). Nothing
+    /// here grows with `n`. `δ_i` is secret: `δ_i·g1` is a constant-time multiplication;
+    /// the two weighted terms are public (variable time).
     pub(crate) fn party(
         &self,
         index: quorate_core::PartyId,
         delta: &Scalar,
-        bases: &PartyBases,
+        vk: &G2Prepared,
         rng: &mut (impl RngCore + CryptoRng),
     ) -> bool {
         let rf = self.refresh;
-        let c = rf.delta_commitment;
-        let pos = index.position();
-        let z = self.crs.domain().party_point(index);
-        let mut weight = || {
-            let mut b = [0u8; 16];
-            rng.fill_bytes(&mut b);
-            u128::from_le_bytes(b)
+        let Some(opening_base) = self.crs.opening_base_prepared(index) else {
+            return false;
         };
-        let (r0, r1, r2) = (weight(), weight(), weight());
-        let opening = rf.openings[pos];
-        let g2_side =
-            lincomb_u128_vartime(&[rf.authorization.0, c, -rf.degree_proof], &[r0, r1, r2])
-                + c
-                + opening * z
-                - G1Projective::generator() * delta;
-        let tau_side = lincomb_u128_vartime(&[rf.zero_proof], &[r1]) + opening;
-        let degree_side = lincomb_u128_vartime(&[c], &[r2]);
-        let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
-        let mut affine = [blstrs::G1Affine::identity(); 4];
-        G1Projective::batch_normalize(&[g2_side, tau_side, degree_side, auth_side], &mut affine);
+        let mut b = [0u8; 16];
+        rng.fill_bytes(&mut b);
+        let r = u128::from_le_bytes(b);
+        let g2_side = rf.delta_commitment - g1_generator_mul_ct(delta)
+            + lincomb_u128_vartime(&[rf.authorization.0], &[r]);
+        let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r]);
+        let mut affine = [blstrs::G1Affine::identity(); 3];
+        G1Projective::batch_normalize(
+            &[g2_side, rf.openings[index.position()], auth_side],
+            &mut affine,
+        );
         prepared_product_is_identity(&[
             (affine[0], self.crs.g2_prepared()),
-            (affine[1], self.crs.neg_tau_g2_prepared()),
-            (affine[2], &bases.degree),
-            (affine[3], &bases.vk),
+            (affine[1], opening_base),
+            (affine[2], vk),
         ])
     }
 
-    /// After a failed batch: the first global equation that fails on its own, else
-    /// `fallback` (the equation the batch adds: every `Δvs_j`, or the party's opening).
-    pub(crate) fn first_failure(&self, fallback: &'static str) -> &'static str {
+    /// Whether the client's authorisation verifies on its own (for diagnosis after a
+    /// failed batch).
+    fn authorised(&self) -> bool {
         let rf = self.refresh;
-        let c = rf.delta_commitment;
-        if !self.record.vk.verify_with_dst(
+        self.record.vk.verify_with_dst(
             &authorization_message(&rf.group_digest, rf.epoch, &rf.refresh_id()),
             &rf.authorization,
             DST_REFRESH,
-        ) {
-            return "refresh is not authorised by the client key";
+        )
+    }
+
+    /// After a failed maintainer batch: the first global equation that fails on its own,
+    /// else `fallback` (the equation the batch adds: every `Δvs_j`).
+    pub(crate) fn first_failure(&self, fallback: &'static str) -> &'static str {
+        let rf = self.refresh;
+        let c = rf.delta_commitment;
+        if !self.authorised() {
+            return AUTH_FAILURE;
         }
         if !self
             .crs
@@ -287,27 +293,17 @@ fn weighted_sum<G: Group>(points: &[G], weights: &[u128], msm: fn(&[G], &[Scalar
     msm(points, &scalars)
 }
 
-impl PartyBases {
-    pub(crate) fn new(crs: &Crs, record: &GroupPublic) -> Result<Self, BlsError> {
-        let shift = RefreshCheck::degree_shift(crs, record)?;
-        Ok(PartyBases {
-            vk: G2Prepared::from(record.vk.point().to_affine()),
-            degree: G2Prepared::from(crs.g2_powers()[shift]),
-        })
-    }
-}
-
 impl HotParty {
     /// Checks a refresh as hot party `i` and returns the next state as a
     /// [`PendingRefresh`]; `self` is not changed. The checks (notes §Refresh, "Who checks
     /// what"): the share is addressed to this party; next epoch, CRS and this record's
-    /// digest; the client's authorisation; `δ(0) = 0`; `deg δ ≤ t−1`; this party's own
-    /// opening (`δ_i = δ(z_i)` for the committed `δ`); and `Δvs_i = δ_i·g2`. None of them
-    /// grows with `n`. The one check that does, every other party's `Δvs_j` against
-    /// `C_δ`, is the record maintainer's ([`GroupPublic::refreshed`]): the pending refresh
-    /// commits only after [`PendingRefresh::accept_record`] received the record the
-    /// maintainer accepted (or this party's own `refreshed` result). The next state is
-    /// `hx_i + δ_i`, `π_i + π_δ,i`, and the refreshed record.
+    /// digest; `C_δ ≠ 0`; the client's authorisation; this party's own opening
+    /// (`δ_i = δ(z_i)` for the committed `δ`); and `Δvs_i = δ_i·g2`. None of them grows
+    /// with `n`. The global checks (`δ(0) = 0`, `deg δ ≤ t−1` and every other party's
+    /// `Δvs_j` against `C_δ`) are the record maintainer's ([`GroupPublic::refreshed`]):
+    /// the pending refresh commits only after [`PendingRefresh::accept_record`] received
+    /// the record the maintainer accepted (or this party's own `refreshed` result). The
+    /// next state is `hx_i + δ_i`, `π_i + π_δ,i`, and the refreshed record.
     pub fn refresh<R: RngCore + CryptoRng>(
         &self,
         crs: &Crs,
@@ -321,14 +317,16 @@ impl HotParty {
         }
         self.public.check_envelope(crs, refresh)?;
         let pos = self.index.position();
-        let own_update_ok = refresh.delta_vs[pos] == G2Projective::generator() * share.delta;
+        let own_update_ok = refresh.delta_vs[pos] == g2_generator_mul_ct(&share.delta);
         let check = RefreshCheck::new(crs, &self.public, refresh)?;
-        if !check.party(self.index, &share.delta, &self.refresh_bases, rng) {
-            return Err(bad(check.first_failure(if own_update_ok {
+        if !check.party(self.index, &share.delta, &self.vk_prepared, rng) {
+            return Err(bad(if !check.authorised() {
+                AUTH_FAILURE
+            } else if own_update_ok {
                 "δ_i is not δ(z_i) for the committed δ (own opening π_δ,i)"
             } else {
                 "Δvs_i is not δ_i·g2"
-            })));
+            }));
         }
         if !own_update_ok {
             return Err(bad("Δvs_i is not δ_i·g2"));
@@ -339,7 +337,7 @@ impl HotParty {
             hot_share: self.hot_share + share.delta,
             opening: self.opening + refresh.openings[pos],
             pad_commitment: self.pad_commitment.clone(),
-            refresh_bases: self.refresh_bases.clone(),
+            vk_prepared: self.vk_prepared.clone(),
         };
         let own = RefreshConfirmation::of(self.index, refresh);
         Ok(PendingRefresh {

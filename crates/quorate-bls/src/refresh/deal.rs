@@ -2,7 +2,7 @@
 //!
 //! Refresh ([`Client::refresh`](crate::Client::refresh)) is dealt and signed by the client, who plays the paper's
 //! trusted functionality `F_s`; the record maintainer nevertheless checks all of it, and
-//! every hot party the part that does not grow with `n`, before anyone commits it (the
+//! every hot party the part that protects its own share, before anyone commits it (the
 //! reference's "untrusted" checks, here mandatory), so a faulty or malicious client cannot
 //! break the sharing through a refresh either. The signature and
 //! the digest of the current record stop anyone else from dealing or replaying one.
@@ -15,10 +15,10 @@ use crate::kzg::Crs;
 use crate::refresh::messages::{
     authorization_message, Refresh, RefreshPublic, RefreshShare, DST_REFRESH,
 };
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 
 use blstrs::{G2Projective, Scalar};
 use ff::Field;
-use group::Group;
 use quorate_core::poly::SecretPolynomial;
 use quorate_core::secret::wipe_fields;
 use quorate_core::ParamError;
@@ -79,7 +79,7 @@ pub(crate) fn deal_refresh(
     crs.domain().fft(&mut values)?;
     let delta_vs: Vec<G2Projective> = values[..usize::from(params.n())]
         .par_iter()
-        .map(|d| G2Projective::generator() * d)
+        .map(g2_generator_mul_ct)
         .collect();
     let shares = params
         .parties()

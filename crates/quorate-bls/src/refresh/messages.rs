@@ -3,10 +3,10 @@
 //! [`RefreshEquivocation`] evidence it can yield.
 
 use crate::ciphersuite::{PublicKey, Signature};
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use group::prime::PrimeCurveAffine;
-use group::{Curve, Group};
+use blstrs::{G1Projective, G2Projective, Scalar};
+use group::Group;
 use quorate_core::bls12_381::hash::hash_to_g1;
+use quorate_core::bls12_381::normalize::{g1_batch_vartime, g2_batch_vartime};
 use quorate_core::bls12_381::wire::ReadBls;
 use quorate_core::bls12_381::wire::{
     g1_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES,
@@ -175,14 +175,10 @@ impl RefreshPublic {
             .bytes(&g1_to_bytes(&self.delta_commitment))
             .bytes(&g1_to_bytes(&self.zero_proof))
             .bytes(&g1_to_bytes(&self.degree_proof));
-        let mut vs = vec![G2Affine::identity(); self.delta_vs.len()];
-        G2Projective::batch_normalize(&self.delta_vs, &mut vs);
-        for d in &vs {
+        for d in &g2_batch_vartime(&self.delta_vs) {
             w.bytes(&d.to_compressed());
         }
-        let mut pis = vec![G1Affine::identity(); self.openings.len()];
-        G1Projective::batch_normalize(&self.openings, &mut pis);
-        for p in &pis {
+        for p in &g1_batch_vartime(&self.openings) {
             w.bytes(&p.to_compressed());
         }
         w.into_bytes()

@@ -3,9 +3,10 @@
 //! 1. [`deal`]: [`Client::refresh`](crate::Client::refresh) deals a [`Refresh`].
 //! 2. [`check`]: the record maintainer (combiner, auditor) checks **all** of it once
 //!    ([`GroupPublic::refreshed`](crate::GroupPublic::refreshed)); each hot party checks
-//!    everything that does not grow with `n` (the authorisation, `δ(0) = 0`, the degree,
-//!    its own share and `Δvs_i`) in [`HotParty::refresh`](crate::HotParty::refresh),
-//!    which returns a [`PendingRefresh`], the next state, not yet in use.
+//!    what protects its own share and accountability (the authorisation, its own opening
+//!    and `Δvs_i`; nothing that grows with `n`) in
+//!    [`HotParty::refresh`](crate::HotParty::refresh), which returns a
+//!    [`PendingRefresh`], the next state, not yet in use.
 //! 3. [`commit`]: the pending refresh's [`RefreshConfirmation`] goes to every other hot
 //!    party; each received one is added with [`PendingRefresh::add_confirmation`], and the
 //!    maintainer's accepted record with [`PendingRefresh::accept_record`]. Once `t`
@@ -26,9 +27,9 @@
 //! DST ([`DST_REFRESH`]), so nobody but the key owner can deal one. (Otherwise an attacker
 //! who stole a hot share could deal the next refresh itself, learn every `δ_i`, and keep
 //! the share current: proactive security would be void.) Its contents are checked in full
-//! all the same (by the maintainer; the `n`-independent part by every hot party too), so
-//! even the client cannot break the sharing through a refresh, and no hot party commits
-//! one the maintainer has not accepted.
+//! all the same (all of them by the maintainer, the ones that protect its own share by
+//! every hot party), so even the client cannot break the sharing through a refresh, and no
+//! hot party commits one the maintainer has not accepted.
 
 pub mod check;
 pub mod commit;

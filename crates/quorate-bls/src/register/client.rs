@@ -18,7 +18,7 @@ use crate::register::cold::registration_context;
 use crate::register::messages::{ColdPublicKey, ColdRegistration, HotRegistration, Registration};
 use blstrs::{G2Projective, Scalar};
 use ff::Field;
-use group::Group;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::poly::SecretPolynomial;
 use quorate_core::secret::{wipe_field, wipe_fields};
 use quorate_core::{ParamError, ThresholdParams};
@@ -111,7 +111,7 @@ impl Client {
                 let dh = ek.point() * sk;
                 let mut pad = derive_pad(&dh, &vk, ek.point(), id);
                 let hx = x + pad;
-                let vs = G2Projective::generator() * x;
+                let vs = g2_generator_mul_ct(&x);
                 wipe_field(&mut x);
                 wipe_field(&mut pad);
                 (hx, vs)

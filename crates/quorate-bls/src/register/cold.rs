@@ -9,6 +9,7 @@ use crate::register::messages::{ColdPublicKey, ColdRegistration, PadCommitment};
 use blstrs::{G2Projective, Scalar};
 use ff::Field;
 use group::Group;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::PartyId;
 use rand_core::{CryptoRng, RngCore};
 use std::collections::HashMap;
@@ -48,7 +49,7 @@ impl ColdParty {
         let pad = derive_pad(&dh, vk.point(), &self.ek.0, self.index);
         let commitment = PadCommitment {
             index: self.index,
-            point: G2Projective::generator() * pad,
+            point: g2_generator_mul_ct(&pad),
         };
         self.pads.insert(vk.to_bytes(), pad);
         Ok(commitment)

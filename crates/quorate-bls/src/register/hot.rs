@@ -3,11 +3,11 @@
 use crate::error::BlsError;
 use crate::group::GroupPublic;
 use crate::hot::HotParty;
-use crate::hot::PartyBases;
 use crate::kzg::Crs;
 use crate::register::messages::{HotRegistration, PadCommitment};
-use blstrs::{G2Prepared, G2Projective};
-use group::{Curve, Group};
+use blstrs::G2Prepared;
+use group::Curve;
+use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::{ParamError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 
@@ -46,7 +46,7 @@ impl HotParty {
                 check: "hot share does not open com_T at this party's point",
             });
         }
-        if G2Projective::generator() * payload.hot_share
+        if g2_generator_mul_ct(&payload.hot_share)
             != public.vs[index.position()] + pad_commitment.point
         {
             return Err(BlsError::InvalidRegistration {
@@ -59,7 +59,7 @@ impl HotParty {
             hot_share: payload.hot_share,
             opening: payload.opening,
             pad_commitment: G2Prepared::from(pad_commitment.point.to_affine()),
-            refresh_bases: PartyBases::new(crs, public)?,
+            vk_prepared: G2Prepared::from(public.vk.point().to_affine()),
         })
     }
 }

@@ -5,9 +5,11 @@
 //!   for public data only;
 //! * [`pairing`]: pairing-product checks `Π e(P_i, Q_i) = 1` with one multi-Miller loop;
 //! * [`wire`]: canonical scalar and point codecs (subgroup, curve and identity checks);
-//! * [`hash`]: RFC 9380 hash-to-G1.
+//! * [`hash`]: RFC 9380 hash-to-G1;
+//! * [`normalize`]: batched projective-to-affine conversion of public points.
 
 pub mod hash;
 pub mod msm;
+pub mod normalize;
 pub mod pairing;
 pub mod wire;
