@@ -260,26 +260,25 @@ fn commit_rep<C: Tz21Curve>(
     wipe_field(&mut sum);
     shares[0] += delta;
 
-    // Y_i = s_i·G, c1_i = r_i·G, K_i = r_i·ek — all constant time.
-    let mut pts = Vec::with_capacity(3 * n);
-    for s in &shares {
-        pts.push(C::mul_gen(s));
-    }
-    for r in &rands {
-        pts.push(C::mul_gen(r));
-    }
-    for r in &rands {
-        pts.push(C::mul_table(ek_table, r));
-    }
-    let enc = C::encode_points(&pts);
+    // Y_i = s_i·G and c1_i = r_i·G in one batch, K_i = r_i·ek — all constant time.
+    let mut gen_scalars = Vec::with_capacity(2 * n);
+    gen_scalars.extend_from_slice(&shares);
+    gen_scalars.extend_from_slice(&rands);
+    let (gen_pts, enc) = C::mul_gen_encoded(&gen_scalars);
+    wipe_fields(&mut gen_scalars);
+    let ks: Vec<C::Point> = rands.iter().map(|r| C::mul_table(ek_table, r)).collect();
+    let k_enc = C::encode_points(&ks);
     let pl = C::POINT_LEN;
     let mut cts = Vec::with_capacity(n);
     let mut ct_enc = Vec::with_capacity(n);
     let mut y_enc = Vec::with_capacity(n);
     for i in 0..n {
-        let k = &enc[(2 * n + i) * pl..(2 * n + i + 1) * pl];
+        let k = &k_enc[i * pl..(i + 1) * pl];
         let c2 = kdf::<C>(k) + shares[i];
-        cts.push(Ciphertext { c1: pts[n + i], c2 });
+        cts.push(Ciphertext {
+            c1: gen_pts[n + i],
+            c2,
+        });
         ct_enc.push((enc[(n + i) * pl..(n + i + 1) * pl].to_vec(), c2));
         y_enc.push(&enc[i * pl..(i + 1) * pl]);
     }
@@ -401,42 +400,47 @@ fn verify_rep<C: Tz21Curve>(
     let opened = open_parties::<C>(params, salt, j, hidden, rep)?;
     // Points: Y_0..Y_{N−1} (Y_hidden = X − (Σ_{i≠i*} s_i)·G), then c1_i and K_i of the
     // opened parties. Everything here is public: variable-time arithmetic.
-    let mut pts = Vec::with_capacity(3 * n);
+    // One batch of multiples of G: s_i (opened parties, in order), Σ s_i, then r_i.
+    let mut gen_scalars = Vec::with_capacity(2 * n - 1);
     let mut sum = C::Scalar::ZERO;
-    for o in opened.iter().flatten() {
-        sum += o.0;
+    for (s, _) in opened.iter().flatten() {
+        sum += s;
+        gen_scalars.push(*s);
     }
-    for o in &opened {
-        pts.push(match o {
-            Some((s, _)) => C::mul_gen_vartime(s),
-            None => *public - C::mul_gen_vartime(&sum),
-        });
-    }
-    for (_, r) in opened.iter().flatten() {
-        pts.push(C::mul_gen_vartime(r));
-    }
-    for (_, r) in opened.iter().flatten() {
-        pts.push(C::mul_table_vartime(ek_table, r));
-    }
+    gen_scalars.push(sum);
+    gen_scalars.extend(opened.iter().flatten().map(|(_, r)| *r));
+    let (gen_pts, gen_enc) = C::mul_gen_encoded_vartime(&gen_scalars);
+    // K_i of the opened parties, then Y_{i*} = X − (Σ s_i)·G.
+    let mut pts: Vec<C::Point> = opened
+        .iter()
+        .flatten()
+        .map(|(_, r)| C::mul_table_vartime(ek_table, r))
+        .collect();
+    pts.push(*public - gen_pts[n - 1]);
     let enc = C::encode_points(&pts);
     let pl = C::POINT_LEN;
+    let y_hidden = &enc[(n - 1) * pl..n * pl];
     let mut ct_enc = Vec::with_capacity(n);
+    let mut y_enc: Vec<&[u8]> = Vec::with_capacity(n);
     let mut k = 0usize;
     for o in &opened {
         match o {
             Some((s, _)) => {
-                let c1 = enc[(n + k) * pl..(n + k + 1) * pl].to_vec();
-                let kk = &enc[(2 * n - 1 + k) * pl..(2 * n + k) * pl];
+                let c1 = gen_enc[(n + k) * pl..(n + k + 1) * pl].to_vec();
+                let kk = &enc[k * pl..(k + 1) * pl];
                 ct_enc.push((c1, kdf::<C>(kk) + s));
+                y_enc.push(&gen_enc[k * pl..(k + 1) * pl]);
                 k += 1;
             }
-            None => ct_enc.push((
-                rep.hidden_ct.c1.to_bytes().as_ref().to_vec(),
-                rep.hidden_ct.c2,
-            )),
+            None => {
+                ct_enc.push((
+                    rep.hidden_ct.c1.to_bytes().as_ref().to_vec(),
+                    rep.hidden_ct.c2,
+                ));
+                y_enc.push(y_hidden);
+            }
         }
     }
-    let y_enc: Vec<&[u8]> = (0..n).map(|i| &enc[i * pl..(i + 1) * pl]).collect();
     Ok(rep_digest::<C>(j, &rep.delta, &y_enc, &ct_enc))
 }
 

@@ -115,7 +115,11 @@
 //! tables for the prover (secret scalars), large variable-time tables and Straus MSM for the
 //! verifier, batched normalisation where the curve crate has it (secp256k1), and rayon over
 //! repetitions / parties. P-256 is the slowest group here: `p256` 0.13 has no batched
-//! normalisation (one ~6 µs inversion per encoded point) and ~0.34 µs additions.
+//! normalisation (one ~6 µs inversion per encoded point) and ~0.34 µs additions, so the
+//! multiples of `G` (`t + N` of the `t + 2N` multiplications of an RDKGitH proof, two of
+//! three per DKGitH party) and the escrow's `dk·c1` go to OpenSSL's constant-time
+//! assembly P-256, which returns each result already encoded; the multiples of `ek` stay
+//! on a cached `p256` table, which beats OpenSSL's table-less `s·P`.
 //! RDKGitH compression is `O(N + t·(N − t) + n·t)` field operations (inverses of small
 //! integers and factorials from batch inversions): about a millisecond at every reference
 //! set, against the reference's 34 ms to 1.5 s.
@@ -143,6 +147,7 @@
 pub mod common;
 pub mod dkgith;
 pub mod ops;
+mod p256_openssl;
 pub mod rdkgith;
 
 use ff::Field;
@@ -608,11 +613,11 @@ pub fn encrypt<C: Tz21Curve>(
 ) -> Ciphertext<C> {
     let mut r = C::Scalar::random(&mut *rng);
     let c1 = C::mul_gen(&r);
-    let k = ek.point * r;
+    let k = C::mul_encoded(&ek.point, &r);
     wipe_field(&mut r);
     Ciphertext {
         c1,
-        c2: common::kdf::<C>(k.to_bytes().as_ref()) + m,
+        c2: common::kdf::<C>(&k) + m,
     }
 }
 
@@ -967,8 +972,8 @@ pub fn recover<C: Tz21Curve>(
     params.expect(&compressed.params)?;
     for (ct, lambda) in &compressed.entries {
         // x' = c2' − λ·H(dk·c1)   (λ = 1 for DKGitH)
-        let k = ct.c1 * dk.scalar;
-        let mut h = common::kdf::<C>(k.to_bytes().as_ref());
+        let k = C::mul_encoded(&ct.c1, &dk.scalar);
+        let mut h = common::kdf::<C>(&k);
         let mut candidate = ct.c2 - *lambda * h;
         wipe_field(&mut h);
         if common::same_point::<C>(&C::mul_gen(&candidate), public) {

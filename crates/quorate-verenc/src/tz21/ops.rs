@@ -8,12 +8,15 @@
 //! | curve | fixed-base multiplication | MSM (vartime, public data) | many encodings |
 //! |---|---|---|---|
 //! | secp256k1 | [`WindowTable`]: 65 rows of signed radix-16 affine multiples, constant-time row scans | Straus with width-5 wNAF | one batched inversion (`k256`'s `batch_normalize`) |
-//! | P-256 | [`WindowTable`], as above | Straus with width-5 wNAF | per point, across threads (`p256` 0.13's field element has no `Invert`, so `primeorder`'s `BatchNormalize` is not available for it, and the projective coordinates are private) |
+//! | P-256 | `G`: OpenSSL's constant-time assembly P-256 and its built-in table, with the encoding (`p256_openssl`); `ek`: [`WindowTable`] | Straus with width-5 wNAF | per point, across threads (`p256` 0.13's field element has no `Invert`, so `primeorder`'s `BatchNormalize` is not available for it, and the projective coordinates are private); multiples of `G` come encoded from OpenSSL |
 //! | BLS12-381 G1 | [`WindowTable`] | `blstrs` Pippenger (`multi_exp`) | per point (inversions are cheap there) |
 //! | Ed25519 | `curve25519-dalek`'s `EdwardsBasepointTable` | dalek's vartime Straus/Pippenger | per point |
 //!
-//! All field and curve arithmetic stays in the curve crates; this module only chooses which
-//! of their group operations to call. Secret scalars go through the constant-time
+//! All field and curve arithmetic stays in the curve crates (and, for P-256, OpenSSL); this
+//! module only chooses which of their group operations to call. Multiples of `G` are asked
+//! for in batches with their encodings ([`Tz21Curve::mul_gen_encoded`]), so that a backend
+//! which converts to affine coordinates anyway (OpenSSL) hands out the encoding with the
+//! point. Secret scalars go through the constant-time
 //! [`Tz21Curve::mul_table`]; the `_vartime` functions are used by the verifier and by
 //! compression, on public data only.
 
@@ -74,6 +77,23 @@ pub trait Tz21Curve: Curve {
     /// `s · G` in constant time.
     fn mul_gen(s: &Self::Scalar) -> Self::Point {
         Self::mul_table(Self::generator_table(), s)
+    }
+
+    /// `s · G` for every scalar, in constant time, with the results' encodings
+    /// ([`Curve::point_to_bytes`]) concatenated. Parallel over the scalars.
+    fn mul_gen_encoded(scalars: &[Self::Scalar]) -> (Vec<Self::Point>, Vec<u8>) {
+        mul_gen_encoded_with::<Self>(scalars, Self::mul_gen)
+    }
+
+    /// [`Self::mul_gen_encoded`] in variable time: only for public scalars.
+    fn mul_gen_encoded_vartime(scalars: &[Self::Scalar]) -> (Vec<Self::Point>, Vec<u8>) {
+        mul_gen_encoded_with::<Self>(scalars, Self::mul_gen_vartime)
+    }
+
+    /// The encoding of `s · P`, in constant time (for a secret `s`, such as the escrow's
+    /// decryption key).
+    fn mul_encoded(p: &Self::Point, s: &Self::Scalar) -> Vec<u8> {
+        Self::point_to_bytes(&(*p * s))
     }
 
     /// `s · G` in variable time (public `s`).
@@ -374,6 +394,17 @@ fn encode_k256(points: &[k256::ProjectivePoint]) -> Vec<u8> {
     out
 }
 
+/// `mul(s)` for every scalar (across threads), and the encodings of the results.
+fn mul_gen_encoded_with<C: Tz21Curve>(
+    scalars: &[C::Scalar],
+    mul: fn(&C::Scalar) -> C::Point,
+) -> (Vec<C::Point>, Vec<u8>) {
+    use rayon::prelude::*;
+    let pts: Vec<C::Point> = scalars.par_iter().map(mul).collect();
+    let enc = C::encode_points(&pts);
+    (pts, enc)
+}
+
 /// One encoding (one inversion) per point; large batches are split across threads.
 fn encode_each<C: Curve>(points: &[C::Point]) -> Vec<u8> {
     use rayon::prelude::*;
@@ -497,6 +528,32 @@ impl P256Table {
     }
 }
 
+/// `s·G` with encodings through OpenSSL, in chunks across threads; a chunk OpenSSL fails
+/// on is computed with `p256`'s table instead.
+fn p256_gen_encoded(scalars: &[p256::Scalar]) -> (Vec<p256::ProjectivePoint>, Vec<u8>) {
+    use rayon::prelude::*;
+    let parts: Vec<(Vec<p256::ProjectivePoint>, Vec<u8>)> = scalars
+        .par_chunks(8)
+        .map(|chunk| {
+            super::p256_openssl::mul_gen_encoded(chunk).unwrap_or_else(|| {
+                let pts: Vec<_> = chunk
+                    .iter()
+                    .map(|s| P256::mul_table(P256::generator_table(), s))
+                    .collect();
+                let enc = encode_each::<P256>(&pts);
+                (pts, enc)
+            })
+        })
+        .collect();
+    let mut pts = Vec::with_capacity(scalars.len());
+    let mut enc = Vec::with_capacity(scalars.len() * P256::POINT_LEN);
+    for (p, e) in parts {
+        pts.extend(p);
+        enc.extend(e);
+    }
+    (pts, enc)
+}
+
 /// Uses above which affine P-256 entries pay for their per-entry inversions.
 const P256_AFFINE_USES: usize = 800;
 
@@ -521,6 +578,32 @@ impl Tz21Curve for P256 {
         // Projective: 4224 entries would cost ~27 ms of single inversions, for ~10% faster
         // additions.
         TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 8, false))
+    }
+
+    /// OpenSSL's precomputed table of `G` ([`super::p256_openssl`]).
+    fn mul_gen(s: &p256::Scalar) -> p256::ProjectivePoint {
+        match super::p256_openssl::mul_gen_encoded(core::slice::from_ref(s)) {
+            Some((pts, _)) if pts.len() == 1 => pts[0],
+            _ => Self::mul_table(Self::generator_table(), s),
+        }
+    }
+
+    /// OpenSSL's precomputed table of `G`, on both threads; the results' encodings come
+    /// from OpenSSL's conversion to affine coordinates.
+    fn mul_gen_encoded(scalars: &[p256::Scalar]) -> (Vec<p256::ProjectivePoint>, Vec<u8>) {
+        p256_gen_encoded(scalars)
+    }
+
+    /// The same constant-time OpenSSL path as [`Self::mul_gen_encoded`]: it is faster than
+    /// `p256`'s variable-time table once the encodings are counted.
+    fn mul_gen_encoded_vartime(scalars: &[p256::Scalar]) -> (Vec<p256::ProjectivePoint>, Vec<u8>) {
+        p256_gen_encoded(scalars)
+    }
+
+    /// OpenSSL's constant-time multiplication of a point given by its encoding.
+    fn mul_encoded(p: &p256::ProjectivePoint, s: &p256::Scalar) -> Vec<u8> {
+        super::p256_openssl::mul_encoded(p.to_bytes().as_ref(), s)
+            .unwrap_or_else(|| Self::point_to_bytes(&(*p * s)))
     }
 
     fn mul_table(table: &P256Table, s: &p256::Scalar) -> p256::ProjectivePoint {
@@ -676,6 +759,13 @@ mod tests {
             enc.extend(C::point_to_bytes(p));
         }
         assert_eq!(C::encode_points(&pts), enc);
+        for (p, s) in pts.iter().zip(sc.iter()) {
+            assert_eq!(C::mul_encoded(p, s), C::point_to_bytes(&(*p * s)));
+        }
+        let plain: Vec<C::Point> = sc.iter().map(|s| C::Point::generator() * s).collect();
+        let plain_enc = encode_each::<C>(&plain);
+        assert_eq!(C::mul_gen_encoded(&sc), (plain.clone(), plain_enc.clone()));
+        assert_eq!(C::mul_gen_encoded_vartime(&sc), (plain, plain_enc));
 
         let mut xs: Vec<C::Scalar> = (1..10u64).map(C::Scalar::from).collect();
         batch_invert(&mut xs);

@@ -6,7 +6,7 @@
 //! parties, in party order). Which parties are opened follows from the challenge.
 
 use ff::{Field, PrimeField};
-use quorate_core::secret::{wipe_field, wipe_fields};
+use quorate_core::secret::wipe_fields;
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 
@@ -171,52 +171,53 @@ pub(crate) fn prove<C: Tz21Curve>(
     let mut salt = [0u8; SALT_LEN];
     rng.fill_bytes(&mut salt);
     let seeds: Vec<Seed> = (0..n).map(|_| random_seed(rng)).collect();
-    // A_j = a_j·G (constant time), j = 1..t.
     let tables = key_tables::<C>(ek);
     let ek_table = &tables.ct;
-    let coeffs = poly[1..]
-        .par_iter()
-        .map(|a| C::mul_gen(a))
-        .collect::<Vec<C::Point>>();
 
-    // Step 2: s_i = f(i+1), ct_i = (r_i·G, H(r_i·ek) + s_i).
-    let per_party: Vec<(C::Scalar, C::Point, C::Point)> = seeds
-        .par_iter()
-        .enumerate()
-        .map(|(i, seed)| {
+    // Step 2: s_i = f(i+1), r_i from the party seed.
+    let mut shares: Vec<C::Scalar> = (0..n)
+        .into_par_iter()
+        .map(|i| {
             let z: C::Scalar = eval_point(i);
             let mut s = C::Scalar::ZERO;
             for a in poly.iter().rev() {
                 s = s * z + a;
             }
-            let mut r = party_rand::<C>(&salt, i, seed);
-            let out = (s, C::mul_gen(&r), C::mul_table(ek_table, &r));
-            wipe_field(&mut r);
-            out
+            s
         })
         .collect();
-    let mut per_party = per_party;
-    let mut shares: Vec<C::Scalar> = per_party.iter().map(|p| p.0).collect();
-    let mut pts = Vec::with_capacity(2 * n);
-    pts.extend(per_party.iter().map(|p| p.1));
-    pts.extend(per_party.iter().map(|p| p.2));
-    for p in per_party.iter_mut() {
-        wipe_field(&mut p.0);
-    }
-    drop(per_party);
-    let enc = C::encode_points(&pts);
+    let mut rands: Vec<C::Scalar> = seeds
+        .par_iter()
+        .enumerate()
+        .map(|(i, seed)| party_rand::<C>(&salt, i, seed))
+        .collect();
+    // A_j = a_j·G (j = 1..t) and c1_i = r_i·G in one batch, K_i = r_i·ek: constant time.
+    let mut gen_scalars = Vec::with_capacity(t + n);
+    gen_scalars.extend_from_slice(&poly[1..]);
+    gen_scalars.extend_from_slice(&rands);
+    let (gen_pts, gen_enc) = C::mul_gen_encoded(&gen_scalars);
+    wipe_fields(&mut gen_scalars);
+    let ks: Vec<C::Point> = rands
+        .par_iter()
+        .map(|r| C::mul_table(ek_table, r))
+        .collect();
+    wipe_fields(&mut rands);
+    let k_enc = C::encode_points(&ks);
     let pl = C::POINT_LEN;
+    let coeffs = gen_pts[..t].to_vec();
+    let coeff_enc = &gen_enc[..t * pl];
     let c2: Vec<C::Scalar> = (0..n)
         .into_par_iter()
-        .map(|i| kdf::<C>(&enc[(n + i) * pl..(n + i + 1) * pl]) + shares[i])
+        .map(|i| kdf::<C>(&k_enc[i * pl..(i + 1) * pl]) + shares[i])
         .collect();
-    let c1_enc: Vec<&[u8]> = (0..n).map(|i| &enc[i * pl..(i + 1) * pl]).collect();
+    let c1_enc: Vec<&[u8]> = (0..n)
+        .map(|i| &gen_enc[(t + i) * pl..(t + i + 1) * pl])
+        .collect();
     let cts_digest = ciphertexts_digest::<C>(&c1_enc, &c2);
-    let coeff_enc = C::encode_points(&coeffs);
 
     // Step 3: challenge and the opened set.
     let mut tr =
-        commitments_transcript::<C>(params, ek, public, label, &salt, &coeff_enc, &cts_digest);
+        commitments_transcript::<C>(params, ek, public, label, &salt, coeff_enc, &cts_digest);
     let mut challenge = [0u8; CHALLENGE_LEN];
     tr.challenge_bytes(b"challenge", &mut challenge);
     let (opened_idx, hidden_idx) = split_parties(params, &challenge);
@@ -225,7 +226,7 @@ pub(crate) fn prove<C: Tz21Curve>(
     let hidden_cts = hidden_idx
         .iter()
         .map(|&i| Ciphertext {
-            c1: pts[i],
+            c1: gen_pts[t + i],
             c2: c2[i],
         })
         .collect();
@@ -243,7 +244,7 @@ pub(crate) fn prove<C: Tz21Curve>(
         challenge,
         salt,
         coeffs,
-        coeffs_enc: coeff_enc,
+        coeffs_enc: coeff_enc.to_vec(),
         hidden_cts,
         hidden_c1_enc,
         opened,
@@ -271,27 +272,26 @@ pub(crate) fn verify<C: Tz21Curve>(
     let ek_table = &tables.vartime;
 
     // Step 5a: recompute the opened ciphertexts (public data: variable time).
-    let pts: Vec<(C::Point, C::Point)> = opened_idx
+    let rands: Vec<C::Scalar> = opened_idx
         .par_iter()
         .zip(proof.opened.par_iter())
-        .map(|(&i, (_, seed))| {
-            let r = party_rand::<C>(&proof.salt, i, seed);
-            (C::mul_gen_vartime(&r), C::mul_table_vartime(ek_table, &r))
-        })
+        .map(|(&i, (_, seed))| party_rand::<C>(&proof.salt, i, seed))
         .collect();
-    let mut flat = Vec::with_capacity(2 * t);
-    flat.extend(pts.iter().map(|p| p.0));
-    flat.extend(pts.iter().map(|p| p.1));
-    let enc = C::encode_points(&flat);
+    let (_, c1_enc_opened) = C::mul_gen_encoded_vartime(&rands);
+    let ks: Vec<C::Point> = rands
+        .par_iter()
+        .map(|r| C::mul_table_vartime(ek_table, r))
+        .collect();
+    let k_enc = C::encode_points(&ks);
     let pl = C::POINT_LEN;
     let opened_c2: Vec<C::Scalar> = (0..t)
         .into_par_iter()
-        .map(|k| kdf::<C>(&enc[(t + k) * pl..(t + k + 1) * pl]) + proof.opened[k].0)
+        .map(|k| kdf::<C>(&k_enc[k * pl..(k + 1) * pl]) + proof.opened[k].0)
         .collect();
     let mut c1_enc: Vec<&[u8]> = vec![&[]; n];
     let mut c2 = vec![C::Scalar::ZERO; n];
     for (k, &i) in opened_idx.iter().enumerate() {
-        c1_enc[i] = &enc[k * pl..(k + 1) * pl];
+        c1_enc[i] = &c1_enc_opened[k * pl..(k + 1) * pl];
         c2[i] = opened_c2[k];
     }
     for (k, &i) in hidden_idx.iter().enumerate() {
