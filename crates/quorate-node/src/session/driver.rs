@@ -149,4 +149,12 @@ pub trait Protocol: Send + Sync {
     fn ephemeral(&self) -> bool {
         false
     }
+    /// Whether [`Protocol::driver`] and [`ProtocolDriver::start`] touch nothing but memory
+    /// and reads (no keystore write, nothing a dropped driver must undo), so the runtime may
+    /// run them while the attempt's claim is being made durable, and drop the driver unused if
+    /// the claim fails. Either way no message of the attempt leaves the node before its claim
+    /// is on disk. Default: no (the driver is built after the claim).
+    fn starts_before_claim(&self) -> bool {
+        false
+    }
 }

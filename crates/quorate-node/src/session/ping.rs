@@ -53,6 +53,10 @@ impl Protocol for Ping {
         Ok(2)
     }
 
+    fn starts_before_claim(&self) -> bool {
+        true
+    }
+
     fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
         if !ctx.params.is_null() && ctx.params != json!({}) {
             return Err("ping takes no parameters".into());

@@ -616,6 +616,13 @@ impl Runtime {
             epoch: p.epoch,
             attempt: p.attempt,
         };
+        let session = Session {
+            ctx: context(self.self_id, &p, sid),
+            protocol: protocol.name().to_string(),
+            version: protocol.version(),
+            timeout,
+            confirm: protocol.confirms_done(),
+        };
         let claim = {
             let key = key.clone();
             let owner = RequestOwner {
@@ -623,8 +630,8 @@ impl Runtime {
                 coordinator: p.coordinator,
             };
             self.store_call(move |s| s.claim_attempt(&key, sid, &owner))
-                .await
         };
+        let (claim, started) = claim_and_start(claim, protocol.as_ref(), &session.ctx).await;
         match claim {
             Ok(Claim::Claimed) => {}
             Ok(Claim::Same) if self.routes().active.contains_key(&sid) => {
@@ -662,16 +669,9 @@ impl Runtime {
             }
             Err(e) => return refuse(&self, format!("storage failure: {e}")),
         }
-        let session = Session {
-            ctx: context(self.self_id, &p, sid),
-            protocol: protocol.name().to_string(),
-            version: protocol.version(),
-            timeout,
-            confirm: protocol.confirms_done(),
-        };
         let rx = self.open_route(sid);
-        let outcome = match protocol.driver(&session.ctx) {
-            Ok(driver) => self.run_attempt(&session, driver, rx).await,
+        let outcome = match started.unwrap_or_else(|| start(protocol.as_ref(), &session.ctx)) {
+            Ok((driver, first)) => self.run_attempt(&session, driver, first, rx).await,
             Err(reason) => {
                 self.send_control(
                     &session,
@@ -700,13 +700,14 @@ impl Runtime {
         self: &Arc<Self>,
         s: &Session,
         mut driver: Box<dyn ProtocolDriver>,
+        first: Result<Vec<Outgoing>, DriverError>,
         mut rx: mpsc::Receiver<Envelope>,
     ) -> Outcome {
         self.metrics.inc("quorate_sessions_started_total");
         let sid_short = hex::encode(&s.ctx.session_id[..8]);
         info!(request_id = %s.ctx.request_id, session = %sid_short, attempt = s.ctx.attempt,
               participants = ?s.ctx.participants, protocol = %s.protocol, "session started");
-        let outcome = self.drive(s, driver.as_mut(), &mut rx).await;
+        let outcome = self.drive(s, driver.as_mut(), first, &mut rx).await;
         // The driver's clean-up (e.g. abandoning a pending epoch) is done before the attempt
         // counts as ended.
         drop(driver);
@@ -726,10 +727,12 @@ impl Runtime {
         outcome
     }
 
+    /// Drives the attempt from its round-1 messages `first` (the driver's `start`).
     async fn drive(
         self: &Arc<Self>,
         s: &Session,
         driver: &mut dyn ProtocolDriver,
+        first: Result<Vec<Outgoing>, DriverError>,
         rx: &mut mpsc::Receiver<Envelope>,
     ) -> Outcome {
         let abort = |reason: String, culprits: Vec<u16>, evidence: Vec<String>| Outcome::Aborted {
@@ -739,7 +742,7 @@ impl Runtime {
         };
         let mut received: BTreeMap<(u16, u16), Envelope> = BTreeMap::new();
         let mut confirmed: BTreeSet<u16> = BTreeSet::new();
-        let mut outgoing = match driver.start() {
+        let mut outgoing = match first {
             Ok(o) => o,
             Err(e) => return driver_abort(e, &received, 1),
         };
@@ -1108,8 +1111,8 @@ impl Runtime {
                 let new_request = !inserted;
                 let me = self.self_id;
                 self.store_call(move |s| s.begin_attempt(&opened, new_request, &key, sid, me))
-                    .await
             };
+            let (begun, started) = claim_and_start(begun, protocol.as_ref(), &session.ctx).await;
             match begun {
                 Ok(Begun::Claimed) => {}
                 Ok(Begun::Existing(existing)) => {
@@ -1149,8 +1152,8 @@ impl Runtime {
             }
             inserted = true;
             record = opened;
-            let outcome = match protocol.driver(&session.ctx) {
-                Ok(driver) => self.run_attempt(&session, driver, rx).await,
+            let outcome = match started.unwrap_or_else(|| start(protocol.as_ref(), &session.ctx)) {
+                Ok((driver, first)) => self.run_attempt(&session, driver, first, rx).await,
                 Err(reason) => Outcome::Aborted {
                     reason: format!("this node refused its own proposal: {reason}"),
                     culprits: vec![],
@@ -1268,6 +1271,33 @@ fn answer_existing(
         RequestStatus::Aborted => Err(SessionError::Aborted(Box::new(existing))),
         _ => Ok(existing),
     }
+}
+
+/// A protocol's driver for a session with its round-1 messages, or the protocol's refusal.
+type Started = Result<(Box<dyn ProtocolDriver>, Result<Vec<Outgoing>, DriverError>), String>;
+
+/// Builds the driver of `ctx` and runs its `start` (round 1's local work; nothing is sent).
+fn start(protocol: &dyn Protocol, ctx: &SessionContext) -> Started {
+    let mut driver = protocol.driver(ctx)?;
+    let first = driver.start();
+    Ok((driver, first))
+}
+
+/// Awaits `claim` (the attempt's durable claim, running on the blocking pool); for a protocol
+/// that [`Protocol::starts_before_claim`], builds and starts the driver meanwhile, so round 1's
+/// local work overlaps the fsync. The caller sends nothing of the attempt before `claim` has
+/// returned a successful claim, and drops the driver unused otherwise.
+async fn claim_and_start<C>(
+    claim: impl std::future::Future<Output = C>,
+    protocol: &dyn Protocol,
+    ctx: &SessionContext,
+) -> (C, Option<Started>) {
+    if !protocol.starts_before_claim() {
+        return (claim.await, None);
+    }
+    // `claim` is polled first: its store call is on the blocking pool before round 1 runs.
+    let (claim, started) = tokio::join!(claim, async { start(protocol, ctx) });
+    (claim, Some(started))
 }
 
 fn context(self_id: u16, p: &Proposal, sid: [u8; 32]) -> SessionContext {

@@ -362,8 +362,13 @@ impl SessionStore for MemoryStore {
 /// transaction (one WAL fsync), and each caller returns only after the commit that holds its
 /// write: a write is durable when its call returns, as with one transaction per write, but
 /// concurrent sessions share the fsync.
+///
+/// **Reads** go through a second connection: under WAL a reader sees every committed write
+/// and never waits for the writer's commit (its fsync), so a coordinator's look-ups before
+/// a proposal do not queue behind other sessions' durable writes.
 pub struct SqliteStore {
     conn: Mutex<rusqlite::Connection>,
+    reader: Mutex<rusqlite::Connection>,
     queue: Mutex<Vec<Op>>,
 }
 
@@ -605,8 +610,10 @@ impl SqliteStore {
                 )))
             }
         }
+        let reader = rusqlite::Connection::open(path).map_err(db)?;
         let store = Self {
             conn: Mutex::new(conn),
+            reader: Mutex::new(reader),
             queue: Mutex::new(Vec::new()),
         };
         store.close_interrupted()?;
@@ -615,6 +622,13 @@ impl SqliteStore {
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, rusqlite::Connection>, StoreError> {
         self.conn
+            .lock()
+            .map_err(|_| StoreError::Backend("store lock poisoned".into()))
+    }
+
+    /// The read connection (see the note on reads on [`SqliteStore`]).
+    fn read(&self) -> Result<std::sync::MutexGuard<'_, rusqlite::Connection>, StoreError> {
+        self.reader
             .lock()
             .map_err(|_| StoreError::Backend("store lock poisoned".into()))
     }
@@ -739,12 +753,12 @@ impl SessionStore for SqliteStore {
     }
 
     fn request(&self, request_id: &str) -> Result<Option<RequestRecord>, StoreError> {
-        let conn = self.lock()?;
+        let conn = self.read()?;
         read_request(&conn, request_id)
     }
 
     fn requests(&self) -> Result<Vec<RequestRecord>, StoreError> {
-        let conn = self.lock()?;
+        let conn = self.read()?;
         let mut stmt = conn
             .prepare("SELECT record FROM requests ORDER BY seq")
             .map_err(db)?;
@@ -770,7 +784,7 @@ impl SessionStore for SqliteStore {
     }
 
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
-        let conn = self.lock()?;
+        let conn = self.read()?;
         let max: Option<i64> = conn
             .query_row(
                 "SELECT max(attempt) FROM attempts WHERE key_id = ?1 AND epoch = ?2",
@@ -791,7 +805,7 @@ impl SessionStore for SqliteStore {
     }
 
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
-        let conn = self.lock()?;
+        let conn = self.read()?;
         let text: Option<Option<String>> = optional(conn.query_row(
             "SELECT outcome FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
             rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],

@@ -36,6 +36,9 @@ pub enum System {
     /// Only the escrow rows of `node` (issue 16 §3): a refresh with and without an RDKGitH
     /// escrow over loopback nodes, and one node's escrow round in process (bench only).
     NodeEscrow,
+    /// Only the ping and threshold ECDSA rows of `node` (issue 14): latency and sustained
+    /// signing over loopback node processes (bench only).
+    NodeEcdsa,
     /// The C2SP tlog-witness endpoint of one `quorate node run --public-http` process
     /// (`add-checkpoint` latency and cosignatures per second; bench only).
     Witness,
@@ -75,6 +78,7 @@ impl System {
             System::Mixnet => "mixnet",
             System::Node => "node",
             System::NodeEscrow => "node-escrow",
+            System::NodeEcdsa => "node-ecdsa",
             System::Witness => "witness",
         }
     }
@@ -87,7 +91,7 @@ impl System {
             System::Cosi => cosi::run_default_demo(),
             System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
-            System::Node | System::NodeEscrow => node::run_default_demo(),
+            System::Node | System::NodeEscrow | System::NodeEcdsa => node::run_default_demo(),
             System::Witness => Ok(
                 "the tlog-witness has no demo: run `quorate bench witness`, \
                                   or see the README section on pointing a tlog at a witness"
@@ -113,6 +117,7 @@ impl System {
                 .and_then(|()| node_escrow::bench(suite))
                 .and_then(|()| node_bls::bench(suite, opts.large)),
             System::NodeEscrow => node_escrow::bench(suite),
+            System::NodeEcdsa => node::bench(suite),
             System::Witness => witness::bench(suite),
         }
     }

@@ -87,8 +87,15 @@ pub(crate) fn free_port_tcp() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// Environment variable naming another `quorate` binary to run the node processes with (an
+/// A/B of node code under the same bench code); default: this binary.
+pub const NODE_BIN_ENV: &str = "QUORATE_BENCH_NODE_BIN";
+
 pub(crate) fn quorate_cmd() -> anyhow::Result<Command> {
-    let exe = std::env::current_exe().context("locating the quorate binary")?;
+    let exe = match std::env::var_os(NODE_BIN_ENV) {
+        Some(bin) => PathBuf::from(bin),
+        None => std::env::current_exe().context("locating the quorate binary")?,
+    };
     let mut c = Command::new(exe);
     c.env("QUORATE_PASSPHRASE", PASSPHRASE)
         .env("QUORATE_LOG", "error");
@@ -223,6 +230,23 @@ impl LocalCluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// CPU time (user + system) each node process used so far, in id order, from
+    /// `/proc/PID/stat` (`None` where that is unavailable).
+    pub fn cpu(&self) -> Option<Vec<Duration>> {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let pid = n.child.as_ref()?.id();
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+                // Fields 14 and 15 of stat(5) (utime, stime), in ticks of 1/100 s on Linux.
+                let ticks: u64 =
+                    fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+                Some(Duration::from_millis(ticks * 10))
+            })
+            .collect()
     }
 
     /// Every node id.
@@ -400,6 +424,29 @@ fn inproc_sign_ms(t: u16, n: u16, samples: usize) -> anyhow::Result<f64> {
         .median))
 }
 
+/// Notes the node processes' CPU time per session between two [`LocalCluster::cpu`]
+/// readings (10 ms ticks: meaningful over many sessions only).
+fn cpu_note(
+    suite: &mut BenchSuite,
+    what: &str,
+    before: Option<Vec<Duration>>,
+    after: Option<Vec<Duration>>,
+    sessions: usize,
+) {
+    let (Some(before), Some(after)) = (before, after) else {
+        return;
+    };
+    let per: Vec<String> = before
+        .iter()
+        .zip(&after)
+        .map(|(b, a)| format!("{:.2}", ms(a.saturating_sub(*b)) / sessions.max(1) as f64))
+        .collect();
+    suite.note(format!(
+        "{what}: node CPU (user + system) per signature, ms, node by node: {}",
+        per.join(" / ")
+    ));
+}
+
 fn inproc(value_ms: f64) -> PaperFigure {
     PaperFigure::new(value_ms, "in process, one thread (quorate-eval simulate)")
 }
@@ -483,10 +530,18 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
         };
         let mut i = 0u64;
         let sign_samples = suite.samples(200, 30);
+        let cpu_before = c.cpu();
         let (stats, p99) = latencies(sign_samples, || {
             i += 1;
             c.session(1, &sign_req(c.request_id("sign"), i)).map(drop)
         })?;
+        cpu_note(
+            suite,
+            &format!("{label} signing, one at a time"),
+            cpu_before,
+            c.cpu(),
+            sign_samples + 1,
+        );
         let inproc_sign = inproc_sign_ms(t, n, suite.samples(50, 10))?;
         let row = suite.record(
             "ecdsa sign p50 (processes)",
@@ -511,6 +566,7 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
             let base = c.request_id("rate");
             let req = sign_req.clone();
             let via = ids[..usize::from(t)].to_vec();
+            let cpu_before = c.cpu();
             let (done, elapsed) =
                 c.sustained(&via, concurrency, Duration::from_secs(secs), move |i| {
                     req(format!("{base}-{i}"), 1_000_000 + i)
@@ -530,6 +586,13 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
                  coordinators round-robin over the {t} signers",
                 elapsed.as_secs_f64()
             ));
+            cpu_note(
+                suite,
+                &format!("sustained {label}"),
+                cpu_before,
+                c.cpu(),
+                done as usize,
+            );
         }
     }
     Ok(())

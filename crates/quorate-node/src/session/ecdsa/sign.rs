@@ -89,6 +89,11 @@ impl Protocol for EcdsaSign {
         Ok(usize::from(t.max(2)))
     }
 
+    /// Building the driver reads the share (and caches it); round 1 is computation only.
+    fn starts_before_claim(&self) -> bool {
+        true
+    }
+
     fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
         let (digest, t) = parse_params(&ctx.params)?;
         let (share, cert) = self.node.load_share(&ctx.key_id, ctx.epoch)?;
