@@ -17,9 +17,10 @@
 //! **secret** scalars through precomputed tables ([`FixedBaseCt`]): constant-time table
 //! reads and `blst`'s constant-time mixed additions, no doubling.
 
+use super::normalize::{g1_batch_vartime, BatchAffineVartime};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::prime::PrimeCurveAffine;
-use group::{Curve, Group};
+use group::Group;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use subtle::{ConditionallySelectable, ConstantTimeEq};
@@ -128,8 +129,7 @@ impl FixedBaseVartime {
             }
             row_base = acc;
         }
-        let mut affine = vec![G1Affine::identity(); projective.len()];
-        G1Projective::batch_normalize(&projective, &mut affine);
+        let affine = g1_batch_vartime(&projective);
         let rows = affine
             .chunks_exact(16)
             .map(|c| {
@@ -162,14 +162,15 @@ impl FixedBaseVartime {
 /// addition, which is constant time (identity and doubling cases included, by masked
 /// selects). So the sequence of operations and memory accesses does not depend on `s`.
 /// 64 mixed additions and 1024 selects against `blst`'s 255 doublings and 51 additions;
-/// about 61 KiB (G1) or 123 KiB (G2) per base, built once.
-pub struct FixedBaseCt<G: Curve> {
+/// about 61 KiB (G1) or 123 KiB (G2) per base, built once (1024 additions and one
+/// batched affine conversion: the base is public).
+pub struct FixedBaseCt<G: BatchAffineVartime> {
     rows: Vec<[G::AffineRepr; 16]>,
 }
 
 impl<G> FixedBaseCt<G>
 where
-    G: Curve,
+    G: BatchAffineVartime,
     G::AffineRepr: ConditionallySelectable,
 {
     /// The table of `base` (a public point).
@@ -185,8 +186,7 @@ where
             row_base = acc;
         }
         let identity = G::identity().to_affine();
-        let mut affine = vec![identity; projective.len()];
-        G::batch_normalize(&projective, &mut affine);
+        let affine = G::batch_affine_vartime(&projective);
         let rows = affine
             .chunks_exact(16)
             .map(|c| {

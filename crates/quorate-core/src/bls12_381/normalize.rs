@@ -11,6 +11,25 @@
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
+use group::Curve;
+
+/// Batched affine conversion of public points, for code generic over G1 and G2.
+pub trait BatchAffineVartime: Curve {
+    /// `points` in affine form (variable time in which are the identity).
+    fn batch_affine_vartime(points: &[Self]) -> Vec<Self::AffineRepr>;
+}
+
+impl BatchAffineVartime for G1Projective {
+    fn batch_affine_vartime(points: &[Self]) -> Vec<G1Affine> {
+        g1_batch_vartime(points)
+    }
+}
+
+impl BatchAffineVartime for G2Projective {
+    fn batch_affine_vartime(points: &[Self]) -> Vec<G2Affine> {
+        g2_batch_vartime(points)
+    }
+}
 
 /// `points` in affine form (public points; variable time in which are the identity).
 pub fn g1_batch_vartime(points: &[G1Projective]) -> Vec<G1Affine> {
