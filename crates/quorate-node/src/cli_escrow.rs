@@ -1,11 +1,13 @@
 //! `quorate node escrow …`: the node's escrow key and the verified backups it keeps
-//! ([`crate::escrow`]). No passphrase: everything here is public.
+//! ([`crate::escrow`]). Everything here is public; `export`, `export-public` and `import`
+//! read the keystore and need the node's passphrase.
 //!
 //! * `quorate node escrow set-key --dir DIR --key FILE [--replace]` configures the escrow
 //!   public key (a `quorate verenc keygen --public-out` file, on secp256k1) and prints
 //!   `{"scheme", "curve", "escrow_public_key"}`. It takes effect at the next `node run`.
-//! * `quorate node escrow export --dir DIR --key-id ID --node N [--epoch E] --out FILE`
-//!   writes node `N`'s verified backup of `ID` (default: the latest epoch kept here) in the
+//! * `quorate node escrow export --dir DIR --key-id ID --node N [--epoch E] --out FILE
+//!   [--passphrase-file FILE]` writes node `N`'s verified backup of `ID` (default: the
+//!   key's committed, active epoch here — not a newer file an abandoned refresh left) in the
 //!   `quorate verenc` backup form, ready for `quorate verenc recover`, and prints
 //!   `{"key_id", "node", "epoch", "public_share", "out"}`. A node keeps the other holders'
 //!   backups: export a lost node's backup from any other holder.
@@ -120,12 +122,16 @@ pub struct ExportArgs {
     /// The node whose backup to export.
     #[arg(long, value_name = "N")]
     pub node: u16,
-    /// The epoch (default: the latest epoch with backups kept here).
+    /// The epoch (default: the key's active epoch on this node; the backups of a refresh
+    /// that never committed are not a share anyone holds).
     #[arg(long)]
     pub epoch: Option<u64>,
     /// Where to write the backup (JSON, refused if it exists).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Passphrase source (the active epoch is read from the keystore).
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
 }
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -143,7 +149,18 @@ pub fn set_key(args: &SetKeyArgs) -> Result<Value, String> {
 pub fn export(args: &ExportArgs) -> Result<Value, String> {
     let dir = NodeDir::open(&args.dir).map_err(err)?;
     let key = KeyId::new(&args.key_id).map_err(err)?;
-    let (epoch, b) = escrow::export(dir.root(), &key, args.node, args.epoch)
+    let epoch = match args.epoch {
+        Some(e) => e,
+        None => {
+            let pass = args.passphrase.passphrase().map_err(err)?;
+            let node = dir.load(&pass).map_err(err)?;
+            let active = node.keystore.active_epoch(&key).map_err(err)?;
+            active
+                .map(|a| a.epoch)
+                .ok_or_else(|| format!("no committed epoch of key {key} here (give --epoch)"))?
+        }
+    };
+    let (epoch, b) = escrow::export(dir.root(), &key, args.node, Some(epoch))
         .map_err(|e: EscrowError| e.to_string())?;
     fsutil::write_atomic(
         &args.out,

@@ -8,7 +8,7 @@
 //! | 1 | `DkgMsg1` to every other holder | `keygen::round2` |
 //! | 2 | `DkgMsg2` to every other holder | `keygen::round3` |
 //! | 3 | `DkgMsg3` to every lower-index holder | `keygen::round4` (a refresh seals the `PendingRefresh` under the pending epoch before sending) |
-//! | 4 | `DkgMsg4`, the library's agreement message (broadcast) | `keygen::finish` (a refresh: `certify`, then `PendingRefresh::commit`) |
+//! | 4 | `DkgMsg4`, the library's agreement message (broadcast) | `keygen::finish` (a refresh: `certify`, then `PendingRefresh::commit`, or `commit_restored` on a holder restored from the escrow) |
 //! | 5 | this holder's escrow backup of its new share, or nothing without an escrow (broadcast; [`super::escrow`]) | check every other holder's backup against its `T_j` and store them (a missing or bad one names its sender); then the share sealed under the pending epoch with the certificate-to-be |
 //! | 6 | this holder's node-certificate signature (broadcast) | check every signature, `commit_epoch` |
 //!
@@ -24,6 +24,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use quorate_core::ThresholdParams;
 use quorate_ecdsa::keygen::{
     self, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, DkgRound1, DkgRound2, DkgRound3, DkgRound4,
+    RestoredShare,
 };
 use quorate_ecdsa::{EcdsaError, KeyShare, PartyId, SessionId};
 use rand_core::OsRng;
@@ -113,7 +114,7 @@ impl Protocol for EcdsaKeygen {
             params,
             me,
             holders,
-            None,
+            Source::Keygen,
             0,
         )))
     }
@@ -149,7 +150,23 @@ pub(crate) struct EscrowWait {
 /// What a refresh seals under the pending epoch before its agreement message leaves.
 pub const KIND_PENDING_REFRESH: &str = "ecdsa-pending-refresh";
 
-/// The driver of a key generation or (with `refresh`) a refresh: the same library rounds,
+/// What a [`DkgDriver`] starts from.
+pub(crate) enum Source {
+    /// A key generation.
+    Keygen,
+    /// A refresh of this holder's share; `restored` names the other holder restored from
+    /// the escrow in this refresh, if any (its party and roster key: the library checks its
+    /// broadcasts against that key, [`keygen::refresh_round1_restoring`]).
+    Refresh {
+        share: KeyShare,
+        restored: Option<(PartyId, VerifyingKey)>,
+    },
+    /// A refresh in which this holder takes part from its share restored from the escrow
+    /// ([`keygen::restore_round1`]; committed with `PendingRefresh::commit_restored`).
+    Restore(Box<RestoredShare>),
+}
+
+/// The driver of a key generation or a refresh (see [`Source`]): the same library rounds,
 /// the new share sealed under the pending epoch `new_epoch`, then the certificate round.
 pub(crate) struct DkgDriver {
     pub(crate) node: Arc<EcdsaNode>,
@@ -158,8 +175,8 @@ pub(crate) struct DkgDriver {
     pub(crate) params: ThresholdParams,
     pub(crate) me: PartyId,
     pub(crate) holders: Vec<u16>,
-    /// The share being refreshed (`None` for a keygen).
-    pub(crate) refresh: Option<KeyShare>,
+    /// A keygen, or the share being refreshed.
+    pub(crate) source: Source,
     /// The epoch the new share is stored under.
     pub(crate) new_epoch: u64,
     pub(crate) state: State,
@@ -180,7 +197,7 @@ impl DkgDriver {
         params: ThresholdParams,
         me: PartyId,
         holders: Vec<u16>,
-        refresh: Option<KeyShare>,
+        source: Source,
         new_epoch: u64,
     ) -> Self {
         node.enter(ctx.session_id, key.as_str(), new_epoch);
@@ -191,7 +208,7 @@ impl DkgDriver {
             params,
             me,
             holders,
-            refresh,
+            source,
             new_epoch,
             state: State::Start,
             pending: false,
@@ -322,10 +339,9 @@ impl DkgDriver {
         super::escrow::EscrowRound {
             node: &self.node,
             ctx: &self.ctx,
-            protocol: if self.refresh.is_some() {
-                super::REFRESH_PROTOCOL
-            } else {
-                NAME
+            protocol: match self.source {
+                Source::Keygen => NAME,
+                Source::Refresh { .. } | Source::Restore(_) => super::REFRESH_PROTOCOL,
             },
             version: 1,
             new_epoch: self.new_epoch,
@@ -446,12 +462,19 @@ impl DkgDriver {
 impl ProtocolDriver for DkgDriver {
     fn start(&mut self) -> Result<Vec<Outgoing>, DriverError> {
         let sid = SessionId::new(self.ctx.session_id.to_vec());
-        let started = match &self.refresh {
-            // A refresh announces a fresh identity key for the next epoch.
-            Some(old) => {
-                keygen::refresh_round1(old, &sid, SigningKey::generate(&mut OsRng), &mut OsRng)
-            }
-            None => {
+        // A refresh announces a fresh identity key for the next epoch.
+        let next = || SigningKey::generate(&mut OsRng);
+        let started = match &self.source {
+            Source::Refresh {
+                share,
+                restored: None,
+            } => keygen::refresh_round1(share, &sid, next(), &mut OsRng),
+            Source::Refresh {
+                share,
+                restored: Some(r),
+            } => keygen::refresh_round1_restoring(share, &sid, next(), &[*r], &mut OsRng),
+            Source::Restore(restored) => keygen::restore_round1(restored, &sid, next(), &mut OsRng),
+            Source::Keygen => {
                 let roster = self.roster_keys()?;
                 keygen::round1(
                     self.params,
@@ -536,20 +559,31 @@ impl ProtocolDriver for DkgDriver {
             }
             (4, State::R4(st)) => {
                 let msgs = decode_all(&holders, &incoming, DkgMsg4::from_bytes)?;
-                match self.refresh.clone() {
-                    None => {
+                let (current, cert) = match &self.source {
+                    Source::Keygen => {
                         let share = keygen::finish(*st, &msgs).map_err(|e| self.lib_err(e))?;
-                        Ok(Step::Next(self.persist(&share, None)?))
+                        return Ok(Step::Next(self.persist(&share, None)?));
                     }
-                    Some(mut current) => {
+                    Source::Refresh { share, .. } => {
                         let (pending, cert) =
                             keygen::certify(*st, &msgs).map_err(|e| self.lib_err(e))?;
+                        let mut current = share.clone();
                         pending
                             .commit(&mut current, &cert)
                             .map_err(|e| self.lib_err(e))?;
-                        Ok(Step::Next(self.persist(&current, Some(cert.to_bytes()))?))
+                        (current, cert)
                     }
-                }
+                    // The restored holder's commit (its refresh ran from the escrowed share).
+                    Source::Restore(restored) => {
+                        let (pending, cert) =
+                            keygen::certify(*st, &msgs).map_err(|e| self.lib_err(e))?;
+                        let current = pending
+                            .commit_restored(restored, &cert)
+                            .map_err(|e| self.lib_err(e))?;
+                        (current, cert)
+                    }
+                };
+                Ok(Step::Next(self.persist(&current, Some(cert.to_bytes()))?))
             }
             (5, State::Escrow(w)) => Ok(Step::Next(self.certify_after_escrow(*w, &incoming)?)),
             (6, State::Cert(c)) => self.commit(c.cert, &incoming),

@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | [`keygen::NAME`] (`ecdsa-keygen`) | `{"t": T, "n": N}` | the `N` holders | `key_id`, `public_key`, `epoch`, `t`, `holders` |
 //! | [`sign::NAME`] (`ecdsa-sign`) | `{"digest": hex32, "t": T}` | at least `T` holders | `public_key`, `digest`, `signature`, `der`, `recovery_id`, `signers` |
-//! | [`refresh::NAME`] (`ecdsa-refresh`) | `{"n": N}` | every holder | `key_id`, `public_key`, `epoch` (the new one), `t`, `holders` |
+//! | [`refresh::NAME`] (`ecdsa-refresh`) | `{"n": N}`, or `{"n": N, "restored": J}` after node `J` imported its share from the escrow ([`restore`]) | every holder | `key_id`, `public_key`, `epoch` (the new one), `t`, `holders` |
 //!
 //! * **Party indices.** A key's holders are the keygen's participants; party `k` is the
 //!   `k`-th smallest holder node id ([`crate::roster::party_indices`]). The mapping is fixed
@@ -275,7 +275,12 @@ impl EcdsaNode {
             let stored = ks
                 .get_secret(&key, epoch, &Kind::KEY_SHARE)
                 .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("key {key_id} epoch {epoch}: no share stored"))?;
+                .ok_or_else(|| {
+                    format!(
+                        "key {key_id} epoch {epoch}: no share stored (a node restored from \
+                         the escrow signs after `quorate ecdsa refresh --restored <its id>`)"
+                    )
+                })?;
             let share = KeyShare::from_bytes(stored.bytes.expose()).map_err(|e| e.to_string())?;
             let bans = ks.bans().list(&key).map_err(|e| e.to_string())?;
             (share, bans)

@@ -6,15 +6,21 @@
 //! refresh that fails abandons the pending epoch.
 //!
 //! The request's epoch is the key's active epoch `e` (envelopes and attempts are bound to
-//! it); params `{"n": N}` with `N` the number of holders; participants: every holder. Output: `key_id`, `public_key`, `epoch`
-//! (`e + 1`), `t`, `n`, `holders`.
+//! it); params `{"n": N}` with `N` the number of holders, or `{"n": N, "restored": J}` when
+//! holder node `J` was restored from the escrow ([`super::restore`]): `J` runs the library's
+//! `restore_round1` from its stored `RestoredShare` and commits with `commit_restored`,
+//! every other holder runs `refresh_round1_restoring` with `J`'s roster key (the epoch
+//! identity key `J` lost is replaced by the key the roster pins). Everything else (rounds,
+//! escrow backups, epoch certificate, pending/commit, recovery, blame) is the plain refresh;
+//! afterwards `J` holds an ordinary share of epoch `e + 1`. Participants: every holder.
+//! Output: `key_id`, `public_key`, `epoch` (`e + 1`), `t`, `n`, `holders`.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::keygen::DkgDriver;
-use super::{param_u16, EcdsaNode};
+use super::keygen::{DkgDriver, Source};
+use super::{param_u16, party_of, restore, EcdsaNode};
 use crate::keystore::KeyId;
 use crate::session::driver::{Protocol, ProtocolDriver, SessionContext};
 
@@ -34,15 +40,20 @@ impl EcdsaRefresh {
     }
 }
 
-/// The number of holders, `{"n": N}` (so that the runtime never retries with fewer).
-fn holders_param(params: &Value) -> Result<u16, String> {
+/// The refresh's params: the number of holders `"n"` (so that the runtime never retries
+/// with fewer) and the holder restored from the escrow, `"restored"`, if any.
+fn refresh_params(params: &Value) -> Result<(u16, Option<u16>), String> {
     if let Some(k) = params
         .as_object()
-        .and_then(|o| o.keys().find(|k| *k != "n"))
+        .and_then(|o| o.keys().find(|k| *k != "n" && *k != "restored"))
     {
         return Err(format!("unknown parameter {k:?}"));
     }
-    param_u16(params, "n")
+    let restored = match params.get("restored") {
+        None => None,
+        Some(_) => Some(param_u16(params, "restored")?),
+    };
+    Ok((param_u16(params, "n")?, restored))
 }
 
 impl Protocol for EcdsaRefresh {
@@ -61,16 +72,45 @@ impl Protocol for EcdsaRefresh {
 
     fn min_participants(&self, params: &Value) -> Result<usize, String> {
         // Every holder takes part; a refresh never retries with fewer.
-        Ok(usize::from(holders_param(params)?))
+        Ok(usize::from(refresh_params(params)?.0))
     }
 
     fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
-        holders_param(&ctx.params)?;
-        let (share, cert) = self.node.load_share(&ctx.key_id, ctx.epoch)?;
-        if ctx.participants != cert.holders {
+        let (_, restored) = refresh_params(&ctx.params)?;
+        let (params, me, source, holders) = if restored == Some(ctx.self_id) {
+            let (share, cert) = restore::load_restored(&self.node, &ctx.key_id, ctx.epoch)?;
+            (
+                share.params(),
+                share.id(),
+                Source::Restore(Box::new(share)),
+                cert.holders,
+            )
+        } else {
+            let (share, cert) = self.node.load_share(&ctx.key_id, ctx.epoch)?;
+            let restored = match restored {
+                None => None,
+                Some(j) => {
+                    let party = party_of(&cert.holders, j)?;
+                    let key = self
+                        .node
+                        .roster
+                        .get(&j)
+                        .copied()
+                        .ok_or_else(|| format!("restored node {j} is not in the roster"))?;
+                    Some((party, key))
+                }
+            };
+            (
+                share.params(),
+                share.id(),
+                Source::Refresh { share, restored },
+                cert.holders,
+            )
+        };
+        if ctx.participants != holders {
             return Err(format!(
-                "a refresh of key {} needs exactly its holders {:?}",
-                ctx.key_id, cert.holders
+                "a refresh of key {} needs exactly its holders {holders:?}",
+                ctx.key_id
             ));
         }
         let new_epoch = ctx
@@ -81,10 +121,10 @@ impl Protocol for EcdsaRefresh {
             self.node.clone(),
             ctx,
             KeyId::new(&ctx.key_id).map_err(|e| e.to_string())?,
-            share.params(),
-            share.id(),
-            cert.holders.clone(),
-            Some(share),
+            params,
+            me,
+            holders,
+            source,
             new_epoch,
         )))
     }

@@ -10,8 +10,11 @@
 //!    setup transcript as the [`EpochPublic`] (so the public data is the one every holder
 //!    certified); the library checks `x_j·G = T_j` ([`RestoredShare::new`]). The
 //!    [`RestoredShare`] is stored sealed under the kind [`RESTORED_SHARE_KIND`] in a new
-//!    epoch committed with that certificate. It cannot sign: a refresh naming the restored
-//!    node turns it into a full share of the next epoch.
+//!    epoch committed with that certificate. It cannot sign.
+//! 4. The node runs again and an operator asks for a refresh naming it (`quorate ecdsa
+//!    refresh --restored J`, params `{"n": N, "restored": J}`, [`super::refresh`]): it
+//!    takes part from the [`RestoredShare`] ([`load_restored`]) and ends with a full share
+//!    of the next epoch, which signs.
 //!
 //! Export-public file (JSON, public): `{"v": 1, "key_id", "epoch", "certificate": <the
 //! stored epoch certificate>, "epoch_public": <hex of EpochPublic::to_bytes>}`.
@@ -25,7 +28,8 @@ use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
 use super::cert::{EpochCertificate, MAX_CERT_LEN};
-use crate::keystore::{KeyId, Keystore, KeystoreError, Kind};
+use super::EcdsaNode;
+use crate::keystore::{EpochStatus, KeyId, Keystore, KeystoreError, Kind};
 
 /// The keystore kind of a [`RestoredShare`] (a share rebuilt from the escrow; it can only
 /// join a refresh).
@@ -162,7 +166,8 @@ fn checked_public(
 /// Imports node `self_id`'s recovered secret share `x` of `key_id`, with the public data
 /// `public` (the export-public form) and its roster identity key `identity`: stores the
 /// [`RestoredShare`] sealed in a new epoch committed with the certificate. Refuses a key
-/// the node already has any epoch of.
+/// the node already has any epoch of, except the unsigned pending epoch an interrupted
+/// import leaves (abandoned first: importing again after a crash resumes).
 pub fn import(
     ks: &mut Keystore,
     roster: &BTreeMap<u16, VerifyingKey>,
@@ -177,20 +182,35 @@ pub fn import(
             "node {self_id}'s identity key is not its roster key"
         )));
     }
-    let epochs: Vec<u64> = ks.epochs(key_id)?.iter().map(|e| e.epoch).collect();
-    if !epochs.is_empty() {
-        return Err(RestoreError::AlreadyHeld {
-            key_id: key_id.to_string(),
-            epochs,
-        });
-    }
     let (cert, ep) = checked_public(key_id, public, roster)?;
+    // An import interrupted by a crash leaves a pending epoch (begun, perhaps with the
+    // restored share sealed, never committed). Like every pending epoch this node never
+    // signed a certificate for, nobody can ever commit it (the start-up resolver abandons
+    // it too, [`super::recovery`]): it is abandoned here, so that importing again resumes.
+    // Anything else (an active, retired or signed pending epoch) is refused.
+    let epochs = ks.epochs(key_id)?;
+    let cert_kind = Kind::new(super::recovery::KIND_EPOCH_CERT)?;
+    let mut leftovers = Vec::new();
+    for e in &epochs {
+        let unsigned = e.status == EpochStatus::Pending
+            && ks.get_secret(key_id, e.epoch, &cert_kind)?.is_none();
+        if !unsigned {
+            return Err(RestoreError::AlreadyHeld {
+                key_id: key_id.to_string(),
+                epochs: epochs.iter().map(|e| e.epoch).collect(),
+            });
+        }
+        leftovers.push(e.epoch);
+    }
     let me = cert.party_of(self_id).map_err(invalid)?;
     let restored = RestoredShare::new(&ep, me, x, identity.clone()).map_err(|e| match e {
         EcdsaError::RestoredShareMismatch { .. } => RestoreError::Mismatch { node: self_id },
         e => invalid(e),
     })?;
     let kind = restored_share_kind()?;
+    for e in leftovers {
+        ks.abandon_epoch(key_id, e)?;
+    }
     ks.begin_epoch(key_id, cert.epoch)?;
     ks.put_secret(key_id, cert.epoch, 0, &kind, &restored.to_bytes())?;
     ks.commit_epoch(key_id, cert.epoch, &cert.to_bytes())?;
@@ -203,6 +223,48 @@ pub fn import(
         "holders": cert.holders,
         "restored": true,
     }))
+}
+
+/// The [`RestoredShare`] of `key_id` stored on `node` at `epoch` (its active epoch), and
+/// the epoch's certificate: what a refresh naming this node as restored starts from.
+pub(crate) fn load_restored(
+    node: &EcdsaNode,
+    key_id: &str,
+    epoch: u64,
+) -> Result<(RestoredShare, EpochCertificate), String> {
+    let cert = node
+        .certificate(key_id)?
+        .ok_or_else(|| format!("no key {key_id} on node {}", node.self_id))?;
+    if cert.epoch != epoch {
+        return Err(format!(
+            "key {key_id} is at epoch {} here, not {epoch}",
+            cert.epoch
+        ));
+    }
+    let key = KeyId::new(key_id).map_err(|e| e.to_string())?;
+    let stored = node
+        .keystore()
+        .get_secret(
+            &key,
+            epoch,
+            &restored_share_kind().map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            format!(
+                "key {key_id} epoch {epoch}: node {} holds no share restored from the escrow \
+                 (`quorate node escrow import`), so it cannot be the restored holder",
+                node.self_id
+            )
+        })?;
+    let share = RestoredShare::from_bytes(stored.bytes.expose()).map_err(|e| e.to_string())?;
+    let me = cert.party_of(node.self_id)?;
+    if share.id() != me || share.epoch() != epoch || share.public_key_bytes() != cert.public_key {
+        return Err(format!(
+            "key {key_id}: the stored restored share does not match its certificate"
+        ));
+    }
+    Ok((share, cert))
 }
 
 #[cfg(test)]

@@ -211,7 +211,7 @@ impl Cluster {
     }
 }
 
-fn k256_verify(pk_hex: &str, digest: &[u8; 32], sig_hex: &str) -> bool {
+pub(crate) fn k256_verify(pk_hex: &str, digest: &[u8; 32], sig_hex: &str) -> bool {
     use k256::ecdsa::signature::hazmat::PrehashVerifier;
     let vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&hex::decode(pk_hex).unwrap()).unwrap();
     let sig = k256::ecdsa::Signature::from_slice(&hex::decode(sig_hex).unwrap()).unwrap();

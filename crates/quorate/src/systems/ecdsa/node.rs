@@ -78,6 +78,10 @@ pub struct RefreshArgs {
     /// Key id.
     #[arg(long)]
     pub key_id: String,
+    /// The holder (node id) whose share was restored from the escrow (`quorate node escrow
+    /// import`): it takes part from its restored share and holds a signing share after.
+    #[arg(long, value_name = "J")]
+    pub restored: Option<u16>,
     /// Common options.
     #[command(flatten)]
     pub opts: NodeOpts,
@@ -278,10 +282,14 @@ fn refresh_inner(args: &RefreshArgs) -> Result<Value, CmdError> {
     let holders = key["holders"].clone();
     let n = holders.as_array().map_or(0, Vec::len);
     let rid = request_id(&args.opts, "refresh")?;
+    let mut params = json!({ "n": n });
+    if let Some(j) = args.restored {
+        params["restored"] = json!(j);
+    }
     let req = json!({
         "request_id": rid,
         "protocol": "ecdsa-refresh",
-        "params": { "n": n },
+        "params": params,
         "participants": holders,
         "key_id": args.key_id,
         "epoch": key["epoch"],
@@ -297,8 +305,10 @@ fn refresh_inner(args: &RefreshArgs) -> Result<Value, CmdError> {
     Ok(out)
 }
 
-/// `quorate ecdsa refresh --node DIR --key-id K [--json]`: a proactive refresh by every
-/// holder; prints the new `epoch` (and `key_id`, `public_key`, unchanged).
+/// `quorate ecdsa refresh --node DIR --key-id K [--restored J] [--json]`: a proactive
+/// refresh by every holder (with `--restored J`: node `J` takes part from the share it
+/// imported from the escrow); prints the new `epoch` (and `key_id`, `public_key`,
+/// unchanged).
 pub fn refresh(args: &RefreshArgs) -> ExitCode {
     finish(args.opts.json, refresh_inner(args), |v| {
         format!(

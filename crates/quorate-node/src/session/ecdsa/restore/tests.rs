@@ -125,3 +125,153 @@ fn share_text_must_be_64_hex_digits() {
         ));
     }
 }
+
+/// Node 2's disk is lost (identity kept): its share is imported from the escrowed `x_2`
+/// into a fresh keystore; it cannot sign, and a plain refresh cannot run with it; a
+/// refresh naming it restored commits epoch 1 on every holder, after which node 2 holds an
+/// ordinary share and signs with node 1 and with node 3.
+#[test]
+fn a_refresh_naming_the_restored_node_gives_it_a_share_that_signs() {
+    use crate::session::ecdsa::tests::k256_verify;
+    use std::sync::{Arc, Mutex};
+
+    let mut c = Cluster::new(&[1, 2, 3]);
+    let pk = c.keygen(2, &[1, 2, 3], "kr");
+    let key = KeyId::new("kr").unwrap();
+    let public = export_public(&c.nodes[&1].keystore(), &key, None).unwrap();
+    let x2 = secret_of(&c, 2, "kr");
+    let old = c.nodes[&2].clone();
+    let ident2 = old.keystore().identity().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ks = fresh_keystore(&tmp, &ident2);
+    import(&mut ks, &old.roster, 2, &old.identity, &key, &x2, &public).unwrap();
+    let node2 = EcdsaNode::new(
+        2,
+        Arc::new(Mutex::new(ks)),
+        old.identity.clone(),
+        old.roster.clone(),
+    );
+    c.nodes.insert(2, node2.clone());
+    drop(old);
+
+    let digest = [5u8; 32];
+    let sign = json!({"digest": hex::encode(digest), "t": 2});
+    // The restored share cannot sign, nor run a plain refresh.
+    let err = load_restored(&c.nodes[&1], "kr", 0).unwrap_err();
+    assert!(err.contains("no share restored"), "{err}");
+    assert!(node2.load_share("kr", 0).is_err());
+    // Naming a node that is not a holder is refused by every holder.
+    let ctx = |id: u16, params: Value| crate::session::driver::SessionContext {
+        self_id: id,
+        participants: vec![1, 2, 3],
+        coordinator: 1,
+        params,
+        key_id: "kr".into(),
+        epoch: 0,
+        attempt: 0,
+        session_id: [40; 32],
+        request_id: "r".into(),
+    };
+    use crate::session::driver::Protocol;
+    let refresh = |id: u16| crate::session::ecdsa::refresh::EcdsaRefresh::new(c.nodes[&id].clone());
+    assert!(refresh(2).driver(&ctx(2, json!({"n": 3}))).is_err());
+    assert!(refresh(1)
+        .driver(&ctx(1, json!({"n": 3, "restored": 9})))
+        .is_err());
+    assert!(refresh(2)
+        .driver(&ctx(2, json!({"n": 3, "restored": 3})))
+        .is_err());
+
+    let out = c.run(
+        "refresh",
+        &[1, 2, 3],
+        "kr",
+        0,
+        json!({"n": 3, "restored": 2}),
+        41,
+    );
+    for (i, r) in &out {
+        let v = r.as_ref().unwrap_or_else(|e| panic!("node {i}: {e:?}"));
+        assert_eq!(v["epoch"], 1, "node {i}");
+        assert_eq!(v["public_key"], pk.as_str());
+    }
+    {
+        let ks = node2.keystore();
+        let statuses: Vec<_> = ks
+            .epochs(&key)
+            .unwrap()
+            .iter()
+            .map(|e| (e.epoch, e.status))
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![(0, EpochStatus::Retired), (1, EpochStatus::Active)]
+        );
+        assert!(ks.get_secret(&key, 1, &Kind::KEY_SHARE).unwrap().is_some());
+    }
+    for (set, sid) in [([1u16, 2], 42u8), ([2, 3], 43)] {
+        for (i, r) in c.run("sign", &set, "kr", 1, sign.clone(), sid) {
+            let v = r.unwrap_or_else(|e| panic!("node {i}: {e:?}"));
+            assert!(k256_verify(&pk, &digest, v["signature"].as_str().unwrap()));
+        }
+    }
+}
+
+/// An import interrupted by a crash (after `begin_epoch`, or after the restored share was
+/// sealed, before `commit_epoch`) leaves an unsigned pending epoch: importing again
+/// resumes (the old code refused with `AlreadyHeld`). A pending epoch this node signed a
+/// certificate for is never abandoned by an import.
+#[test]
+fn an_interrupted_import_is_resumed_by_importing_again() {
+    let c = {
+        let mut c = Cluster::new(&[1, 2, 3]);
+        c.keygen(2, &[1, 2, 3], "kr");
+        c
+    };
+    let key = KeyId::new("kr").unwrap();
+    let public = export_public(&c.nodes[&1].keystore(), &key, None).unwrap();
+    let x2 = secret_of(&c, 2, "kr");
+    let node2 = c.nodes[&2].clone();
+    let ident2 = node2.keystore().identity().unwrap();
+    let roster = node2.roster.clone();
+    let ep =
+        EpochPublic::from_bytes(&hex::decode(public["epoch_public"].as_str().unwrap()).unwrap())
+            .unwrap();
+    let restored = RestoredShare::new(
+        &ep,
+        quorate_ecdsa::PartyId::new(2).unwrap(),
+        &x2,
+        node2.identity.clone(),
+    )
+    .unwrap();
+    let kind = restored_share_kind().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for sealed in [false, true] {
+        let mut ks = Keystore::create(
+            &tmp.path().join(format!("crash-{sealed}.db")),
+            &ident2,
+            &Passphrase::new("test pass".into()).unwrap(),
+            KdfParams::insecure_for_tests(),
+        )
+        .unwrap();
+        // The crash's leftovers.
+        ks.begin_epoch(&key, 0).unwrap();
+        if sealed {
+            ks.put_secret(&key, 0, 0, &kind, &restored.to_bytes())
+                .unwrap();
+        }
+        let out = import(&mut ks, &roster, 2, &node2.identity, &key, &x2, &public).unwrap();
+        assert_eq!(out["epoch"], 0);
+        let info = ks.active_epoch(&key).unwrap().unwrap();
+        assert_eq!((info.epoch, info.status), (0, EpochStatus::Active));
+        assert!(ks.get_secret(&key, 0, &kind).unwrap().is_some());
+    }
+    // A signed pending epoch (its certificate-to-be sealed) is refused, and kept.
+    let mut ks = fresh_keystore(&tmp, &ident2);
+    ks.begin_epoch(&key, 0).unwrap();
+    let cert_kind = Kind::new(crate::session::ecdsa::recovery::KIND_EPOCH_CERT).unwrap();
+    ks.put_secret(&key, 0, 0, &cert_kind, b"cert").unwrap();
+    let err = import(&mut ks, &roster, 2, &node2.identity, &key, &x2, &public).unwrap_err();
+    assert!(matches!(err, RestoreError::AlreadyHeld { .. }), "{err}");
+    assert_eq!(ks.epochs(&key).unwrap()[0].status, EpochStatus::Pending);
+}
