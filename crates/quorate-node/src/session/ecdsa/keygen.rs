@@ -158,7 +158,7 @@ pub(crate) enum Source {
     /// the escrow in this refresh, if any (its party and roster key: the library checks its
     /// broadcasts against that key, [`keygen::refresh_round1_restoring`]).
     Refresh {
-        share: KeyShare,
+        share: Box<KeyShare>,
         restored: Option<(PartyId, VerifyingKey)>,
     },
     /// A refresh in which this holder takes part from its share restored from the escrow
@@ -567,7 +567,7 @@ impl ProtocolDriver for DkgDriver {
                     Source::Refresh { share, .. } => {
                         let (pending, cert) =
                             keygen::certify(*st, &msgs).map_err(|e| self.lib_err(e))?;
-                        let mut current = share.clone();
+                        let mut current = KeyShare::clone(share);
                         pending
                             .commit(&mut current, &cert)
                             .map_err(|e| self.lib_err(e))?;

@@ -103,7 +103,10 @@ impl Protocol for EcdsaRefresh {
             (
                 share.params(),
                 share.id(),
-                Source::Refresh { share, restored },
+                Source::Refresh {
+                    share: Box::new(share),
+                    restored,
+                },
                 cert.holders,
             )
         };
