@@ -53,7 +53,9 @@
 
 use crate::djn::{self, g_pow, DjnTables};
 use crate::error::MixnetError;
-use crate::params::{int_to_scalar, scalar_to_int, Generators, BATCH_BITS, CHALLENGE_BITS};
+use crate::params::{
+    int_to_scalar, scalar_to_int, Generators, BATCH_BITS, CHALLENGE_BITS, SCALAR_BITS,
+};
 use crate::ring_pedersen::RingPedersenParams;
 use crate::setup::MixnetPublic;
 use blstrs::{G1Projective, Scalar};
@@ -252,14 +254,15 @@ pub(crate) fn encrypt_integers<R: RngCore + CryptoRng>(
     let (mu_v, mu_r) = (rp.random_mu(rng), rp.random_mu(rng));
     let (beta_v, beta_r) = (rp.random_mu_mask(rng), rp.random_mu_mask(rng));
     let rpt = public.ring_pedersen_tables()?;
-    let commit = |x: &Integer, mu: &Integer| match rpt {
-        Some(t) => t.commit(x, mu),
+    // Public bounds: an honest sender's values are below q; the masks' drawn lengths.
+    let commit = |x: &Integer, x_bits: u32, mu: &Integer, mu_bits: u32| match rpt {
+        Some(t) => t.commit_bits(x, x_bits, mu, mu_bits),
         None => rp.commit(x, mu),
     };
-    let rp_v = commit(&vi, &mu_v)?;
-    let rp_r = commit(&ri, &mu_r)?;
-    let rp_dv = commit(&alpha_v, &beta_v)?;
-    let rp_dr = commit(&alpha_r, &beta_r)?;
+    let rp_v = commit(&vi, SCALAR_BITS, &mu_v, rp.mu_bits())?;
+    let rp_r = commit(&ri, SCALAR_BITS, &mu_r, rp.mu_bits())?;
+    let rp_dv = commit(&alpha_v, MASK_BITS, &beta_v, rp.mu_mask_bits())?;
+    let rp_dr = commit(&alpha_r, MASK_BITS, &beta_r, rp.mu_mask_bits())?;
     let e = challenge(
         public,
         djn,
