@@ -12,7 +12,7 @@
 //!   roster node (this node's own running process included) with this node's identity,
 //!   authenticating both ways and sending one probe message, and prints a per-peer table
 //!   (or a JSON array). Exit 0 when every node answered, 1 when any did not, 2 for bad input
-//!   or configuration.
+//!   or configuration (with `--json`, also `{"error": …}` on stdout).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -354,12 +354,16 @@ pub fn run_command(args: &RunArgs) -> ExitCode {
     }
 }
 
-/// `quorate node check` with exit codes: 0 all reachable, 1 some not, 2 bad input.
+/// `quorate node check` with exit codes: 0 all reachable, 1 some not, 2 bad input. With
+/// `--json`, an exit-2 error is also one JSON object `{"error": …}` on stdout.
 pub fn check_command(args: &CheckArgs) -> ExitCode {
     match check(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
+            if args.json {
+                println!("{}", serde_json::json!({ "error": e.to_string() }));
+            }
             eprintln!("error: {e}");
             ExitCode::from(2)
         }

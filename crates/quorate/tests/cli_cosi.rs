@@ -508,3 +508,49 @@ fn rogue_key_roster_is_refused() {
         "{out:?}"
     );
 }
+
+/// `cosi verify --json`: every exit (0 valid, 1 invalid, 2 malformed) prints exactly one
+/// JSON object on stdout.
+#[test]
+fn verify_json_prints_one_object_for_every_exit() {
+    let d = demo("4", "1");
+    let roster = tmp(
+        "json-roster.json",
+        &serde_json::to_string(&d["roster_entries"]).expect("json"),
+    );
+    let roster = roster.to_str().expect("path");
+    let sig = s(&d, "signature").to_string();
+    let verify = |message: &str, roster: &str| {
+        let out = run(&[
+            "cosi",
+            "verify",
+            "--json",
+            "--roster",
+            roster,
+            "--message",
+            message,
+            "--signature",
+            &sig,
+        ]);
+        let text = String::from_utf8(out.stdout).expect("utf8");
+        assert_eq!(text.lines().count(), 1, "one JSON object: {text:?}");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+        (out.status.code().expect("exit code"), v)
+    };
+    let (code, v) = verify(s(&d, "message"), roster);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        (v["valid"].clone(), v["signers"].clone()),
+        (true.into(), 3.into())
+    );
+    assert_eq!(v["witnesses"], 4);
+    let (code, v) = verify(&hex::encode("another message"), roster);
+    assert_eq!((code, v["valid"].clone()), (1, false.into()), "{v}");
+    assert!(v["reason"].is_string(), "{v}");
+    let (code, v) = verify("zz", roster);
+    assert_eq!(code, 2, "{v}");
+    assert!(s(&v, "error").contains("message is not hex"), "{v}");
+    let (code, v) = verify(s(&d, "message"), "/nonexistent/roster.json");
+    assert_eq!(code, 2, "{v}");
+    assert!(s(&v, "error").contains("roster"), "{v}");
+}

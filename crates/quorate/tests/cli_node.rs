@@ -136,3 +136,35 @@ fn node_roster_merges_directories_and_entries() {
     assert!(String::from_utf8_lossy(&dup.stderr).contains("duplicate node id 1"));
     assert!(!tmp.path().join("dup.toml").exists());
 }
+
+/// `node check --json`: a configuration error (missing roster, wrong passphrase) exits 2
+/// with one JSON object `{"error": …}` on stdout, like every other `--json` command.
+#[test]
+fn node_check_json_errors_are_json() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("n1");
+    json(&init(&dir, Some(1), 17021, true));
+    let roster = tmp.path().join("missing-roster.toml");
+    let args = [
+        "node",
+        "check",
+        "--json",
+        "--dir",
+        dir.to_str().expect("utf8"),
+        "--roster",
+        roster.to_str().expect("utf8"),
+    ];
+    for (passphrase, needle) in [
+        ("operator passphrase", "missing-roster.toml"),
+        ("wrong passphrase", "passphrase"),
+    ] {
+        let out = quorate(&args, Some(passphrase));
+        assert_eq!(out.status.code(), Some(2), "{passphrase}");
+        let text = String::from_utf8(out.stdout).expect("utf8");
+        assert_eq!(text.lines().count(), 1, "one JSON object: {text:?}");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let error = v["error"].as_str().expect("error field");
+        assert!(error.contains(needle), "{passphrase}: {error}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("error: "));
+    }
+}

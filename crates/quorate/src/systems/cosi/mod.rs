@@ -61,4 +61,7 @@ pub struct CosiVerifyArgs {
     /// verify under the participants' aggregate key and have at least one participant).
     #[arg(long, default_value = "any")]
     pub policy: String,
+    /// Print one JSON object (`valid`, `signers`, `witnesses`, or `reason`; `error` on exit 2).
+    #[arg(long)]
+    pub json: bool,
 }

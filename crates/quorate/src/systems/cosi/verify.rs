@@ -77,64 +77,84 @@ fn load_roster(path: &Path) -> anyhow::Result<Roster> {
     Roster::from_json(&text).map_err(|e| anyhow!("roster: {e}"))
 }
 
+/// The outcome of `quorate cosi verify` before it is printed.
+enum Outcome {
+    /// Valid: (signers, roster size).
+    Valid(usize, usize),
+    /// Parsed but invalid (exit 1), with the reason.
+    Invalid(String),
+    /// Malformed input (exit 2).
+    Malformed(anyhow::Error),
+}
+
 /// `quorate cosi verify`: 0 valid, 1 invalid (reason on stdout), 2 malformed input (stderr).
+/// With `--json` every outcome is one JSON object on stdout: `{"valid": true, "signers",
+/// "witnesses"}`, `{"valid": false, "reason"}` or `{"error"}` (exit 2, also on stderr).
 pub fn verify(args: &CosiVerifyArgs) -> ExitCode {
-    match std::panic::catch_unwind(|| verify_inner(args)) {
-        Ok(code) => code,
-        Err(_) => {
-            eprintln!("error: internal error while verifying");
-            ExitCode::from(2)
+    let outcome = std::panic::catch_unwind(|| verify_inner(args))
+        .unwrap_or_else(|_| Outcome::Malformed(anyhow!("internal error while verifying")));
+    match outcome {
+        Outcome::Valid(signers, n) => {
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "valid": true, "signers": signers, "witnesses": n })
+                );
+            } else {
+                println!(
+                    "valid: {signers} of {n} witnesses signed (roster with proofs of possession)"
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Outcome::Invalid(reason) => {
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "valid": false, "reason": reason })
+                );
+            } else {
+                println!("invalid: {reason}");
+            }
+            ExitCode::from(crate::common::EXIT_INVALID)
+        }
+        Outcome::Malformed(e) => {
+            if args.json {
+                println!("{}", serde_json::json!({ "error": format!("{e:#}") }));
+            }
+            eprintln!("error: {e:#}");
+            ExitCode::from(crate::common::EXIT_MALFORMED)
         }
     }
 }
 
-fn verify_inner(args: &CosiVerifyArgs) -> ExitCode {
-    let malformed = |e: anyhow::Error| {
-        eprintln!("error: {e:#}");
-        ExitCode::from(2)
-    };
-    let policy = match parse_policy(&args.policy) {
+fn verify_inner(args: &CosiVerifyArgs) -> Outcome {
+    let parsed = (|| -> anyhow::Result<_> {
+        let policy = parse_policy(&args.policy)?;
+        let roster = load_roster(&args.roster)?;
+        let message =
+            hex::decode(args.message.trim()).map_err(|e| anyhow!("message is not hex: {e}"))?;
+        let sig_bytes =
+            hex::decode(args.signature.trim()).map_err(|e| anyhow!("signature is not hex: {e}"))?;
+        policy
+            .validate(roster.len())
+            .map_err(|e| anyhow!("policy: {e}"))?;
+        Ok((policy, roster, message, sig_bytes))
+    })();
+    let (policy, roster, message, sig_bytes) = match parsed {
         Ok(p) => p,
-        Err(e) => return malformed(e),
-    };
-    let roster = match load_roster(&args.roster) {
-        Ok(r) => r,
-        Err(e) => return malformed(e),
-    };
-    let message = match hex::decode(args.message.trim()) {
-        Ok(m) => m,
-        Err(e) => return malformed(anyhow!("message is not hex: {e}")),
-    };
-    let sig_bytes = match hex::decode(args.signature.trim()) {
-        Ok(s) => s,
-        Err(e) => return malformed(anyhow!("signature is not hex: {e}")),
+        Err(e) => return Outcome::Malformed(e),
     };
     let n = roster.len();
-    if let Err(e) = policy.validate(n) {
-        return malformed(anyhow!("policy: {e}"));
-    }
     let sig = match Signature::from_bytes(&sig_bytes, n) {
         Ok(s) => s,
         Err(e @ DecodeError::WrongLength { .. }) => {
-            return malformed(anyhow!("signature: {e} (roster has {n} witnesses)"))
+            return Outcome::Malformed(anyhow!("signature: {e} (roster has {n} witnesses)"))
         }
-        Err(e) => {
-            println!("invalid: signature encoding rejected: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return Outcome::Invalid(format!("signature encoding rejected: {e}")),
     };
     match roster.verify(&message, &sig, &policy) {
-        Ok(()) => {
-            println!(
-                "valid: {} of {} witnesses signed (roster with proofs of possession)",
-                sig.mask().count(),
-                n,
-            );
-            ExitCode::SUCCESS
-        }
-        Err(reason) => {
-            println!("invalid: {reason}");
-            ExitCode::from(1)
-        }
+        Ok(()) => Outcome::Valid(sig.mask().count(), n),
+        Err(reason) => Outcome::Invalid(reason.to_string()),
     }
 }
