@@ -1,6 +1,7 @@
 //! The session runtime over real QUIC on 127.0.0.1, several nodes in one process, driving
 //! a test protocol: completion, idempotent request ids, deadlines that name the silent node,
-//! retries without culprits, policy refusals and third-party-checkable blame evidence.
+//! retries without culprits, policy refusals, third-party-checkable blame evidence and the
+//! per-round payload limit (checked before the protocol decodes a message).
 
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, UdpSocket};
@@ -32,6 +33,8 @@ enum Fault {
     SilentFrom(u16),
     /// Flips a bit of its round-2 message.
     Corrupt2,
+    /// Appends a byte to its round-2 message (over the round's payload limit).
+    Oversize2,
     /// Honest, and the protocol confirms completion to the coordinator.
     Confirm,
     /// As `Confirm`, but slow to finish: its last round takes 300 ms, then counts itself in
@@ -59,6 +62,12 @@ impl FaultyDriver {
             Fault::Corrupt2 if round == 2 => {
                 for o in &mut out {
                     o.payload[0] ^= 1;
+                }
+                out
+            }
+            Fault::Oversize2 if round == 2 => {
+                for o in &mut out {
+                    o.payload.push(0);
                 }
                 out
             }
@@ -462,6 +471,44 @@ async fn a_cheater_is_blamed_with_evidence_a_third_party_can_check() {
         assert_eq!(env.header.round, 2);
         assert_eq!(hex::encode(env.header.session), rec.attempts[0].session_id);
         assert_eq!(rec.attempts[1].participants, vec![1, 2]);
+        c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+#[tokio::test]
+async fn a_message_over_its_rounds_limit_is_blamed_before_decoding() {
+    tokio::time::timeout(LIMIT, async {
+        let c = cluster(3, |id| {
+            let fault = (id == 2).then_some(Fault::Oversize2);
+            (fault, Arc::new(AcceptAll) as Arc<dyn Policy>)
+        });
+        let rec = c
+            .node(1)
+            .submit(ping("req-oversize", &[1, 2, 3], 5000))
+            .await
+            .expect("retry completes");
+        let Some(Outcome::Aborted {
+            reason,
+            culprits,
+            evidence,
+        }) = &rec.attempts[0].outcome
+        else {
+            panic!("first attempt must abort");
+        };
+        assert_eq!(culprits, &vec![2]);
+        assert!(
+            reason.contains("node 2 sent 33 bytes in round 2, the limit is 32"),
+            "{reason}"
+        );
+        // The oversized envelope, signed by node 2, is the evidence.
+        let env =
+            Envelope::decode(&hex::decode(&evidence[0]).expect("hex"), 1 << 20).expect("decode");
+        env.verify(|id| c.peers.key(id)).expect("verifies");
+        assert_eq!((env.header.sender, env.header.round), (2, 2));
+        assert_eq!(env.payload.len(), 33);
+        assert_eq!(rec.attempts[1].participants, vec![1, 3]);
         c.stop().await;
     })
     .await

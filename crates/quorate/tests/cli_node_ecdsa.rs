@@ -2,7 +2,8 @@
 //! harness `common::cluster`): a 2-of-3 `ecdsa keygen`, `ecdsa sign` checked by `ecdsa
 //! verify`, `ecdsa refresh` and signing at the new epoch, a node restarted after SIGTERM
 //! still signing with its stored share, an abort that names the stopped node (exit 1 with
-//! JSON), and bad input (exit 2).
+//! JSON), bad input (exit 2), and debug logs that hold neither the passphrase nor an API
+//! token.
 
 mod common;
 
@@ -40,7 +41,16 @@ fn sign(c: &Cluster, via: u16, key_id: &str, message: &str, signers: &str) -> Va
 
 #[test]
 fn two_of_three_keygen_sign_refresh_restart_and_abort() {
-    let mut c = Cluster::start(3, &["--round-timeout-ms", "3000"]);
+    // Debug logs, to check below that no secret reaches them.
+    let mut c = Cluster::init(3);
+    c.run_args = vec!["--round-timeout-ms".into(), "3000".into()];
+    c.run_env = vec![("QUORATE_LOG".into(), "debug".into())];
+    for id in c.ids() {
+        c.spawn(id);
+    }
+    for id in c.ids() {
+        c.wait_healthy(id);
+    }
 
     // 2-of-3 keygen through node 1.
     let kg = json_ok(&ecdsa(
@@ -163,4 +173,20 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
 
     assert!(c.term(1).success());
     assert!(c.term(3).success());
+
+    // The debug logs of every node (keygen, signing, refresh, restarts, aborts) hold
+    // neither the passphrase nor any operator API token.
+    let logs = c.logs();
+    assert!(logs.contains("DEBUG"), "debug logging was not on");
+    assert!(
+        !logs.contains(common::cluster::PASS),
+        "the passphrase is in a log"
+    );
+    for id in c.ids() {
+        let token = &c.node(id).token;
+        assert!(
+            !logs.contains(token.as_str()),
+            "node {id}'s API token is in a log"
+        );
+    }
 }

@@ -1,8 +1,9 @@
 //! Threshold ECDSA 3-of-5 through five real `quorate node run` processes (harness:
 //! `common::cluster`): keygen, signing checked by `quorate ecdsa verify`, a signer killed with
 //! SIGKILL while the others wait for it inside a signing session (named as the culprit, exit
-//! code 1 with JSON), and the killed node restarted from its directory signing again. Every
-//! signature is checked by `quorate ecdsa verify` and by libsecp256k1.
+//! code 1 with JSON), the killed node restarted from its directory signing again, then a
+//! refresh by all five and signing at the new epoch. Every signature is checked by
+//! `quorate ecdsa verify` and by libsecp256k1.
 
 mod common;
 
@@ -122,4 +123,14 @@ fn three_of_five_signer_killed_mid_signing_is_named_and_signs_again_after_restar
     c.restart(5);
     sign_and_verify(&c, 5, "k35", "after the restart", "3,4,5", &pk);
     sign_and_verify(&c, 1, "k35", "after the restart, again", "1,2,5", &pk);
+
+    // A 3-of-5 refresh by every holder (through the restarted node): epoch 1, same public
+    // key, and signing at the new epoch.
+    let r = json_ok(&ecdsa(&c, 5, &["refresh", "--key-id", "k35"]));
+    assert_eq!(
+        (r["epoch"].clone(), r["public_key"].clone()),
+        (json!(1), json!(pk)),
+        "{r}"
+    );
+    sign_and_verify(&c, 4, "k35", "after the refresh", "2,4,5", &pk);
 }
