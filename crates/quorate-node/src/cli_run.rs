@@ -8,10 +8,11 @@
 //!   a secret. Session bookkeeping is kept in `DIR/runtime.db`. With `public_http` in the
 //!   config, it also serves the tlog-witness's `POST /add-checkpoint` there (state in
 //!   `DIR/witness.db`; see [`crate::tlog_witness`] and `quorate node witness`).
-//! * `quorate node check --roster FILE --dir DIR [--json] [--timeout-ms MS]` dials every
-//!   roster node (this node's own running process included) with this node's identity,
-//!   authenticating both ways and sending one probe message, and prints a per-peer table
-//!   (or a JSON array). Exit 0 when every node answered, 1 when any did not, 2 for bad input
+//! * `quorate node check --roster FILE --dir DIR [--json] [--timeout-ms MS] [--wait-ms MS]`
+//!   dials every roster node (this node's own running process included) with this node's
+//!   identity, authenticating both ways and sending one probe message, and prints a
+//!   per-peer table (or a JSON array). While a node does not answer at all it probes again,
+//!   for up to `--wait-ms` (default 10 s, the grace client commands give a starting node). Exit 0 when every node answered, 1 when any did not, 2 for bad input
 //!   or configuration (with `--json`, also `{"error": …}` on stdout).
 
 use std::path::PathBuf;
@@ -39,6 +40,9 @@ use crate::session::policy::Policy;
 use crate::session::store::{SqliteStore, StoreError};
 use crate::session::{Proposal, RuntimeConfig};
 use crate::transport::{PeerInfo, Peers, TransportConfig, TransportError};
+
+/// Pause between two rounds of `node check` probes while a node does not answer.
+const CHECK_RETRY_PAUSE: Duration = Duration::from_millis(250);
 
 /// File of the runtime's session bookkeeping inside the node directory.
 pub const RUNTIME_DB: &str = "runtime.db";
@@ -75,6 +79,11 @@ pub struct CheckArgs {
     /// Per-node time limit in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 3_000)]
     pub timeout_ms: u64,
+    /// How long to keep probing again while some node does not answer at all (a node just
+    /// started is still opening its keystore), in milliseconds; 0 probes once. A definite
+    /// refusal (wrong key, version mismatch) is never retried.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub wait_ms: u64,
     /// Passphrase source.
     #[command(flatten)]
     pub passphrase: PassphraseArgs,
@@ -331,7 +340,15 @@ pub fn check(args: &CheckArgs) -> Result<bool, RunError> {
     let key = loaded.identity.signing_key().clone();
     let bind_ip = loaded.config.listen.ip();
     let timeout = Duration::from_millis(args.timeout_ms);
-    let rows = tokio_runtime()?.block_on(daemon::check(id, &key, peers, bind_ip, timeout))?;
+    let rt = tokio_runtime()?;
+    let give_up = std::time::Instant::now() + Duration::from_millis(args.wait_ms);
+    let rows = loop {
+        let rows = rt.block_on(daemon::check(id, &key, peers.clone(), bind_ip, timeout))?;
+        if !rows.iter().any(|r| r.timed_out) || std::time::Instant::now() >= give_up {
+            break rows;
+        }
+        std::thread::sleep(CHECK_RETRY_PAUSE);
+    };
     if args.json {
         println!(
             "{}",

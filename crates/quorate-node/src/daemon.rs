@@ -303,6 +303,10 @@ pub struct PeerCheck {
     /// What failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Whether it failed by timing out (nothing answered: maybe a node still starting),
+    /// rather than by a definite refusal.
+    #[serde(skip)]
+    pub timed_out: bool,
 }
 
 /// Dials every roster node (including this node's own running process) from a fresh
@@ -332,6 +336,7 @@ pub async fn check(
                 is_self: p.id == id,
                 status: if res.is_ok() { "ok" } else { "error" },
                 rtt_ms: res.as_ref().ok().map(|d| d.as_secs_f64() * 1e3),
+                timed_out: matches!(res, Err(TransportError::Timeout { .. })),
                 error: res.err().map(|e| e.to_string()),
             }
         }

@@ -1,7 +1,8 @@
 //! `quorate node run | check` as real processes on 127.0.0.1 (harness: `common::cluster`):
 //! a roster-wide check, sessions through the operator API, clean stops on SIGTERM and SIGINT,
 //! a node killed with SIGKILL in the middle of a session (named by the others, then back in
-//! service after a restart), and refusals with exit code 2 that leave every file as it was.
+//! service after a restart), refusals with exit code 2 that leave every file as it was, and a
+//! check that waits for a node still starting.
 //! Every child is signalled by its PID; every wait is bounded.
 
 mod common;
@@ -331,6 +332,8 @@ fn check_rows(roster: &std::path::Path, dir: &std::path::Path, expect_code: i32)
             "--json",
             "--timeout-ms",
             "1500",
+            "--wait-ms",
+            "0",
             "--roster",
         ])
         .arg(roster)
@@ -401,4 +404,36 @@ fn an_attempt_number_used_by_another_coordinator_is_renumbered_not_blamed() {
         let blamed = a["outcome"]["culprits"].as_array().map_or(0, Vec::len);
         assert_eq!(blamed, 0, "{second}");
     }
+}
+
+/// `node check` started before a peer's process is up (the README runs it right after
+/// starting the nodes, while they open their keystores) probes again until the peer
+/// answers, instead of reporting it down after one timeout.
+#[test]
+fn check_waits_for_a_node_that_is_still_starting() {
+    let mut c = Cluster::init(2);
+    c.spawn(1);
+    c.wait_healthy(1);
+    let check = quorate()
+        .args(["node", "check", "--json", "--timeout-ms", "500", "--roster"])
+        .arg(&c.roster)
+        .arg("--dir")
+        .arg(c.dir(1))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("check");
+    // Node 2 starts only after the first probe of it has timed out.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    c.spawn(2);
+    c.wait_healthy(2);
+    let out = check.wait_with_output().expect("check output");
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(0), "{rows}");
+    assert!(
+        rows.as_array()
+            .expect("rows")
+            .iter()
+            .all(|r| r["status"] == "ok"),
+        "{rows}"
+    );
 }

@@ -536,6 +536,8 @@ impl Cluster {
                 "--json",
                 "--timeout-ms",
                 "1500",
+                "--wait-ms",
+                "0",
                 "--roster",
             ])
             .arg(&self.roster)

@@ -92,9 +92,13 @@ impl NodeClient {
     }
 
     pub(crate) fn unreachable(&self, e: ClientError) -> CmdError {
-        CmdError::Input(format!(
-            "{e} (is `quorate node run` running for this directory?)"
-        ))
+        match e {
+            // Its message already asks whether the node runs.
+            ClientError::NotListening { .. } => CmdError::Input(e.to_string()),
+            e => CmdError::Input(format!(
+                "{e} (is `quorate node run` running for this directory?)"
+            )),
+        }
     }
 
     /// `GET /v1/keys/{key_id}`: the key's public facts on this node.
