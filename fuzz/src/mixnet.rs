@@ -2,7 +2,7 @@
 //! real run (n = 4, t = m = 2, 1024-bit test moduli). The composite decoders (`MixRecord`,
 //! `DbSmProof`, `DbRsmProof`, `SharingRecord`) reach every inner decoder; the stage
 //! decoders are also fuzzed on their own. Checks: `verify_record` for the Mix record,
-//! `membership::verify` / `dbrsm::verify` for the query proofs and for each stage substituted
+//! `membership::verify` / `reverse_membership::verify` for the query proofs and for each stage substituted
 //! into them, `verify_sharing`, `verify_broadcast`, `check_query`.
 
 use crate::{rng, Case};
@@ -10,7 +10,8 @@ use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
-use quorate_mixnet::dbrsm::{self, BbsQuery, DbRsmProof, TriplePublic};
+use quorate_mixnet::reverse_membership::{self, BbsQuery, DbRsmProof};
+use quorate_mixnet::beaver::{self, TriplePublic};
 use quorate_mixnet::membership::{self, BbQuery, DbSmProof};
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::{self, SenderInput};
@@ -71,10 +72,10 @@ impl World {
         let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
         let i_set = vec![1, 3];
         let (_key, rsm_query) =
-            dbrsm::querier_quasi_sign(&public, &gammas, &i_set, &mut r).expect("quasi-sign");
+            reverse_membership::querier_quasi_sign(&public, &gammas, &i_set, &mut r).expect("quasi-sign");
         let (triples, mut tshares) =
-            dbrsm::deal_triples(&public, &rsm_query.query_id, i_set.len(), &mut r);
-        let rsm_proof = dbrsm::run(
+            beaver::deal_triples(&public, &rsm_query.query_id, i_set.len(), &mut r);
+        let rsm_proof = reverse_membership::run(
             &public,
             &servers,
             &inputs,
@@ -85,7 +86,7 @@ impl World {
             &mut r,
         )
         .expect("dbrsm");
-        let answer = dbrsm::verify(&public, &inputs, &record, &triples, &rsm_query, &rsm_proof)
+        let answer = reverse_membership::verify(&public, &inputs, &record, &triples, &rsm_query, &rsm_proof)
             .expect("verify");
         let members = answer.iter().filter(|&&b| b).count();
         World {
@@ -116,7 +117,7 @@ impl World {
     }
 
     fn dbrsm_ok(&self, proof: &DbRsmProof) -> bool {
-        dbrsm::verify(
+        reverse_membership::verify(
             &self.public,
             &self.inputs,
             &self.record,
@@ -362,7 +363,7 @@ pub fn cases() -> Vec<Case> {
         .with_check(false, move |b| {
             let q = wire_rsm::decode_bbs_query(&z.public, b).expect("decoded");
             let gammas: Vec<G1Projective> = z.inputs.iter().map(|s| s.gamma).collect();
-            dbrsm::check_quasi_signatures(&z.public, &gammas, &q).is_ok()
+            reverse_membership::check_quasi_signatures(&z.public, &gammas, &q).is_ok()
         }),
     );
     out.push(case(
@@ -462,7 +463,7 @@ pub fn cases() -> Vec<Case> {
         )
         .with_check(false, move |b| {
             let t = wire_rsm::decode_triple_public(&z.public, b).expect("decoded");
-            dbrsm::verify_triples(&z.public, &z.rsm_query.query_id, &[t]).is_ok()
+            beaver::verify_triples(&z.public, &z.rsm_query.query_id, &[t]).is_ok()
         }),
     );
     let x = w!();

@@ -1,9 +1,9 @@
 //! A whole run for demos and benchmarks: keygen → Enc → input checking → Mix → DB-SM
-//! (worst case `I = J = [n]`) → DB-RSM (worst case `I = [n]`, [`quorate_mixnet::dbrsm::run_timed`] /
-//! [`quorate_mixnet::dbrsm::verify_timed`]) → one BTraceIn (DB-SM) and one BTraceOut (DB-RSM), every
+//! (worst case `I = J = [n]`) → DB-RSM (worst case `I = [n]`, [`quorate_mixnet::reverse_membership::run_timed`] /
+//! [`quorate_mixnet::reverse_membership::verify_timed`]) → one BTraceIn (DB-SM) and one BTraceOut (DB-RSM), every
 //! proof verified as the querier, with wall-clock times per step and the sizes of what is
 //! published. The Beaver triples come from the dealer of the preprocessing assumption
-//! ([`quorate_mixnet::dbrsm::deal_triples`]), fresh for each query.
+//! ([`quorate_mixnet::beaver::deal_triples`]), fresh for each query.
 //!
 //! Sizes are the lengths of the messages' wire encodings ([`quorate_mixnet::wire`],
 //! [`quorate_mixnet::wire_rsm`]: versioned, with typed decoders), as a node would send them.
@@ -12,10 +12,11 @@ use blstrs::{G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use quorate_core::transcript::SessionId;
-use quorate_mixnet::dbrsm;
+use quorate_mixnet::beaver;
 use quorate_mixnet::error::MixnetError;
 use quorate_mixnet::membership;
 use quorate_mixnet::mix::{self, DecryptionStage, MixStage};
+use quorate_mixnet::reverse_membership;
 use quorate_mixnet::sender;
 use quorate_mixnet::setup::{self, MixnetPublic};
 use quorate_mixnet::sharing::{self, Layout};
@@ -284,7 +285,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     // Reverse set membership (DB-RSM), worst case I = [n]: quasi-signatures (Fig. 9 steps
     // 2–3), then the servers' proof (signature track with the blinding commitments B_k,
     // witness track, Beaver on Pedersen commitments, DPK_BBS+) and the querier's check of
-    // every message, all through `dbrsm::run_timed` / `dbrsm::verify_timed`.
+    // every message, all through `reverse_membership::run_timed` / `reverse_membership::verify_timed`.
     let rsm = "reverse set membership (DB-RSM)";
     let gammas: Vec<G1Projective> = record
         .accepted
@@ -292,18 +293,18 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         .filter_map(|&a| submissions.get(a).map(|s| s.gamma))
         .collect();
     let t0 = Instant::now();
-    let (_bbs_key, bq) = dbrsm::querier_quasi_sign(&public, &gammas, &all, rng)?;
+    let (_bbs_key, bq) = reverse_membership::querier_quasi_sign(&public, &gammas, &all, rng)?;
     let q_sign = t0.elapsed();
     timings.push((rsm, "Q: n BBS+ quasi-signatures".into(), q_sign));
     let t0 = Instant::now();
-    let (triples, mut triple_shares) = dbrsm::deal_triples(&public, &bq.query_id, n, rng);
+    let (triples, mut triple_shares) = beaver::deal_triples(&public, &bq.query_id, n, rng);
     timings.push((
         rsm,
         "dealer: n Beaver triples + proofs (preprocessing)".into(),
         t0.elapsed(),
     ));
     let mut mt = StepTimes::default();
-    let rsm_proof = dbrsm::run_timed(
+    let rsm_proof = reverse_membership::run_timed(
         &public,
         &servers,
         &submissions,
@@ -317,7 +318,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     push_mixer_rows(rsm, &mt, &mut timings);
     let mut qt = StepTimes::default();
     let t0 = Instant::now();
-    let rsm_members = dbrsm::verify_timed(
+    let rsm_members = reverse_membership::verify_timed(
         &public,
         &submissions,
         &record,
@@ -386,8 +387,8 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     let i_set: Vec<usize> = (0..n).filter(|i| i % 3 == 0).collect();
     let t0 = Instant::now();
     // The dealer deals after the querier has fixed the query id (its own randomness).
-    let deal = |q: &dbrsm::BbsQuery| {
-        dbrsm::deal_triples(&public, &q.query_id, q.inputs.len(), &mut rand_core::OsRng)
+    let deal = |q: &reverse_membership::BbsQuery| {
+        beaver::deal_triples(&public, &q.query_id, q.inputs.len(), &mut rand_core::OsRng)
     };
     let tout = trace::btrace_out(&public, &servers, &submissions, &record, deal, &i_set, rng)?;
     timings.push((

@@ -1,6 +1,6 @@
 //! The crate's error type, with blame for identifiable abort.
 
-use crate::query::QueryId;
+use crate::reverse_membership::query::QueryId;
 use quorate_core::error::Culprits;
 use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use quorate_paillier::PaillierError;

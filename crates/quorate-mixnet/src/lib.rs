@@ -18,10 +18,11 @@
 //! | [`shuffle`] | permutation commitments and the Terelius–Wikström shuffle proof (Paillier and ElGamal lists) |
 //! | [`mix`] | re-encryption + shuffle per server, threshold decryption, querier verification |
 //! | [`packing`] | several plaintexts per threshold decryption (Mix outputs, input sharing) |
-//! | [`dbrsm`] | DB-RSM (Fig. 9): `run`/`verify`; BBS+ quasi-signatures, signature track with blinding commitments, non-member openings, Beaver on Pedersen commitments, distributed DPK_BBS+ with blame |
-//! | [`membership`] | membership queries, the paper's DB-SM (Fig. 8): BB signatures, reverse shuffle, committed blinding (opened at non-members), decryption, DPK_BB; querier verification |
-//! | [`witness`] | DB-RSM (Fig. 9) steps 4–7 for the Paillier witnesses: forward TW shuffle of `Enc(c_i + 2^K (r_i + r̂_i))` against the Mix permutation commitments, conversion to per-output shares with per-value commitments |
+//! | [`membership`] | membership queries, the paper's DB-SM (Fig. 8): one module per step (BB signatures, reverse shuffle, committed blinding, decryption with non-member openings, DPK_BB), querier verification |
+//! | [`reverse_membership`] | reverse-membership queries, the paper's DB-RSM (Fig. 9): the query and BBS+ quasi-signatures, the signature track, the Paillier witness track, DPK_BBS+, querier verification |
+//! | [`beaver`] | Beaver multiplication on Pedersen-committed shares with the dealer's triples (DB-RSM step 8) |
 //! | [`trace`] | BTraceIn (DB-SM) / BTraceOut (DB-RSM), Fig. 6 |
+//! | [`timing`] | per-step wall-clock times for benchmark reports |
 //! | `faults` | (cargo feature `test-faults`, off by default) cheating senders and servers for the tests |
 //! | [`notes`] | paper figure/step map and the artifact defects each piece fixes |
 //! | [`wire`] | versioned wire encodings with typed, panic-free decoders (subgroup, range, length checks) |
@@ -36,12 +37,12 @@
 //!   modulus `Ñ` (fresh safe primes), never the Paillier `N`, which any `t` shareholders
 //!   could factor (see [`setup`]); their binding then holds even if every server colludes.
 //! * The Beaver triples of DB-RSM come from a **trusted dealer** as preprocessing. Anyone
-//!   can check their multiplication proofs ([`dbrsm::verify_triples`]), but that shows only
+//!   can check their multiplication proofs ([`beaver::verify_triples`]), but that shows only
 //!   that they multiply, not that they are secret: the dealer knows the one-time pads of the
 //!   Beaver openings, so **a dealer colluding with the querier breaks the privacy of
 //!   DB-RSM** (together they recover the blindings `b_j`, hence `S_{π(j)} = S̃_j^{1/b_j}`,
 //!   and link every output to its queried input). Each triple is dealt for one query id
-//!   ([`query::QueryId`]) and opened once: servers refuse used triples
+//!   ([`reverse_membership::QueryId`]) and opened once: servers refuse used triples
 //!   ([`MixnetError::TripleReused`]) and servers and verifiers refuse triples of another
 //!   query ([`MixnetError::TripleForOtherQuery`]).
 //!
@@ -57,11 +58,11 @@
 //!   batched multi-scalar multiplications with 128-bit weights, per-server fallback naming
 //!   the culprit; input sharing ([`sharing`]) done once per input so queries use group
 //!   operations only;
-//! * DB-RSM (Fig. 9, [`dbrsm::run`] / [`dbrsm::verify`], the querier's side on public data
+//! * DB-RSM (Fig. 9, [`reverse_membership::run`] / [`reverse_membership::verify`], the querier's side on public data
 //!   only): BBS+ quasi-signatures; the signature track (forward shuffle, blinding with
 //!   published commitments `B_{k,j}` and a proof linking them to the blinding, threshold
 //!   decryption, openings proving `Σ_k b_{k,j} ≠ 0` at non-members); the Paillier witness
-//!   track ([`witness`]) converted for the members; Beaver `r′ = ρ·b` on Pedersen-committed
+//!   track ([`reverse_membership::witness_track`]) converted for the members; Beaver `r′ = ρ·b` on Pedersen-committed
 //!   inputs with the dealer's triples (bound to the query, single-use; the dealer is
 //!   trusted, see above); the distributed DPK_BBS+; every failing
 //!   server named;
@@ -80,7 +81,7 @@
 //! ```
 //! use blstrs::Scalar;
 //! use quorate_core::transcript::SessionId;
-//! use quorate_mixnet::{dbrsm, mix, sender, setup, trace};
+//! use quorate_mixnet::{beaver, mix, reverse_membership, sender, setup, trace};
 //! use rand_chacha::ChaCha20Rng;
 //! use rand_core::SeedableRng;
 //!
@@ -102,8 +103,8 @@
 //! // BTraceOut({1}): which output came from input 1? The dealer deals Beaver triples for
 //! // the query once the querier has fixed its id.
 //! let mut dealer_rng = ChaCha20Rng::seed_from_u64(2);
-//! let deal = |q: &dbrsm::BbsQuery| {
-//!     dbrsm::deal_triples(&public, &q.query_id, q.inputs.len(), &mut dealer_rng)
+//! let deal = |q: &reverse_membership::BbsQuery| {
+//!     beaver::deal_triples(&public, &q.query_id, q.inputs.len(), &mut dealer_rng)
 //! };
 //! let answer = trace::btrace_out(&public, &servers, &inputs, &record, deal, &[1], &mut rng)?;
 //! assert_eq!(answer.answer.len(), 1);
@@ -114,7 +115,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod dbrsm;
+pub mod beaver;
 pub mod djn;
 pub mod dkg;
 pub mod elgamal;
@@ -126,7 +127,7 @@ pub mod mix;
 pub mod notes;
 pub mod packing;
 pub mod params;
-pub mod query;
+pub mod reverse_membership;
 pub mod ring_pedersen;
 pub mod sender;
 pub mod setup;
@@ -136,6 +137,5 @@ pub mod timing;
 pub mod trace;
 pub mod wire;
 pub mod wire_rsm;
-pub mod witness;
 
 pub use error::MixnetError;

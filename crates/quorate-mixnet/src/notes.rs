@@ -17,12 +17,12 @@
 //! | Fig. 8 step 5 (DPK_BB, distributed Schnorr) | [`crate::membership::DpkCommit`], [`crate::membership::DpkResponseStage`] |
 //! | Fig. 8 querier | [`crate::membership::verify`] |
 //! | Fig. 6 BTraceIn / BTraceOut | [`crate::trace::btrace_in`] (DB-SM over all inputs against the queried outputs `J`) / [`crate::trace::btrace_out`] (DB-RSM over the queried inputs `I`); checked from the evidence alone by [`crate::trace::verify_trace_in`] / [`crate::trace::verify_trace_out`] |
-//! | Fig. 9 steps 2–3 (BBS+ quasi-signatures, batched check) | [`crate::dbrsm::querier_quasi_sign`], [`crate::dbrsm::check_quasi_signatures`] |
-//! | Fig. 9 step 8 (Beaver multiplication for DPK_BBS+) | [`crate::dbrsm::deal_triples`], [`crate::dbrsm::verify_triples`], [`crate::dbrsm::beaver_check_openings`] |
-//! | Fig. 9 step 8 (DPK_BBS+, distributed Schnorr in GT) | [`crate::dbrsm::bbs_dpk_prove`], [`crate::dbrsm::bbs_dpk_verify`]; the whole of Fig. 9 is [`crate::dbrsm::run`] (servers) and [`crate::dbrsm::verify`] (querier, public data only) |
-//! | Fig. 9 steps 5–7 for the signatures (forward shuffle, blinding, decryption) | [`crate::dbrsm::run_signature_track`], [`crate::dbrsm::verify_signature_track`] |
-//! | Fig. 9 steps 4–5 for `c`, `r` (Paillier witness list, forward shuffle) | [`crate::witness::run_witness_shuffle`], [`crate::witness::verify_witness_shuffle`] |
-//! | Fig. 9 steps 6–7 for `c`, `r` (conversion to per-output shares) | [`crate::witness::run_witness_track`], [`crate::witness::verify_witness_track`] (per-value layout of [`crate::sharing`]); used by [`crate::dbrsm::run`] as the DPK_BBS+ witnesses `c` and (via Beaver) `r′` |
+//! | Fig. 9 steps 2–3 (BBS+ quasi-signatures, batched check) | [`crate::reverse_membership::querier_quasi_sign`], [`crate::reverse_membership::check_quasi_signatures`] |
+//! | Fig. 9 step 8 (Beaver multiplication for DPK_BBS+) | [`crate::beaver::deal_triples`], [`crate::beaver::verify_triples`], [`crate::beaver::beaver_check_openings`] |
+//! | Fig. 9 step 8 (DPK_BBS+, distributed Schnorr in GT) | [`crate::reverse_membership::bbs_dpk_prove`], [`crate::reverse_membership::bbs_dpk_verify`]; the whole of Fig. 9 is [`crate::reverse_membership::run`] (servers) and [`crate::reverse_membership::verify`] (querier, public data only) |
+//! | Fig. 9 steps 5–7 for the signatures (forward shuffle, blinding, decryption) | [`crate::reverse_membership::run_signature_track`], [`crate::reverse_membership::verify_signature_track`] |
+//! | Fig. 9 steps 4–5 for `c`, `r` (Paillier witness list, forward shuffle) | [`crate::reverse_membership::witness_track::run_witness_shuffle`], [`crate::reverse_membership::witness_track::verify_witness_shuffle`] |
+//! | Fig. 9 steps 6–7 for `c`, `r` (conversion to per-output shares) | [`crate::reverse_membership::witness_track::run_witness_track`], [`crate::reverse_membership::witness_track::verify_witness_track`] (per-value layout of [`crate::sharing`]); used by [`crate::reverse_membership::run`] as the DPK_BBS+ witnesses `c` and (via Beaver) `r′` |
 //!
 //! # The 14 artifact defects
 //! | # | defect | status here |
@@ -37,7 +37,7 @@
 //! | 8 | Paillier decryption-share proof not ZK | fixed in `quorate-paillier` (mask sized from `|n²| + |Δ|` + challenge + slack); regression test `defect_8_decryption_share_proofs_are_zero_knowledge` |
 //! | 9 | 20-bit statistical slack | fixed: 40 bits ([`crate::params::SLACK_BITS`]) |
 //! | 10 | 80-bit challenges, 2050-bit N, BN254 | fixed: 128-bit challenges and weights, BLS12-381, production N ≥ 3072 bits |
-//! | 11 | no `S_i ≠ 1` check | fixed: `S_i = 1` means "not a member" only via the verified decryption; `S_i` is recomputed by the querier; DB-RSM quasi-signatures `S_i = 1` and `y = 1` are rejected ([`crate::dbrsm::check_quasi_signatures`]); at non-members (DB-SM `S_i = 1`, DB-RSM `S̃_j = 1`) the servers open their committed blinding shares so the querier checks `Σ_k b_k ≠ 0` (all servers colluding cannot hide a member behind a zero blinding; [`crate::membership::NonMemberOpening`]) |
+//! | 11 | no `S_i ≠ 1` check | fixed: `S_i = 1` means "not a member" only via the verified decryption; `S_i` is recomputed by the querier; DB-RSM quasi-signatures `S_i = 1` and `y = 1` are rejected ([`crate::reverse_membership::check_quasi_signatures`]); at non-members (DB-SM `S_i = 1`, DB-RSM `S̃_j = 1`) the servers open their committed blinding shares so the querier checks `Σ_k b_k ≠ 0` (all servers colluding cannot hide a member behind a zero blinding; [`crate::membership::NonMemberOpening`]) |
 //! | 12 | querier checks only the DPKs | fixed: [`crate::mix::verify_record`] and [`crate::membership::verify`] check every shuffle, blinding, decryption and DPK share |
 //! | 13 | no sender consistency proof | fixed: [`crate::sender::LinkProof`] links `c`, `c′`, `γ` |
 //! | 14 | no subgroup / encoding checks | fixed: every message has a versioned encoding whose decoder checks lengths against the context, subgroup membership and identity of every point, canonical scalars, Paillier ranges and units, and integer bit bounds, with typed errors ([`crate::wire`], [`crate::shuffle::ShuffleProof::from_bytes`]) |

@@ -27,7 +27,7 @@
 //!
 //! # Per-value layout (DB-RSM steps 6–7)
 //! [`Layout::PerValue`] converts any list of packed ciphertexts `Enc(v + 2^K r)` (the
-//! shuffled DB-RSM witness list, [`crate::witness`]) the same way, but commits to each
+//! shuffled DB-RSM witness list, [`crate::reverse_membership::witness_track`]) the same way, but commits to each
 //! value separately and hidingly: `A_k = g^{a_k} h^{σ_k}`, `A′_k = g^{a′_k} h^{σ′_k}` with
 //! fresh `σ, σ′`; the link proof gains Schnorr responses `z_σ = ζ + cσ`, `z_σ′` (checked as
 //! `g^{s_a} h^{z_σ} = A″ · A_k^{c}`, likewise for `A′_k`) and its own protocol name. Shares

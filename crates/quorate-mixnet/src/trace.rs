@@ -6,7 +6,7 @@
 //!   value committed in `γ_i` is one of `{v′_j : j ∈ J}`); every other input is proven *not
 //!   a member* by its verified decryption `S_i = 1`.
 //! * **BTraceOut(I)** — "which outputs came from the inputs `I`, and which did not?" One
-//!   DB-RSM ([`crate::dbrsm`], Fig. 9) over the quasi-signed commitments `γ_i`, `i ∈ I`:
+//!   DB-RSM ([`crate::reverse_membership`], Fig. 9) over the quasi-signed commitments `γ_i`, `i ∈ I`:
 //!   output `j` is in the answer iff `S̃_j ≠ 1` and its DPK_BBS+ verifies (`v′_j` opens one
 //!   of the `γ_i`); every other output is proven *not from `I`* by its verified decryption
 //!   `S̃_j = 1` with the blinding opened to show `b_j ≠ 0`.
@@ -25,10 +25,11 @@
 //! only public data (the verified Mix record, the sender inputs, the query and its evidence)
 //! and return the answer.
 
-use crate::dbrsm::{self, BbsQuery, DbRsmProof, TriplePublic, TripleShares};
+use crate::beaver::{TriplePublic, TripleShares};
 use crate::error::MixnetError;
 use crate::membership::{self, BbQuery, DbSmProof};
 use crate::mix::MixRecord;
+use crate::reverse_membership::{self, BbsQuery, DbRsmProof};
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::sharing::MixerShares;
@@ -155,9 +156,9 @@ where
     let i_set = sorted_distinct(inputs_i, public.n)?;
     let inputs = crate::sharing::accepted_inputs(submissions, record)?;
     let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
-    let (_key, query) = dbrsm::querier_quasi_sign(public, &gammas, &i_set, rng)?;
+    let (_key, query) = reverse_membership::querier_quasi_sign(public, &gammas, &i_set, rng)?;
     let (triples, mut triple_shares) = deal(&query);
-    let proof = dbrsm::run(
+    let proof = reverse_membership::run(
         public,
         servers,
         submissions,
@@ -205,7 +206,7 @@ pub fn verify_trace_out(
             "BTraceOut query must quasi-sign exactly I",
         ));
     }
-    let members = dbrsm::verify(public, submissions, record, triples, query, proof)?;
+    let members = reverse_membership::verify(public, submissions, record, triples, query, proof)?;
     Ok(members
         .iter()
         .enumerate()

@@ -109,7 +109,7 @@ use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicK
 /// The format version of every message in this module and in [`crate::wire_rsm`].
 /// Version 2: the DB-SM DPK commitment publishes `M_k = S^{ρ_v} g^{−ρ_b}` instead of
 /// `P_k`, `W_k`; version 3: the DB-RSM query and every Beaver triple carry the query id
-/// ([`crate::query::QueryId`]); version 4: a server's threshold-Paillier decryption shares
+/// ([`crate::reverse_membership::query::QueryId`]); version 4: a server's threshold-Paillier decryption shares
 /// (Mix and Enc-to-shares) are one batch with one proof (`quorate_paillier::batch`);
 /// version 5: the Enc-to-shares mask proof answers for fixed-base randomness with an
 /// integer `z_α` instead of `w ∈ Z_N^*` ([`crate::djn`]); version 6: the sender's link proof

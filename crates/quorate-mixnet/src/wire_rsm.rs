@@ -1,5 +1,5 @@
-//! Wire encodings of the DB-RSM messages ([`crate::dbrsm`], paper Fig. 9), of its
-//! Paillier witness track ([`crate::witness`]) and of the Enc-to-shares conversion
+//! Wire encodings of the DB-RSM messages ([`crate::reverse_membership`], paper Fig. 9), of its
+//! Paillier witness track ([`crate::reverse_membership::witness_track`]) and of the Enc-to-shares conversion
 //! ([`crate::sharing`]), with typed, panic-free decoders (issue 6: malformed or oversized
 //! messages give typed errors, never panics).
 //!
@@ -35,7 +35,7 @@
 //!   who knows a discrete logarithm between the generators.
 //! * Allowed: ElGamal ciphertexts (`D_{k,j}`, `T` of a blinding proof; as in
 //!   [`crate::wire`]) and `S̃_j` in the signature track: `S̃_j = 1` is the verified answer
-//!   "output `j` is not a member" ([`crate::dbrsm::verify`] splits the outputs on it).
+//!   "output `j` is not a member" ([`crate::reverse_membership::verify`] splits the outputs on it).
 //!
 //! # Secrets are never encoded
 //! `TripleShares`, `WitnessShares`, `BlindingShares`, `BbsDpkNonces`, `MixerShares`,
@@ -67,17 +67,19 @@
 //! (one blinding stage 2312), non-member opening 200, witness shuffle 7258, witness track
 //! 18344, joint sharing record for `n` inputs 20802, whole DB-RSM proof 36034.
 
-use crate::dbrsm::{
-    BbsDpkCommit, BbsDpkProof, BbsDpkResponse, BbsDpkStatement, BbsQuery, BeaverOpening,
-    DbRsmProof, NonMemberOpening, QuasiSignature, RsmBlindProof, RsmBlindingStage, SignatureTrack,
-    TripleProof, TriplePublic, WitnessCommitments,
-};
+use crate::beaver::{BeaverOpening, TripleProof, TriplePublic};
 use crate::djn;
 use crate::error::MixnetError;
 use crate::mix::MixStage;
 use crate::packing;
 use crate::params::CHALLENGE_BITS;
-use crate::query::QueryId;
+use crate::reverse_membership::query::QueryId;
+use crate::reverse_membership::witness_track::{WitnessShuffle, WitnessTrack};
+use crate::reverse_membership::{
+    BbsDpkCommit, BbsDpkProof, BbsDpkResponse, BbsDpkStatement, BbsQuery, DbRsmProof,
+    NonMemberOpening, QuasiSignature, RsmBlindProof, RsmBlindingStage, SignatureTrack,
+    WitnessCommitments,
+};
 use crate::setup::MixnetPublic;
 use crate::sharing::{
     Layout, ShareCommit, ShareCommitStage, ShareDecStage, ShareLinkProof, SharingRecord,
@@ -89,7 +91,6 @@ use crate::wire::{
     put_non_member, put_scalar, put_scalars, put_uint, read_msg, read_vec, u16_exact, u16_len,
     u32_len, write_msg, ShuffleProofCodec, EG_BYTES, WIRE_VERSION,
 };
-use crate::witness::{WitnessShuffle, WitnessTrack};
 use blstrs::{Compress, Gt, Scalar};
 use group::Group;
 use quorate_core::bls12_381::wire::{g2_to_bytes, ReadBls, G1_BYTES, SCALAR_BYTES};
@@ -97,37 +98,37 @@ use quorate_core::encoding::{Reader, Writer};
 
 /// Message type tags of this module (`0x81..=0x98`; [`crate::wire`] uses `0x70..=0x80`).
 pub mod tag {
-    /// [`crate::dbrsm::BbsQuery`].
+    /// [`crate::reverse_membership::BbsQuery`].
     pub const BBS_QUERY: u8 = 0x81;
-    /// [`crate::dbrsm::QuasiSignature`].
+    /// [`crate::reverse_membership::QuasiSignature`].
     pub const QUASI_SIGNATURE: u8 = 0x82;
-    /// [`crate::dbrsm::TriplePublic`].
+    /// [`crate::beaver::TriplePublic`].
     pub const TRIPLE_PUBLIC: u8 = 0x83;
-    /// [`crate::dbrsm::TripleProof`].
+    /// [`crate::beaver::TripleProof`].
     pub const TRIPLE_PROOF: u8 = 0x84;
-    /// A list of [`crate::dbrsm::TriplePublic`] (the dealer's publication).
+    /// A list of [`crate::beaver::TriplePublic`] (the dealer's publication).
     pub const TRIPLES: u8 = 0x85;
-    /// [`crate::dbrsm::BeaverOpening`].
+    /// [`crate::beaver::BeaverOpening`].
     pub const BEAVER_OPENING: u8 = 0x86;
-    /// [`crate::dbrsm::WitnessCommitments`].
+    /// [`crate::reverse_membership::WitnessCommitments`].
     pub const WITNESS_COMMITMENTS: u8 = 0x87;
-    /// [`crate::dbrsm::BbsDpkStatement`].
+    /// [`crate::reverse_membership::BbsDpkStatement`].
     pub const BBS_DPK_STATEMENT: u8 = 0x88;
-    /// [`crate::dbrsm::BbsDpkCommit`].
+    /// [`crate::reverse_membership::BbsDpkCommit`].
     pub const BBS_DPK_COMMIT: u8 = 0x89;
-    /// [`crate::dbrsm::BbsDpkResponse`].
+    /// [`crate::reverse_membership::BbsDpkResponse`].
     pub const BBS_DPK_RESPONSE: u8 = 0x8A;
-    /// [`crate::dbrsm::BbsDpkProof`].
+    /// [`crate::reverse_membership::BbsDpkProof`].
     pub const BBS_DPK_PROOF: u8 = 0x8B;
-    /// [`crate::dbrsm::RsmBlindProof`].
+    /// [`crate::reverse_membership::RsmBlindProof`].
     pub const RSM_BLIND_PROOF: u8 = 0x8C;
-    /// [`crate::dbrsm::RsmBlindingStage`].
+    /// [`crate::reverse_membership::RsmBlindingStage`].
     pub const RSM_BLINDING_STAGE: u8 = 0x8D;
-    /// [`crate::dbrsm::SignatureTrack`].
+    /// [`crate::reverse_membership::SignatureTrack`].
     pub const SIGNATURE_TRACK: u8 = 0x8E;
-    /// [`crate::dbrsm::NonMemberOpening`].
+    /// [`crate::reverse_membership::NonMemberOpening`].
     pub const NON_MEMBER_OPENING: u8 = 0x8F;
-    /// [`crate::witness::WitnessShuffle`].
+    /// [`crate::reverse_membership::witness_track::WitnessShuffle`].
     pub const WITNESS_SHUFFLE: u8 = 0x90;
     /// [`crate::sharing::ShareLinkProof`].
     pub const SHARE_LINK_PROOF: u8 = 0x91;
@@ -139,16 +140,16 @@ pub mod tag {
     pub const SHARE_DEC_STAGE: u8 = 0x94;
     /// [`crate::sharing::SharingRecord`].
     pub const SHARING_RECORD: u8 = 0x95;
-    /// [`crate::witness::WitnessTrack`].
+    /// [`crate::reverse_membership::witness_track::WitnessTrack`].
     pub const WITNESS_TRACK: u8 = 0x96;
     /// [`crate::sharing::ValueCommitments`].
     pub const VALUE_COMMITMENTS: u8 = 0x97;
-    /// [`crate::dbrsm::DbRsmProof`].
+    /// [`crate::reverse_membership::DbRsmProof`].
     pub const DBRSM_PROOF: u8 = 0x98;
 }
 
 /// Bytes of a compressed `Gt` element.
-pub const GT_BYTES: usize = crate::dbrsm::GT_COMPRESSED_BYTES;
+pub const GT_BYTES: usize = crate::reverse_membership::GT_COMPRESSED_BYTES;
 
 // ---------------------------------------------------------------------------------------
 // Primitives: the shared ones are `wire.rs`'s; these are DB-RSM's own.
@@ -159,7 +160,7 @@ fn expect16(r: &mut Reader<'_>, what: &'static str, expected: usize) -> Result<(
 }
 
 fn put_gt(w: &mut Writer, what: &'static str, x: &Gt) -> Result<(), MixnetError> {
-    let out = crate::dbrsm::gt_compressed(x)
+    let out = crate::reverse_membership::gt_compressed(x)
         .ok_or_else(|| invalid(what, "the identity of Gt has no compressed form"))?;
     w.bytes(&out);
     Ok(())
@@ -633,7 +634,7 @@ pub fn encode_bbs_dpk_proof(p: &BbsDpkProof) -> Result<Vec<u8>, MixnetError> {
 }
 
 /// Decodes [`encode_bbs_dpk_proof`] (exactly `m` servers; their order is left to
-/// [`crate::dbrsm::bbs_dpk_verify`], which names a server out of place).
+/// [`crate::reverse_membership::bbs_dpk_verify`], which names a server out of place).
 pub fn decode_bbs_dpk_proof(
     public: &MixnetPublic,
     bytes: &[u8],
@@ -1297,7 +1298,7 @@ pub fn encode_dbrsm_proof(
 /// decoded `S̃_j`: `k` members (`S̃_j ≠ 1`) fix the witness conversion, the Beaver openings
 /// and the DPK_BBS+ proofs; `n − k` non-members fix the non-member openings. Every
 /// per-server list has exactly `m` entries; their order is checked by
-/// [`crate::dbrsm::verify`], which names a server out of place or failing its proof.
+/// [`crate::reverse_membership::verify`], which names a server out of place or failing its proof.
 pub fn decode_dbrsm_proof(
     public: &MixnetPublic,
     codec: &dyn ShuffleProofCodec,

@@ -1,4 +1,4 @@
-//! DB-RSM blame: one test per proof that the whole-protocol verifier (`dbrsm::verify`)
+//! DB-RSM blame: one test per proof that the whole-protocol verifier (`reverse_membership::verify`)
 //! checks from published data, each naming exactly the cheating server; Fiat–Shamir
 //! binding of the extended blinding proof (`D_{k,j}` and `B_{k,j}` share `b`); and the
 //! degenerate case of a blinding that sums to zero.
@@ -10,8 +10,11 @@ use group::Group;
 use quorate_core::error::Culprits;
 use quorate_core::transcript::SessionId;
 use quorate_core::PartyId;
-use quorate_mixnet::dbrsm::{self, BbsQuery, DbRsmProof, RsmBlindProof, RsmBlindingStage};
+use quorate_mixnet::beaver;
 use quorate_mixnet::elgamal::ElGamalCiphertext;
+use quorate_mixnet::reverse_membership::{
+    self, BbsQuery, DbRsmProof, RsmBlindProof, RsmBlindingStage,
+};
 use quorate_mixnet::setup::MixnetPublic;
 use quorate_mixnet::MixnetError;
 use rand_chacha::ChaCha20Rng;
@@ -27,7 +30,7 @@ fn world(n: usize, m: u16, seed: u64) -> World {
 struct Run {
     w: World,
     q: BbsQuery,
-    triples: Vec<dbrsm::TriplePublic>,
+    triples: Vec<beaver::TriplePublic>,
     proof: DbRsmProof,
     ids: Vec<PartyId>,
 }
@@ -36,10 +39,11 @@ struct Run {
 fn honest_run(seed: u64) -> Run {
     let mut w = world(10, 3, seed);
     let i_set: Vec<usize> = (0..10).filter(|i| i % 2 == 0).collect();
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
     let (triples, mut tshares) =
-        dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
-    let proof = dbrsm::run(
+        beaver::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
+    let proof = reverse_membership::run(
         &w.public,
         &w.servers,
         &w.inputs,
@@ -50,7 +54,7 @@ fn honest_run(seed: u64) -> Run {
         &mut w.rng,
     )
     .unwrap();
-    dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
+    reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
     let ids = w.servers.iter().map(|s| s.id).collect();
     Run {
         w,
@@ -63,7 +67,7 @@ fn honest_run(seed: u64) -> Run {
 
 impl Run {
     fn blamed(&self, case: &str, proof: &DbRsmProof) -> Vec<PartyId> {
-        let err = dbrsm::verify(
+        let err = reverse_membership::verify(
             &self.w.public,
             &self.w.inputs,
             &self.w.record,
@@ -138,8 +142,9 @@ fn every_new_proof_names_its_cheater() {
 #[test]
 fn malformed_proofs_are_typed_errors() {
     let r = honest_run(62);
-    let verify =
-        |p: &DbRsmProof| dbrsm::verify(&r.w.public, &r.w.inputs, &r.w.record, &r.triples, &r.q, p);
+    let verify = |p: &DbRsmProof| {
+        reverse_membership::verify(&r.w.public, &r.w.inputs, &r.w.record, &r.triples, &r.q, p)
+    };
     // A missing DPK, a DPK moved to another output, a changed S̃: errors, never panics.
     let mut p = r.proof.clone();
     p.dpk.pop();
@@ -190,7 +195,7 @@ fn blind_one(
     let b_com = g * b + h * s;
     let t = base.pow(&be).rerandomize(&g, &pk, &al);
     let t_b = g * be + h * ze;
-    let c = dbrsm::rsm_blind_challenge(public, who, j, base, &d, &b_com, &t, &t_b);
+    let c = reverse_membership::rsm_blind_challenge(public, who, j, base, &d, &b_com, &t, &t_b);
     let proof = RsmBlindProof {
         t,
         t_b,
@@ -207,9 +212,10 @@ fn a_blinding_that_sums_to_zero_is_caught_and_blames_every_server() {
     // so that S̃_0 = 1 and output 0 would look like "not from I".
     let mut w = world(6, 2, 63);
     let all: Vec<usize> = (0..6).collect();
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
     let mut forward = Vec::new();
-    let mut cur = dbrsm::initial_signature_list(6, &q);
+    let mut cur = reverse_membership::initial_signature_list(6, &q);
     for srv in &w.servers {
         let st = srv.forward_shuffle(&w.public, &cur, &mut w.rng).unwrap();
         cur = st.outputs.clone();
@@ -240,7 +246,7 @@ fn a_blinding_that_sums_to_zero_is_caught_and_blames_every_server() {
     }
     let blinding = vec![st1, st2];
     // Every blinding proof is valid: the collusion is not a proof failure.
-    let blinded = dbrsm::verify_rsm_blinding(&w.public, &cur, &blinding).unwrap();
+    let blinded = reverse_membership::verify_rsm_blinding(&w.public, &cur, &blinding).unwrap();
     let decryption: Vec<_> = w
         .servers
         .iter()
@@ -249,35 +255,37 @@ fn a_blinding_that_sums_to_zero_is_caught_and_blames_every_server() {
                 .unwrap()
         })
         .collect();
-    let s_tilde = dbrsm::combine_signature_decryption(&w.public, &blinded, &decryption).unwrap();
+    let s_tilde =
+        reverse_membership::combine_signature_decryption(&w.public, &blinded, &decryption).unwrap();
     assert!(bool::from(s_tilde[0].is_identity()));
-    let track = dbrsm::SignatureTrack {
+    let track = reverse_membership::SignatureTrack {
         forward,
         blinding,
         decryption,
         s_tilde,
     };
-    assert!(dbrsm::verify_signature_track(&w.public, &q, &track).is_ok());
+    assert!(reverse_membership::verify_signature_track(&w.public, &q, &track).is_ok());
     // The non-member openings at output 0 expose b_0 = 0.
     let c1 = sh1.committed(0).unwrap();
     let openings = vec![
-        dbrsm::NonMemberOpening {
+        reverse_membership::NonMemberOpening {
             mixer: w.servers[0].id,
             b: vec![c1.value],
             s: vec![c1.rand],
         },
-        dbrsm::NonMemberOpening {
+        reverse_membership::NonMemberOpening {
             mixer: id2,
             b: vec![b2[0]],
             s: vec![s2[0]],
         },
     ];
-    let err = dbrsm::check_non_member_openings(&w.public, &track, &openings).unwrap_err();
+    let err =
+        reverse_membership::check_non_member_openings(&w.public, &track, &openings).unwrap_err();
     assert_eq!(err.culprits(), [w.servers[0].id, id2]);
     // Opening another b than the committed one instead names that server.
     let mut bad = openings.clone();
     bad[1].b[0] += Scalar::ONE;
-    let err = dbrsm::check_non_member_openings(&w.public, &track, &bad).unwrap_err();
+    let err = reverse_membership::check_non_member_openings(&w.public, &track, &bad).unwrap_err();
     assert_eq!(err.culprits(), [id2]);
 }
 
@@ -289,8 +297,10 @@ fn a_blinding_that_sums_to_zero_is_caught_and_blames_every_server() {
 fn extended_blinding_proof_binds_every_statement_element() {
     let mut w = world(4, 2, 64);
     let all: Vec<usize> = (0..4).collect();
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
-    let (track, _) = dbrsm::run_signature_track(&w.public, &w.servers, &q, &mut w.rng).unwrap();
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
+    let (track, _) =
+        reverse_membership::run_signature_track(&w.public, &w.servers, &q, &mut w.rng).unwrap();
     let public = &w.public;
     let (g, h) = (public.gens.g, public.gens.h);
     let bases = &track.forward[1].outputs;
@@ -298,16 +308,25 @@ fn extended_blinding_proof_binds_every_statement_element() {
     let who = st.mixer;
     let j = 2;
     let (base, d, bc, p) = (&bases[j], &st.contributions[j], st.b_coms[j], &st.proofs[j]);
-    let c0 = dbrsm::rsm_blind_challenge(public, who, j, base, d, &bc, &p.t, &p.t_b);
+    let c0 = reverse_membership::rsm_blind_challenge(public, who, j, base, d, &bc, &p.t, &p.t_b);
     let shift = |c: &ElGamalCiphertext| ElGamalCiphertext { a: c.a, b: c.b + g };
     let variants = [
-        dbrsm::rsm_blind_challenge(public, w.servers[1].id, j, base, d, &bc, &p.t, &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j + 1, base, d, &bc, &p.t, &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j, &shift(base), d, &bc, &p.t, &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j, base, &shift(d), &bc, &p.t, &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j, base, d, &(bc + g), &p.t, &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j, base, d, &bc, &shift(&p.t), &p.t_b),
-        dbrsm::rsm_blind_challenge(public, who, j, base, d, &bc, &p.t, &(p.t_b + g)),
+        reverse_membership::rsm_blind_challenge(
+            public,
+            w.servers[1].id,
+            j,
+            base,
+            d,
+            &bc,
+            &p.t,
+            &p.t_b,
+        ),
+        reverse_membership::rsm_blind_challenge(public, who, j + 1, base, d, &bc, &p.t, &p.t_b),
+        reverse_membership::rsm_blind_challenge(public, who, j, &shift(base), d, &bc, &p.t, &p.t_b),
+        reverse_membership::rsm_blind_challenge(public, who, j, base, &shift(d), &bc, &p.t, &p.t_b),
+        reverse_membership::rsm_blind_challenge(public, who, j, base, d, &(bc + g), &p.t, &p.t_b),
+        reverse_membership::rsm_blind_challenge(public, who, j, base, d, &bc, &shift(&p.t), &p.t_b),
+        reverse_membership::rsm_blind_challenge(public, who, j, base, d, &bc, &p.t, &(p.t_b + g)),
     ];
     for (v, c) in variants.iter().enumerate() {
         assert_ne!(*c, c0, "variant {v} not bound");
@@ -322,7 +341,7 @@ fn extended_blinding_proof_binds_every_statement_element() {
         let mut other = public.clone();
         edit(&mut other);
         assert_ne!(
-            dbrsm::rsm_blind_challenge(&other, who, j, base, d, &bc, &p.t, &p.t_b),
+            reverse_membership::rsm_blind_challenge(&other, who, j, base, d, &bc, &p.t, &p.t_b),
             c0
         );
     }
@@ -337,7 +356,7 @@ fn extended_blinding_proof_binds_every_statement_element() {
     t2.blinding[0].contributions[j].b = d.b + g * delta;
     t2.blinding[0].proofs[j].t.b = p.t.b - g * (c0 * delta);
     for t in [t1, t2] {
-        let err = dbrsm::verify_signature_track(&w.public, &q, &t).unwrap_err();
+        let err = reverse_membership::verify_signature_track(&w.public, &q, &t).unwrap_err();
         assert_eq!(err.culprits(), [who], "{err:?}");
     }
 }

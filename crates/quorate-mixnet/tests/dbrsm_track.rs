@@ -1,4 +1,4 @@
-//! DB-RSM (Fig. 9) end to end through `dbrsm::run` / `dbrsm::verify` after a real Mix,
+//! DB-RSM (Fig. 9) end to end through `reverse_membership::run` / `reverse_membership::verify` after a real Mix,
 //! against the ground-truth permutation; blame for each per-server proof of the signature
 //! track (including the blinding commitments `B_{k,j}`).
 #![allow(clippy::unwrap_used)]
@@ -6,7 +6,8 @@
 use blstrs::Scalar;
 use ff::Field;
 use quorate_core::error::Culprits;
-use quorate_mixnet::dbrsm::{self, BbsQuery, SignatureTrack, TripleShares};
+use quorate_mixnet::beaver::{self, TripleShares};
+use quorate_mixnet::reverse_membership::{self, BbsQuery, SignatureTrack};
 use quorate_mixnet::{mix, MixnetError};
 
 mod common;
@@ -24,14 +25,15 @@ fn run_dbrsm(
     i_set: &[usize],
 ) -> (
     BbsQuery,
-    dbrsm::DbRsmProof,
-    Vec<dbrsm::TriplePublic>,
+    reverse_membership::DbRsmProof,
+    Vec<beaver::TriplePublic>,
     Vec<bool>,
 ) {
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, i_set, &mut w.rng).unwrap();
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, i_set, &mut w.rng).unwrap();
     let (triples, mut tshares) =
-        dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
-    let proof = dbrsm::run(
+        beaver::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
+    let proof = reverse_membership::run(
         &w.public,
         &w.servers,
         &w.inputs,
@@ -42,7 +44,8 @@ fn run_dbrsm(
         &mut w.rng,
     )
     .unwrap();
-    let members = dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
+    let members =
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
     (q, proof, triples, members)
 }
 
@@ -65,15 +68,26 @@ fn end_to_end(n: usize, m: u16, seed: u64) {
     // quasi-signature randomness) fails.
     let mut q2 = q.clone();
     q2.sigs[0].r_hat += Scalar::ONE;
-    assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q2, &proof).is_err());
+    assert!(
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples, &q2, &proof).is_err()
+    );
     // Too few triples, or triples from another deal, are rejected.
-    assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &triples[1..], &q, &proof).is_err());
-    let (other, _) = dbrsm::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
-    assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &other, &q, &proof).is_err());
+    assert!(
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples[1..], &q, &proof)
+            .is_err()
+    );
+    let (other, _) = beaver::deal_triples(&w.public, &q.query_id, i_set.len(), &mut w.rng);
+    assert!(
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &other, &q, &proof).is_err()
+    );
     // Reusing the proof for the full query (all inputs) fails.
     let all: Vec<usize> = (0..n).collect();
-    let (_k, q_all) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
-    assert!(dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q_all, &proof).is_err());
+    let (_k, q_all) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &all, &mut w.rng).unwrap();
+    assert!(
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples, &q_all, &proof)
+            .is_err()
+    );
 }
 
 #[test]
@@ -106,13 +120,14 @@ fn beaver_triples_are_bound_to_their_query_and_used_once() {
     let mut w = world(6, 2, 49);
     let ids: Vec<_> = w.servers.iter().map(|s| s.id).collect();
     let i_set = [1usize, 4];
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
-    let (triples, mut tshares) = dbrsm::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    let (triples, mut tshares) = beaver::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
     let run = |w: &mut World,
                q: &BbsQuery,
-               triples: &[dbrsm::TriplePublic],
+               triples: &[beaver::TriplePublic],
                shares: &mut [TripleShares]| {
-        dbrsm::run(
+        reverse_membership::run(
             &w.public, &w.servers, &w.inputs, &w.record, triples, shares, q, &mut w.rng,
         )
     };
@@ -127,9 +142,10 @@ fn beaver_triples_are_bound_to_their_query_and_used_once() {
         }
     );
     // Fresh triples dealt for q, offered for another query q2: refused by the servers.
-    let (_k2, q2) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    let (_k2, q2) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
     assert_ne!(q2.query_id, q.query_id);
-    let (fresh, mut fresh_shares) = dbrsm::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
+    let (fresh, mut fresh_shares) = beaver::deal_triples(&w.public, &q.query_id, 2, &mut w.rng);
     assert_eq!(
         run(&mut w, &q2, &fresh, &mut fresh_shares).unwrap_err(),
         MixnetError::TripleForOtherQuery {
@@ -140,9 +156,10 @@ fn beaver_triples_are_bound_to_their_query_and_used_once() {
     );
     assert!(fresh_shares.iter().all(|s| !s.is_used()));
     // ... and by the querier: the public triples of q2 do not verify q's proof,
-    let (for_q2, _) = dbrsm::deal_triples(&w.public, &q2.query_id, 2, &mut w.rng);
+    let (for_q2, _) = beaver::deal_triples(&w.public, &q2.query_id, 2, &mut w.rng);
     assert_eq!(
-        dbrsm::verify(&w.public, &w.inputs, &w.record, &for_q2, &q, &proof).unwrap_err(),
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &for_q2, &q, &proof)
+            .unwrap_err(),
         MixnetError::TripleForOtherQuery {
             holder: None,
             query: q.query_id,
@@ -153,17 +170,19 @@ fn beaver_triples_are_bound_to_their_query_and_used_once() {
     let mut relabelled = triples.clone();
     relabelled.iter_mut().for_each(|t| t.query = q2.query_id);
     assert!(matches!(
-        dbrsm::verify_triples(&w.public, &q2.query_id, &relabelled),
+        beaver::verify_triples(&w.public, &q2.query_id, &relabelled),
         Err(MixnetError::ProofRejected(_))
     ));
     // The honest proof with its own triples still verifies.
-    dbrsm::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
+    reverse_membership::verify(&w.public, &w.inputs, &w.record, &triples, &q, &proof).unwrap();
 }
 
 fn track(w: &mut World) -> (BbsQuery, SignatureTrack) {
     let i_set: Vec<usize> = (0..w.public.n).collect();
-    let (_key, q) = dbrsm::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
-    let (t, _b) = dbrsm::run_signature_track(&w.public, &w.servers, &q, &mut w.rng).unwrap();
+    let (_key, q) =
+        reverse_membership::querier_quasi_sign(&w.public, &w.gammas, &i_set, &mut w.rng).unwrap();
+    let (t, _b) =
+        reverse_membership::run_signature_track(&w.public, &w.servers, &q, &mut w.rng).unwrap();
     (q, t)
 }
 
@@ -173,7 +192,7 @@ fn a_cheating_server_in_the_signature_track_is_named() {
     let (q, t) = track(&mut w);
     let ids: Vec<_> = w.servers.iter().map(|s| s.id).collect();
     let check = |t2: &SignatureTrack, who: usize| {
-        let err = dbrsm::verify_signature_track(&w.public, &q, t2).unwrap_err();
+        let err = reverse_membership::verify_signature_track(&w.public, &q, t2).unwrap_err();
         assert_eq!(err.culprits(), &[ids[who]], "{err:?}");
     };
     // Forward shuffle: server 2 replaces one output.
@@ -203,16 +222,16 @@ fn a_cheating_server_in_the_signature_track_is_named() {
     // Published S̃ that differs from the verified decryption.
     let mut t2 = t.clone();
     t2.s_tilde[0] += w.public.gens.g;
-    assert!(dbrsm::verify_signature_track(&w.public, &q, &t2).is_err());
+    assert!(reverse_membership::verify_signature_track(&w.public, &q, &t2).is_err());
     // Stages out of order or missing: typed errors.
     let mut t2 = t.clone();
     t2.forward.swap(0, 1);
-    assert!(dbrsm::verify_signature_track(&w.public, &q, &t2).is_err());
+    assert!(reverse_membership::verify_signature_track(&w.public, &q, &t2).is_err());
     let mut t2 = t.clone();
     t2.decryption.pop();
-    assert!(dbrsm::verify_signature_track(&w.public, &q, &t2).is_err());
+    assert!(reverse_membership::verify_signature_track(&w.public, &q, &t2).is_err());
     // A query whose signatures differ from the ones the track started from.
     let mut q2 = q.clone();
     q2.sigs[0].s += w.public.gens.g;
-    assert!(dbrsm::verify_signature_track(&w.public, &q2, &t).is_err());
+    assert!(reverse_membership::verify_signature_track(&w.public, &q2, &t).is_err());
 }

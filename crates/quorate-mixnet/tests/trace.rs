@@ -1,10 +1,11 @@
 //! BTraceIn (DB-SM) / BTraceOut (DB-RSM) (Fig. 6) against the ground-truth permutation.
 #![allow(clippy::unwrap_used)]
 
+use quorate_mixnet::beaver;
 use quorate_mixnet::mix::{self, MixRecord};
 use quorate_mixnet::sender::SenderInput;
 use quorate_mixnet::setup::{MixServer, MixnetPublic};
-use quorate_mixnet::{dbrsm, membership, trace, MixnetError};
+use quorate_mixnet::{membership, reverse_membership, trace, MixnetError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -86,8 +87,8 @@ fn check_trace_out(
     // not to come from I.
     let i_set: Vec<usize> = (0..n).filter(|i| i % 4 == 1 || *i == 0).collect();
     let mut dealer_rng = ChaCha20Rng::seed_from_u64(rng.next_u64());
-    let deal = |q: &dbrsm::BbsQuery| {
-        dbrsm::deal_triples(public, &q.query_id, q.inputs.len(), &mut dealer_rng)
+    let deal = |q: &reverse_membership::BbsQuery| {
+        beaver::deal_triples(public, &q.query_id, q.inputs.len(), &mut dealer_rng)
     };
     let ans = trace::btrace_out(public, servers, inputs, record, deal, &i_set, rng).unwrap();
     let triples = ans.triples.clone();
@@ -146,8 +147,9 @@ fn malformed_trace_queries_are_typed_errors() {
         Err(MixnetError::InvalidQuery(_))
     ));
     let mut dealer_rng = ChaCha20Rng::seed_from_u64(24);
-    let mut deal_two =
-        |q: &dbrsm::BbsQuery| dbrsm::deal_triples(&public, &q.query_id, 2, &mut dealer_rng);
+    let mut deal_two = |q: &reverse_membership::BbsQuery| {
+        beaver::deal_triples(&public, &q.query_id, 2, &mut dealer_rng)
+    };
     assert!(matches!(
         trace::btrace_out(
             &public,

@@ -10,10 +10,11 @@
 use blstrs::{G1Projective, Gt, Scalar};
 use group::Group;
 use quorate_core::bls12_381::wire::{g1_to_bytes as g1_bytes, scalar_to_bytes};
-use quorate_mixnet::dbrsm::{
-    self, BbsDpkCommit, BbsDpkStatement, BbsQuery, DbRsmProof, TriplePublic, WitnessCommitments,
-};
+use quorate_mixnet::beaver::{self, TriplePublic};
 use quorate_mixnet::mix::MixRecord;
+use quorate_mixnet::reverse_membership::{
+    self, BbsDpkCommit, BbsDpkStatement, BbsQuery, DbRsmProof, WitnessCommitments,
+};
 use quorate_mixnet::sender::SenderInput;
 use quorate_mixnet::setup::MixnetPublic;
 use quorate_mixnet::sharing::{self, Layout, SharingRecord, ValueCommitments};
@@ -58,10 +59,11 @@ fn world() -> &'static World {
             common::share(&public, &servers, &inputs, &record, &mut rng);
         let gammas: Vec<G1Projective> = inputs.iter().map(|s| s.gamma).collect();
         let i_set = vec![1, 3, 4];
-        let (_key, query) = dbrsm::querier_quasi_sign(&public, &gammas, &i_set, &mut rng).unwrap();
+        let (_key, query) =
+            reverse_membership::querier_quasi_sign(&public, &gammas, &i_set, &mut rng).unwrap();
         let (triples, mut tshares) =
-            dbrsm::deal_triples(&public, &query.query_id, i_set.len(), &mut rng);
-        let proof = dbrsm::run(
+            beaver::deal_triples(&public, &query.query_id, i_set.len(), &mut rng);
+        let proof = reverse_membership::run(
             &public,
             &servers,
             &inputs,
@@ -72,7 +74,9 @@ fn world() -> &'static World {
             &mut rng,
         )
         .unwrap();
-        let answer = dbrsm::verify(&public, &inputs, &record, &triples, &query, &proof).unwrap();
+        let answer =
+            reverse_membership::verify(&public, &inputs, &record, &triples, &query, &proof)
+                .unwrap();
         assert_eq!(answer.iter().filter(|&&b| b).count(), i_set.len());
         World {
             public,
@@ -649,8 +653,9 @@ fn dbrsm_proof_round_trip_hostile_and_blame() {
     let good = w::encode_dbrsm_proof(&w.public, &CODEC, &w.proof).unwrap();
     let dec = w::decode_dbrsm_proof(&w.public, &CODEC, &good).unwrap();
     assert_eq!(dec, w.proof);
-    let verify =
-        |p: &DbRsmProof| dbrsm::verify(&w.public, &w.inputs, &w.record, &w.triples, &w.query, p);
+    let verify = |p: &DbRsmProof| {
+        reverse_membership::verify(&w.public, &w.inputs, &w.record, &w.triples, &w.query, p)
+    };
     assert_eq!(verify(&dec).unwrap(), w.answer);
     hostile(
         "DB-RSM proof",

@@ -1,4 +1,4 @@
-//! Membership queries (the paper's DB-SM, distributed set membership) (paper Fig. 8, with the malicious-security
+//! Membership queries (the paper's DB-SM, distributed set membership, Fig. 8, with the malicious-security
 //! steps of Appendix B): for every queried input `i ∈ I`, the mix-servers prove to the
 //! querier `Q` whether the value committed in `γ_i` is one of the outputs `{v′_j : j ∈ J}`,
 //! without revealing which one, and `Q` verifies **every** proof.

@@ -20,7 +20,7 @@
 //! against the *same* permutation commitment as its Mix stage ([`MixServer::mix`], reused
 //! as is). The composed permutation is the Mix's, so output `j` of `W_m` holds
 //! `Enc(c_{π(j)} + 2^K (r_{π(j)} + r̂_{π(j)}))`, aligned with Mix output `j` and with the
-//! signature track's `S̃_j` ([`crate::dbrsm::run_signature_track`]). The querier re-derives
+//! signature track's `S̃_j` ([`crate::reverse_membership::run_signature_track`]). The querier re-derives
 //! `W_0` and re-verifies every shuffle ([`verify_witness_shuffle`]); a failing server is
 //! named. The shuffle proofs' transcripts bind the session, the prover, the permutation
 //! commitment and both lists, so a Mix proof does not verify here and vice versa.
@@ -43,14 +43,14 @@
 //! (or the joint `g^c h^ρ`, comparable with `γ_i h^{r̂_i} g^{c_i − v′_j}`) would reveal
 //! `π(j)`. `d_c, d_ρ` hide the witnesses statistically (40 bits) if one server is honest.
 //! `ρ = r + r̂` is the BBS+ randomness of the quasi-signature `S_{π(j)}`
-//! ([`crate::dbrsm`]), the `r` of the DPK_BBS+ witness `r′ = r·b`. The querier verifies
+//! ([`crate::reverse_membership`]), the `r` of the DPK_BBS+ witness `r′ = r·b`. The querier verifies
 //! the whole track with [`verify_witness_track`]; a failing server is named.
 
+use super::query::BbsQuery;
 use crate::djn::g_pow;
 use crate::error::MixnetError;
 use crate::mix::{verify_mixing, MixRecord, MixStage};
 use crate::params::scalar_to_int;
-use crate::query::BbsQuery;
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::sharing::{self, MixerShares, SharingRecord, ValueCommitments, SLOT_BITS};
@@ -218,8 +218,8 @@ pub fn verify_witness_track(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::dbrsm::querier_quasi_sign;
     use crate::mix;
+    use crate::reverse_membership::querier_quasi_sign;
     use crate::sender::{self, SenderOpening};
     use crate::setup::keygen_with_test_moduli;
     use blstrs::Scalar;

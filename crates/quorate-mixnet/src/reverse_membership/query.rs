@@ -1,15 +1,15 @@
 //! What a DB-RSM querier publishes: the query identifier (the label that ties a query to the
 //! Beaver triples dealt for it), the quasi-signatures and the query itself. A leaf module of
-//! data types, so the protocol steps ([`crate::dbrsm`]) and the witness track
-//! ([`crate::witness`]) can both use them.
+//! data types, so the protocol steps ([`crate::reverse_membership`]) and the witness track
+//! ([`crate::reverse_membership::witness_track`]) can both use them.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use core::fmt;
 use rand_core::{CryptoRng, RngCore};
 
 /// A DB-RSM query's identifier: 32 random bytes the querier draws when it quasi-signs
-/// ([`crate::dbrsm::querier_quasi_sign`]) and publishes in the [`crate::dbrsm::BbsQuery`].
-/// The dealer deals Beaver triples for one query id ([`crate::dbrsm::deal_triples`]); the
+/// ([`crate::reverse_membership::querier_quasi_sign`]) and publishes in the [`crate::reverse_membership::BbsQuery`].
+/// The dealer deals Beaver triples for one query id ([`crate::beaver::deal_triples`]); the
 /// triple proofs bind it, and servers and verifiers refuse triples dealt for another id.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct QueryId(pub [u8; 32]);
