@@ -748,3 +748,49 @@ fn the_secret_check_names_a_corrupt_share() {
     assert_eq!(problems[0].epoch, 0);
     assert_eq!(problems[0].kind, Kind::KEY_SHARE.as_str());
 }
+
+#[test]
+fn create_committed_is_one_active_epoch_and_only_for_a_new_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut ks, _, path) = new_store(dir.path());
+    let k = key("bls.fresh");
+    let other = Kind::new("other").expect("kind");
+    ks.create_committed(
+        &k,
+        0,
+        1,
+        &[
+            (&Kind::KEY_SHARE, b"share".as_slice()),
+            (&other, b"x".as_slice()),
+        ],
+        b"cert",
+    )
+    .expect("create");
+    let active = ks.active_epoch(&k).expect("epochs").expect("active");
+    assert_eq!(active.epoch, 0);
+    let got = ks
+        .get_secret(&k, 0, &Kind::KEY_SHARE)
+        .expect("get")
+        .expect("some");
+    assert_eq!(got.bytes.expose(), b"share");
+    assert_eq!(got.attempt, 1);
+    // A second creation, or one over a key made the long way, is refused.
+    assert!(matches!(
+        ks.create_committed(&k, 1, 1, &[], b"cert"),
+        Err(KeystoreError::EpochExists { epoch: 0, .. })
+    ));
+    let long = key("bls.long");
+    ks.begin_epoch(&long, 0).expect("begin");
+    assert!(matches!(
+        ks.create_committed(&long, 0, 1, &[], b"cert"),
+        Err(KeystoreError::EpochExists { .. })
+    ));
+    assert!(ks
+        .create_committed(&key("bls.empty-cert"), 0, 1, &[], b"")
+        .is_err());
+    // Durable and sealed like any other epoch: reopened, the secret still opens.
+    drop(ks);
+    let ks = Keystore::open(&path, &pass("correct horse")).expect("reopen");
+    let got = ks.get_secret(&k, 0, &other).expect("get").expect("some");
+    assert_eq!(got.bytes.expose(), b"x");
+}

@@ -39,6 +39,9 @@ pub enum System {
     /// Only the ping and threshold ECDSA rows of `node` (issue 14): latency and sustained
     /// signing over loopback node processes (bench only).
     NodeEcdsa,
+    /// Only the hot/cold BLS rows of `node` (issue 16 §3): registration, audit and recovery
+    /// signing over loopback hot-node processes (bench only; `--large` adds (67,100)).
+    NodeBls,
     /// The C2SP tlog-witness endpoint of one `quorate node run --public-http` process
     /// (`add-checkpoint` latency and cosignatures per second; bench only).
     Witness,
@@ -79,6 +82,7 @@ impl System {
             System::Node => "node",
             System::NodeEscrow => "node-escrow",
             System::NodeEcdsa => "node-ecdsa",
+            System::NodeBls => "node-bls",
             System::Witness => "witness",
         }
     }
@@ -91,7 +95,9 @@ impl System {
             System::Cosi => cosi::run_default_demo(),
             System::Verenc => verenc::run_default_demo(),
             System::Mixnet => mixnet::run_default_demo(),
-            System::Node | System::NodeEscrow | System::NodeEcdsa => node::run_default_demo(),
+            System::Node | System::NodeEscrow | System::NodeEcdsa | System::NodeBls => {
+                node::run_default_demo()
+            }
             System::Witness => Ok(
                 "the tlog-witness has no demo: run `quorate bench witness`, \
                                   or see the README section on pointing a tlog at a witness"
@@ -118,6 +124,7 @@ impl System {
                 .and_then(|()| node_bls::bench(suite, opts.large)),
             System::NodeEscrow => node_escrow::bench(suite),
             System::NodeEcdsa => node::bench(suite),
+            System::NodeBls => node_bls::bench(suite, opts.large),
             System::Witness => witness::bench(suite),
         }
     }

@@ -33,7 +33,7 @@ use quorate_node::keystore::KdfParams;
 use quorate_node::session::bls::audit_context;
 
 use super::bls::deploy::audit::audit_nodes;
-use super::bls::deploy::client::{register_to, sign_with_nodes, Failure};
+use super::bls::deploy::client::{deliver, register_to, sign_with_nodes, Failure};
 use super::bls::deploy::files::{ClientKeys, KeyFile};
 use super::node::LocalCluster;
 use crate::common::os_rng;
@@ -62,6 +62,50 @@ fn median_ms(d: &[Duration]) -> anyhow::Result<f64> {
 fn load_average() -> Option<String> {
     let s = std::fs::read_to_string("/proc/loadavg").ok()?;
     Some(s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
+/// The nodes' own account of their registrations (the `bls key registered` log line of
+/// each `bench-<k>` key): per-phase medians over every node and sample, or nothing when
+/// the logs do not have them.
+fn node_breakdown(cluster: &LocalCluster, order: &[u16]) -> String {
+    const PHASES: [&str; 4] = ["decode_us", "crs_us", "check_us", "store_us"];
+    let mut values: [Vec<u64>; 4] = Default::default();
+    for id in order {
+        let log = cluster.root().join(format!("n{id}")).join("node.log");
+        let Ok(text) = std::fs::read_to_string(log) else {
+            continue;
+        };
+        for line in text.lines() {
+            if !line.contains("bls key registered") || line.contains("key_id=bench-first") {
+                continue;
+            }
+            for (phase, out) in PHASES.iter().zip(values.iter_mut()) {
+                let field = line
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix(phase)?.strip_prefix('='))
+                    .and_then(|v| v.parse().ok());
+                if let Some(v) = field {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    if values.iter().any(Vec::is_empty) {
+        return String::new();
+    }
+    let med = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v[v.len() / 2] as f64 / 1e3
+    };
+    let [d, c, k, s] = &mut values;
+    format!(
+        "; per node (median over nodes and samples, from its log): decode {:.2} ms, CRS \
+         {:.2} ms, checks {:.2} ms, keystore writes {:.2} ms",
+        med(d),
+        med(c),
+        med(k),
+        med(s)
+    )
 }
 
 /// Adds the BLS rows for `(3,5)`, `(5,20)` and, with `large`, `(67,100)`.
@@ -153,15 +197,40 @@ fn bench_one(suite: &mut BenchSuite, t: u16, n: u16) -> anyhow::Result<()> {
          transcript once)",
         first.elapsed().as_secs_f64() * 1e3
     ));
+    // Each sample is `register_to` in its two halves, timed apart: ClientRegister on the
+    // client, then the delivery (send, every node's checks and durable write, answers).
     let samples = suite.samples(if n >= 100 { 5 } else { 10 }, 3);
     let mut net = Vec::new();
+    let mut dealing = Vec::new();
+    let mut delivery = Vec::new();
     let mut public = None;
     for s in 0..samples {
         let start = Instant::now();
-        public = Some(register(&format!("bench-{s}"))?);
+        let reg = keys.client.register(&crs, params, &verified, &mut rng)?;
+        let dealt = start.elapsed();
+        deliver(
+            &nodes,
+            &order,
+            &format!("bench-{s}"),
+            &keys,
+            &transcript,
+            &reg,
+            &pad_bytes,
+        )
+        .map_err(failure)?;
         net.push(start.elapsed());
+        dealing.push(dealt);
+        delivery.push(start.elapsed() - dealt);
+        public = Some(reg.public);
     }
     let public = public.ok_or_else(|| anyhow!("no registration"))?;
+    suite.note(format!(
+        "bls registration {label}: client's ClientRegister {:.2} ms + delivery to the {n} \
+         nodes {:.2} ms (medians){}",
+        median_ms(&dealing)?,
+        median_ms(&delivery)?,
+        node_breakdown(&cluster, &order)
+    ));
     let mut inproc = Vec::new();
     let mut registration = None;
     for _ in 0..samples {

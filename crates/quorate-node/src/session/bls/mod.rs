@@ -40,6 +40,7 @@ pub mod faults;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use ed25519_dalek::{Signature as EdSignature, Signer as _, SigningKey, VerifyingKey};
 use quorate_bls::kzg::ceremony::Transcript;
@@ -149,6 +150,10 @@ pub enum BlsHotError {
         /// Who is at fault.
         culprit: Option<Culprit>,
     },
+    /// The request names a CRS by id that this node does not hold (412): send the
+    /// transcript (`crs`) instead.
+    #[error("this node does not hold the CRS {0}; send its transcript")]
+    UnknownCrs(String),
     /// Keystore or other internal failure (500).
     #[error("{0}")]
     Internal(String),
@@ -178,8 +183,14 @@ pub struct RegisterRequest {
     pub holders: Vec<u16>,
     /// The client's Ed25519 authorisation key, hex.
     pub auth_key: String,
-    /// The CRS ceremony transcript, hex.
-    pub crs: String,
+    /// The CRS ceremony transcript, hex: sent only to a node that does not hold the CRS yet
+    /// (give exactly one of `crs` and `crs_id`).
+    #[serde(default)]
+    pub crs: Option<String>,
+    /// The CRS id, hex: names a CRS this node already holds; a node that does not hold it
+    /// refuses with [`BlsHotError::UnknownCrs`] and the client sends the transcript.
+    #[serde(default)]
+    pub crs_id: Option<String>,
     /// The public record (`GroupPublic`), hex.
     pub public: String,
     /// This node's private payload `(i, hx_i, π_i)`, hex.
@@ -312,13 +323,22 @@ impl BlsHot {
 
     /// The CRS with `id`, verified once per process from its stored transcript.
     fn crs(&self, id: &[u8; 32]) -> Result<Arc<Crs>, BlsHotError> {
+        self.held_crs(id)?
+            .ok_or_else(|| BlsHotError::Internal("the key's CRS is not stored".into()))
+    }
+
+    /// The CRS with `id` if this node holds it (in memory, or stored by an earlier
+    /// registration and verified once per process).
+    fn held_crs(&self, id: &[u8; 32]) -> Result<Option<Arc<Crs>>, BlsHotError> {
         if let Some(c) = lock(&self.crs).get(id) {
-            return Ok(c.clone());
+            return Ok(Some(c.clone()));
         }
-        let stored = lock(&self.keystore)
-            .get_secret(&Self::crs_key(id), 0, &kind_crs())?
-            .ok_or_else(|| BlsHotError::Internal("the key's CRS is not stored".into()))?;
-        self.verify_crs(stored.bytes.expose())
+        let stored = lock(&self.keystore).get_secret(&Self::crs_key(id), 0, &kind_crs());
+        match stored {
+            Ok(Some(t)) => self.verify_crs(t.bytes.expose()).map(Some),
+            Ok(None) | Err(KeystoreError::NoSuchEpoch { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     fn verify_crs(&self, bytes: &[u8]) -> Result<Arc<Crs>, BlsHotError> {
@@ -336,7 +356,7 @@ impl BlsHot {
         Ok(crs)
     }
 
-    /// Stores a CRS transcript once (epoch 0 of `crs.<id>`).
+    /// Stores a CRS transcript once (epoch 0 of `crs.<id>`, one transaction).
     fn store_crs(&self, id: &[u8; 32], transcript: &[u8]) -> Result<(), BlsHotError> {
         let key = Self::crs_key(id);
         let mut ks = lock(&self.keystore);
@@ -344,8 +364,10 @@ impl BlsHot {
             return Ok(());
         }
         if ks.epochs(&key)?.is_empty() {
-            ks.begin_epoch(&key, 0)?;
+            ks.create_committed(&key, 0, 1, &[(&kind_crs(), transcript)], b"bls crs")?;
+            return Ok(());
         }
+        // A pending epoch left by a crash of an older version's three-step write.
         ks.replace_secret(&key, 0, 1, &kind_crs(), transcript)?;
         ks.commit_epoch(&key, 0, b"bls crs")?;
         Ok(())
@@ -413,6 +435,7 @@ impl BlsHot {
 
     /// `POST /v1/bls/keys`: HotRegister (idempotent for the same record and payload).
     pub fn register(&self, req: &RegisterRequest) -> Result<Value, BlsHotError> {
+        let started = Instant::now();
         let key = Self::store_key(&req.key_id)?;
         let holders = &req.holders;
         if holders.is_empty() || holders.len() > MAX_HOLDERS {
@@ -445,19 +468,29 @@ impl BlsHot {
         )?))
         .map_err(bad)?;
         let pad = PadCommitment::from_bytes(&hex_field("pad", &req.pad)?).map_err(bad)?;
-        let transcript = hex_field("crs", &req.crs)?;
-        let crs = self.verify_crs(&transcript)?;
+        let decoded = started.elapsed();
+        let (crs, transcript) = match (&req.crs, &req.crs_id) {
+            (Some(t), None) => {
+                let transcript = hex_field("crs", t)?;
+                (self.verify_crs(&transcript)?, Some(transcript))
+            }
+            (None, Some(id)) => {
+                let id: [u8; 32] = hex_field("crs_id", id)?
+                    .try_into()
+                    .map_err(|_| bad("crs_id: 32 bytes"))?;
+                let crs = self
+                    .held_crs(&id)?
+                    .ok_or_else(|| BlsHotError::UnknownCrs(hex::encode(id)))?;
+                (crs, None)
+            }
+            _ => return Err(bad("give exactly one of crs and crs_id")),
+        };
+        let crs_done = started.elapsed();
         if crs.id() != public.crs_id() {
             return Err(bad("the record was made under another CRS"));
         }
-        if let Ok((epoch, existing, pending)) = self.load(&req.key_id) {
-            if existing.public.digest() == public.digest() && existing.index == index {
-                return Ok(self.info(&req.key_id, epoch, &existing, pending));
-            }
-            return Err(BlsHotError::Conflict(format!(
-                "key {:?} is already registered here with another record",
-                req.key_id
-            )));
+        if let Some(answer) = self.registered(&req.key_id, &public, index)? {
+            return Ok(answer);
         }
         HotParty::register(&crs, index, &public, &payload, &pad, &mut OsRng).map_err(|e| {
             BlsHotError::Rejected {
@@ -469,7 +502,10 @@ impl BlsHot {
                 }),
             }
         })?;
-        self.store_crs(&crs.id(), &transcript)?;
+        let checked = started.elapsed();
+        if let Some(transcript) = &transcript {
+            self.store_crs(&crs.id(), transcript)?;
+        }
         let state = HotState {
             index,
             holders: holders.clone(),
@@ -480,15 +516,68 @@ impl BlsHot {
             payload,
         };
         {
+            let cert = json!({ "registered": hex::encode(state.public.digest()) }).to_string();
+            let sealed = state.to_bytes();
             let mut ks = lock(&self.keystore);
             if ks.epochs(&key)?.is_empty() {
-                ks.begin_epoch(&key, 0)?;
+                // The usual case: one transaction, one fsync.
+                match ks.create_committed(
+                    &key,
+                    0,
+                    1,
+                    &[(&kind_state(), sealed.as_slice())],
+                    cert.as_bytes(),
+                ) {
+                    Ok(()) => {}
+                    Err(KeystoreError::EpochExists { .. }) => {
+                        // A concurrent request for the same key won the race.
+                        drop(ks);
+                        return self
+                            .registered(&req.key_id, &state.public, index)?
+                            .ok_or_else(|| BlsHotError::Internal("registration raced".into()));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            } else {
+                // A pending epoch 0 left by a crash of an older version's three-step write.
+                ks.replace_secret(&key, 0, 1, &kind_state(), &sealed)?;
+                ks.commit_epoch(&key, 0, cert.as_bytes())?;
             }
-            ks.replace_secret(&key, 0, 1, &kind_state(), &state.to_bytes())?;
-            let cert = json!({ "registered": hex::encode(state.public.digest()) }).to_string();
-            ks.commit_epoch(&key, 0, cert.as_bytes())?;
         }
+        let stored = started.elapsed();
+        tracing::info!(
+            key_id = %req.key_id,
+            index = index.get(),
+            decode_us = decoded.as_micros() as u64,
+            crs_us = (crs_done - decoded).as_micros() as u64,
+            check_us = (checked - crs_done).as_micros() as u64,
+            store_us = (stored - checked).as_micros() as u64,
+            "bls key registered"
+        );
         Ok(self.info(&req.key_id, 0, &state, None))
+    }
+
+    /// The answer to a repeated registration: `Some` (the key's facts) if `key_id` is
+    /// already registered here with `public` as party `index`, `None` if it is not
+    /// registered, a conflict if it is registered with another record.
+    fn registered(
+        &self,
+        key_id: &str,
+        public: &GroupPublic,
+        index: PartyId,
+    ) -> Result<Option<Value>, BlsHotError> {
+        match self.load(key_id) {
+            Ok((epoch, existing, pending)) => {
+                if existing.public.digest() == public.digest() && existing.index == index {
+                    return Ok(Some(self.info(key_id, epoch, &existing, pending)));
+                }
+                Err(BlsHotError::Conflict(format!(
+                    "key {key_id:?} is already registered here with another record"
+                )))
+            }
+            Err(BlsHotError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// `POST /v1/bls/keys/{key_id}/audit`: Π_EKS for `block_id`.

@@ -74,6 +74,10 @@ fn respond(r: Result<Value, BlsHotError>) -> Response {
                 json!({ "error": msg, "culprit": culprit }),
             )
         }
+        BlsHotError::UnknownCrs(id) => error(
+            StatusCode::PRECONDITION_FAILED,
+            json!({ "error": msg, "unknown_crs": id }),
+        ),
         BlsHotError::Internal(_) => {
             error(StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": msg }))
         }

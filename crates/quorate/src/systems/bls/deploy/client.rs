@@ -10,7 +10,7 @@ use ed25519_dalek::Signer as _;
 use quorate_bls::kzg::ceremony;
 use quorate_bls::{
     combine, ColdPartial, ColdRegistration, Crs, GroupPublic, PadCommitment, PartialSignature,
-    RefreshPublic, RefreshShare, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
+    RefreshPublic, RefreshShare, Registration, Signature, VerifiedColdKeys, CIPHERSUITE_ID,
 };
 use quorate_core::error::Culprits as _;
 use quorate_core::transcript::SessionId;
@@ -333,31 +333,68 @@ pub fn register_to(
         .client
         .register(crs, params, cold, &mut os_rng())
         .map_err(|e| anyhow!("ClientRegister: {e}"))?;
+    deliver(nodes, holders, key_id, keys, crs_bytes, &reg, pads)?;
+    Ok(reg.public)
+}
+
+/// The delivery half of [`register_to`]: sends hot party `i` its payload of `reg` on node
+/// `holders[i - 1]`, to every node at once; `Ok` only when every node accepted. The CRS is
+/// named by its id; only a node that answers that it does not hold it yet (412,
+/// `unknown_crs`) gets the transcript `crs_bytes`, in a second request.
+pub fn deliver(
+    nodes: &BTreeMap<u16, NodeClient>,
+    holders: &[u16],
+    key_id: &str,
+    keys: &ClientKeys,
+    crs_bytes: &[u8],
+    reg: &Registration,
+    pads: &BTreeMap<u16, Vec<u8>>,
+) -> Result<(), Failure> {
     let record = hex::encode(reg.public.to_bytes());
     let crs_hex = hex::encode(crs_bytes);
+    let crs_id = hex::encode(reg.public.crs_id());
     let auth_key = hex::encode(keys.auth.verifying_key().to_bytes());
+    if holders.len() != reg.payloads.len() {
+        return Err(anyhow!("{} hot nodes for n = {}", holders.len(), reg.payloads.len()).into());
+    }
     let jobs: Vec<(u16, Value)> = reg
         .payloads
         .iter()
         .zip(holders)
         .zip(1u16..)
         .map(|((payload, id), index)| {
+            let pad = pads
+                .get(&index)
+                .ok_or_else(|| anyhow!("no --pad file for party {index}"))?;
+            if !nodes.contains_key(id) {
+                return Err(anyhow!("no node for party {index}"));
+            }
             let body = json!({
                 "key_id": key_id,
                 "holders": holders,
                 "auth_key": auth_key,
-                "crs": crs_hex,
+                "crs_id": crs_id,
                 "public": record,
                 "payload": hex::encode(Zeroizing::new(payload.to_bytes()).as_slice()),
-                "pad": hex::encode(&pads[&index]),
+                "pad": hex::encode(pad),
             });
-            (*id, body)
+            Ok((*id, body))
         })
-        .collect();
+        .collect::<anyhow::Result<_>>()?;
     let mut failures = Vec::new();
     let mut culprits = Vec::new();
-    let answers = on_each(jobs, |id, body| {
-        call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL)
+    let answers = on_each(jobs, |id, mut body| {
+        let answer = call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL);
+        match answer {
+            Ok((412, v)) if v["unknown_crs"].is_string() => {
+                if let Some(o) = body.as_object_mut() {
+                    o.remove("crs_id");
+                    o.insert("crs".into(), Value::String(crs_hex.clone()));
+                }
+                call(&nodes[&id], "POST", "/v1/bls/keys", Some(&body), SLOW_CALL)
+            }
+            other => other,
+        }
     });
     for (id, answer) in answers {
         match answer {
@@ -383,7 +420,7 @@ pub fn register_to(
             culprits,
         });
     }
-    Ok(reg.public)
+    Ok(())
 }
 
 /// The pending refresh of a key, as kept in `KEY_ID.refresh.json` (0600): the public
