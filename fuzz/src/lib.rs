@@ -308,7 +308,10 @@ pub fn run_mutate(cases: &[Case], input: &MutateInput) {
     assert_eq!(re, msg, "{}: accepted a non-canonical encoding", case.name);
     if let Some(check) = &case.check {
         let ok = check(&msg);
-        if case.strict {
+        // A splice mutation can rebuild another case's valid message byte for byte (the two
+        // node envelopes share their header up to the recipient): that one rightly passes.
+        let another_valid_message = cases.iter().any(|c| c.good == msg);
+        if case.strict && !another_valid_message {
             assert!(!ok, "{}: a changed message passed its check", case.name);
         }
     }
