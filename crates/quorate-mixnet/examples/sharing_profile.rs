@@ -5,17 +5,20 @@
 //! per-value conversion ([`sharing::run_value_sharing_timed`], the DB-RSM witness
 //! conversion) of `N` (default 100) packed ciphertexts, with its step rows, then the cost of
 //! each operation one link-proof check and one batched decryption check are made of, so
-//! that the per-element operation counts in docs/benchmarks.md §6 can be priced.
+//! that the per-element operation counts in docs/benchmarks.md §6 can be priced; then an
+//! interleaved A/B of the link-proof check of the whole record (batched against one by one,
+//! `ROUNDS` rounds, default 3): `... -- N BITS ROUNDS`.
 #![allow(clippy::unwrap_used)]
 use blstrs::G1Projective;
 use group::Group;
 use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::SessionId;
 use quorate_mixnet::djn;
+use quorate_mixnet::faults;
 use quorate_mixnet::packing;
 use quorate_mixnet::params::{CHALLENGE_BITS, PROOF_MASK_BITS};
 use quorate_mixnet::setup::keygen;
-use quorate_mixnet::sharing::{self, INPUT_BITS, SLOT_BITS};
+use quorate_mixnet::sharing::{self, Layout, INPUT_BITS, SLOT_BITS};
 use quorate_mixnet::timing::StepTimes;
 use quorate_paillier::bigint::{inv_mod, mul_mod, pow_mod_vartime, random_bits};
 use quorate_paillier::rug::Integer;
@@ -118,7 +121,7 @@ fn main() {
     // The conversion with its step rows.
     let mut times = StepTimes::default();
     let t = Instant::now();
-    let _ =
+    let (record, _, _) =
         sharing::run_value_sharing_timed(&public, &servers, &bases, &mut rng, &mut times).unwrap();
     println!("run_value_sharing total: {:.0} ms", us(t, 1000));
     for step in times.steps() {
@@ -128,4 +131,47 @@ fn main() {
             times.mean_per_server(step).as_secs_f64() * 1e3
         );
     }
+
+    // A/B (issue 17, session 11): the link-proof check of the whole record (n·m proofs),
+    // batched against one by one, interleaved; then the whole check of the record.
+    let rounds: usize = std::env::args()
+        .nth(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let (mut one, mut bat, mut whole) = (0.0, 0.0, 0.0);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        assert!(
+            faults::check_share_links(&public, Layout::PerValue, &record, false)
+                .unwrap()
+                .is_empty()
+        );
+        one += us(t, 1000);
+        let t = Instant::now();
+        assert!(
+            faults::check_share_links(&public, Layout::PerValue, &record, true)
+                .unwrap()
+                .is_empty()
+        );
+        bat += us(t, 1000);
+        let t = Instant::now();
+        sharing::verify_value_sharing(&public, &bases, &record).unwrap();
+        whole += us(t, 1000);
+    }
+    let r = rounds as f64;
+    let per = |x: f64| x / r / n as f64;
+    println!(
+        "link proofs of {} servers x {n}: one by one {:.0} ms ({:.2} ms/element), batched {:.0} ms ({:.2} ms/element), ratio {:.2}x",
+        servers.len(),
+        one / r,
+        per(one),
+        bat / r,
+        per(bat),
+        one / bat
+    );
+    println!(
+        "verify_value_sharing (whole check, batched links): {:.0} ms ({:.2} ms/element)",
+        whole / r,
+        per(whole)
+    );
 }

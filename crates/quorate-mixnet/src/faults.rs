@@ -72,3 +72,24 @@ pub fn dbsm_run_zero_blinding<R: RngCore + CryptoRng>(
         &mut crate::timing::StepTimes::default(),
     )
 }
+
+/// The mask link-proof check of a sharing record alone (no decryption check): `batched`
+/// is the production path (one random linear combination, one-by-one only to name
+/// culprits), otherwise every proof on its own (the fallback; the cost of the check before
+/// issue 17's batching). For the A/B in `examples/sharing_profile.rs`; returns the culprits.
+pub fn check_share_links(
+    public: &MixnetPublic,
+    layout: sharing::Layout,
+    record: &SharingRecord,
+    batched: bool,
+) -> Result<Vec<PartyId>, MixnetError> {
+    let n = record.commits.first().map_or(0, |st| st.commits.len());
+    Ok(sharing::verify_links_mode(
+        public,
+        public.djn()?,
+        layout,
+        n,
+        &record.commits,
+        batched,
+    ))
+}

@@ -40,7 +40,7 @@ use crate::djn::{self, DjnTables};
 use crate::error::{blame, MixnetError};
 use crate::mix::MixRecord;
 use crate::packing;
-use crate::params::{int_to_scalar, scalar_modulus, CHALLENGE_BITS};
+use crate::params::{int_to_scalar, scalar_modulus, BATCH_BITS, CHALLENGE_BITS};
 use crate::sender::SenderInput;
 use crate::setup::{MixServer, MixnetPublic};
 use crate::timing::StepTimes;
@@ -52,7 +52,8 @@ use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, mul_mod, pow_mod_vartime, random_bits, to_be_bytes_padded, wipe_integer, SecretInteger,
+    is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_vartime, random_bits, to_be_bytes_padded,
+    wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -79,11 +80,22 @@ fn input_offset() -> Integer {
 /// Bits per input in the packed decryption (two slots: `v + Σa`, `r + Σa′`).
 pub const INPUT_BITS: u32 = 2 * SLOT_BITS;
 
-/// Proof that `E_k` and `A_k` hold the same `(a, a′)`, in `(c, s)` form.
+/// Proof that `E_k` and `A_k` hold the same `(a, a′)`, in commitment form: the first
+/// messages travel instead of the challenge `c` (recomputed by hashing them), so a checker
+/// can verify all of a record's proofs with one random linear combination
+/// ([`verify_value_sharing`], issue 17).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShareLinkProof {
-    /// 128-bit challenge.
-    pub c: Integer,
+    /// `E′ = Enc_N(α + 2^K α′)` with randomness `h_N^β`.
+    pub e1: Ciphertext,
+    /// `A″ = g^α h^{α′}` ([`Layout::Joint`]) or `g^α h^ζ` ([`Layout::PerValue`]).
+    pub a1: G1Projective,
+    /// [`Layout::PerValue`] only: `A‴ = g^{α′} h^{ζ′}`.
+    pub a1_b: Option<G1Projective>,
+    /// `D_a = s^α t^{γ_a} mod Ñ`, the ring-Pedersen first message for `a`.
+    pub d_a: Integer,
+    /// `D_a′ = s^{α′} t^{γ_b} mod Ñ`.
+    pub d_b: Integer,
     /// `s_a = α + c a`.
     pub s_a: Integer,
     /// `s_a′ = α′ + c a′`.
@@ -242,82 +254,63 @@ fn link_challenge(
     Integer::from_digits(&c, Order::Msf)
 }
 
-fn verify_link(
+/// `x² = y² mod m`: equality up to a factor of order at most 2 (see
+/// [`crate::sender::check_inputs`] for why this loses nothing).
+fn eq_up_to_order_two(x: &Integer, y: &Integer, m: &Integer) -> bool {
+    mul_mod(x, x, m) == mul_mod(y, y, m)
+}
+
+/// One link proof that passed the cheap checks (ranges, units, layout shape), with its
+/// recomputed challenge.
+struct LinkCandidate<'a> {
+    com: &'a ShareCommit,
+    c: Integer,
+}
+
+/// Ranges, units, the layout's shape and the challenge of one link proof (no
+/// exponentiation but the hash); `None` if any fails.
+fn link_precheck<'a>(
     public: &MixnetPublic,
     tables: &DjnTables,
     layout: Layout,
     who: PartyId,
     index: usize,
-    com: &ShareCommit,
-) -> bool {
+    com: &'a ShareCommit,
+) -> Option<LinkCandidate<'a>> {
     let pk = public.paillier.encryption_key();
     let rp = &public.ring_pedersen;
     let p = &com.proof;
-    if p.c < 0 || p.c.significant_bits() > CHALLENGE_BITS {
-        return false;
-    }
     if [&p.s_a, &p.s_b]
         .iter()
         .any(|z| **z < 0 || z.significant_bits() > PROOF_MASK_BITS + 1)
     {
-        return false;
+        return None;
     }
-    if p.z_alpha < 0
-        || p.z_alpha.significant_bits() > djn::response_bits(pk)
-        || pk
-            .ciphertext_from_integer(com.e_k.as_integer().clone())
-            .is_err()
-    {
-        return false;
+    if p.z_alpha < 0 || p.z_alpha.significant_bits() > djn::response_bits(pk) {
+        return None;
     }
-    let n2 = pk.n_squared();
-    let packed = &p.s_a + Integer::from(&p.s_b << SLOT_BITS);
-    let e1 = (|| {
-        let lhs = mul_mod(
-            &djn::g_pow(pk, &packed),
-            &tables.pow_public_vartime(&p.z_alpha).ok()?,
-            n2,
-        );
-        let ec = pow_mod_vartime(com.e_k.as_integer(), &p.c, n2).ok()?;
-        Some(mul_mod(&lhs, &inv_mod(&ec, n2)?, n2))
-    })();
-    let Some(e1) = e1 else { return false };
-    let recompute = |z: &Integer, z_mu: &Integer, com: &Integer| match public
-        .ring_pedersen_tables()
-        .ok()
-        .flatten()
+    if [&p.z_mu_a, &p.z_mu_b]
+        .iter()
+        .any(|z| **z < 0 || z.significant_bits() > rp.mu_mask_bits() + 1)
     {
-        Some(t) => t.recompute_vartime(z, z_mu, com, &p.c),
-        None => rp.recompute_vartime(z, z_mu, com, &p.c),
+        return None;
+    }
+    // Re-validate the ciphertexts (the fields are public and may have been built unchecked).
+    for c in [&com.e_k, &p.e1] {
+        pk.ciphertext_from_integer(c.as_integer().clone()).ok()?;
+    }
+    if [&p.rp_a, &p.rp_b, &p.d_a, &p.d_b]
+        .iter()
+        .any(|x| !is_unit_in_range(x, &rp.n_hat))
+    {
+        return None;
+    }
+    let (a_k, a1) = match (layout, com.a2_k, p.a1_b, p.z_sigma) {
+        (Layout::Joint, None, None, None) => (vec![com.a_k], vec![p.a1]),
+        (Layout::PerValue, Some(a2), Some(a1_b), Some(_)) => (vec![com.a_k, a2], vec![p.a1, a1_b]),
+        _ => return None,
     };
-    let (Some(d_a), Some(d_b)) = (
-        recompute(&p.s_a, &p.z_mu_a, &p.rp_a),
-        recompute(&p.s_b, &p.z_mu_b, &p.rp_b),
-    ) else {
-        return false;
-    };
-    let qm = scalar_modulus();
-    let (g, h) = (public.gens.g, public.gens.h);
-    let (s_a, s_b, c) = (
-        int_to_scalar(&p.s_a, &qm),
-        int_to_scalar(&p.s_b, &qm),
-        int_to_scalar(&p.c, &qm),
-    );
-    let (a_k, a1) = match (layout, com.a2_k, p.z_sigma) {
-        (Layout::Joint, None, None) => (
-            vec![com.a_k],
-            vec![g1_msm_vartime(&[g, h, com.a_k], &[s_a, s_b, -c])],
-        ),
-        (Layout::PerValue, Some(a2), Some(z)) => (
-            vec![com.a_k, a2],
-            vec![
-                g1_msm_vartime(&[g, h, com.a_k], &[s_a, z[0], -c]),
-                g1_msm_vartime(&[g, h, a2], &[s_b, z[1], -c]),
-            ],
-        ),
-        _ => return false,
-    };
-    link_challenge(
+    let c = link_challenge(
         public,
         &public.sid,
         layout,
@@ -326,10 +319,248 @@ fn verify_link(
         tables.h_n(),
         &com.e_k,
         &a_k,
-        &e1,
+        p.e1.as_integer(),
         &a1,
-        [&p.rp_a, &p.rp_b, &d_a, &d_b],
-    ) == p.c
+        [&p.rp_a, &p.rp_b, &p.d_a, &p.d_b],
+    );
+    Some(LinkCandidate { com, c })
+}
+
+/// The G1 equations of one proof as `(weight-free)` MSM terms that must sum to the
+/// identity: `g^{s_a} h^{s_a′} = A″ A_k^c` ([`Layout::Joint`]) or `g^{s_a} h^{z_σ} = A″
+/// A_k^c` and `g^{s_a′} h^{z_σ′} = A‴ A′_k^c` ([`Layout::PerValue`]); each entry is
+/// `(g-scalar, h-scalar, [(point, scalar)])`.
+type G1Equation = (Scalar, Scalar, [(G1Projective, Scalar); 2]);
+
+fn g1_equations(cand: &LinkCandidate<'_>) -> Vec<G1Equation> {
+    let qm = scalar_modulus();
+    let (com, p) = (cand.com, &cand.com.proof);
+    let (s_a, s_b, c) = (
+        int_to_scalar(&p.s_a, &qm),
+        int_to_scalar(&p.s_b, &qm),
+        int_to_scalar(&cand.c, &qm),
+    );
+    match (com.a2_k, p.a1_b, p.z_sigma) {
+        (Some(a2), Some(a1_b), Some(z)) => vec![
+            (s_a, z[0], [(p.a1, -Scalar::ONE), (com.a_k, -c)]),
+            (s_b, z[1], [(a1_b, -Scalar::ONE), (a2, -c)]),
+        ],
+        _ => vec![(s_a, s_b, [(p.a1, -Scalar::ONE), (com.a_k, -c)])],
+    }
+}
+
+/// The equations of one link proof, one by one (the reference check, and the fallback of
+/// [`verify_links`] that names the culprits): `(1 + N)^{s_a + 2^K s_a′} h_N^{z_α} = E′·E_k^c`
+/// (mod `N²`) and `s^{s} t^{z_μ} = D·S^c` (mod `Ñ`) for `a` and `a′`, each up to a factor of
+/// order ≤ 2, and the G1 equations exactly.
+fn check_link_equations(
+    public: &MixnetPublic,
+    tables: &DjnTables,
+    cand: &LinkCandidate<'_>,
+) -> bool {
+    let pk = public.paillier.encryption_key();
+    let rp = &public.ring_pedersen;
+    let (com, p, c) = (cand.com, &cand.com.proof, &cand.c);
+    let g1_ok = g1_equations(cand).iter().all(|(sg, sh, terms)| {
+        let (g, h) = (public.gens.g, public.gens.h);
+        let check = g1_msm_vartime(
+            &[g, h, terms[0].0, terms[1].0],
+            &[*sg, *sh, terms[0].1, terms[1].1],
+        );
+        bool::from(check.is_identity())
+    });
+    if !g1_ok {
+        return false;
+    }
+    let n2 = pk.n_squared();
+    let packed = &p.s_a + Integer::from(&p.s_b << SLOT_BITS);
+    let paillier_ok = (|| {
+        let lhs = mul_mod(
+            &djn::g_pow(pk, &packed),
+            &tables.pow_public_vartime(&p.z_alpha).ok()?,
+            n2,
+        );
+        let rhs = mul_mod(
+            p.e1.as_integer(),
+            &pow_mod_vartime(com.e_k.as_integer(), c, n2).ok()?,
+            n2,
+        );
+        Some(eq_up_to_order_two(&lhs, &rhs, n2))
+    })();
+    if paillier_ok != Some(true) {
+        return false;
+    }
+    let rpt = public.ring_pedersen_tables().ok().flatten();
+    [
+        (&p.s_a, &p.z_mu_a, &p.rp_a, &p.d_a),
+        (&p.s_b, &p.z_mu_b, &p.rp_b, &p.d_b),
+    ]
+    .iter()
+    .all(|(z, z_mu, s, d)| {
+        match rpt {
+            Some(t) => t.recompute_vartime(z, z_mu, s, c),
+            None => rp.recompute_vartime(z, z_mu, s, c),
+        }
+        .is_some_and(|x| eq_up_to_order_two(&x, d, &rp.n_hat))
+    })
+}
+
+/// All link proofs at once with independent 128-bit weights `ρ` from `rng`
+/// (transcript-independent: no server can predict them): one G1 multi-scalar
+/// multiplication over every G1 equation, one multi-exponentiation mod `N²` for
+/// `[(1 + N)^{Σρ(s_a + 2^K s_a′)} h_N^{Σρz_α}]² = [Π (E′ E_k^c)^ρ]²` and one mod `Ñ` for
+/// `[s^{Σρs} t^{Σρz_μ}]² = [Π (D S^c)^ρ]²` over both ring-Pedersen equations of every proof.
+/// `Ok(true)` iff all three hold; the same small-exponent argument as
+/// [`crate::sender::check_inputs`] (the squared errors lie in subgroups without prime
+/// factors below `2^{128}`; G1 has prime order) makes a false proof pass with probability
+/// at most `2^{−128}` per equation.
+fn batch_links<R: RngCore + CryptoRng>(
+    public: &MixnetPublic,
+    tables: &DjnTables,
+    cands: &[LinkCandidate<'_>],
+    rng: &mut R,
+) -> Result<bool, MixnetError> {
+    let pk = public.paillier.encryption_key();
+    let rp = &public.ring_pedersen;
+    let qm = scalar_modulus();
+    let n2 = pk.n_squared();
+    let k = cands.len();
+    let mut w = || random_bits(rng, BATCH_BITS);
+    // Per proof: one weight for the Paillier equation, two for the ring-Pedersen ones, two
+    // for the G1 ones (the second only in the per-value layout).
+    let weights: Vec<[Integer; 5]> = (0..k).map(|_| [w(), w(), w(), w(), w()]).collect();
+    // G1.
+    let mut points = Vec::with_capacity(4 * k + 2);
+    let mut scalars = Vec::with_capacity(4 * k + 2);
+    let (mut sg, mut sh) = (Scalar::ZERO, Scalar::ZERO);
+    for (cand, ws) in cands.iter().zip(&weights) {
+        for ((eg, eh, terms), rho) in g1_equations(cand).iter().zip(&ws[3..]) {
+            let r = int_to_scalar(rho, &qm);
+            sg += r * eg;
+            sh += r * eh;
+            for (pt, sc) in terms {
+                points.push(*pt);
+                scalars.push(r * sc);
+            }
+        }
+    }
+    points.extend([public.gens.g, public.gens.h]);
+    scalars.extend([sg, sh]);
+    if !bool::from(g1_msm_vartime(&points, &scalars).is_identity()) {
+        return Ok(false);
+    }
+    // Paillier.
+    let mut bases = Vec::with_capacity(4 * k);
+    let mut exps = Vec::with_capacity(4 * k);
+    let (mut zm, mut za) = (Integer::new(), Integer::new());
+    for (cand, ws) in cands.iter().zip(&weights) {
+        let p = &cand.com.proof;
+        let rho = &ws[0];
+        zm += Integer::from(rho * &(&p.s_a + Integer::from(&p.s_b << SLOT_BITS)));
+        za += Integer::from(rho * &p.z_alpha);
+        bases.push(p.e1.as_integer().clone());
+        exps.push(rho.clone());
+        bases.push(cand.com.e_k.as_integer().clone());
+        exps.push(Integer::from(rho * &cand.c));
+    }
+    let lhs = mul_mod(
+        &djn::g_pow(pk, &zm),
+        &tables.pow_public_any_vartime(&za)?,
+        n2,
+    );
+    let rhs = multi_pow_vartime(&bases, &exps, n2)?;
+    if !eq_up_to_order_two(&lhs, &rhs, n2) {
+        return Ok(false);
+    }
+    // Ring-Pedersen.
+    bases.clear();
+    exps.clear();
+    let (mut zs, mut zt) = (Integer::new(), Integer::new());
+    for (cand, ws) in cands.iter().zip(&weights) {
+        let p = &cand.com.proof;
+        for (rho, z, z_mu, s, d) in [
+            (&ws[1], &p.s_a, &p.z_mu_a, &p.rp_a, &p.d_a),
+            (&ws[2], &p.s_b, &p.z_mu_b, &p.rp_b, &p.d_b),
+        ] {
+            zs += Integer::from(rho * z);
+            zt += Integer::from(rho * z_mu);
+            bases.push(d.clone());
+            exps.push(rho.clone());
+            bases.push(s.clone());
+            exps.push(Integer::from(rho * &cand.c));
+        }
+    }
+    let lhs = mul_mod(
+        &pow_mod_vartime(&rp.s, &zs, &rp.n_hat)?,
+        &pow_mod_vartime(&rp.t, &zt, &rp.n_hat)?,
+        &rp.n_hat,
+    );
+    let rhs = multi_pow_vartime(&bases, &exps, &rp.n_hat)?;
+    Ok(eq_up_to_order_two(&lhs, &rhs, &rp.n_hat))
+}
+
+/// Checks every server's link proofs of a record: the cheap checks per proof, then one
+/// batch ([`batch_links`]) over all proofs that passed them; only if the batch fails, each
+/// proof on its own ([`check_link_equations`]), to name exactly the failing servers.
+/// Returns the culprits (empty if every proof holds).
+fn verify_links(
+    public: &MixnetPublic,
+    tables: &DjnTables,
+    layout: Layout,
+    n: usize,
+    stages: &[ShareCommitStage],
+) -> Vec<PartyId> {
+    verify_links_mode(public, tables, layout, n, stages, true)
+}
+
+/// [`verify_links`], or with `batched = false` every proof on its own (the fallback alone,
+/// for the A/B of `crate::faults::check_share_links`).
+pub(crate) fn verify_links_mode(
+    public: &MixnetPublic,
+    tables: &DjnTables,
+    layout: Layout,
+    n: usize,
+    stages: &[ShareCommitStage],
+    batched: bool,
+) -> Vec<PartyId> {
+    let mut culprits = Vec::new();
+    let mut cands: Vec<(PartyId, LinkCandidate<'_>)> = Vec::new();
+    for (k, st) in public.params.parties().zip(stages) {
+        let pre: Option<Vec<LinkCandidate<'_>>> = (st.mixer == k && st.commits.len() == n)
+            .then(|| {
+                st.commits
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, c)| link_precheck(public, tables, layout, k, i, c))
+                    .collect()
+            })
+            .flatten();
+        match pre {
+            Some(v) => cands.extend(v.into_iter().map(|c| (k, c))),
+            None => culprits.push(k),
+        }
+    }
+    let only: Vec<LinkCandidate<'_>> = cands
+        .iter()
+        .map(|(_, c)| LinkCandidate {
+            com: c.com,
+            c: c.c.clone(),
+        })
+        .collect();
+    if only.is_empty()
+        || (batched && batch_links(public, tables, &only, &mut OsRng).unwrap_or(false))
+    {
+        return culprits;
+    }
+    let failed: Vec<PartyId> = cands
+        .par_iter()
+        .filter(|(_, c)| !check_link_equations(public, tables, c))
+        .map(|(k, _)| *k)
+        .collect();
+    culprits.extend(failed);
+    culprits.sort_unstable();
+    culprits.dedup();
+    culprits
 }
 
 impl MixServer {
@@ -430,6 +661,7 @@ impl MixServer {
                     &a1,
                     [&rp_a, &rp_b, &d_a, &d_b],
                 );
+                let e1 = pk.ciphertext_from_integer(e1)?;
                 let cs = int_to_scalar(&c, &qm);
                 let z_sigma = match layout {
                     Layout::Joint => None,
@@ -444,7 +676,11 @@ impl MixServer {
                     z_mu_b: Integer::from(&c * &d.m_b) + &d.g_b,
                     rp_a,
                     rp_b,
-                    c,
+                    e1,
+                    a1: a1[0],
+                    a1_b: a1.get(1).copied(),
+                    d_a,
+                    d_b,
                     z_sigma,
                 };
                 for x in [
@@ -689,19 +925,7 @@ fn verify_inner(
         .into());
     }
     let tables = public.djn()?;
-    let mut culprits = Vec::new();
-    for (k, st) in public.params.parties().zip(&sharing.commits) {
-        let ok = st.mixer == k
-            && st.commits.len() == n
-            && st
-                .commits
-                .par_iter()
-                .enumerate()
-                .all(|(i, c)| verify_link(public, tables, layout, k, i, c));
-        if !ok {
-            culprits.push(k);
-        }
-    }
+    let culprits = verify_links(public, tables, layout, n, &sharing.commits);
     if !culprits.is_empty() {
         return Err(MixnetError::Aborted(Blame::many(
             culprits,
@@ -897,4 +1121,65 @@ fn run_inner<R: RngCore + CryptoRng>(
         });
     }
     Ok((sharing, ds, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::setup::keygen_with_test_moduli;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// The batch accepts honest proofs (so the fast path is the one taken) and each of its
+    /// three products (G1, mod `N²`, mod `Ñ`) rejects a proof false in that equation alone;
+    /// the one-by-one check agrees and [`verify_links`] names exactly the server.
+    #[test]
+    fn batch_accepts_honest_proofs_and_each_product_catches_its_equation() {
+        let mut rng = ChaCha20Rng::seed_from_u64(171);
+        let sid = SessionId::new(b"sharing-batch".to_vec());
+        let (public, servers) = keygen_with_test_moduli(sid, 4, 2, 2, &mut rng).unwrap();
+        let pk = public.paillier.encryption_key();
+        let bases: Vec<Ciphertext> = (0..4)
+            .map(|_| {
+                let m = random_bits(&mut rng, 255) + (random_bits(&mut rng, 255) << SLOT_BITS);
+                pk.encrypt(&m, &mut rng).unwrap()
+            })
+            .collect();
+        let (record, _) = run_value_sharing(&public, &servers, &bases, &mut rng).unwrap();
+        let tables = public.djn().unwrap();
+        let layout = Layout::PerValue;
+        let batch = |stages: &[ShareCommitStage]| {
+            let cands: Vec<LinkCandidate<'_>> = public
+                .params
+                .parties()
+                .zip(stages)
+                .flat_map(|(k, st)| st.commits.iter().enumerate().map(move |(i, c)| (k, i, c)))
+                .map(|(k, i, c)| link_precheck(&public, tables, layout, k, i, c).unwrap())
+                .collect();
+            let one_by_one = cands
+                .iter()
+                .all(|c| check_link_equations(&public, tables, c));
+            let batched = batch_links(&public, tables, &cands, &mut rng.clone()).unwrap();
+            (batched, one_by_one)
+        };
+        assert_eq!(batch(&record.commits), (true, true));
+        assert!(verify_links(&public, tables, layout, 4, &record.commits).is_empty());
+        let second = servers[1].id;
+        type Tamper = fn(&mut ShareLinkProof);
+        let cases: [(&str, Tamper); 3] = [
+            ("G1", |p| p.z_sigma.as_mut().unwrap()[1] += Scalar::ONE),
+            ("Paillier", |p| p.z_alpha += 2u32),
+            ("ring-Pedersen", |p| p.z_mu_a += 1u32),
+        ];
+        for (what, tamper) in cases {
+            let mut bad = record.commits.clone();
+            tamper(&mut bad[1].commits[2].proof);
+            assert_eq!(batch(&bad), (false, false), "{what}");
+            assert_eq!(
+                verify_links(&public, tables, layout, 4, &bad),
+                vec![second],
+                "{what}"
+            );
+        }
+    }
 }

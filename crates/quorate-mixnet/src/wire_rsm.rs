@@ -72,7 +72,6 @@ use crate::djn;
 use crate::error::MixnetError;
 use crate::mix::MixStage;
 use crate::packing;
-use crate::params::CHALLENGE_BITS;
 use crate::reverse_membership::query::QueryId;
 use crate::reverse_membership::witness_track::{WitnessShuffle, WitnessTrack};
 use crate::reverse_membership::{
@@ -853,7 +852,6 @@ fn put_link(
 ) -> Result<(), MixnetError> {
     let pk = public.paillier.encryption_key();
     let n_hat = &public.ring_pedersen.n_hat;
-    put_bounded(w, "share link proof c", &p.c, CHALLENGE_BITS)?;
     put_bounded(w, "share link proof s_a", &p.s_a, S_BITS)?;
     put_bounded(w, "share link proof s_b", &p.s_b, S_BITS)?;
     put_bounded(
@@ -876,6 +874,15 @@ fn put_link(
             ))
         }
     }
+    put_ct(w, pk, &p.e1)?;
+    put_g1(w, &p.a1);
+    match (layout, &p.a1_b) {
+        (Layout::Joint, None) => {}
+        (Layout::PerValue, Some(a)) => put_g1(w, a),
+        _ => return Err(invalid("share link proof", "A‴ does not match the layout")),
+    }
+    put_uint(w, "share link proof D_a", &p.d_a, modulus_len(n_hat))?;
+    put_uint(w, "share link proof D_b", &p.d_b, modulus_len(n_hat))?;
     Ok(())
 }
 
@@ -886,7 +893,6 @@ fn get_link(
 ) -> Result<ShareLinkProof, MixnetError> {
     let pk = public.paillier.encryption_key();
     let n_hat = &public.ring_pedersen.n_hat;
-    let c = get_bounded(r, "share link proof c", CHALLENGE_BITS)?;
     let s_a = get_bounded(r, "share link proof s_a", S_BITS)?;
     let s_b = get_bounded(r, "share link proof s_b", S_BITS)?;
     let z_alpha = get_bounded(r, "share link proof z_alpha", djn::response_bits(pk))?;
@@ -901,8 +907,20 @@ fn get_link(
             r.scalar("share link proof z_sigma'")?,
         ]),
     };
+    let e1 = get_ct(r, pk)?;
+    let a1 = r.g1("share link proof A″")?;
+    let a1_b = match layout {
+        Layout::Joint => None,
+        Layout::PerValue => Some(r.g1("share link proof A‴")?),
+    };
+    let d_a = get_unit(r, "share link proof D_a", n_hat)?;
+    let d_b = get_unit(r, "share link proof D_b", n_hat)?;
     Ok(ShareLinkProof {
-        c,
+        e1,
+        a1,
+        a1_b,
+        d_a,
+        d_b,
         s_a,
         s_b,
         z_alpha,
@@ -914,8 +932,9 @@ fn get_link(
     })
 }
 
-/// Encodes a mask link proof: `c ‖ s_a ‖ s_a′ ‖ z_α ‖ S_a ‖ S_a′ ‖ z_{μa} ‖ z_{μa′}` (`‖ z_σ ‖
-/// z_σ′` in the per-value layout); fails if a response exceeds its bound.
+/// Encodes a mask link proof: `s_a ‖ s_a′ ‖ z_α ‖ S_a ‖ S_a′ ‖ z_{μa} ‖ z_{μa′} [‖ z_σ ‖ z_σ′] ‖
+/// E′ ‖ A″ [‖ A‴] ‖ D_a ‖ D_a′` (bracketed parts in the per-value layout); fails if a
+/// response exceeds its bound.
 pub fn encode_share_link_proof(
     public: &MixnetPublic,
     layout: Layout,
@@ -924,7 +943,8 @@ pub fn encode_share_link_proof(
     write_msg(tag::SHARE_LINK_PROOF, |w| put_link(w, public, layout, p))
 }
 
-/// Decodes [`encode_share_link_proof`]: bounded responses (`z_α` included), `S_a, S_a′ ∈ Z_Ñ^*`.
+/// Decodes [`encode_share_link_proof`]: bounded responses (`z_α` included), `E′` a
+/// ciphertext, `A″`, `A‴` G1 points, `S_a, S_a′, D_a, D_a′ ∈ Z_Ñ^*`.
 pub fn decode_share_link_proof(
     public: &MixnetPublic,
     layout: Layout,

@@ -168,6 +168,62 @@ fn every_cheating_server_is_named() {
     );
 }
 
+/// Issue 17: the mask link proofs carry their first messages and are checked with one
+/// random linear combination over every server's proofs; a failing batch falls back to
+/// one-by-one checks that name exactly the servers with a false proof.
+#[test]
+fn batched_mask_proof_check_names_exactly_the_cheating_servers() {
+    use quorate_mixnet::sharing::ShareCommitStage;
+    use quorate_paillier::bigint::mul_mod;
+    let w = world(10, 2, 3, 21);
+    let sv = |s: &SharingRecord| sharing::verify_sharing(&w.public, &w.inputs, &w.record, s);
+    sv(&w.sharing).unwrap();
+    let pk = w.public.paillier.encryption_key();
+    let n_hat = &w.public.ring_pedersen.n_hat;
+    let g = w.public.gens.g;
+    // E′ times (1 + N): the Paillier equation fails.
+    let bump_e1 = |st: &mut ShareCommitStage, i: usize| {
+        let p = &mut st.commits[i].proof;
+        let one_plus_n = quorate_paillier::rug::Integer::from(pk.n() + 1u32);
+        let x = mul_mod(p.e1.as_integer(), &one_plus_n, pk.n_squared());
+        p.e1 = pk.ciphertext_from_integer(x).unwrap();
+    };
+    // D_a′ times 4 (a unit of Z_Ñ): the ring-Pedersen equation fails.
+    let bump_d_b = |st: &mut ShareCommitStage, i: usize| {
+        let p = &mut st.commits[i].proof;
+        p.d_b = mul_mod(&p.d_b, &quorate_paillier::rug::Integer::from(4), n_hat);
+    };
+    let culprits = |s: &SharingRecord| -> Vec<u16> {
+        sv(s)
+            .unwrap_err()
+            .culprits()
+            .iter()
+            .map(|p| p.get())
+            .collect()
+    };
+    let mut bad = w.sharing.clone();
+    bump_e1(&mut bad.commits[1], 7);
+    assert_eq!(culprits(&bad), vec![2]);
+    let mut bad = w.sharing.clone();
+    bump_d_b(&mut bad.commits[0], 0);
+    assert_eq!(culprits(&bad), vec![1]);
+    let mut bad = w.sharing.clone();
+    bad.commits[2].commits[9].proof.a1 += g;
+    assert_eq!(culprits(&bad), vec![3]);
+    let mut bad = w.sharing.clone();
+    bad.commits[2].commits[3].proof.z_alpha += 1u32;
+    assert_eq!(culprits(&bad), vec![3]);
+    // Two cheaters at once, the honest server in between is not named.
+    let mut bad = w.sharing.clone();
+    bump_e1(&mut bad.commits[0], 2);
+    bump_d_b(&mut bad.commits[2], 5);
+    assert_eq!(culprits(&bad), vec![1, 3]);
+    // A proof moved to another position no longer matches its challenge.
+    let mut bad = w.sharing.clone();
+    bad.commits[1].commits.swap(0, 1);
+    assert_eq!(culprits(&bad), vec![2]);
+}
+
 #[test]
 fn degenerate_s_and_bad_queries_are_rejected() {
     let mut w = world(10, 2, 2, 14);

@@ -605,7 +605,7 @@ fn sharing_record_round_trip_hostile_and_blame() {
     let z_bits = quorate_mixnet::djn::response_bits(pk) as usize;
     let z_len = z_bits.div_ceil(8);
     let s_len = (sharing::PROOF_MASK_BITS as usize + 1).div_ceil(8);
-    let z_at = 2 + 16 + 2 * s_len;
+    let z_at = 2 + 2 * s_len;
     let mut over = vec![0u8; z_len];
     over[0] = 1u8 << (z_bits % 8);
     assert!(!z_bits.is_multiple_of(8), "the test needs a spare top bit");
@@ -614,8 +614,8 @@ fn sharing_record_round_trip_hostile_and_blame() {
         Layout::Joint,
         &replace(&lp, z_at, &over)
     )));
-    // (The bounds of c (128 bits) and s_a (PROOF_MASK_BITS + 1 = 464 bits) fill their bytes
-    // exactly, so no byte string exceeds them.)
+    // (The bound of s_a (PROOF_MASK_BITS + 1 = 464 bits) fills its bytes exactly, so no
+    // byte string exceeds it.)
 
     let groups = w::sharing_decryption_groups(&w.public, n).unwrap();
     let db = w::encode_share_dec_stage(&w.public, &w.sharing.decryptions[0]).unwrap();
