@@ -16,22 +16,27 @@
 //!   degree proof used by share refresh.
 //!
 //! Secret polynomials (hot shares, refresh polynomials) are only multiplied into group
-//! elements with constant-time scalar multiplication ([`quorate_core::bls12_381::msm`] `*_ct`); the G1 FFT
-//! multiplies secret-derived *points* by public twiddle factors only.
+//! elements in constant time: commitments and direct openings by interleaved windows over
+//! per-CRS tables of the powers ([`quorate_core::bls12_381::msm::WindowTablesCt`]), the
+//! Feist–Khovratovich products by `blst`'s constant-time multiplication. The G1 FFT
+//! multiplies secret-derived *points* by public twiddle factors only, with a GLV ladder
+//! that is variable time in the public twiddle and constant time in the point
+//! ([`quorate_core::bls12_381::glv::PublicScalarVartime`]).
 
 use crate::error::BlsError;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
-use quorate_core::bls12_381::msm::{g1_lincomb_ct, g1_msm_vartime, g2_msm_vartime};
+use quorate_core::bls12_381::glv::PublicScalarVartime;
+use quorate_core::bls12_381::msm::{g1_msm_vartime, g2_msm_vartime, WindowTablesCt};
 use quorate_core::bls12_381::pairing::prepared_product_is_identity;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{ParamError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use std::fmt;
-use std::ops::{Add, Mul, Sub};
+use std::ops::{Add, Sub};
 
 /// A radix-2 evaluation domain of size `N = 2^k`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,12 +141,40 @@ impl Domain {
     }
 }
 
+/// An element of a `Z_r`-module an FFT runs over, and how it is multiplied by a **public**
+/// twiddle factor.
+trait FftElement: Copy + Send + Sync + Add<Output = Self> + Sub<Output = Self> {
+    /// A twiddle factor prepared for repeated multiplications.
+    type Twiddle: Send + Sync;
+    fn prepare(w: Scalar) -> Self::Twiddle;
+    fn times(self, w: &Self::Twiddle) -> Self;
+}
+
+impl FftElement for Scalar {
+    type Twiddle = Scalar;
+    fn prepare(w: Scalar) -> Scalar {
+        w
+    }
+    fn times(self, w: &Scalar) -> Scalar {
+        self * w
+    }
+}
+
+/// G1 points (which may be derived from secrets) times public twiddles: the GLV ladder,
+/// variable time in the twiddle only ([`PublicScalarVartime`]).
+impl FftElement for G1Projective {
+    type Twiddle = PublicScalarVartime;
+    fn prepare(w: Scalar) -> PublicScalarVartime {
+        PublicScalarVartime::new(&w)
+    }
+    fn times(self, w: &PublicScalarVartime) -> G1Projective {
+        w.mul_vartime(&self)
+    }
+}
+
 /// In-place radix-2 decimation-in-time FFT over any `Z_r`-module (scalars or points).
 /// `omega` must have order `values.len()`. With `parallel`, butterflies run on rayon.
-fn fft_in_place<T>(values: &mut [T], omega: Scalar, parallel: bool)
-where
-    T: Copy + Send + Sync + Add<Output = T> + Sub<Output = T> + Mul<Scalar, Output = T>,
-{
+fn fft_in_place<T: FftElement>(values: &mut [T], omega: Scalar, parallel: bool) {
     let n = values.len();
     if n <= 1 {
         return;
@@ -160,12 +193,12 @@ where
         let mut twiddles = Vec::with_capacity(half);
         let mut w = Scalar::ONE;
         for _ in 0..half {
-            twiddles.push(w);
+            twiddles.push(T::prepare(w));
             w *= w_m;
         }
         let butterfly = |j: usize, lo: &mut T, hi: &mut T| {
             // Twiddle factors are public; skipping the multiplication by one is safe.
-            let t = if j == 0 { *hi } else { *hi * twiddles[j] };
+            let t = if j == 0 { *hi } else { hi.times(&twiddles[j]) };
             let u = *lo;
             *lo = u + t;
             *hi = u - t;
@@ -204,6 +237,9 @@ pub struct Crs {
     /// Prepared `z_j·g2 − [τ]_2` for each domain point, built on first use
     /// ([`Crs::opening_base_prepared`]).
     opening_bases: Vec<std::sync::OnceLock<G2Prepared>>,
+    /// Window tables of `g1_powers` for constant-time commitments to secret polynomials,
+    /// built on first use (public data; ≈ 1.5 KiB per power).
+    g1_power_tables: std::sync::OnceLock<WindowTablesCt<G1Projective>>,
     id: [u8; 32],
 }
 
@@ -270,6 +306,7 @@ impl Crs {
             g2_prepared,
             neg_tau_g2_prepared,
             opening_bases: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
+            g1_power_tables: std::sync::OnceLock::new(),
             id,
         }
     }
@@ -347,10 +384,19 @@ impl Crs {
         Ok(())
     }
 
-    /// Commits to a **secret** polynomial (constant-time per term).
+    /// Window tables of the G1 powers (built once per CRS, on first use).
+    fn g1_power_tables(&self) -> &WindowTablesCt<G1Projective> {
+        self.g1_power_tables.get_or_init(|| {
+            let powers: Vec<G1Projective> = self.g1_powers.iter().map(Into::into).collect();
+            WindowTablesCt::new(&powers)
+        })
+    }
+
+    /// Commits to a **secret** polynomial, in constant time (interleaved windows over the
+    /// CRS's window tables, [`WindowTablesCt::lincomb_ct`]).
     pub fn commit_ct(&self, coeffs: &[Scalar]) -> Result<G1Projective, ParamError> {
         self.check_degree(coeffs.len())?;
-        Ok(g1_lincomb_ct(&self.g1_powers[..coeffs.len()], coeffs))
+        Ok(self.g1_power_tables().lincomb_ct(0, coeffs))
     }
 
     /// `[p(τ)·τ^shift]_1` for a **secret** `p`: the degree proof of refresh. Fails if
@@ -361,10 +407,7 @@ impl Crs {
         shift: usize,
     ) -> Result<G1Projective, ParamError> {
         self.check_degree(coeffs.len() + shift)?;
-        Ok(g1_lincomb_ct(
-            &self.g1_powers[shift..shift + coeffs.len()],
-            coeffs,
-        ))
+        Ok(self.g1_power_tables().lincomb_ct(shift, coeffs))
     }
 
     /// KZG openings of a **secret** polynomial at every domain point `ω^0..ω^(N−1)` by the
@@ -435,7 +478,7 @@ impl Crs {
         odd.par_iter_mut()
             .zip(twists.par_iter())
             .skip(1)
-            .for_each(|(r, w)| *r *= w);
+            .for_each(|(r, w)| *r = PublicScalarVartime::new(w).mul_vartime(r));
         fft_in_place(&mut odd, self.domain.omega, true);
         Ok(even.into_iter().zip(odd).map(|(e, f)| e + f).collect())
     }
@@ -467,13 +510,14 @@ impl Crs {
             all.truncate(usize::from(n));
             return Ok(all);
         }
+        let tables = self.g1_power_tables();
         Ok(self
             .domain
             .party_points(n)
             .par_iter()
             .map(|z| {
                 let mut q = quorate_core::poly::quotient_by_linear(coeffs, z);
-                let opening = g1_lincomb_ct(&self.g1_powers[..q.len()], &q);
+                let opening = tables.lincomb_ct(0, &q);
                 quorate_core::secret::wipe_fields(&mut q);
                 opening
             })

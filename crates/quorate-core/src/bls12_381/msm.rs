@@ -15,7 +15,9 @@
 //!
 //! [`g1_generator_mul_ct`] and [`g2_generator_mul_ct`] multiply the fixed generators by
 //! **secret** scalars through precomputed tables ([`FixedBaseCt`]): constant-time table
-//! reads and `blst`'s constant-time mixed additions, no doubling.
+//! reads and `blst`'s constant-time mixed additions, no doubling. [`WindowTablesCt`] keeps
+//! small per-point tables of fixed public points (a KZG CRS) for constant-time linear
+//! combinations with secret scalars (interleaved windows, shared doublings).
 
 use super::normalize::{g1_batch_vartime, BatchAffineVartime};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -216,6 +218,116 @@ where
     }
 }
 
+/// Per-point window tables of fixed **public** points (`[0, P, 2P, …, 15P]`, affine) for
+/// **constant-time** linear combinations with secret scalars, `Σ s_i·P_i`, by interleaved
+/// 4-bit windows (Straus): 252 shared doublings per combination plus, per term, 64
+/// constant-time row selects and `blst`'s constant-time mixed additions. Against one
+/// `blst` scalar multiplication per term (≈ 128 doublings and 52 additions after its GLV
+/// split) this halves the cost of a combination of a few terms or more. Digits are read
+/// by a select over the whole row (`subtle`), so the operations and memory accesses do not
+/// depend on the scalars. About 1.5 KiB per G1 point, built once (15 additions per point
+/// and one batched affine conversion: the points are public).
+#[derive(Clone)]
+pub struct WindowTablesCt<G: BatchAffineVartime> {
+    rows: Vec<[G::AffineRepr; 16]>,
+}
+
+impl<G> WindowTablesCt<G>
+where
+    G: BatchAffineVartime + Send + Sync,
+    G::AffineRepr: ConditionallySelectable + Send + Sync,
+{
+    /// Tables of the public `points`.
+    pub fn new(points: &[G]) -> Self {
+        let mut projective = Vec::with_capacity(16 * points.len());
+        for p in points {
+            let mut acc = G::identity();
+            for _ in 0..16 {
+                projective.push(acc);
+                acc += p;
+            }
+        }
+        let identity = G::identity().to_affine();
+        let affine = G::batch_affine_vartime(&projective);
+        let rows = affine
+            .chunks_exact(16)
+            .map(|c| {
+                let mut row = [identity; 16];
+                row.copy_from_slice(c);
+                row
+            })
+            .collect();
+        WindowTablesCt { rows }
+    }
+
+    /// How many points have tables.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there are no tables.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// `Σ s_i·P_(offset+i)` for **secret** scalars, in constant time (for fixed lengths).
+    /// The terms are split into one chunk per rayon thread when each chunk keeps at least
+    /// three terms (each chunk pays its own 252 doublings); below three terms per thread
+    /// each term is one `blst` constant-time multiplication instead, which is cheaper.
+    ///
+    /// # Panics
+    /// If `offset + scalars.len()` exceeds the number of tables (a caller bug: callers
+    /// check the degree against the CRS first).
+    pub fn lincomb_ct(&self, offset: usize, scalars: &[Scalar]) -> G
+    where
+        G: core::ops::Mul<Scalar, Output = G>,
+        G::AffineRepr: Into<G>,
+    {
+        let rows = &self.rows[offset..offset + scalars.len()];
+        let threads = rayon::current_num_threads().max(1);
+        let chunk = scalars.len().div_ceil(threads).max(1);
+        if chunk < 3 {
+            return rows
+                .par_iter()
+                .zip(scalars.par_iter())
+                .map(|(row, s)| row[1].into() * *s)
+                .reduce(G::identity, |a, b| a + b);
+        }
+        rows.par_chunks(chunk)
+            .zip(scalars.par_chunks(chunk))
+            .map(|(rows, scalars)| straus_ct(rows, scalars))
+            .reduce(G::identity, |a, b| a + b)
+    }
+}
+
+/// Interleaved 4-bit windows over secret scalars with constant-time row selects.
+fn straus_ct<G>(rows: &[[G::AffineRepr; 16]], scalars: &[Scalar]) -> G
+where
+    G: BatchAffineVartime,
+    G::AffineRepr: ConditionallySelectable,
+{
+    let mut digits: Vec<[u8; 32]> = scalars.iter().map(Scalar::to_bytes_le).collect();
+    let mut acc = G::identity();
+    for k in (0..64).rev() {
+        if k != 63 {
+            for _ in 0..4 {
+                acc = acc.double();
+            }
+        }
+        for (row, le) in rows.iter().zip(&digits) {
+            let mut digit = (le[k / 2] >> (4 * (k % 2))) & 0xf;
+            let mut entry = row[0];
+            for (j, candidate) in (0u8..).zip(row.iter()).skip(1) {
+                entry.conditional_assign(candidate, j.ct_eq(&digit));
+            }
+            acc += entry;
+            digit.zeroize();
+        }
+    }
+    digits.zeroize();
+    acc
+}
+
 /// `s·g1` for a secret `s`, in constant time, through a table built once per process.
 pub fn g1_generator_mul_ct(s: &Scalar) -> G1Projective {
     static TABLE: OnceLock<FixedBaseCt<G1Projective>> = OnceLock::new();
@@ -289,6 +401,47 @@ mod tests {
                 assert_eq!(table.mul_vartime(&-Scalar::ONE), -p);
                 assert_eq!(table.mul_vartime(&Scalar::ZERO), G1Projective::identity());
             }
+        }
+    }
+
+    #[test]
+    fn window_tables_match_naive_lincomb() {
+        let mut rng = ChaCha20Rng::seed_from_u64(14);
+        let p1: Vec<G1Projective> = (0..9).map(|_| G1Projective::random(&mut rng)).collect();
+        let p2: Vec<G2Projective> = (0..9).map(|_| G2Projective::random(&mut rng)).collect();
+        let t1 = WindowTablesCt::new(&p1);
+        let t2 = WindowTablesCt::new(&p2);
+        assert_eq!(t1.len(), 9);
+        let mut s: Vec<Scalar> = (0..9).map(|_| Scalar::random(&mut rng)).collect();
+        s[1] = Scalar::ZERO;
+        s[2] = -Scalar::ONE;
+        s[3] = Scalar::from(15u64);
+        for (offset, len) in [(0usize, 0usize), (0, 1), (2, 2), (0, 6), (1, 8), (0, 9)] {
+            let naive1: G1Projective = p1[offset..offset + len]
+                .iter()
+                .zip(&s)
+                .map(|(p, s)| p * s)
+                .sum();
+            let naive2: G2Projective = p2[offset..offset + len]
+                .iter()
+                .zip(&s)
+                .map(|(p, s)| p * s)
+                .sum();
+            assert_eq!(
+                t1.lincomb_ct(offset, &s[..len]),
+                naive1,
+                "G1 {offset} {len}"
+            );
+            assert_eq!(
+                t2.lincomb_ct(offset, &s[..len]),
+                naive2,
+                "G2 {offset} {len}"
+            );
+            // The sequential core directly, whatever the thread count.
+            assert_eq!(
+                straus_ct::<G1Projective>(&t1.rows[offset..offset + len], &s[..len]),
+                naive1
+            );
         }
     }
 
