@@ -484,14 +484,14 @@ impl Crs {
     }
 
     /// KZG openings of a **secret** polynomial at the parties' points `z_1..z_n` (the
-    /// first `n` domain points), by whichever of two methods needs fewer constant-time G1
-    /// multiplications: Feist–Khovratovich ([`Crs::open_all_ct`], about `2N + N·log N − N`
-    /// whatever the degree) or one quotient per party (`q_j = (p − p(z_j))/(X − z_j)`
-    /// by synthetic division, `π_j = [q_j(τ)]_1`: `n·deg p` multiplications). A refresh
-    /// polynomial has degree `t−1`, so for small `t` the direct quotients are several
-    /// times cheaper (e.g. 10 against 33 multiplications at `(t, n) = (3, 5)`); a
-    /// full-degree polynomial (registration's `T`) goes through FK. Both give the same
-    /// (unique) openings.
+    /// first `n` domain points), by whichever of two methods costs less: Feist–Khovratovich
+    /// ([`Crs::open_all_ct`]: `2N` constant-time G1 multiplications and about
+    /// `N·log N − N` GLV multiplications by public twiddles, whatever the degree) or one
+    /// quotient per party (`q_j = (p − p(z_j))/(X − z_j)` by synthetic division,
+    /// `π_j = [q_j(τ)]_1`, one windowed constant-time sum of `deg p` terms per party). A
+    /// refresh polynomial has degree `t−1`, so for small `t` the direct quotients are
+    /// several times cheaper; so is registration's `T` at `(3, 5)`; larger full-degree
+    /// polynomials go through FK. Both give the same (unique) openings.
     pub fn open_parties_ct(
         &self,
         coeffs: &[Scalar],
@@ -499,12 +499,22 @@ impl Crs {
     ) -> Result<Vec<G1Projective>, ParamError> {
         self.check_degree(coeffs.len())?;
         self.check_parties(n)?;
+        // Costs in hundredths of one `blst` constant-time G1 multiplication (unit costs
+        // measured in docs/benchmarks.md §1, session 11): a GLV twiddle ≈ 88, a windowed
+        // term ≈ 51, a windowed sum's shared doublings ≈ 80.
         // FK: 2N products, two size-N FFTs (N/2·log N butterflies, N − 1 of them by one)
         // and N − 1 twists.
         let size = self.domain.size();
         let log = self.domain.log_size as usize;
-        let fk_cost = 2 * size + (size * log - 2 * (size - 1)) + (size - 1);
-        let direct_cost = usize::from(n) * coeffs.len().saturating_sub(1);
+        let twiddles = (size * log - 2 * (size - 1)) + (size - 1);
+        let fk_cost = 100 * 2 * size + 88 * twiddles;
+        let terms = coeffs.len().saturating_sub(1);
+        let per_party = if terms < 3 {
+            100 * terms
+        } else {
+            80 + 51 * terms
+        };
+        let direct_cost = usize::from(n) * per_party;
         if direct_cost >= fk_cost {
             let mut all = self.open_all_ct(coeffs)?;
             all.truncate(usize::from(n));
@@ -517,7 +527,7 @@ impl Crs {
             .par_iter()
             .map(|z| {
                 let mut q = quorate_core::poly::quotient_by_linear(coeffs, z);
-                let opening = tables.lincomb_ct(0, &q);
+                let opening = tables.lincomb_ct_one_thread(0, &q);
                 quorate_core::secret::wipe_fields(&mut q);
                 opening
             })
@@ -1184,9 +1194,9 @@ mod tests {
     #[test]
     fn party_openings_match_fk_on_both_paths() {
         let mut rng = ChaCha20Rng::seed_from_u64(12);
-        // (n, degree + 1): (5, 3), (20, 5) and (9, 1) take the direct quotients, (5, 8)
-        // and (20, 32) Feist–Khovratovich; the openings must be the same.
-        for (n, len) in [(5u16, 3usize), (20, 5), (5, 8), (20, 32), (9, 1)] {
+        // (n, degree + 1): (5, 3), (20, 5), (5, 8) and (9, 1) take the direct quotients,
+        // (20, 32) and (9, 16) Feist–Khovratovich; the openings must be the same.
+        for (n, len) in [(5u16, 3usize), (20, 5), (5, 8), (20, 32), (9, 1), (9, 16)] {
             let crs = crs(n, 3);
             let coeffs: Vec<Scalar> = (0..len).map(|_| Scalar::random(&mut rng)).collect();
             let mut fk = crs.open_all_ct(&coeffs).unwrap();

@@ -298,6 +298,27 @@ where
             .map(|(rows, scalars)| straus_ct(rows, scalars))
             .reduce(G::identity, |a, b| a + b)
     }
+
+    /// [`WindowTablesCt::lincomb_ct`] on the calling thread only (for callers that already
+    /// run one combination per thread): the interleaved sum from three terms on, one
+    /// `blst` constant-time multiplication per term below.
+    ///
+    /// # Panics
+    /// As [`WindowTablesCt::lincomb_ct`].
+    pub fn lincomb_ct_one_thread(&self, offset: usize, scalars: &[Scalar]) -> G
+    where
+        G: core::ops::Mul<Scalar, Output = G>,
+        G::AffineRepr: Into<G>,
+    {
+        let rows = &self.rows[offset..offset + scalars.len()];
+        if scalars.len() < 3 {
+            return rows
+                .iter()
+                .zip(scalars)
+                .fold(G::identity(), |acc, (row, s)| acc + row[1].into() * *s);
+        }
+        straus_ct(rows, scalars)
+    }
 }
 
 /// Interleaved 4-bit windows over secret scalars with constant-time row selects.
@@ -437,6 +458,7 @@ mod tests {
                 naive2,
                 "G2 {offset} {len}"
             );
+            assert_eq!(t1.lincomb_ct_one_thread(offset, &s[..len]), naive1);
             // The sequential core directly, whatever the thread count.
             assert_eq!(
                 straus_ct::<G1Projective>(&t1.rows[offset..offset + len], &s[..len]),
