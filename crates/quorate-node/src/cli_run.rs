@@ -36,7 +36,7 @@ use crate::session::ecdsa::refresh::EcdsaRefresh;
 use crate::session::ecdsa::sign::EcdsaSign;
 use crate::session::ecdsa::EcdsaNode;
 use crate::session::ping::Ping;
-use crate::session::policy::Policy;
+use crate::session::policy::{AllOf, OperatorPolicy, Policy};
 use crate::session::store::{SqliteStore, StoreError};
 use crate::session::{Proposal, RuntimeConfig};
 use crate::transport::{PeerInfo, Peers, TransportConfig, TransportError};
@@ -129,10 +129,13 @@ pub fn peers_of(roster: &Roster) -> Result<Peers, RunError> {
     Ok(Peers::new(peers)?)
 }
 
-/// Refuses sessions that include a node banned for the session's key (bans are stored in
-/// the keystore and survive restarts).
+/// Refuses another coordinator's sessions that include a node banned for the session's key
+/// (bans are stored in the keystore and survive restarts). A request of this node's own
+/// operator with a banned node is left to the protocol, whose driver refuses to start it and
+/// names the banned node (an abort, exit 1, not a bad request).
 pub struct BanPolicy {
     keystore: Arc<Mutex<Keystore>>,
+    self_id: u16,
 }
 
 impl std::fmt::Debug for BanPolicy {
@@ -143,13 +146,16 @@ impl std::fmt::Debug for BanPolicy {
 
 impl BanPolicy {
     /// A policy reading bans from `keystore` (shared with the protocols that write them).
-    pub fn new(keystore: Arc<Mutex<Keystore>>) -> Self {
-        Self { keystore }
+    pub fn new(keystore: Arc<Mutex<Keystore>>, self_id: u16) -> Self {
+        Self { keystore, self_id }
     }
 }
 
 impl Policy for BanPolicy {
     fn check(&self, p: &Proposal) -> Result<(), String> {
+        if p.coordinator == self.self_id {
+            return Ok(());
+        }
         let Ok(key_id) = KeyId::new(&p.key_id) else {
             // Not a keystore key (e.g. a derived id of a key-less protocol): nothing banned.
             return Ok(());
@@ -297,6 +303,9 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         }
         ecdsa.set_escrow(escrow).map_err(RunError::Other)?;
     }
+    if !loaded.config.policy.is_empty() {
+        tracing::info!(policy = ?loaded.config.policy, "session policy from node.toml (changes take effect at the next restart)");
+    }
     let public_http = public_http_of(&dir, &loaded.config, loaded.witness)?;
     let setup = NodeSetup {
         id,
@@ -313,7 +322,10 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
             Arc::new(EcdsaRefresh::new(ecdsa.clone())),
             Arc::new(EcdsaEpochStatus::new(ecdsa.clone())),
         ],
-        policy: Arc::new(BanPolicy::new(keystore)),
+        policy: Arc::new(AllOf(vec![
+            Arc::new(OperatorPolicy::new(loaded.config.policy.clone())),
+            Arc::new(BanPolicy::new(keystore, id)),
+        ])),
         keys: Some(ecdsa.clone()),
         ecdsa_recovery: Some(ecdsa),
         bls: Some(bls),

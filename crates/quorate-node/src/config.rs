@@ -11,7 +11,13 @@
 //! public_http = "alice.example:80" # optional
 //! witness_vkey = "alice+…+…"      # the tlog-witness cosignature/v1 verifier key (optional:
 //!                                  # absent in directories made before witness keys)
+//!
+//! [policy]                         # optional: which sessions this node takes part in
+//! coordinators = [1, 2]            # (see `session::policy` for every rule)
 //! ```
+//!
+//! The `[policy]` section is read when `quorate node run` starts: a change takes effect at
+//! the next restart.
 //!
 //! Unknown fields are refused, so a misspelt setting is an error rather than silently
 //! ignored.
@@ -19,6 +25,7 @@
 use crate::fsutil::{self, FileError};
 use crate::identity::{parse_public_key_hex, NodeId};
 use crate::roster::{validate_address, validate_name};
+use crate::session::policy::PolicyConfig;
 use crate::tlog_witness::note::{Verifier, SIG_TYPE_COSIGNATURE_V1};
 use ed25519_dalek::VerifyingKey;
 use std::net::SocketAddr;
@@ -72,6 +79,9 @@ pub struct NodeConfig {
     /// is sealed in the keystore; see [`crate::tlog_witness::key`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness_vkey: Option<String>,
+    /// The operator's session policy (`[policy]`; accepts everything when absent).
+    #[serde(default, skip_serializing_if = "PolicyConfig::is_empty")]
+    pub policy: PolicyConfig,
 }
 
 impl NodeConfig {
@@ -116,6 +126,9 @@ impl NodeConfig {
                 ));
             }
         }
+        self.policy
+            .validate()
+            .map_err(|e| ConfigError::Invalid(format!("[policy]: {e}")))?;
         Ok(())
     }
 
@@ -165,6 +178,7 @@ mod tests {
             api: "127.0.0.1:8004".parse().expect("addr"),
             public_http: None,
             witness_vkey: None,
+            policy: PolicyConfig::default(),
         }
     }
 
@@ -190,6 +204,25 @@ mod tests {
         let typo = format!("{text}listn = \"1.2.3.4:5\"\n");
         let err = NodeConfig::from_toml(&typo, "mem").expect_err("unknown field");
         assert!(err.to_string().contains("listn"), "{err}");
+        let with_policy = format!(
+            "{text}\n[policy]\ncoordinators = [1, 4]\n[policy.protocol.ecdsa-sign]\nkey_ids = [\"k-*\"]\n"
+        );
+        let back = NodeConfig::from_toml(&with_policy, "mem").expect("policy section");
+        assert_eq!(back.policy.coordinators, Some(vec![1, 4]));
+        assert_eq!(
+            NodeConfig::from_toml(&back.to_toml(), "mem").expect("again"),
+            back
+        );
+        for bad in [
+            "[policy]\ncoordinater = [1]\n",
+            "[policy]\nprotocols = [\"ecdsa-sing\"]\n",
+        ] {
+            let err = NodeConfig::from_toml(&format!("{text}\n{bad}"), "mem").expect_err(bad);
+            assert!(
+                err.to_string().contains("coordinater") || err.to_string().contains("[policy]"),
+                "{err}"
+            );
+        }
         let mut same = cfg;
         same.api = "127.0.0.1:7004".parse().expect("addr");
         same.listen = same.api;

@@ -310,6 +310,7 @@ impl NodeDir {
             api: opts.api,
             public_http: opts.public_http.clone(),
             witness_vkey: Some(witness.vkey()),
+            policy: Default::default(),
         };
         config.validate().map_err(|e| match e {
             ConfigError::Invalid(m) => NodeDirError::InvalidOption(m),

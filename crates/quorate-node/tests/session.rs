@@ -15,7 +15,7 @@ use quorate_node::session::driver::{
     DriverError, Incoming, Outgoing, Protocol, ProtocolDriver, SessionContext, Step,
 };
 use quorate_node::session::ping::Ping;
-use quorate_node::session::policy::{AcceptAll, ListPolicy, Policy};
+use quorate_node::session::policy::{AcceptAll, OperatorPolicy, Policy, PolicyConfig};
 use quorate_node::session::store::MemoryStore;
 use quorate_node::session::{
     Outcome, RequestStatus, Runtime, RuntimeConfig, SessionError, SessionRequest,
@@ -405,10 +405,10 @@ async fn a_policy_refusal_names_the_refuser_and_others_go_on() {
     tokio::time::timeout(LIMIT, async {
         let c = cluster(3, |id| {
             let policy: Arc<dyn Policy> = if id == 2 {
-                Arc::new(ListPolicy {
-                    protocols: vec!["ecdsa-sign".into()],
-                    refuse_nodes: vec![],
-                })
+                Arc::new(OperatorPolicy::new(PolicyConfig {
+                    protocols: Some(vec!["ecdsa-sign".into()]),
+                    ..PolicyConfig::default()
+                }))
             } else {
                 Arc::new(AcceptAll)
             };

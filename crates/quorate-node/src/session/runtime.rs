@@ -1037,6 +1037,10 @@ impl Runtime {
         if let Some(existing) = stored {
             return answer_existing(&req, existing);
         }
+        // This node is a participant too: its own policy applies to its operator's requests.
+        self.policy
+            .check(&probe)
+            .map_err(|e| SessionError::BadRequest(format!("refused by this node's {e}")))?;
         let _in_flight = {
             let mut set = relock(&self.in_flight);
             if let Some(running) = set.get(&req.request_id) {
