@@ -56,6 +56,7 @@ pub fn cases() -> Vec<Case> {
                 &crs,
                 i,
                 &reg.public,
+                &reg.authorization,
                 &reg.payloads[i.position()],
                 &pads[i.position()],
                 &mut r,

@@ -56,8 +56,16 @@ impl Setup {
             .zip(&registration.payloads)
             .zip(&pads)
             .map(|((id, payload), pad)| {
-                HotParty::register(&crs, id, &registration.public, payload, pad, rng)
-                    .expect("hot registration")
+                HotParty::register(
+                    &crs,
+                    id,
+                    &registration.public,
+                    &registration.authorization,
+                    payload,
+                    pad,
+                    rng,
+                )
+                .expect("hot registration")
             })
             .collect();
         let ctx = ProofContext {

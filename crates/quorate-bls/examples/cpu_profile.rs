@@ -106,6 +106,7 @@ fn main() {
             &crs,
             PartyId::new(1).unwrap(),
             &reg.public,
+            &reg.authorization,
             &reg.payloads[0],
             &pad,
             &mut rng,
@@ -113,7 +114,10 @@ fn main() {
         .unwrap();
         let client_refresh = mean_ms(heavy, || {
             let r = client.refresh(&crs, &reg.public, &mut rng).unwrap();
-            reg.public.refreshed(&crs, &r.public, &mut rng).unwrap()
+            reg.public
+                .refreshed(&crs, &r.public, &mut rng)
+                .unwrap()
+                .into_record()
         });
         let refresh = client.refresh(&crs, &reg.public, &mut rng).unwrap();
         let hot_refresh = mean_ms(200, || {

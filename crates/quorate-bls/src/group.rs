@@ -16,8 +16,8 @@ use ff::Field;
 use group::Group;
 use quorate_core::bls12_381::msm::g2_msm_vartime;
 use quorate_core::bls12_381::normalize::g2_batch_vartime;
-use quorate_core::bls12_381::wire::g1_to_bytes;
 use quorate_core::bls12_381::wire::ReadBls;
+use quorate_core::bls12_381::wire::{g1_to_bytes, G1_BYTES, G2_BYTES};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, ParamError, PartyId, ThresholdParams};
 use rand_core::{CryptoRng, RngCore};
@@ -65,11 +65,7 @@ impl GroupPublic {
             vs,
             digest: [0; 32],
         };
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
-        h.update(b"quorate/bls/group-public/v1");
-        h.update(record.to_bytes());
-        record.digest = h.finalize().into();
+        record.digest = record_digest(&record.to_bytes());
         record
     }
 
@@ -173,6 +169,144 @@ impl GroupPublic {
         r.finish()?;
         Ok(GroupPublic::new(crs_id, params, epoch, vk, pop, com_t, vs))
     }
+}
+
+/// A record that passed every check of a refresh against its predecessor: only
+/// [`GroupPublic::refreshed`] makes one. [`crate::refresh::PendingRefresh::accept_record`]
+/// takes this type, not a plain [`GroupPublic`], so a hot party cannot be made to commit
+/// a refresh with a record nobody checked (for example its own
+/// [`crate::refresh::PendingRefresh::next_public`]; review finding F3, docs/decisions.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcceptedRecord(pub(crate) GroupPublic);
+
+impl AcceptedRecord {
+    /// The checked record.
+    pub fn record(&self) -> &GroupPublic {
+        &self.0
+    }
+
+    /// The checked record, by value (the new current record of its holder).
+    pub fn into_record(self) -> GroupPublic {
+        self.0
+    }
+}
+
+impl std::ops::Deref for AcceptedRecord {
+    type Target = GroupPublic;
+    fn deref(&self) -> &GroupPublic {
+        &self.0
+    }
+}
+
+/// What hot party `i`'s own registration checks read of a record
+/// ([`crate::HotParty::check_registration`]): the digest (over the exact encoding), the
+/// CRS id, `(t, n)`, the epoch, `vk`, `com_T` and `vs_i`. [`PartyRecord::from_bytes`]
+/// decodes only those points: the other `n − 1` verification shares and the PoP are
+/// hashed into the digest but not decompressed or subgroup-checked, because the party's
+/// own checks do not use them (their consistency is [`GroupPublic::validate`]'s, run by
+/// the record's users). That keeps a hot party's registration independent of `n`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartyRecord {
+    pub(crate) index: PartyId,
+    pub(crate) crs_id: [u8; 32],
+    pub(crate) params: ThresholdParams,
+    pub(crate) epoch: u64,
+    pub(crate) vk: PublicKey,
+    pub(crate) com_t: G1Projective,
+    pub(crate) vs_i: G2Projective,
+    pub(crate) digest: [u8; 32],
+}
+
+impl PartyRecord {
+    /// Party `index`'s view of a decoded record.
+    pub fn of(public: &GroupPublic, index: PartyId) -> Result<Self, ParamError> {
+        let vs_i = *public.verification_share(index)?;
+        Ok(PartyRecord {
+            index,
+            crs_id: public.crs_id,
+            params: public.params,
+            epoch: public.epoch,
+            vk: public.vk,
+            com_t: public.com_t,
+            vs_i,
+            digest: public.digest,
+        })
+    }
+
+    /// Party `index`'s view of an encoded record ([`GroupPublic::to_bytes`]): checks the
+    /// header, the threshold, the length, and decodes `vk`, `com_T` and `vs_index`
+    /// (canonical, in the subgroup, not the identity); the digest is that of
+    /// [`GroupPublic::digest`] for the same bytes.
+    pub fn from_bytes(bytes: &[u8], index: PartyId) -> Result<Self, BlsError> {
+        let mut r = Reader::new("group public record", bytes);
+        r.header(TAG_GROUP_PUBLIC, VERSION)?;
+        let crs_id = r.array::<32>()?;
+        let params = read_params(&mut r)?;
+        if !params.contains(index) {
+            return Err(ParamError::UnknownParty {
+                id: index,
+                n: params.n(),
+            }
+            .into());
+        }
+        let epoch = r.u64()?;
+        let vk = PublicKey::from_point(r.g2("vk")?)?;
+        r.take(G1_BYTES)?;
+        let com_t = r.g1_or_identity("com_T")?;
+        r.take(G2_BYTES * index.position())?;
+        let vs_i = r.g2("verification share")?;
+        r.take(G2_BYTES * (usize::from(params.n()) - 1 - index.position()))?;
+        r.finish()?;
+        Ok(PartyRecord {
+            index,
+            crs_id,
+            params,
+            epoch,
+            vk,
+            com_t,
+            vs_i,
+            digest: record_digest(bytes),
+        })
+    }
+
+    /// The record's digest ([`GroupPublic::digest`]).
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
+    }
+
+    /// The party whose view this is.
+    pub fn index(&self) -> PartyId {
+        self.index
+    }
+
+    /// `(t, n)`.
+    pub fn params(&self) -> ThresholdParams {
+        self.params
+    }
+
+    /// The CRS id.
+    pub fn crs_id(&self) -> [u8; 32] {
+        self.crs_id
+    }
+
+    /// The epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The client's public key.
+    pub fn public_key(&self) -> &PublicKey {
+        &self.vk
+    }
+}
+
+/// SHA-256 over the record's domain tag and its encoding.
+fn record_digest(encoding: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"quorate/bls/group-public/v1");
+    h.update(encoding);
+    h.finalize().into()
 }
 
 pub(crate) fn read_params(r: &mut Reader<'_>) -> Result<ThresholdParams, DecodeError> {

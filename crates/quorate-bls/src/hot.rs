@@ -1,7 +1,7 @@
 //! The hot party `P_i^hot`: its state (hot share, opening, pad commitment, public record)
 //! and Π_EKS.
 //!
-//! A [`HotParty`] only exists after its registration payload passed every check
+//! A [`HotParty`] only exists after its registration payload passed its own checks
 //! ([`crate::register::hot`]). Its other steps live with their phase: signing in
 //! [`crate::sign::round2`], refresh (check, then commit after `t` confirmations) in
 //! [`crate::refresh`].
@@ -76,9 +76,9 @@ impl HotParty {
     }
 
     /// This party's private state `(i, hx_i, π_i)` as a registration payload, for a node
-    /// that seals it at rest. [`HotParty::register`] with the current record
+    /// that seals it at rest. [`HotParty::restore`] with the current record
     /// ([`HotParty::public`]) and the cold partner's `K_i` rebuilds the party from it,
-    /// re-running every registration check (they hold after any committed refresh too:
+    /// re-running the party's own checks (they hold after any committed refresh too:
     /// `π_i` opens the refreshed `com_T` and `hx_i·g2 = vs_i + K_i`). **Contains a secret.**
     pub fn to_payload(&self) -> HotRegistration {
         HotRegistration {

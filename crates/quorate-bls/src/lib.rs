@@ -12,7 +12,9 @@
 //! * **Setup:** a powers-of-tau ceremony, verified into a [`Crs`]
 //!   ([`Crs::from_transcript`], or [`kzg::ceremony::run_in_process`]).
 //! * **Register:** each [`ColdParty`] publishes a checked key ([`VerifiedColdKeys`]); the
-//!   [`Client`] deals a [`Registration`]; each [`HotParty::register`] checks its payload.
+//!   [`Client`] deals a [`Registration`]; each [`HotParty::register`] checks its payload
+//!   (its own opening, `K_i`, the client's authorisation); users of the whole record
+//!   (combiner, auditor) run [`GroupPublic::validate`] (PoP, SCRAPE).
 //! * **Sign:** [`ColdParty::partial_sign`] → [`HotParty::partial_sign`] → [`combine`].
 //! * **Refresh:** [`Client::refresh`] → the combiner's [`GroupPublic::refreshed`] (every
 //!   check, once) and each [`HotParty::refresh`] (its own checks, a [`PendingRefresh`]) →
@@ -57,8 +59,11 @@
 //! let mut hot = Vec::new();
 //! for (c, payload) in cold.iter_mut().zip(&reg.payloads) {
 //!     let pad = c.add_client(&client.public_key(), &client.proof_of_possession())?;
-//!     hot.push(HotParty::register(&crs, c.index(), &reg.public, payload, &pad, &mut rng)?);
+//!     hot.push(HotParty::register(
+//!         &crs, c.index(), &reg.public, &reg.authorization, payload, &pad, &mut rng,
+//!     )?);
 //! }
+//! reg.public.validate(&crs, &mut rng)?; // the record's users check it as a whole
 //! let mut public = reg.public;
 //!
 //! // Refresh: the combiner checks all of it once; each hot party checks its own part,
@@ -77,7 +82,7 @@
 //!     p.accept_record(&next)?;
 //!     h.commit(p)?;
 //! }
-//! public = next;
+//! public = next.into_record();
 //!
 //! // Sign with parties 1 and 3, combine, verify as any BLS verifier would.
 //! let msg = b"hello";
@@ -111,7 +116,7 @@ pub use ciphersuite::{PublicKey, SecretKey, Signature, CIPHERSUITE_ID};
 pub use client::Client;
 pub use cold::ColdParty;
 pub use error::BlsError;
-pub use group::GroupPublic;
+pub use group::{AcceptedRecord, GroupPublic, PartyRecord};
 pub use hot::HotParty;
 pub use kzg::Crs;
 pub use proofs::{ColdProof, HotProof, ProofContext};
@@ -119,6 +124,7 @@ pub use refresh::{
     PendingRefresh, Refresh, RefreshConfirmation, RefreshEquivocation, RefreshPublic, RefreshShare,
 };
 pub use register::{
-    ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment, Registration, VerifiedColdKeys,
+    ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment, Registration,
+    VerifiedColdKeys, DST_REGISTER,
 };
 pub use sign::{combine, ColdPartial, PartialSignature};

@@ -68,17 +68,64 @@
 //!    multiplications plus `≈ (3N/2)·log N` multiplications by public twiddles. No debug
 //!    re-check in the hot path.
 //!
-//! The hot party ([`crate::hot::HotParty::register`]) rejects the payload unless
-//! `e(com_T − hx_i·g1 + z_i·π_i, g2)·e(π_i, −[τ]_2) = 1`, the PoP verifies, and the SCRAPE
-//! check passes: with `α_0 = 0, α_j = z_j`, `V_0 = vk, V_j = vs_j`,
-//! `Σ_j v_j f(α_j) V_j = 0` for a random `f` of degree `≤ n−t`, `v_j = Π_{k≠j}(α_j−α_k)^{-1}`.
-//! This proves the `vs_j` are a degree-`(t−1)` sharing of `vk`. Finally the
-//! cold partner sends `K_i = k_i·g2` (from `ColdParty::add_client`) and the hot party
-//! checks `hx_i·g2 = vs_i + K_i`, so the hot share minus the pad is exactly the share
-//! behind `vs_i`: a client cannot hand out inconsistent hot shares unnoticed. (A cold party
-//! that later signs with a wrong pad is still caught at signing: its index's partial fails
-//! against `vs_i` and is named.)
+//! 6. The client's **registration authorisation** `σ_reg`: a BLS signature on
+//!    `"quorate/bls/register/v1" ‖ digest(record)` under its own DST
+//!    ([`crate::register::DST_REGISTER`]); the digest binds the CRS id, `(t, n)`, the
+//!    epoch, `vk`, the PoP, `com_T` and every `vs_j`.
 //!
+//! **Who checks what at registration, and why that is enough.** The paper lists no
+//! hot-side registration cost at all: ClientRegister is the client's row of Table 2, and
+//! Table 1's per-party rows are ColdRegister, TSign, the hot refresh (its own
+//! `Π_Ref.HVrfy`) and the cold proofs. For refresh, Table 3's caption splits the checks:
+//! "the element `π_z` \[is\] checked by the party maintaining the public parameters …
+//! while the `i`th party's share refresh proof (i.e., `π_i`) is checked by `P_i^hot`".
+//! Registration is split the same way (§Refresh, "Who checks what"), each check placed
+//! with the party it protects:
+//! * *Hot party `i`, for its own share and its own accountability*
+//!   ([`crate::HotParty::check_registration`], [`crate::HotParty::register`]): the payload
+//!   and `K_i` are addressed to `i`; the record is under this CRS; its own KZG opening
+//!   `e(com_T − hx_i·g1, g2) = e(π_i, [τ]_2 − z_i·g2)` (so every Π_EKS proof it makes
+//!   verifies against the record: an audit can never blame it); `hx_i·g2 = vs_i + K_i`
+//!   with the cold partner's `K_i` from `ColdParty::add_client` (so the share behind
+//!   `vs_i` is `hx_i − k_i` and its partial signatures verify against `vs_i`: the combiner
+//!   can never blame it; a cold party that later signs with a wrong pad is still caught at
+//!   signing against `K_i` and named); and the client's authorisation `σ_reg` under `vk`
+//!   (so the record, hence `com_T`, `vs_i` and `vk` it just checked, is the one the key's
+//!   owner dealt, not one made up by anybody else naming the client's `vk`). The opening
+//!   and the authorisation are **one 3-term multi-pairing** with a random 128-bit weight
+//!   `r`, written against the per-party base `z_i·g2 − [τ]_2` kept with the CRS, exactly
+//!   like the hot refresh check:
+//!   `e(com_T − hx_i·g1 + r·σ_reg, g2)·e(π_i, z_i·g2 − [τ]_2)·e(−r·H(reg), vk) = 1`
+//!   (a failure of either equation passes with probability `≤ 2^-128`; on failure the
+//!   authorisation is checked alone to say which). `hx_i·g1` and `hx_i·g2` are
+//!   constant-time fixed-base multiplications (`hx_i` is secret). Nothing in it grows
+//!   with `n`: the party reads only `vk`, `com_T` and its own `vs_i` of the record
+//!   ([`crate::PartyRecord::from_bytes`] decodes only those points and hashes the exact
+//!   bytes for the digest, so its outputs name exactly the record it checked).
+//! * *The record's users, for the record and for everyone* ([`crate::GroupPublic::validate`]:
+//!   the combiner, any auditor, `quorate bls audit`): the PoP of `vk` and the SCRAPE check
+//!   below, i.e. that the `vs_j` are a degree-`(t−1)` sharing of `vk`. With
+//!   `α_0 = 0, α_j = z_j`, `V_0 = vk, V_j = vs_j`: `Σ_j v_j f(α_j) V_j = 0` for a random
+//!   `f` of degree `≤ n−t`, `v_j = Π_{k≠j}(α_j−α_k)^{-1}`. A size-`n+1` G2 MSM and
+//!   `O(n²)` field operations, plus decoding all `n` points: this is what used to make
+//!   every hot party's registration grow with `n`.
+//! * *Why a failure of a global property cannot hurt an honest hot party.* Such a record
+//!   can only come from the client (it is authorised under `vk`), who knows `sk` anyway.
+//!   An inconsistent `vs` (or a bad PoP) only makes the shares not combine to a signature
+//!   under `vk`: availability of the client's own key. Party `i`'s own checks still make
+//!   its partials verify against its `vs_i` and its Π_EKS against `com_T`, so it is never
+//!   blamed; a party whose own data is wrong refuses the registration and names the
+//!   client and the record digest. Nothing inconsistent is ever **used**: partials and
+//!   proofs name the record digest, and the record is checked as a whole by whoever
+//!   relies on it as a whole (an auditor runs `validate` before it asks any hot party; the
+//!   combiner checks each partial against `vs_i` and the final signature under `vk`, so
+//!   an inconsistent `vs` yields `ProofRejected`, never a signature). Test:
+//!   `bad_registrations_are_refused` (the party whose data is wrong refuses, the others
+//!   accept, `validate` refuses the record).
+//! * A hot party that rebuilds its state from storage ([`crate::HotParty::restore`]) runs
+//!   its own checks again without the authorisation, which signed the epoch-0 record;
+//!   every later record was reached by refreshes the party checked and committed.
+
 //! ## TSign (Table 1 row 2; §1 item 3)
 //! Cold: `σ_i^cold = k_i·H(m)` (pad cached; the reference recomputes the two DH values and
 //! the 1536-term hash on every call). Hot: first `e(σ_i^cold, g2) = e(H(m), K_i)` (a bad
@@ -131,7 +178,7 @@
 //! `π_i + π_δ,i`, `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
 //!
 //! **Who checks what, and why that is enough.** The paper splits the refresh proof the
-//! same way: "the element `π_z` [is] checked by the party maintaining the public
+//! same way: "the element `π_z` \[is\] checked by the party maintaining the public
 //! parameters (in our case `C`, but it could also be e.g., a blockchain smart contract),
 //! while the `i`th party's share refresh proof (i.e., `π_i`) is checked by `P_i^hot`"
 //! (caption of the proofs table, Table 3; Table 1's hot refresh row includes only
@@ -165,6 +212,10 @@
 //!   needs, besides `t` confirmations, [`crate::refresh::PendingRefresh::accept_record`]
 //!   with the record the maintainer obtained from `refreshed` (equal digest to the
 //!   party's own next record, so a corrupt maintainer cannot substitute another record).
+//!   That record is an [`crate::AcceptedRecord`], a type only `refreshed` creates, so the
+//!   rule holds at the type level: a party cannot "accept" its own unchecked
+//!   `PendingRefresh::next_public` (review finding F3; the `compile_fail` doctest on
+//!   `accept_record`).
 //!   The maintainer only has such a record if every check passed, so such a refresh never
 //!   reaches a commit (`RefreshNotAccepted`; tests
 //!   `an_inconsistent_delta_vs_is_caught_before_any_honest_party_commits` and

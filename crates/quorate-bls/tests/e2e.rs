@@ -5,14 +5,16 @@
 use ff::Field;
 use group::Group;
 use quorate_bls::ciphersuite::verify_with_blst;
+use quorate_bls::ciphersuite::SecretKey;
 use quorate_bls::client::Client;
 use quorate_bls::cold::ColdParty;
-use quorate_bls::group::GroupPublic;
+use quorate_bls::group::{GroupPublic, PartyRecord};
 use quorate_bls::hot::HotParty;
 use quorate_bls::kzg::{ceremony, Crs};
 use quorate_bls::proofs::ProofContext;
 use quorate_bls::refresh::Refresh;
 use quorate_bls::register::VerifiedColdKeys;
+use quorate_bls::register::{registration_message, DST_REGISTER};
 use quorate_bls::sign::{combine, PartialSignature};
 use quorate_bls::BlsError;
 use quorate_core::error::Culprits;
@@ -57,6 +59,7 @@ fn setup(t: u16, n: u16, rng: &mut ChaCha20Rng) -> System {
                 &crs,
                 i,
                 &reg.public,
+                &reg.authorization,
                 &reg.payloads[i.position()],
                 &pads[i.position()],
                 rng,
@@ -94,7 +97,8 @@ impl System {
     /// exchanges confirmations, accepts the combiner's record and commits.
     fn refresh(&mut self, rng: &mut ChaCha20Rng) {
         let Refresh { public, shares } = self.client.refresh(&self.crs, &self.public, rng).unwrap();
-        self.public = self.public.refreshed(&self.crs, &public, rng).unwrap();
+        let accepted = self.public.refreshed(&self.crs, &public, rng).unwrap();
+        self.public = accepted.record().clone();
         let mut pending: Vec<_> = self
             .hot
             .iter()
@@ -109,7 +113,7 @@ impl System {
                 p.add_confirmation(c).unwrap();
             }
             assert!(!p.is_ready(), "ready before the maintainer's record");
-            p.accept_record(&self.public).unwrap();
+            p.accept_record(&accepted).unwrap();
             assert!(p.is_ready());
         }
         for (h, p) in self.hot.iter_mut().zip(pending) {
@@ -281,8 +285,15 @@ fn bad_registrations_are_refused() {
         .collect();
     let regs: Vec<_> = cold.iter().map(|c| c.registration(&mut rng)).collect();
     let eks = VerifiedColdKeys::verify(&regs, &mut rng).unwrap();
-    let client = Client::generate(&mut rng);
+    // The test keeps the client's key to play a client that authorises a bad record.
+    let sk_bytes = SecretKey::random(&mut rng).to_bytes();
+    let signer = SecretKey::from_bytes(&sk_bytes).unwrap();
+    let client = Client::from_secret_key(SecretKey::from_bytes(&sk_bytes).unwrap());
+    let authorise = |public: &GroupPublic| {
+        signer.sign_with_dst(&registration_message(&public.digest()), DST_REGISTER)
+    };
     let reg = client.register(&crs, params, &eks, &mut rng).unwrap();
+    assert_eq!(reg.authorization, authorise(&reg.public));
     let pads: Vec<_> = cold
         .iter_mut()
         .map(|c| {
@@ -291,9 +302,10 @@ fn bad_registrations_are_refused() {
         })
         .collect();
     let register = |i: u16, public: &GroupPublic, payload, pad, rng: &mut ChaCha20Rng| {
-        HotParty::register(&crs, id(i), public, payload, pad, rng)
+        HotParty::register(&crs, id(i), public, &authorise(public), payload, pad, rng)
     };
     register(1, &reg.public, &reg.payloads[0], &pads[0], &mut rng).unwrap();
+    reg.public.validate(&crs, &mut rng).unwrap();
 
     // Payload (or pad commitment) for party 2 given to party 3.
     let err = register(3, &reg.public, &reg.payloads[1], &pads[2], &mut rng).unwrap_err();
@@ -328,31 +340,65 @@ fn bad_registrations_are_refused() {
         "hot share minus pad does not match vs_i"
     );
 
-    // A client that publishes an inconsistent vs_j (not on a degree t−1 polynomial).
+    // A registration not authorised by the client key: another key's signature, or the
+    // client's signature on another record.
+    let other_client = Client::generate(&mut rng);
+    let foreign = SecretKey::random(&mut rng)
+        .sign_with_dst(&registration_message(&reg.public.digest()), DST_REGISTER);
+    let other_reg = client.register(&crs, params, &eks, &mut rng).unwrap();
+    for auth in [foreign, other_reg.authorization] {
+        let err = HotParty::register(
+            &crs,
+            id(1),
+            &reg.public,
+            &auth,
+            &reg.payloads[0],
+            &pads[0],
+            &mut rng,
+        )
+        .unwrap_err();
+        assert_eq!(
+            registration_error(err),
+            "registration is not authorised by the client key"
+        );
+    }
+
+    // A client that authorises a globally inconsistent record: vs_3 and vs_4 swapped
+    // (valid points, no longer a degree t−1 sharing of vk). Party 1's own data is
+    // untouched, so its own checks pass; parties 3 and 4 refuse (their own share no
+    // longer matches vs_i); the record's users refuse the record (SCRAPE).
     let mut public_bytes = reg.public.to_bytes();
     let vs_offset = 2 + 32 + 2 + 2 + 8 + 96 + 48 + 48;
     let other = reg.public.to_bytes();
-    // Swap vs_1 and vs_2: still valid points, no longer a consistent sharing.
-    public_bytes[vs_offset..vs_offset + 96]
-        .copy_from_slice(&other[vs_offset + 96..vs_offset + 192]);
-    public_bytes[vs_offset + 96..vs_offset + 192]
-        .copy_from_slice(&other[vs_offset..vs_offset + 96]);
+    let (vs3, vs4) = (vs_offset + 2 * 96, vs_offset + 3 * 96);
+    public_bytes[vs3..vs3 + 96].copy_from_slice(&other[vs4..vs4 + 96]);
+    public_bytes[vs4..vs4 + 96].copy_from_slice(&other[vs3..vs3 + 96]);
     let bad_public = GroupPublic::from_bytes(&public_bytes).unwrap();
-    let err = register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap_err();
+    register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap();
+    for i in [3u16, 4] {
+        let pos = usize::from(i - 1);
+        let err = register(i, &bad_public, &reg.payloads[pos], &pads[pos], &mut rng).unwrap_err();
+        assert_eq!(
+            registration_error(err),
+            "hot share minus pad does not match vs_i"
+        );
+    }
     assert_eq!(
-        registration_error(err),
+        registration_error(bad_public.validate(&crs, &mut rng).unwrap_err()),
         "verification shares do not interpolate to vk with degree t-1"
     );
 
-    // A registration record whose PoP belongs to another key.
-    let other_client = Client::generate(&mut rng);
+    // A record whose PoP belongs to another key: the same split.
     let mut public_bytes = reg.public.to_bytes();
     let pop_offset = 2 + 32 + 2 + 2 + 8 + 96;
     public_bytes[pop_offset..pop_offset + 48]
         .copy_from_slice(&other_client.proof_of_possession().to_bytes());
     let bad_public = GroupPublic::from_bytes(&public_bytes).unwrap();
-    let err = register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap_err();
-    assert_eq!(registration_error(err), "client proof of possession");
+    register(1, &bad_public, &reg.payloads[0], &pads[0], &mut rng).unwrap();
+    assert_eq!(
+        registration_error(bad_public.validate(&crs, &mut rng).unwrap_err()),
+        "client proof of possession"
+    );
 
     // A record registered under another CRS.
     let other_crs = ceremony::run_in_process(n, 2, &SessionId::new(b"other".to_vec())).unwrap();
@@ -360,6 +406,7 @@ fn bad_registrations_are_refused() {
         &other_crs,
         id(1),
         &reg.public,
+        &reg.authorization,
         &reg.payloads[0],
         &pads[0],
         &mut rng,
@@ -369,6 +416,37 @@ fn bad_registrations_are_refused() {
         registration_error(err),
         "record was registered under another CRS"
     );
+    assert_eq!(
+        registration_error(reg.public.validate(&other_crs, &mut rng).unwrap_err()),
+        "record was registered under another CRS"
+    );
+
+    // A hot party that keeps the record as bytes decodes only its own part: the view
+    // has the record's digest, and the same checks run on it.
+    let record_bytes = reg.public.to_bytes();
+    for i in PartyId::range(n) {
+        let view = PartyRecord::from_bytes(&record_bytes, i).unwrap();
+        assert_eq!(view, PartyRecord::of(&reg.public, i).unwrap());
+        assert_eq!(view.digest(), reg.public.digest());
+        let pos = i.position();
+        HotParty::check_registration(
+            &crs,
+            &view,
+            &reg.authorization,
+            &reg.payloads[pos],
+            &pads[pos],
+            &mut rng,
+        )
+        .unwrap();
+    }
+    assert!(PartyRecord::from_bytes(&record_bytes, id(6)).is_err());
+    assert!(PartyRecord::from_bytes(&record_bytes[..record_bytes.len() - 1], id(1)).is_err());
+    let mut bad_own = record_bytes.clone();
+    bad_own[vs_offset + 5] ^= 0x40;
+    assert!(PartyRecord::from_bytes(&bad_own, id(1)).is_err());
+    // Another party's unreadable vs_j is not party 1's concern, but it changes the digest.
+    let view = PartyRecord::from_bytes(&bad_own, id(2)).unwrap();
+    assert_ne!(view.digest(), reg.public.digest());
 
     // A cold party refuses a client without a valid PoP.
     let mut c = ColdParty::register(id(1), &mut rng);
@@ -1138,7 +1216,7 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         p.accept_record(&next_public).unwrap();
     }
     for (h, p) in hot.iter_mut().zip(pending) {
-        assert_eq!(p.next_public(), &next_public);
+        assert_eq!(p.next_public(), next_public.record());
         h.commit(p).unwrap();
     }
     for next in &hot {

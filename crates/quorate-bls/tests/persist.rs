@@ -38,7 +38,16 @@ fn rebuilt_hot_and_cold_parties_sign_after_a_refresh() {
             .add_client(&client.public_key(), &client.proof_of_possession())
             .expect("pad");
         hot.push(
-            HotParty::register(&crs, c.index(), &reg.public, payload, &pad, &mut rng).expect("hot"),
+            HotParty::register(
+                &crs,
+                c.index(),
+                &reg.public,
+                &reg.authorization,
+                payload,
+                &pad,
+                &mut rng,
+            )
+            .expect("hot"),
         );
         pads.push(pad);
     }
@@ -62,7 +71,7 @@ fn rebuilt_hot_and_cold_parties_sign_after_a_refresh() {
         }
         h.commit(p).expect("commit");
     }
-    public = next;
+    public = next.into_record();
     // Seal and reload every hot party from its payload, the record and K_i.
     let hot: Vec<HotParty> = hot
         .iter()
@@ -70,8 +79,7 @@ fn rebuilt_hot_and_cold_parties_sign_after_a_refresh() {
         .map(|(h, pad)| {
             let bytes = h.to_payload().to_bytes();
             let payload = quorate_bls::HotRegistration::from_bytes(&bytes).expect("decode");
-            HotParty::register(&crs, h.index(), h.public(), &payload, pad, &mut rng)
-                .expect("reload")
+            HotParty::restore(&crs, h.index(), h.public(), &payload, pad, &mut rng).expect("reload")
         })
         .collect();
     let msg = b"after reload";

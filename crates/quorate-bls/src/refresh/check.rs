@@ -5,7 +5,7 @@
 //! the maintainer's record is accepted (notes §Refresh, "Who checks what").
 
 use crate::error::BlsError;
-use crate::group::GroupPublic;
+use crate::group::{AcceptedRecord, GroupPublic};
 use crate::hot::HotParty;
 use crate::kzg::Crs;
 use crate::refresh::commit::PendingRefresh;
@@ -27,7 +27,8 @@ use rand_core::{CryptoRng, RngCore};
 
 impl GroupPublic {
     /// The combiner's (and any auditor's) refresh step: checks **all** of the public part
-    /// of `refresh` and returns the next record; `self` is untouched whatever happens.
+    /// of `refresh` and returns the next record as an [`AcceptedRecord`], the only value
+    /// [`PendingRefresh::accept_record`] takes; `self` is untouched whatever happens.
     ///
     /// Checks: next epoch, lengths, CRS id, the digest of `self`, the client's
     /// authorisation, `C_δ ≠ 0`, `δ(0) = 0` (zero opening), `deg δ ≤ t−1` (degree proof),
@@ -39,9 +40,9 @@ impl GroupPublic {
         crs: &Crs,
         refresh: &RefreshPublic,
         rng: &mut R,
-    ) -> Result<GroupPublic, BlsError> {
+    ) -> Result<AcceptedRecord, BlsError> {
         self.check_refresh(crs, refresh, rng)?;
-        Ok(self.apply_refresh(refresh))
+        Ok(AcceptedRecord(self.apply_refresh(refresh)))
     }
 
     /// Every check of [`GroupPublic::refreshed`], without building the next record.

@@ -2,7 +2,7 @@
 //! received; with `t` confirmations and that record a hot party commits.
 
 use crate::error::BlsError;
-use crate::group::GroupPublic;
+use crate::group::{AcceptedRecord, GroupPublic};
 use crate::hot::HotParty;
 use crate::refresh::messages::{RefreshConfirmation, RefreshEquivocation};
 use quorate_core::{ParamError, PartyId};
@@ -43,12 +43,32 @@ impl PendingRefresh {
 
     /// Takes the record that the record maintainer (the combiner or an auditor) obtained
     /// from [`GroupPublic::refreshed`] for this refresh: its acceptance is what shows that
-    /// every `Δvs_j` opens `C_δ`, the one check of a refresh that grows with `n` and that
-    /// [`HotParty::refresh`] leaves to the maintainer (notes §Refresh, "Who checks what").
-    /// A hot party that answers to no maintainer runs `refreshed` on its own current
-    /// record and passes the result here. Errors with [`BlsError::StateMismatch`] (nobody
-    /// blamed) if `record` is not the one this refresh leads to.
-    pub fn accept_record(&mut self, record: &GroupPublic) -> Result<(), BlsError> {
+    /// `δ(0) = 0`, `deg δ ≤ t−1` and every `Δvs_j` opens `C_δ`, the checks of a refresh
+    /// that [`HotParty::refresh`] leaves to the maintainer (notes §Refresh, "Who checks
+    /// what"). A hot party that answers to no maintainer runs `refreshed` on its own
+    /// current record and passes the result here. Errors with [`BlsError::StateMismatch`]
+    /// (nobody blamed) if `record` is not the one this refresh leads to.
+    ///
+    /// The argument is an [`AcceptedRecord`], which only [`GroupPublic::refreshed`]
+    /// creates: a record that passed no check, such as this refresh's own
+    /// [`PendingRefresh::next_public`], is not accepted (review finding F3). This does not
+    /// compile:
+    ///
+    /// ```compile_fail,E0308
+    /// fn bypass(p: &mut quorate_bls::PendingRefresh) {
+    ///     let unchecked = p.next_public().clone();
+    ///     p.accept_record(&unchecked).unwrap();
+    /// }
+    /// ```
+    ///
+    /// while this does:
+    ///
+    /// ```
+    /// fn accept(p: &mut quorate_bls::PendingRefresh, r: &quorate_bls::group::AcceptedRecord) {
+    ///     p.accept_record(r).unwrap();
+    /// }
+    /// ```
+    pub fn accept_record(&mut self, record: &AcceptedRecord) -> Result<(), BlsError> {
         if record.digest() != self.next.public.digest() {
             return Err(BlsError::StateMismatch {
                 parties: vec![self.next.index],

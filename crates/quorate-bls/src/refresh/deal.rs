@@ -3,9 +3,11 @@
 //! Refresh ([`Client::refresh`](crate::Client::refresh)) is dealt and signed by the client, who plays the paper's
 //! trusted functionality `F_s`; the record maintainer nevertheless checks all of it, and
 //! every hot party the part that protects its own share, before anyone commits it (the
-//! reference's "untrusted" checks, here mandatory), so a faulty or malicious client cannot
-//! break the sharing through a refresh either. The signature and
-//! the digest of the current record stop anyone else from dealing or replaying one.
+//! reference's "untrusted" checks, here mandatory). So a faulty or malicious client cannot
+//! break the sharing through a refresh **while the record maintainer is honest**; a
+//! corrupt maintainer together with the client can (availability of the client's own key
+//! only: notes §Refresh, "Who checks what"). The signature and the digest of the current
+//! record stop anyone else from dealing or replaying one.
 
 use crate::ciphersuite::SecretKey;
 use crate::client::Client;

@@ -27,9 +27,16 @@
 //! DST ([`DST_REFRESH`]), so nobody but the key owner can deal one. (Otherwise an attacker
 //! who stole a hot share could deal the next refresh itself, learn every `δ_i`, and keep
 //! the share current: proactive security would be void.) Its contents are checked in full
-//! all the same (all of them by the maintainer, the ones that protect its own share by
-//! every hot party), so even the client cannot break the sharing through a refresh, and no
-//! hot party commits one the maintainer has not accepted.
+//! all the same: all of them by the record maintainer, the ones that protect its own share
+//! by every hot party. No hot party commits a refresh without the maintainer's
+//! [`AcceptedRecord`](crate::group::AcceptedRecord), which only
+//! [`GroupPublic::refreshed`](crate::GroupPublic::refreshed) makes. So a faulty or
+//! malicious client cannot break the sharing through a refresh **as long as the
+//! maintainer is honest** (or each party is its own maintainer, as a node is); a corrupt
+//! maintainer colluding with the client can make honest parties commit a refresh that
+//! breaks a global property, which costs the availability of the client's own key, never
+//! the secrecy of a share or the blame of an honest party (notes §Refresh, "Who checks
+//! what").
 
 pub mod check;
 pub mod commit;

@@ -7,6 +7,8 @@
 //!    the unused domain points (one inverse FFT), `com_T = [T(τ)]_1`.
 //! 4. All openings `π_i` at once by Feist–Khovratovich.
 //! 5. `vs_i = x_i·g2`, and a proof of possession of `vk`.
+//! 6. The client's authorisation: its BLS signature on the record digest under
+//!    [`DST_REGISTER`], which each hot party checks with its own opening.
 
 use crate::client::Client;
 use crate::cold::derive_pad;
@@ -15,7 +17,10 @@ use crate::group::GroupPublic;
 use crate::kzg::Crs;
 use crate::proofs::batch_verify_cold;
 use crate::register::cold::registration_context;
-use crate::register::messages::{ColdPublicKey, ColdRegistration, HotRegistration, Registration};
+use crate::register::messages::{
+    registration_message, ColdPublicKey, ColdRegistration, HotRegistration, Registration,
+    DST_REGISTER,
+};
 use blstrs::{G2Projective, Scalar};
 use ff::Field;
 use quorate_core::bls12_381::msm::g2_generator_mul_ct;
@@ -141,16 +146,21 @@ impl Client {
         for (hx, _) in per_party.iter_mut() {
             wipe_field(hx);
         }
+        let public = GroupPublic::new(
+            crs.id(),
+            params,
+            0,
+            self.vk,
+            self.sk.prove_possession(),
+            com_t,
+            vs,
+        );
+        let authorization = self
+            .sk
+            .sign_with_dst(&registration_message(&public.digest()), DST_REGISTER);
         Ok(Registration {
-            public: GroupPublic::new(
-                crs.id(),
-                params,
-                0,
-                self.vk,
-                self.sk.prove_possession(),
-                com_t,
-                vs,
-            ),
+            public,
+            authorization,
             payloads,
         })
     }

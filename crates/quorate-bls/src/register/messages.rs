@@ -2,9 +2,11 @@
 //! ([`ColdRegistration`]), pad commitments, and the client's output ([`Registration`]: the
 //! public record and one private [`HotRegistration`] payload per hot party).
 
+use crate::ciphersuite::Signature;
 use crate::group::GroupPublic;
 use crate::proofs::ColdProof;
 use blstrs::{G1Projective, G2Projective, Scalar};
+use quorate_core::bls12_381::hash::hash_to_g1;
 use quorate_core::bls12_381::wire::ReadBls;
 use quorate_core::bls12_381::wire::{
     g1_to_bytes, g2_to_bytes, scalar_to_bytes, G1_BYTES, G2_BYTES, SCALAR_BYTES,
@@ -129,11 +131,15 @@ impl PadCommitment {
     }
 }
 
-/// The output of ClientRegister: the public record and one private payload per hot party.
+/// The output of ClientRegister: the public record, the client's authorisation of it and
+/// one private payload per hot party.
 #[derive(Debug)]
 pub struct Registration {
     /// Broadcast to everyone.
     pub public: GroupPublic,
+    /// The client's BLS signature on [`registration_message`] of the record's digest under
+    /// [`DST_REGISTER`]; every hot party checks it ([`crate::HotParty::register`]).
+    pub authorization: Signature,
     /// `payloads[i−1]` goes to hot party `i` over a private channel.
     pub payloads: Vec<HotRegistration>,
 }
@@ -158,6 +164,25 @@ impl Drop for HotRegistration {
     fn drop(&mut self) {
         wipe_field(&mut self.hot_share);
     }
+}
+
+/// The domain separation tag of the client's registration authorisation (a BLS signature
+/// on [`registration_message`]), distinct from signing, PoP and refresh.
+pub const DST_REGISTER: &[u8] = b"QUORATE-V01-BLS-REGISTER-AUTH_BLS12381G1_XMD:SHA-256_SSWU_RO_";
+
+/// What the client signs to authorise a registration: a domain tag and the digest of the
+/// record ([`GroupPublic::digest`], which binds the CRS id, `(t, n)`, the epoch, `vk`, its
+/// PoP, `com_T` and every `vs_j`).
+pub fn registration_message(record_digest: &[u8; 32]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(24 + 32);
+    m.extend_from_slice(b"quorate/bls/register/v1");
+    m.extend_from_slice(record_digest);
+    m
+}
+
+/// `H(registration_message(digest))` under [`DST_REGISTER`].
+pub(crate) fn registration_point(record_digest: &[u8; 32]) -> G1Projective {
+    hash_to_g1(&registration_message(record_digest), DST_REGISTER)
 }
 
 pub(crate) const TAG_HOT_REGISTRATION: u8 = 0x02;

@@ -4,9 +4,14 @@
 //!    [`ColdRegistration`] (key and Π_DL proof).
 //! 2. [`client`]: the client checks them into [`VerifiedColdKeys`] and
 //!    [`Client::register`](crate::Client::register) deals a [`Registration`]: the public
-//!    record and one private [`HotRegistration`] per hot party.
+//!    record, the client's authorisation of it and one private [`HotRegistration`] per
+//!    hot party.
 //! 3. [`hot`]: each [`HotParty::register`](crate::HotParty::register) checks its payload,
-//!    after [`ColdParty::add_client`](crate::ColdParty::add_client) gave it its pad.
+//!    after [`ColdParty::add_client`](crate::ColdParty::add_client) gave it its pad: only
+//!    what protects that party (its own opening, `hx_i·g2 = vs_i + K_i`, the client's
+//!    authorisation). The record's global checks (PoP, SCRAPE) are
+//!    [`GroupPublic::validate`](crate::GroupPublic::validate)'s, run by the record's users
+//!    (combiner, auditor) before they rely on it as a whole.
 
 pub mod client;
 pub mod cold;
@@ -14,4 +19,7 @@ pub mod hot;
 pub(crate) mod messages;
 
 pub use client::VerifiedColdKeys;
-pub use messages::{ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment, Registration};
+pub use messages::{
+    registration_message, ColdPublicKey, ColdRegistration, HotRegistration, PadCommitment,
+    Registration, DST_REGISTER,
+};

@@ -1,7 +1,12 @@
 //! The hot party of hot/cold threshold BLS (quorate-bls) as a node role.
 //!
-//! A client registers its key with `n` hot nodes (`POST /v1/bls/keys`); each node checks
-//! its payload with the library's `HotParty::register` and seals its state in its own
+//! A client registers its key with `n` hot nodes (`POST /v1/bls/keys`); each node decodes
+//! only its own part of the record (`PartyRecord`: `vk`, `com_T`, `vs_i`, and the digest
+//! of the exact bytes), runs only the checks that protect its own share and accountability
+//! (`HotParty::check_registration`: its KZG opening and the client's BLS authorisation of
+//! the record digest in one multi-pairing, `hx_i·g2 = vs_i + K_i`; quorate-bls notes
+//! §ClientRegister, "Who checks what at registration"), refuses a bad payload naming the
+//! client and the record digest, and seals its state in its own
 //! encrypted keystore (`bls-hot.db` in the node directory, same passphrase and Argon2id
 //! parameters as `keystore.db`). Then, through the operator API ([`routes`]):
 //!
@@ -30,6 +35,12 @@
 //!   transaction. A node killed anywhere in between restarts with epoch `e` active and `e + 1`
 //!   pending; a repeated `refresh` or `commit` finishes it (both are idempotent).
 //! * **Cold keys** never reach a hot node; refresh never touches them.
+//! * **The record's global checks** (PoP of `vk`, SCRAPE check of all `vs_j`) are not the
+//!   node's: `quorate bls audit` runs `GroupPublic::validate` before it asks any node, and
+//!   the combiner checks every partial against `vs_i` and the signature under `vk`. The
+//!   node decodes the whole record only for a refresh, and keeps its checked hot party in
+//!   memory per record, so signing and audits neither decode the record nor re-run the
+//!   checks per request.
 
 pub mod routes;
 pub mod state;
@@ -46,8 +57,8 @@ use ed25519_dalek::{Signature as EdSignature, Signer as _, SigningKey, Verifying
 use quorate_bls::kzg::ceremony::Transcript;
 use quorate_bls::proofs::ProofContext;
 use quorate_bls::{
-    BlsError, ColdPartial, Crs, GroupPublic, HotParty, HotRegistration, PadCommitment,
-    RefreshConfirmation, RefreshPublic, RefreshShare,
+    BlsError, ColdPartial, Crs, HotParty, HotRegistration, PadCommitment, PartyRecord,
+    RefreshConfirmation, RefreshPublic, RefreshShare, Signature,
 };
 use quorate_core::error::Culprits as _;
 use quorate_core::transcript::SessionId;
@@ -191,8 +202,12 @@ pub struct RegisterRequest {
     /// refuses with [`BlsHotError::UnknownCrs`] and the client sends the transcript.
     #[serde(default)]
     pub crs_id: Option<String>,
-    /// The public record (`GroupPublic`), hex.
+    /// The public record (`GroupPublic`), hex. The node decodes only its own part of it
+    /// (`PartyRecord`) and keeps the bytes.
     pub public: String,
+    /// The client's authorisation of the record (`Registration::authorization`, a BLS
+    /// signature on the record digest), hex.
+    pub authorization: String,
     /// This node's private payload `(i, hx_i, π_i)`, hex.
     pub payload: String,
     /// The cold partner's `K_i`, hex.
@@ -251,6 +266,8 @@ pub struct BlsHot {
     roster: BTreeMap<u16, VerifyingKey>,
     /// Verified CRSs by id (a transcript is checked once per process).
     crs: Mutex<HashMap<[u8; 32], Arc<Crs>>>,
+    /// Checked hot parties by key id, at their current record ([`BlsHot::party`]).
+    parties: Mutex<HashMap<String, Arc<HotParty>>>,
 }
 
 impl std::fmt::Debug for BlsHot {
@@ -307,6 +324,7 @@ impl BlsHot {
             identity: identity.signing_key().clone(),
             roster,
             crs: Mutex::new(HashMap::new()),
+            parties: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -394,14 +412,18 @@ impl BlsHot {
         Ok((active.epoch, state, pending))
     }
 
-    /// Rebuilds the library's hot party from a sealed state (every registration check
-    /// runs again, so a corrupted state is never used).
-    fn party(&self, state: &HotState) -> Result<(HotParty, Arc<Crs>), BlsHotError> {
+    /// Rebuilds the library's hot party from a sealed state: the whole record decoded and
+    /// the party's own checks run again (`HotParty::restore`), so a corrupted state is
+    /// never used.
+    fn fresh_party(&self, state: &HotState) -> Result<(HotParty, Arc<Crs>), BlsHotError> {
         let crs = self.crs(&state.crs_id)?;
-        let party = HotParty::register(
+        let public = state
+            .public()
+            .map_err(|e| BlsHotError::Internal(format!("sealed record: {e}")))?;
+        let party = HotParty::restore(
             &crs,
             state.index,
-            &state.public,
+            &public,
             &state.payload,
             &state.pad,
             &mut OsRng,
@@ -410,8 +432,29 @@ impl BlsHot {
         Ok((party, crs))
     }
 
+    /// The checked hot party of `key_id` at `state`'s record: kept in memory once rebuilt
+    /// ([`BlsHot::fresh_party`]), so signing and audits do not decode the record and re-run
+    /// the checks on every request. An entry for another record (an older epoch) is
+    /// replaced, which drops and wipes its hot share.
+    fn party(
+        &self,
+        key_id: &str,
+        state: &HotState,
+    ) -> Result<(Arc<HotParty>, Arc<Crs>), BlsHotError> {
+        let cached = lock(&self.parties).get(key_id).cloned();
+        if let Some(p) = cached {
+            if p.public().digest() == state.view.digest() && p.index() == state.index {
+                return Ok((p, self.crs(&state.crs_id)?));
+            }
+        }
+        let (party, crs) = self.fresh_party(state)?;
+        let party = Arc::new(party);
+        lock(&self.parties).insert(key_id.to_string(), party.clone());
+        Ok((party, crs))
+    }
+
     fn info(&self, key_id: &str, epoch: u64, state: &HotState, pending: Option<u64>) -> Value {
-        let p = state.public.params();
+        let p = state.view.params();
         json!({
             "key_id": key_id,
             "protocol": "bls-hot",
@@ -422,8 +465,8 @@ impl BlsHot {
             "t": p.t(),
             "n": p.n(),
             "holders": state.holders,
-            "public_key": hex::encode(state.public.public_key().to_bytes()),
-            "record": hex::encode(state.public.to_bytes()),
+            "public_key": hex::encode(state.view.public_key().to_bytes()),
+            "record": hex::encode(&state.record),
         })
     }
 
@@ -458,10 +501,19 @@ impl BlsHot {
             .try_into()
             .map_err(|_| bad("auth_key: 32 bytes"))?;
         VerifyingKey::from_bytes(&auth).map_err(|_| bad("auth_key: not an Ed25519 key"))?;
-        let public = GroupPublic::from_bytes(&hex_field("public", &req.public)?).map_err(bad)?;
-        if usize::from(public.params().n()) != holders.len() {
+        // Only this party's part of the record is decoded (vk, com_T, vs_i); the other
+        // vs_j and the PoP are hashed into the digest, and their consistency is checked by
+        // the record's users (quorate-bls notes §ClientRegister, "Who checks what").
+        let record = hex_field("public", &req.public)?;
+        let view = PartyRecord::from_bytes(&record, index).map_err(bad)?;
+        if usize::from(view.params().n()) != holders.len() {
             return Err(bad("the record's n differs from the number of holders"));
         }
+        if view.epoch() != 0 {
+            return Err(bad("a registration record is at epoch 0"));
+        }
+        let authorization =
+            Signature::from_bytes(&hex_field("authorization", &req.authorization)?).map_err(bad)?;
         let payload = HotRegistration::from_bytes(&zeroize::Zeroizing::new(hex_field(
             "payload",
             &req.payload,
@@ -486,22 +538,25 @@ impl BlsHot {
             _ => return Err(bad("give exactly one of crs and crs_id")),
         };
         let crs_done = started.elapsed();
-        if crs.id() != public.crs_id() {
+        if crs.id() != view.crs_id() {
             return Err(bad("the record was made under another CRS"));
         }
-        if let Some(answer) = self.registered(&req.key_id, &public, index)? {
+        if let Some(answer) = self.registered(&req.key_id, &view.digest(), index)? {
             return Ok(answer);
         }
-        HotParty::register(&crs, index, &public, &payload, &pad, &mut OsRng).map_err(|e| {
-            BlsHotError::Rejected {
-                reason: e.to_string(),
+        HotParty::check_registration(&crs, &view, &authorization, &payload, &pad, &mut OsRng)
+            .map_err(|e| BlsHotError::Rejected {
+                reason: format!(
+                    "key {:?}, record {}: {e}",
+                    req.key_id,
+                    hex::encode(view.digest())
+                ),
                 culprit: Some(Culprit {
                     role: "client",
                     index: None,
                     node: None,
                 }),
-            }
-        })?;
+            })?;
         let checked = started.elapsed();
         if let Some(transcript) = &transcript {
             self.store_crs(&crs.id(), transcript)?;
@@ -512,11 +567,12 @@ impl BlsHot {
             auth_key: auth,
             crs_id: crs.id(),
             pad,
-            public,
+            record,
+            view,
             payload,
         };
         {
-            let cert = json!({ "registered": hex::encode(state.public.digest()) }).to_string();
+            let cert = json!({ "registered": hex::encode(state.view.digest()) }).to_string();
             let sealed = state.to_bytes();
             let mut ks = lock(&self.keystore);
             if ks.epochs(&key)?.is_empty() {
@@ -533,7 +589,7 @@ impl BlsHot {
                         // A concurrent request for the same key won the race.
                         drop(ks);
                         return self
-                            .registered(&req.key_id, &state.public, index)?
+                            .registered(&req.key_id, &state.view.digest(), index)?
                             .ok_or_else(|| BlsHotError::Internal("registration raced".into()));
                     }
                     Err(e) => return Err(e.into()),
@@ -558,17 +614,17 @@ impl BlsHot {
     }
 
     /// The answer to a repeated registration: `Some` (the key's facts) if `key_id` is
-    /// already registered here with `public` as party `index`, `None` if it is not
+    /// already registered here with the record of digest `digest` as party `index`, `None` if it is not
     /// registered, a conflict if it is registered with another record.
     fn registered(
         &self,
         key_id: &str,
-        public: &GroupPublic,
+        digest: &[u8; 32],
         index: PartyId,
     ) -> Result<Option<Value>, BlsHotError> {
         match self.load(key_id) {
             Ok((epoch, existing, pending)) => {
-                if existing.public.digest() == public.digest() && existing.index == index {
+                if existing.view.digest() == *digest && existing.index == index {
                     return Ok(Some(self.info(key_id, epoch, &existing, pending)));
                 }
                 Err(BlsHotError::Conflict(format!(
@@ -583,7 +639,7 @@ impl BlsHot {
     /// `POST /v1/bls/keys/{key_id}/audit`: Π_EKS for `block_id`.
     pub fn audit(&self, key_id: &str, block_id: u64) -> Result<Value, BlsHotError> {
         let (epoch, state, _) = self.load(key_id)?;
-        let (party, crs) = self.party(&state)?;
+        let (party, crs) = self.party(key_id, &state)?;
         let ctx = audit_context(key_id, block_id);
         #[cfg(feature = "test-faults")]
         let ctx = faults::audit_context(ctx);
@@ -625,7 +681,7 @@ impl BlsHot {
                 state.index
             )));
         }
-        let (party, _) = self.party(&state)?;
+        let (party, _) = self.party(key_id, &state)?;
         let partial = party
             .partial_sign(&message, &cold)
             .map_err(|e| rejected(&e, &state.holders, "cold"))?;
@@ -681,7 +737,7 @@ impl BlsHot {
                 )));
             }
         }
-        let (party, crs) = self.party(&state)?;
+        let (party, crs) = self.party(key_id, &state)?;
         let client_fault = |e: BlsError| BlsHotError::Rejected {
             reason: e.to_string(),
             culprit: Some(Culprit {
@@ -695,8 +751,8 @@ impl BlsHot {
             .map_err(client_fault)?;
         // This node is its own record maintainer: every KZG check of the refresh,
         // including every Δvs_j against C_δ, before it confirms anything.
-        let record = state
-            .public
+        let record = party
+            .public()
             .refreshed(&crs, &material.public, &mut OsRng)
             .map_err(client_fault)?;
         checked.accept_record(&record).map_err(client_fault)?;
@@ -731,12 +787,12 @@ impl BlsHot {
             )));
         }
         let material = self.pending_material(&key, req.epoch)?;
-        let (mut party, crs) = self.party(&state)?;
+        let (mut party, crs) = self.fresh_party(&state)?;
         let mut checked = party
             .refresh(&crs, &material.public, &material.share, &mut OsRng)
             .map_err(|e| BlsHotError::Internal(format!("sealed refresh fails its checks: {e}")))?;
-        let record = state
-            .public
+        let record = party
+            .public()
             .refreshed(&crs, &material.public, &mut OsRng)
             .map_err(|e| BlsHotError::Internal(format!("sealed refresh fails its checks: {e}")))?;
         checked
@@ -795,7 +851,7 @@ impl BlsHot {
         if !checked.is_ready() {
             return Err(BlsHotError::Conflict(format!(
                 "the refresh is confirmed by too few hot nodes (need {})",
-                state.public.params().t()
+                state.view.params().t()
             )));
         }
         party
@@ -807,7 +863,9 @@ impl BlsHot {
             auth_key: state.auth_key,
             crs_id: state.crs_id,
             pad: state.pad,
-            public: party.public().clone(),
+            record: party.public().to_bytes(),
+            view: PartyRecord::of(party.public(), state.index)
+                .map_err(|e| BlsHotError::Internal(e.to_string()))?,
             payload: party.to_payload(),
         };
         {
@@ -819,6 +877,8 @@ impl BlsHot {
             // epoch is gone (a crash before this line leaves it until the next commit).
             ks.replace_secret(&key, req.epoch, 1, &kind_pending(), &[])?;
         }
+        // The committed party replaces the old epoch's in memory (which is wiped).
+        lock(&self.parties).insert(key_id.to_string(), Arc::new(party));
         Ok(self.info(key_id, req.epoch, &next, None))
     }
 }

@@ -2,7 +2,9 @@
 //! refresh is pending, the refresh it checked ([`PendingMaterial`]). Both are binary,
 //! versioned and checked on decoding; the secret parts are wiped when the buffers drop.
 
-use quorate_bls::{GroupPublic, HotRegistration, PadCommitment, RefreshPublic, RefreshShare};
+use quorate_bls::{
+    BlsError, GroupPublic, HotRegistration, PadCommitment, PartyRecord, RefreshPublic, RefreshShare,
+};
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, PartyId};
 use zeroize::Zeroizing;
@@ -17,7 +19,9 @@ const MAX_PART: usize = 256 * 1024;
 
 /// A hot party's sealed state at one epoch: its index, the holders' node ids (party `k`
 /// is `holders[k−1]`), the client's Ed25519 authorisation key, the CRS id, the cold
-/// partner's `K_i`, the public record and the private `(i, hx_i, π_i)`.
+/// partner's `K_i`, the public record (kept encoded; decoding reads only this party's
+/// part of it, [`PartyRecord`], and the whole record is decoded only when a refresh needs
+/// it, [`HotState::public`]) and the private `(i, hx_i, π_i)`.
 pub struct HotState {
     /// Party index `i`.
     pub index: PartyId,
@@ -29,8 +33,10 @@ pub struct HotState {
     pub crs_id: [u8; 32],
     /// `K_i = k_i·g2` from the cold partner.
     pub pad: PadCommitment,
-    /// The public record at this epoch.
-    pub public: GroupPublic,
+    /// The public record at this epoch, encoded (`GroupPublic::to_bytes`).
+    pub record: Vec<u8>,
+    /// This party's view of `record` (digest, `(t, n)`, `vk`, `com_T`, `vs_i`).
+    pub view: PartyRecord,
     /// `(i, hx_i, π_i)`: the secret.
     pub payload: HotRegistration,
 }
@@ -61,7 +67,7 @@ impl HotState {
         }
         w.bytes(&self.auth_key).bytes(&self.crs_id);
         w.bytes(&self.pad.to_bytes());
-        put_part(&mut w, &self.public.to_bytes());
+        put_part(&mut w, &self.record);
         let payload = Zeroizing::new(self.payload.to_bytes());
         put_part(&mut w, &payload);
         Zeroizing::new(w.into_bytes())
@@ -83,7 +89,14 @@ impl HotState {
         let auth_key = r.array::<32>()?;
         let crs_id = r.array::<32>()?;
         let pad = PadCommitment::from_bytes(r.take(PadCommitment::BYTES)?)?;
-        let public = GroupPublic::from_bytes(part(&mut r)?)?;
+        let record = part(&mut r)?.to_vec();
+        let view = PartyRecord::from_bytes(&record, index).map_err(|e| match e {
+            BlsError::Decode(d) => d,
+            _ => DecodeError::InvalidValue {
+                what: "sealed BLS state",
+                reason: "the record does not include this party",
+            },
+        })?;
         let payload = HotRegistration::from_bytes(part(&mut r)?)?;
         r.finish()?;
         Ok(HotState {
@@ -92,9 +105,16 @@ impl HotState {
             auth_key,
             crs_id,
             pad,
-            public,
+            record,
+            view,
             payload,
         })
+    }
+
+    /// The whole record, decoded and subgroup-checked (`n` G2 points): only a refresh
+    /// needs it.
+    pub fn public(&self) -> Result<GroupPublic, DecodeError> {
+        GroupPublic::from_bytes(&self.record)
     }
 }
 

@@ -112,7 +112,12 @@ impl Flow {
         }
         lap("cold_add_client", &mut timings);
 
-        // Every hot party checks its payload.
+        // The combiner checks the record as a whole (PoP, SCRAPE) once; every hot party
+        // checks its own payload (opening, K_i, the client's authorisation).
+        registration
+            .public
+            .validate(&crs, rng)
+            .context("the combiner rejected the record")?;
         ensure!(
             registration.payloads.len() == usize::from(n),
             "ClientRegister produced {} payloads for {n} parties",
@@ -120,8 +125,16 @@ impl Flow {
         );
         let mut hot = Vec::with_capacity(usize::from(n));
         for ((id, payload), pad) in PartyId::range(n).zip(&registration.payloads).zip(&pads) {
-            let party = HotParty::register(&crs, id, &registration.public, payload, pad, rng)
-                .with_context(|| format!("hot party {id} rejected its registration"))?;
+            let party = HotParty::register(
+                &crs,
+                id,
+                &registration.public,
+                &registration.authorization,
+                payload,
+                pad,
+                rng,
+            )
+            .with_context(|| format!("hot party {id} rejected its registration"))?;
             hot.push(party);
         }
         lap("hot_register", &mut timings);
@@ -131,7 +144,7 @@ impl Flow {
         let refresh = client
             .refresh(&crs, &registration.public, rng)
             .context("refresh")?;
-        let public = registration
+        let accepted = registration
             .public
             .refreshed(&crs, &refresh.public, rng)
             .context("the combiner rejected the refresh")?;
@@ -147,9 +160,10 @@ impl Flow {
             for c in &confirmations {
                 p.add_confirmation(c).context("refresh confirmation")?;
             }
-            p.accept_record(&public)
+            p.accept_record(&accepted)
                 .context("hot party and combiner disagree on the refreshed record")?;
         }
+        let public = accepted.into_record();
         let mut hot = hot;
         for (party, p) in hot.iter_mut().zip(pending) {
             party.commit(p).context("committing the refresh")?;

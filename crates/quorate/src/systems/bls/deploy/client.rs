@@ -354,6 +354,7 @@ pub fn deliver(
     let crs_hex = hex::encode(crs_bytes);
     let crs_id = hex::encode(reg.public.crs_id());
     let auth_key = hex::encode(keys.auth.verifying_key().to_bytes());
+    let authorization = hex::encode(reg.authorization.to_bytes());
     if holders.len() != reg.payloads.len() {
         return Err(anyhow!("{} hot nodes for n = {}", holders.len(), reg.payloads.len()).into());
     }
@@ -375,6 +376,7 @@ pub fn deliver(
                 "auth_key": auth_key,
                 "crs_id": crs_id,
                 "public": record,
+                "authorization": authorization,
                 "payload": hex::encode(Zeroizing::new(payload.to_bytes()).as_slice()),
                 "pad": hex::encode(pad),
             });
@@ -659,7 +661,8 @@ pub fn refresh(args: &RefreshArgs) -> Result<Value, Failure> {
         kf.public = kf
             .public
             .refreshed(&crs, &pending.public, &mut os_rng())
-            .map_err(|e| anyhow!("our own refresh does not verify: {e}"))?;
+            .map_err(|e| anyhow!("our own refresh does not verify: {e}"))?
+            .into_record();
         kf.write(&kpath)?;
     }
     committed.sort_unstable();
