@@ -9,8 +9,8 @@ use common::*;
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use quorate_core::PartyId;
 use quorate_ecdsa::keygen::{
-    self, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, EpochCertificate, EpochPublic, PendingRefresh,
-    RestoredShare,
+    self, DkgFault, DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4, EpochCertificate, EpochPublic,
+    PendingRefresh, RestoredShare,
 };
 use quorate_ecdsa::{EcdsaError, KeyShare, SessionId};
 use rand_chacha::ChaCha20Rng;
@@ -47,6 +47,17 @@ fn restoring_refresh(
     others: Others,
     seed: u64,
 ) -> Vec<Result<KeyShare, EcdsaError>> {
+    restoring_refresh_with(shares, restored, others, DkgFault::None, seed)
+}
+
+/// [`restoring_refresh`] with the restored party deviating as `fault` says.
+fn restoring_refresh_with(
+    shares: &[KeyShare],
+    restored: &RestoredShare,
+    others: Others,
+    fault: DkgFault,
+    seed: u64,
+) -> Vec<Result<KeyShare, EcdsaError>> {
     let n = shares.len();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let session = SessionId::new(format!("restore-{seed}").into_bytes());
@@ -56,7 +67,7 @@ fn restoring_refresh(
     for (k, share) in shares.iter().enumerate() {
         let i = pid(k as u16 + 1);
         let (st, m) = if i == pid(2) {
-            keygen::restore_round1(restored, &session, next(i), &mut rng).unwrap()
+            keygen::restore_round1_faulty(restored, &session, next(i), fault, &mut rng).unwrap()
         } else {
             match &others {
                 Others::Substitute(vk) => keygen::refresh_round1_restoring(
@@ -237,4 +248,46 @@ fn substituting_another_key_is_refused_by_the_restored_party() {
     let res = restoring_refresh(&shares, &restored, Others::Substitute(wrong), 36);
     assert!(res.iter().all(|r| r.is_err()));
     assert_eq!(res[0].as_ref().unwrap_err().culprits(), [pid(2)]);
+}
+
+/// Review finding F1: the others refuse a restored party that does not prove knowledge of
+/// its old share `x_2` for `T_2` and name it (before anything is committed).
+/// `RestoreNoProof` is exactly what the restored party sent before the proof existed: the
+/// old round 3 accepted it and every party committed.
+#[test]
+fn a_restored_party_without_a_proof_of_x_j_is_named() {
+    let (shares, restored) = setup();
+    let roster_key = identity(KEYGEN, pid(2)).verifying_key();
+    let res = restoring_refresh_with(
+        &shares,
+        &restored,
+        Others::Substitute(roster_key),
+        DkgFault::RestoreNoProof,
+        37,
+    );
+    for k in [0usize, 2] {
+        let err = res[k].as_ref().unwrap_err();
+        assert_eq!(err.culprits(), [pid(2)], "party {}: {err:?}", k + 1);
+        assert!(format!("{err}").contains("x_j"), "{err}");
+    }
+    assert!(res[1].is_err());
+}
+
+/// Review finding F1: an impostor holding party 2's roster key but not `x_2` (its proof is
+/// of another scalar) is named by every other holder, and nobody commits.
+#[test]
+fn a_restored_party_that_does_not_know_x_j_is_named() {
+    let (shares, restored) = setup();
+    let roster_key = identity(KEYGEN, pid(2)).verifying_key();
+    let res = restoring_refresh_with(
+        &shares,
+        &restored,
+        Others::Substitute(roster_key),
+        DkgFault::RestoreWrongSecret,
+        38,
+    );
+    assert!(res.iter().all(|r| r.is_err()));
+    for k in [0usize, 2] {
+        assert_eq!(res[k].as_ref().unwrap_err().culprits(), [pid(2)]);
+    }
 }

@@ -13,7 +13,8 @@
 //!   also configures the escrow ([`crate::cli_escrow`]).
 //! * `quorate node roster --out FILE [--force] DIR_OR_ENTRY...` merges node directories,
 //!   public entry files and rosters into a roster ([`crate::roster`]) and prints a JSON
-//!   summary (`roster`, `digest`, `nodes`).
+//!   summary (`roster`, `digest`, `nodes`); `--replace DIR_OR_ENTRY` replaces one node's
+//!   entry (same id, new key: a node re-initialised after losing its directory).
 //! * `quorate node show --dir DIR` prints the node's public information as JSON (no
 //!   passphrase needed).
 //!
@@ -124,6 +125,11 @@ pub struct RosterArgs {
     /// Node directories, public entry files or roster files to merge.
     #[arg(required = true, value_name = "DIR_OR_ENTRY")]
     pub inputs: Vec<PathBuf>,
+    /// A re-initialised node's directory or public entry: replaces the merged roster's entry
+    /// with the same id (a node that lost its whole directory, README "Restore a node from
+    /// escrow"; [`crate::roster::Roster::replace`]). Repeatable.
+    #[arg(long, value_name = "DIR_OR_ENTRY")]
+    pub replace: Vec<PathBuf>,
 }
 
 /// `quorate node show`.
@@ -199,7 +205,12 @@ pub fn init(args: &InitArgs) -> Result<InitReport, CliError> {
 
 /// Runs `quorate node roster`.
 pub fn roster(args: &RosterArgs) -> Result<RosterReport, CliError> {
-    let roster = merge_inputs(&args.inputs)?;
+    let mut roster = merge_inputs(&args.inputs)?;
+    for path in &args.replace {
+        for (name, entry) in crate::roster::load_input(path)? {
+            roster = roster.replace(&name, entry)?;
+        }
+    }
     let overwrite = if args.force {
         Overwrite::Replace
     } else {
@@ -321,6 +332,7 @@ mod tests {
             out: out.clone(),
             force,
             inputs,
+            replace: Vec::new(),
         };
         let entries = vec![
             tmp.path().join("b"),

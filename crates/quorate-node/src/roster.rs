@@ -409,6 +409,36 @@ impl Roster {
         Ok(())
     }
 
+    /// The roster with node `entry.id`'s entry replaced by `entry` (a node that lost its
+    /// whole directory and was re-initialised under the same id with a new identity key,
+    /// `quorate node roster --replace`). The id must be in the roster and the key must
+    /// change; every other check of [`Roster::from_entries`] applies to the result. The
+    /// old key is not kept: nothing verifies a signature of a lost key against the roster
+    /// (docs/decisions.md, "restore after losing the whole disk").
+    pub fn replace(&self, source_name: &str, entry: RosterEntry) -> Result<Roster, RosterError> {
+        let refuse = |message: &str| RosterError::InvalidEntry {
+            source_name: source_name.to_string(),
+            id: entry.id.to_string(),
+            message: message.to_string(),
+        };
+        let old = self
+            .nodes
+            .get(&entry.id)
+            .ok_or_else(|| refuse("not in the roster: --replace only replaces a listed node"))?;
+        if old.public_key == entry.public_key {
+            return Err(refuse(
+                "has the same key as in the roster: nothing to replace",
+            ));
+        }
+        Roster::from_entries(self.nodes.values().map(|e| {
+            if e.id == entry.id {
+                (source_name.to_string(), entry.clone())
+            } else {
+                ("roster".to_string(), e.clone())
+            }
+        }))
+    }
+
     /// The entry of node `id`.
     pub fn get(&self, id: NodeId) -> Option<&RosterEntry> {
         self.nodes.get(&id)
@@ -550,6 +580,27 @@ pub fn merge_inputs(paths: &[PathBuf]) -> Result<Roster, RosterError> {
 mod tests {
     use super::*;
     use crate::identity::Identity;
+
+    #[test]
+    fn replace_swaps_one_nodes_key_and_refuses_the_rest() {
+        let (a, b) = (entry(1, 7001), entry(2, 7002));
+        let roster = Roster::from_entries([src(a.clone()), src(b.clone())]).unwrap();
+        let mut fresh = entry(2, 7002);
+        fresh.name = "node-2-new".into();
+        let replaced = roster.replace("n2/public.toml", fresh.clone()).unwrap();
+        assert_eq!(replaced.get(b.id), Some(&fresh));
+        assert_eq!(replaced.get(a.id), Some(&a));
+        assert_ne!(replaced.digest(), roster.digest());
+        // Unknown id, unchanged key, and a key another node has: refused.
+        assert!(roster.replace("x", entry(3, 7003)).is_err());
+        assert!(roster.replace("x", b.clone()).is_err());
+        let mut stolen = fresh.clone();
+        stolen.public_key = a.public_key;
+        assert!(matches!(
+            roster.replace("x", stolen),
+            Err(RosterError::DuplicateKey { .. })
+        ));
+    }
 
     fn entry(id: u16, port: u16) -> RosterEntry {
         let ident = Identity::generate(NodeId::new(id).ok());

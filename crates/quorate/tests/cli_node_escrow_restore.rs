@@ -1,12 +1,16 @@
-//! Restoring a node from the escrow, end to end across three real `quorate node run`
-//! processes (issue 16 §2): escrow (RDKGitH) configured, a 2-of-3 keygen and a refresh that
-//! backs every share up; node 3 is stopped and loses its disk — its node directory is put
-//! back from the copy taken right after `node init` (identity key kept, every share record
-//! gone); the escrow recovers its share offline from the backup another holder kept; the
-//! share is imported, node 3 runs again, a refresh names it restored, and it signs with each
-//! other holder (the signatures checked by `quorate ecdsa verify`). On the way: `escrow
-//! export` picks the committed epoch's backup, not a newer file an abandoned refresh left,
-//! and a share that is not node 3's is refused naming node 3.
+//! Restoring a node from the escrow after it lost its whole directory, end to end across
+//! three real `quorate node run` processes (issue 16 §2): escrow (RDKGitH) configured, a
+//! 2-of-3 keygen and a refresh that backs every share up; node 3 is stopped and its whole
+//! directory is lost, identity key included. Its operator runs `quorate node init` again
+//! under id 3 (a new identity key) and sets the escrow key; every operator replaces node 3's
+//! roster entry (`quorate node roster --replace`) and restarts with it; the escrow recovers
+//! node 3's share offline from the backup another holder kept; the share is imported into
+//! the new directory (the epoch certificate checked against the other holders' roster
+//! keys), node 3 runs, a refresh names it restored (in which it proves knowledge of `x_3`
+//! under its new identity), and it signs with each other holder (the signatures checked by
+//! `quorate ecdsa verify`). On the way: `escrow export` picks the committed epoch's backup,
+//! not a newer file an abandoned refresh left, and a share that is not node 3's is refused
+//! naming node 3.
 //!
 //! The commands are those of README.md, "Restore a node from escrow".
 
@@ -14,23 +18,9 @@ mod common;
 
 use std::path::Path;
 
-use common::cluster::{ecdsa, json_ok, ok, quorate, Cluster};
+use common::cluster::{ecdsa, ecdsa_keygen, json_ok, ok, quorate, Cluster};
 use common::escrow::escrow_keys;
 use serde_json::Value;
-
-/// Copies the directory tree `from` to `to` (files and directories only).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
 
 /// `quorate node escrow <args>` printing JSON.
 fn escrow_cmd(args: &[&str], dir: &Path, rest: &[&std::ffi::OsStr]) -> std::process::Output {
@@ -45,41 +35,44 @@ fn escrow_cmd(args: &[&str], dir: &Path, rest: &[&std::ffi::OsStr]) -> std::proc
 }
 
 #[test]
-fn a_node_that_lost_its_disk_is_restored_from_the_escrow_and_signs() {
+fn a_node_that_lost_its_whole_directory_is_restored_from_the_escrow_and_signs() {
     let mut c = Cluster::init(3);
-    let (_, secret) = escrow_keys(&c);
-    // The operator's copy of node 3's directory right after `node init`: its identity key,
-    // no share of anything.
-    let backup3 = c.tmp.path().join("n3-after-init");
-    copy_dir(c.dir(3), &backup3);
+    let (escrow_public, secret) = escrow_keys(&c);
     c.run_args = vec!["--round-timeout-ms".into(), "5000".into()];
-    for id in 1..=3 {
-        c.spawn(id);
-    }
-    for id in 1..=3 {
-        c.wait_healthy(id);
-    }
-    let kg = json_ok(&ecdsa(
-        &c,
-        1,
-        &[
-            "keygen",
-            "--t",
-            "2",
-            "--parties",
-            "1,2,3",
-            "--key-id",
-            "vault",
-        ],
-    ));
-    let pk = kg["public_key"].as_str().expect("public key").to_string();
+    c.start_all();
+    let pk = ecdsa_keygen(&c, 1, 2, "1,2,3", "vault");
     let r = json_ok(&ecdsa(&c, 2, &["refresh", "--key-id", "vault"]));
     assert_eq!(r["epoch"], 1, "{r}");
 
-    // Node 3 stops (SIGTERM by PID) and loses its disk.
+    // Node 3 stops (SIGTERM by PID) and loses its whole directory, identity key included.
+    // Its operator initialises it again under id 3 (a new identity key) and sets the escrow.
     assert!(c.term(3).success());
-    std::fs::remove_dir_all(c.dir(3)).expect("rm");
-    copy_dir(&backup3, c.dir(3));
+    let old_key = c.node_key(3);
+    c.reinit(3);
+    assert_ne!(c.node_key(3), old_key);
+    ok(quorate()
+        .args(["node", "escrow", "set-key", "--dir"])
+        .arg(c.dir(3))
+        .arg("--key")
+        .arg(&escrow_public)
+        .output()
+        .expect("escrow set-key"));
+    // Every operator replaces node 3's roster entry and restarts with the new roster.
+    let replaced = json_ok(
+        &quorate()
+            .args(["node", "roster", "--force", "--out"])
+            .arg(&c.roster)
+            .arg("--replace")
+            .arg(c.dir(3))
+            .arg(&c.roster)
+            .output()
+            .expect("roster --replace"),
+    );
+    assert_eq!(replaced["nodes"][2]["public_key"], c.node_key(3).as_str());
+    for id in [1, 2] {
+        assert!(c.term(id).success());
+        c.restart(id);
+    }
 
     // A backups file of an epoch that never committed (what an abandoned refresh leaves):
     // `export` must still pick the committed epoch 1.

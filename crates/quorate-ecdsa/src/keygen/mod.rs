@@ -39,7 +39,8 @@
 //! (about `3κ` scalar multiplications per pair instead of `6κ`) for one more message round.
 //!
 //! **Refresh** runs the same rounds with `a_{i,0} = 0` (the Feldman vector omits `C_{i,0}`,
-//! which must be the identity, and carries no proof), adds the zero-sharing to the old share,
+//! which must be the identity, and carries no proof, except from a party restored from the
+//! escrow, which proves knowledge of its old share: [`restore`]), adds the zero-sharing to the old share,
 //! keeps the public key and chain code, increments the epoch, replaces every pairwise OT
 //! seed with fresh base OTs (which also re-establishes banned pairs) and rotates the
 //! identity keys: the run is signed with the current epoch's keys and announces the next
@@ -104,6 +105,8 @@ pub use crate::evidence::EquivocationEvidence;
 pub use agreement::EpochCertificate;
 pub use messages::{DkgMsg1, DkgMsg2, DkgMsg3, DkgMsg4};
 pub use pending::PendingRefresh;
+#[cfg(any(test, feature = "test-faults"))]
+pub use restore::restore_round1_faulty;
 pub use restore::{refresh_round1_restoring, restore_round1, EpochPublic, RestoredShare};
 pub use round1::{refresh_round1, round1, DkgRound1};
 pub use round2::{round2, DkgRound2};

@@ -17,6 +17,17 @@
 //! 4. The others commit with [`PendingRefresh::commit`]; the restored party with
 //!    [`PendingRefresh::commit_restored`], which returns a complete share of the new epoch.
 //!
+//! **Who may be the restored party.** The roster key alone is not enough: whoever held a
+//! node's roster key and had a cooperating coordinator could otherwise take that node's
+//! slot while the honest holder is locked out (review finding F1, session 11). The
+//! restored party's committed round-1 opening carries a Schnorr proof of knowledge of its
+//! old share `x_j` for the public share `T_j` of the epoch being refreshed (merlin
+//! transcript `quorate/ecdsa/dlog-pok` v1 over `setup_sid`, which hashes the key id, the
+//! new epoch and the session id, the label `restored holder share`, the prover's party id
+//! and `T_j`); every other holder checks it in [`super::round3`] and names the restored
+//! party if it is missing or does not verify. A non-restored party's opening must carry no
+//! proof. The escrow backup is what gives an honest restored party `x_j`.
+//!
 //! **Who signs for the restored party.** Its epoch identity key was lost with its disk, so
 //! in this refresh its broadcasts and acknowledgement are signed with its roster key (as in
 //! key generation), which the other holders substitute for its lost epoch key in the run's
@@ -31,7 +42,7 @@
 //! restored party fed wrong public data fails the agreement step and commits nothing.
 
 use super::pending::PendingRefresh;
-use super::round1::{start_refresh, DkgRound1};
+use super::round1::{start_refresh, DkgFault, DkgRound1};
 use super::DkgMsg1;
 use crate::curve::{base_mul, point_bytes, read_point, read_scalar, scalar_bytes, write_point};
 use crate::error::{EcdsaError, Result};
@@ -364,11 +375,36 @@ fn check_roster(roster: &[VerifyingKey]) -> Result<()> {
 }
 
 /// The restored party's first refresh round: like [`super::refresh_round1`], signed with
-/// its roster identity key, announcing `next_identity` (a fresh key) for the new epoch.
+/// its roster identity key, announcing `next_identity` (a fresh key) for the new epoch, and
+/// with a Schnorr proof of knowledge of its old share `x_j` for `T_j` in its committed
+/// opening (checked by every other holder in [`super::round3`]).
 pub fn restore_round1(
     restored: &RestoredShare,
     session: &SessionId,
     next_identity: SigningKey,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    restore_round1_with(restored, session, next_identity, DkgFault::None, rng)
+}
+
+/// Fault-injection variant of [`restore_round1`] (feature `test-faults`):
+/// [`DkgFault::RestoreNoProof`] or [`DkgFault::RestoreWrongSecret`].
+#[cfg(any(test, feature = "test-faults"))]
+pub fn restore_round1_faulty(
+    restored: &RestoredShare,
+    session: &SessionId,
+    next_identity: SigningKey,
+    fault: DkgFault,
+    rng: &mut impl CryptoRngCore,
+) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
+    restore_round1_with(restored, session, next_identity, fault, rng)
+}
+
+fn restore_round1_with(
+    restored: &RestoredShare,
+    session: &SessionId,
+    next_identity: SigningKey,
+    fault: DkgFault,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
     let share = &restored.share;
@@ -378,6 +414,7 @@ pub fn restore_round1(
         vec![share.id],
         session,
         next_identity,
+        fault,
         rng,
     )
 }
@@ -407,7 +444,15 @@ pub fn refresh_round1_restoring(
     }
     check_roster(&roster)?;
     parties.sort();
-    start_refresh(share, roster, parties, session, next_identity, rng)
+    start_refresh(
+        share,
+        roster,
+        parties,
+        session,
+        next_identity,
+        DkgFault::None,
+        rng,
+    )
 }
 
 impl PendingRefresh {

@@ -5,7 +5,8 @@
 use super::agreement::{broadcast_digest, sign_digest};
 use super::messages::DkgMsg1;
 use super::setup::{
-    commitment, encode_reveal, others, Mode, PROOF_LABEL, TAG_KEY_ID, TAG_PAIR, TAG_SETUP,
+    commitment, encode_reveal, others, Mode, PROOF_LABEL, RESTORE_PROOF_LABEL, TAG_KEY_ID,
+    TAG_PAIR, TAG_SETUP,
 };
 use crate::curve::{base_mul, tagged_hash, DlogProof};
 use crate::error::Result;
@@ -72,6 +73,14 @@ pub enum DkgFault {
     /// Commits to (and reveals) an invalid proof of knowledge.
     #[cfg(any(test, feature = "test-faults"))]
     BadProof,
+    /// A restored party ([`super::restore_round1_faulty`]) sends no proof of knowledge of
+    /// its old share (what a restored party sent before the proof existed).
+    #[cfg(any(test, feature = "test-faults"))]
+    RestoreNoProof,
+    /// A restored party proves knowledge of another scalar than its old share `x_j` (an
+    /// impostor holding the roster key but not `x_j`).
+    #[cfg(any(test, feature = "test-faults"))]
+    RestoreWrongSecret,
 }
 
 fn key_id(params: ThresholdParams, session: &SessionId) -> [u8; 32] {
@@ -120,7 +129,18 @@ fn round1_with(
         roster: roster.to_vec(),
         next: identity,
     };
-    start(params, me, Mode::Keygen, id, 0, session, keys, fault, rng)
+    start(
+        params,
+        me,
+        Mode::Keygen,
+        id,
+        0,
+        session,
+        keys,
+        Vec::new(),
+        fault,
+        rng,
+    )
 }
 
 /// The roster has one valid, distinct key per party, and `me`'s is `identity`'s.
@@ -192,18 +212,21 @@ pub fn refresh_round1(
         Vec::new(),
         session,
         next_identity,
+        DkgFault::None,
         rng,
     )
 }
 
 /// A refresh of `share` signed under `roster` (the share's identity keys, with the roster
-/// key of every `restored` party in its slot).
+/// key of every `restored` party in its slot). If `share`'s own party is among `restored`,
+/// its opening carries the proof of knowledge of its old share (see [`super::restore`]).
 pub(crate) fn start_refresh(
     share: &KeyShare,
     roster: Vec<VerifyingKey>,
     restored: Vec<PartyId>,
     session: &SessionId,
     next_identity: SigningKey,
+    fault: DkgFault,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
     if next_identity.verifying_key().is_weak() {
@@ -214,7 +237,7 @@ pub(crate) fn start_refresh(
         roster,
         next: next_identity,
     };
-    let (mut st, out) = start(
+    start(
         share.params,
         share.id,
         Mode::Refresh(Box::new(share.clone())),
@@ -222,11 +245,10 @@ pub(crate) fn start_refresh(
         share.epoch + 1,
         session,
         keys,
-        DkgFault::None,
+        restored,
+        fault,
         rng,
-    )?;
-    st.restored = restored;
-    Ok((st, out))
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -238,6 +260,7 @@ fn start(
     epoch: u64,
     session: &SessionId,
     keys: Keys,
+    restored: Vec<PartyId>,
     fault: DkgFault,
     rng: &mut impl CryptoRngCore,
 ) -> Result<(DkgRound1, Vec<(PartyId, DkgMsg1)>)> {
@@ -287,10 +310,17 @@ fn start(
             let proof = DlogProof::prove(PROOF_LABEL, &setup_sid, me, &secret, &feldman[0], rng);
             (poly, feldman, Some(proof))
         }
-        Mode::Refresh(_) => {
+        Mode::Refresh(ref old) => {
             let poly = SecretPolynomial::random_zero_sharing(degree, rng);
             let feldman: Vec<_> = poly.coefficients().iter().skip(1).map(base_mul).collect();
-            (poly, feldman, None)
+            // A restored party proves that it knows its old share `x_me` for `T_me`: the
+            // roster key alone must not be enough to take its slot (see `super::restore`).
+            let proof = if restored.contains(&me) {
+                restore_proof(old, &setup_sid, fault, rng)?
+            } else {
+                None
+            };
+            (poly, feldman, proof)
         }
     };
     let identity_pub = keys.next.verifying_key();
@@ -341,8 +371,41 @@ fn start(
             roster: keys.roster,
             next_identity: keys.next,
             own_digest,
-            restored: Vec::new(),
+            restored,
         },
         out,
     ))
+}
+
+/// The restored party's Schnorr proof of knowledge of its old share `x_me` for
+/// `T_me = x_me·G`, Fiat–Shamir bound (merlin, [`DlogProof`]) to the protocol and its
+/// version, `setup_sid` (which hashes the key id, the new epoch and the session id), the
+/// label [`RESTORE_PROOF_LABEL`], the prover's party id and `T_me`.
+fn restore_proof(
+    old: &KeyShare,
+    setup_sid: &[u8; 32],
+    fault: DkgFault,
+    rng: &mut impl CryptoRngCore,
+) -> Result<Option<DlogProof>> {
+    let me = old.id;
+    let t_me = old.public_share(me).ok_or(ParamError::UnknownParty {
+        id: me,
+        n: old.params.n(),
+    })?;
+    #[allow(unused_mut)]
+    let mut x = old.secret;
+    #[cfg(any(test, feature = "test-faults"))]
+    match fault {
+        DkgFault::RestoreNoProof => {
+            zeroize::Zeroize::zeroize(&mut x);
+            return Ok(None);
+        }
+        DkgFault::RestoreWrongSecret => x += Scalar::ONE,
+        _ => {}
+    }
+    #[cfg(not(any(test, feature = "test-faults")))]
+    let _ = fault;
+    let proof = DlogProof::prove(RESTORE_PROOF_LABEL, setup_sid, me, &x, &t_me, rng);
+    zeroize::Zeroize::zeroize(&mut x);
+    Ok(Some(proof))
 }

@@ -8,7 +8,7 @@ use super::round1::DkgRound1;
 use super::round2::DkgRound2;
 use super::setup::{
     collect, commitment, encode_reveal, eval_commitment, others, per_party_rngs, Mode, PROOF_LABEL,
-    TAG_BOOT, TAG_CHAIN, TAG_TRANSCRIPT,
+    RESTORE_PROOF_LABEL, TAG_BOOT, TAG_CHAIN, TAG_TRANSCRIPT,
 };
 use crate::curve::{base_mul, tagged_hash, write_point};
 use crate::error::{EcdsaError, Result};
@@ -129,13 +129,32 @@ pub fn round3(
         if m.feldman.len() != expected_len {
             return Err(EcdsaError::blame(j, "DKG: Feldman vector length"));
         }
-        match (&m.proof, refresh) {
-            (Some(p), false) => {
+        match (&m.proof, &mode) {
+            (Some(p), Mode::Keygen) => {
                 if !p.verify(PROOF_LABEL, &setup_sid, j, &m.feldman[0]) {
                     return Err(EcdsaError::blame(j, "DKG: proof of knowledge"));
                 }
             }
-            (None, true) => {}
+            (None, Mode::Refresh(_)) if !restored.contains(&j) => {}
+            // A restored party proves knowledge of its old share x_j for T_j (see
+            // `super::restore`): the roster key alone does not give its slot.
+            (Some(p), Mode::Refresh(old)) if restored.contains(&j) => {
+                let t_j = old
+                    .public_share(j)
+                    .ok_or(EcdsaError::MissingMessage { from: j })?;
+                if !p.verify(RESTORE_PROOF_LABEL, &setup_sid, j, &t_j) {
+                    return Err(EcdsaError::blame(
+                        j,
+                        "refresh: restored holder's proof of knowledge of x_j",
+                    ));
+                }
+            }
+            (None, Mode::Refresh(_)) => {
+                return Err(EcdsaError::blame(
+                    j,
+                    "refresh: restored holder's proof of knowledge of x_j",
+                ))
+            }
             _ => return Err(EcdsaError::blame(j, "DKG: proof of knowledge")),
         }
         let mut full = m.feldman.clone();

@@ -19,6 +19,9 @@ const TAG_COMMIT: &[u8] = b"quorate/ecdsa/dkg-commit/v1";
 pub(crate) const TAG_CHAIN: &[u8] = b"quorate/ecdsa/chain-code/v1";
 pub(crate) const TAG_TRANSCRIPT: &[u8] = b"quorate/ecdsa/dkg-transcript/v1";
 pub(crate) const PROOF_LABEL: &[u8] = b"dkg constant term";
+/// The label of a restored holder's proof of knowledge of its old share `x_j` for `T_j`
+/// (a refresh naming restored parties, [`super::restore`]).
+pub(crate) const RESTORE_PROOF_LABEL: &[u8] = b"restored holder share";
 pub(crate) const TAG_BOOT: &[u8] = b"quorate/ecdsa/ote-bootstrap-pair/v1";
 
 /// Key generation, or a refresh of an existing share.

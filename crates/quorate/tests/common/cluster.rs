@@ -7,7 +7,10 @@
 //!   ([`Cluster::log`]), which failing assertions can print.
 //! * [`Cluster::kill9`] (SIGKILL), [`Cluster::term`] (SIGTERM, returns the exit status),
 //!   [`Cluster::pause`]/[`Cluster::resume`] (SIGSTOP/SIGCONT) act on one child by its PID;
-//!   [`Cluster::spawn`] (re)starts a node on the same directory and ports.
+//!   [`Cluster::spawn`] (re)starts a node on the same directory and ports,
+//!   [`Cluster::start_all`] every node; [`Cluster::reinit`] re-creates a lost node directory
+//!   (same id and ports, new identity key).
+//! * [`ecdsa_keygen`] runs `quorate ecdsa keygen` and returns the public key.
 //! * [`Cluster::api`] calls a node's operator API with its token; [`Cluster::session`]
 //!   submits a session; [`Cluster::waiting`] and [`Cluster::metrics`] read its state.
 //! * Every wait is bounded ([`BOUND`]); dropping the cluster kills every child still running.
@@ -155,6 +158,50 @@ impl Node {
     }
 }
 
+/// `quorate node init` of node `id` in `dir` (cheap test KDF); its API token and identity
+/// public key (hex).
+fn init_dir(dir: &Path, id: u16, listen: SocketAddr, api: SocketAddr) -> (String, String) {
+    let out = ok(quorate()
+        .args(["node", "init", "--insecure-test-kdf", "--id"])
+        .arg(id.to_string())
+        .arg("--dir")
+        .arg(dir)
+        .arg("--listen")
+        .arg(listen.to_string())
+        .arg("--api")
+        .arg(api.to_string())
+        .output()
+        .expect("init"));
+    let v: Value = serde_json::from_str(out.trim()).expect("init json");
+    assert_eq!(v["id"].as_u64(), Some(u64::from(id)));
+    let token = std::fs::read_to_string(dir.join("api.token"))
+        .expect("token")
+        .trim()
+        .to_string();
+    let key = v["public_key"].as_str().expect("public_key").to_string();
+    (token, key)
+}
+
+/// `quorate ecdsa keygen` of `key_id` (threshold `t`, holders `parties` like `"1,2,3"`) via
+/// node `via`; returns the public key (hex).
+pub fn ecdsa_keygen(c: &Cluster, via: u16, t: u16, parties: &str, key_id: &str) -> String {
+    let t = t.to_string();
+    let kg = json_ok(&ecdsa(
+        c,
+        via,
+        &[
+            "keygen",
+            "--t",
+            &t,
+            "--parties",
+            parties,
+            "--key-id",
+            key_id,
+        ],
+    ));
+    kg["public_key"].as_str().expect("public key").to_string()
+}
+
 /// Real node processes on loopback; see the module documentation.
 pub struct Cluster {
     /// Holds every directory; removed on drop.
@@ -199,30 +246,14 @@ impl Cluster {
             let dir = tmp.path().join(format!("n{id}"));
             let listen: SocketAddr = format!("127.0.0.1:{}", free_udp()).parse().expect("addr");
             let api: SocketAddr = format!("127.0.0.1:{}", free_tcp()).parse().expect("addr");
-            let out = ok(quorate()
-                .args(["node", "init", "--insecure-test-kdf", "--id"])
-                .arg(id.to_string())
-                .arg("--dir")
-                .arg(&dir)
-                .arg("--listen")
-                .arg(listen.to_string())
-                .arg("--api")
-                .arg(api.to_string())
-                .output()
-                .expect("init"));
-            let v: Value = serde_json::from_str(out.trim()).expect("init json");
-            assert_eq!(v["id"].as_u64(), Some(u64::from(id)));
-            let token = std::fs::read_to_string(dir.join("api.token"))
-                .expect("token")
-                .trim()
-                .to_string();
+            let (token, public_key) = init_dir(&dir, id, listen, api);
             nodes.push(Node {
                 id,
                 dir,
                 listen,
                 api,
                 token,
-                public_key: v["public_key"].as_str().expect("public_key").to_string(),
+                public_key,
                 child: None,
             });
         }
@@ -254,13 +285,34 @@ impl Cluster {
     pub fn start(n: u16, run_args: &[&str]) -> Cluster {
         let mut c = Cluster::init(n);
         c.run_args = run_args.iter().map(|s| s.to_string()).collect();
-        for id in 1..=n {
-            c.spawn(id);
-        }
-        for id in 1..=n {
-            c.wait_healthy(id);
-        }
+        c.start_all();
         c
+    }
+
+    /// Spawns every node (with the current `run_args`) and waits until each is healthy.
+    pub fn start_all(&mut self) {
+        for id in self.ids() {
+            self.spawn(id);
+        }
+        for id in self.ids() {
+            self.wait_healthy(id);
+        }
+    }
+
+    /// Node `id` (stopped) lost its whole directory: `quorate node init` again with the same
+    /// id and addresses, a new identity key and API token. The roster is not changed (see
+    /// `quorate node roster --replace`).
+    pub fn reinit(&mut self, id: u16) {
+        let n = self.node(id);
+        assert!(n.child.is_none(), "node {id} is running");
+        let (dir, listen, api) = (n.dir.clone(), n.listen, n.api);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).expect("rm node dir");
+        }
+        let (token, public_key) = init_dir(&dir, id, listen, api);
+        let n = self.node_mut(id);
+        n.token = token;
+        n.public_key = public_key;
     }
 
     /// Every node id.

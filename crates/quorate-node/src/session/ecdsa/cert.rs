@@ -4,7 +4,13 @@
 //!
 //! Signed message: `"quorate/ecdsa/epoch-cert/v1"` ‖ `u16` length ‖ key id ‖ `u64` epoch ‖
 //! `u16` t ‖ `u16` count ‖ holders (`u16` each) ‖ public key (33) ‖ transcript (32) ‖
-//! session id (32), integers big-endian. Stored as JSON (at most [`MAX_CERT_LEN`] bytes).
+//! session id (32), integers big-endian. Version 2 (every certificate made since session
+//! 11) signs under `"quorate/ecdsa/epoch-cert/v2"` and appends the public-data digest (32,
+//! [`public_digest`]): SHA-256 of the library's `EpochPublic` encoding, which holds the
+//! library key id, every public share, the chain code and every holder's epoch identity
+//! key, so that the public data a restored node imports is certified as a whole (review
+//! finding F2). Version 1 certificates still verify. Stored as JSON (at most
+//! [`MAX_CERT_LEN`] bytes; `"v": 2` with `"public_digest"`).
 
 use std::collections::BTreeMap;
 
@@ -16,6 +22,18 @@ use super::KeyInfo;
 /// Largest stored certificate accepted.
 pub const MAX_CERT_LEN: usize = 64 * 1024;
 const DOMAIN: &[u8] = b"quorate/ecdsa/epoch-cert/v1";
+const DOMAIN_V2: &[u8] = b"quorate/ecdsa/epoch-cert/v2";
+const PUBLIC_DIGEST_TAG: &[u8] = b"quorate/ecdsa/epoch-public-digest/v1";
+
+/// The digest a version-2 certificate signs of the epoch's public data: SHA-256 of a
+/// domain tag and `quorate_ecdsa::keygen::EpochPublic::to_bytes`.
+pub fn public_digest(public: &quorate_ecdsa::keygen::EpochPublic) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(PUBLIC_DIGEST_TAG);
+    h.update(public.to_bytes());
+    h.finalize().into()
+}
 
 /// What every holder signs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,13 +52,20 @@ pub struct CertStatement {
     pub transcript: [u8; 32],
     /// The session id of the keygen or refresh.
     pub session_id: [u8; 32],
+    /// The digest of the epoch's public data ([`public_digest`]); `None` in a version-1
+    /// certificate.
+    pub public_digest: Option<[u8; 32]>,
 }
 
 impl CertStatement {
     /// The bytes each holder signs.
     pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::with_capacity(DOMAIN.len() + 160 + self.key_id.len());
-        m.extend_from_slice(DOMAIN);
+        let mut m = Vec::with_capacity(DOMAIN.len() + 192 + self.key_id.len());
+        m.extend_from_slice(if self.public_digest.is_some() {
+            DOMAIN_V2
+        } else {
+            DOMAIN
+        });
         m.extend_from_slice(&(self.key_id.len() as u16).to_be_bytes());
         m.extend_from_slice(self.key_id.as_bytes());
         m.extend_from_slice(&self.epoch.to_be_bytes());
@@ -52,6 +77,9 @@ impl CertStatement {
         m.extend_from_slice(&self.public_key);
         m.extend_from_slice(&self.transcript);
         m.extend_from_slice(&self.session_id);
+        if let Some(d) = &self.public_digest {
+            m.extend_from_slice(d);
+        }
         m
     }
 
@@ -86,6 +114,8 @@ pub struct EpochCertificate {
     pub transcript: [u8; 32],
     /// Session id.
     pub session_id: [u8; 32],
+    /// The digest of the epoch's public data (version 2; `None` in version 1).
+    pub public_digest: Option<[u8; 32]>,
     /// Signature of every holder, by node id.
     pub signatures: BTreeMap<u16, [u8; 64]>,
     /// For a refresh: the library's epoch certificate (every holder's acknowledgement of the
@@ -105,6 +135,8 @@ struct Stored {
     public_key: String,
     transcript: String,
     session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    public_digest: Option<String>,
     signatures: BTreeMap<u16, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     library_certificate: Option<String>,
@@ -127,6 +159,7 @@ impl EpochCertificate {
             public_key: statement.public_key,
             transcript: statement.transcript,
             session_id: statement.session_id,
+            public_digest: statement.public_digest,
             signatures,
             library: None,
         }
@@ -142,6 +175,7 @@ impl EpochCertificate {
             public_key: self.public_key,
             transcript: self.transcript,
             session_id: self.session_id,
+            public_digest: self.public_digest,
         }
     }
 
@@ -166,6 +200,39 @@ impl EpochCertificate {
         Ok(())
     }
 
+    /// Like [`EpochCertificate::verify`], except that holder `except`'s own signature is
+    /// not checked (it must be present). A node restored after losing its whole directory
+    /// checks the certificate it imports this way: its own signature was made with the
+    /// identity key it lost, which the roster no longer lists, and the other holders'
+    /// signatures certify the same statement.
+    pub fn verify_others(
+        &self,
+        roster: &BTreeMap<u16, VerifyingKey>,
+        except: u16,
+    ) -> Result<(), String> {
+        let st = self.statement();
+        for h in self.holders.iter().filter(|h| **h != except) {
+            let key = roster
+                .get(h)
+                .ok_or_else(|| format!("holder {h} is not in the roster"))?;
+            let ok = self.signatures.get(h).is_some_and(|s| st.verify(key, s));
+            if !ok {
+                return Err(format!(
+                    "holder {h}'s certificate signature is missing or wrong"
+                ));
+            }
+        }
+        if self.signatures.len() != self.holders.len()
+            || self
+                .holders
+                .iter()
+                .any(|h| !self.signatures.contains_key(h))
+        {
+            return Err("a certificate signature is missing or not from a holder".into());
+        }
+        Ok(())
+    }
+
     /// Party index of `node` (its position among the holders, from 1).
     pub fn party_of(&self, node: u16) -> Result<quorate_ecdsa::PartyId, String> {
         super::party_of(&self.holders, node)
@@ -185,7 +252,7 @@ impl EpochCertificate {
     /// The stored form (JSON).
     pub fn to_bytes(&self) -> Vec<u8> {
         let s = Stored {
-            v: 1,
+            v: if self.public_digest.is_some() { 2 } else { 1 },
             key_id: self.key_id.clone(),
             epoch: self.epoch,
             t: self.t,
@@ -193,6 +260,7 @@ impl EpochCertificate {
             public_key: hex::encode(self.public_key),
             transcript: hex::encode(self.transcript),
             session_id: hex::encode(self.session_id),
+            public_digest: self.public_digest.map(hex::encode),
             signatures: self
                 .signatures
                 .iter()
@@ -209,8 +277,16 @@ impl EpochCertificate {
             return Err("certificate too large".into());
         }
         let s: Stored = serde_json::from_slice(bytes).map_err(|e| format!("certificate: {e}"))?;
-        if s.v != 1 {
-            return Err(format!("certificate version {} is not supported", s.v));
+        match (s.v, &s.public_digest) {
+            (1, None) | (2, Some(_)) => {}
+            (1 | 2, _) => {
+                return Err(format!(
+                    "certificate: version {} must {}carry a public-data digest",
+                    s.v,
+                    if s.v == 1 { "not " } else { "" }
+                ))
+            }
+            (v, _) => return Err(format!("certificate version {v} is not supported")),
         }
         if s.holders.windows(2).any(|w| w[0] >= w[1]) || s.holders.is_empty() {
             return Err("certificate: holders must be ascending and distinct".into());
@@ -227,6 +303,11 @@ impl EpochCertificate {
             public_key: unhex("public key", &s.public_key)?,
             transcript: unhex("transcript", &s.transcript)?,
             session_id: unhex("session id", &s.session_id)?,
+            public_digest: s
+                .public_digest
+                .as_deref()
+                .map(|d| unhex("public-data digest", d))
+                .transpose()?,
             signatures,
             library: s
                 .library_certificate

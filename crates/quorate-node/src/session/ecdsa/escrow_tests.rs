@@ -15,7 +15,7 @@ use rand_core::OsRng;
 
 /// A cluster whose every node backs up to one (DKGitH, secp256k1) escrow; each node keeps
 /// its verified backups under its own directory in `tmp`.
-fn escrowed(ids: &[u16], tmp: &tempfile::TempDir) -> (Cluster, EscrowSecretKey) {
+pub(crate) fn escrowed(ids: &[u16], tmp: &tempfile::TempDir) -> (Cluster, EscrowSecretKey) {
     let c = Cluster::new(ids);
     let (epk, esk) =
         backup::escrow_keygen(&mut OsRng, Scheme::Dkgith, CurveId::Secp256k1, None).unwrap();

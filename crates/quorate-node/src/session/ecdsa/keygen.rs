@@ -321,6 +321,7 @@ impl DkgDriver {
             public_key: share.public_key_bytes(),
             transcript: share.setup_transcript(),
             session_id: self.ctx.session_id,
+            public_digest: Some(super::cert::public_digest(&share.epoch_public())),
         };
         let payload = self.escrow_round().payload(share)?;
         self.state = State::Escrow(Box::new(EscrowWait {

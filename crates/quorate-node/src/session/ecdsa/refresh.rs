@@ -10,7 +10,9 @@
 //! holder node `J` was restored from the escrow ([`super::restore`]): `J` runs the library's
 //! `restore_round1` from its stored `RestoredShare` and commits with `commit_restored`,
 //! every other holder runs `refresh_round1_restoring` with `J`'s roster key (the epoch
-//! identity key `J` lost is replaced by the key the roster pins). Everything else (rounds,
+//! identity key `J` lost is replaced by the key the roster pins) and checks `J`'s proof of
+//! knowledge of its old share; each of them first requires a verified escrow backup of
+//! `J`'s share of epoch `e` ([`require_escrowed`]). Everything else (rounds,
 //! escrow backups, epoch certificate, pending/commit, recovery, blame) is the plain refresh;
 //! afterwards `J` holds an ordinary share of epoch `e + 1`. Participants: every holder.
 //! Output: `key_id`, `public_key`, `epoch` (`e + 1`), `t`, `n`, `holders`.
@@ -56,6 +58,29 @@ fn refresh_params(params: &Value) -> Result<(u16, Option<u16>), String> {
     Ok((param_u16(params, "n")?, restored))
 }
 
+/// A holder takes part in a refresh naming `j` restored only if it holds a verified escrow
+/// backup of `j`'s share of the epoch being refreshed (review finding F1): the restored
+/// party proves knowledge of `x_j` in the refresh itself, and this backup is the node's own
+/// evidence that `x_j` was escrowed (so only the escrow's holder can have recovered it). A
+/// key set up without an escrow cannot be restored: it needs a new keygen.
+fn require_escrowed(node: &EcdsaNode, key_id: &str, epoch: u64, j: u16) -> Result<(), String> {
+    let esc = node.escrow().ok_or_else(|| {
+        format!(
+            "refusing to restore node {j}: this node has no escrow configured, so key \
+             {key_id} was not backed up here (a key set up without an escrow cannot be \
+             restored from one)"
+        )
+    })?;
+    let key = KeyId::new(key_id).map_err(|e| e.to_string())?;
+    crate::escrow::export(&esc.dir, &key, j, Some(epoch)).map_err(|e| {
+        format!(
+            "refusing to restore node {j}: no verified escrow backup of its share of key \
+             {key_id} epoch {epoch} here ({e})"
+        )
+    })?;
+    Ok(())
+}
+
 impl Protocol for EcdsaRefresh {
     fn name(&self) -> &'static str {
         NAME
@@ -91,6 +116,7 @@ impl Protocol for EcdsaRefresh {
                 None => None,
                 Some(j) => {
                     let party = party_of(&cert.holders, j)?;
+                    require_escrowed(&self.node, &ctx.key_id, ctx.epoch, j)?;
                     let key = self
                         .node
                         .roster

@@ -4,11 +4,14 @@
 //!    (`quorate node escrow export-public`): the library's [`EpochPublic`] and the node's
 //!    epoch certificate, which every holder signed with its roster key.
 //! 2. The escrow recovers the lost node's `x_j` (`quorate verenc recover --out`).
-//! 3. The lost node, with its identity key (the keystore holding it must exist), imports
-//!    both with [`import`] (`quorate node escrow import`): the certificate must verify
-//!    against the roster and name the same epoch, threshold, holder count, public key and
-//!    setup transcript as the [`EpochPublic`] (so the public data is the one every holder
-//!    certified); the library checks `x_j·G = T_j` ([`RestoredShare::new`]). The
+//! 3. The lost node — with its identity key kept, or re-initialised under the same id with
+//!    a new identity key that every operator put in the roster (`quorate node roster
+//!    --replace`) — imports both with [`import`] (`quorate node escrow import`): every
+//!    other holder's certificate signature must verify against the roster (its own was
+//!    made with the key it may have lost), and the certificate must name the same epoch,
+//!    threshold, holder count, public key and setup transcript as the [`EpochPublic`] and
+//!    sign its digest ([`super::cert::public_digest`]), so the public data is the one
+//!    every holder certified; the library checks `x_j·G = T_j` ([`RestoredShare::new`]). The
 //!    [`RestoredShare`] is stored sealed under the kind [`RESTORED_SHARE_KIND`] in a new
 //!    epoch committed with that certificate. It cannot sign.
 //! 4. The node runs again and an operator asks for a refresh naming it (`quorate ecdsa
@@ -134,6 +137,7 @@ fn checked_public(
     key_id: &KeyId,
     public: &Value,
     roster: &BTreeMap<u16, VerifyingKey>,
+    self_id: u16,
 ) -> Result<(EpochCertificate, EpochPublic), RestoreError> {
     if public["v"] != 1 || public["key_id"] != key_id.as_str() {
         return Err(invalid(format!(
@@ -146,7 +150,10 @@ fn checked_public(
         .as_str()
         .ok_or_else(|| invalid("epoch_public: missing"))?;
     let ep = EpochPublic::from_bytes(&hex::decode(ep_hex).map_err(invalid)?).map_err(invalid)?;
-    cert.verify(roster)
+    // Every other holder's signature; this node's own was made with its identity key at
+    // the time, which a node that lost its whole directory no longer has (the roster now
+    // lists its new key): the others certify the same statement.
+    cert.verify_others(roster, self_id)
         .map_err(|e| invalid(format!("epoch certificate: {e}")))?;
     let consistent = cert.key_id == key_id.as_str()
         && public["epoch"] == cert.epoch
@@ -159,6 +166,26 @@ fn checked_public(
         return Err(invalid(
             "the epoch public data is not the epoch its certificate certifies",
         ));
+    }
+    // The certificate signs a digest of the whole public data (library key id, public
+    // shares, chain code, every holder's epoch identity key): review finding F2.
+    match cert.public_digest {
+        None => {
+            return Err(invalid(format!(
+                "the certificate of key {key_id} epoch {} does not certify the epoch's \
+                 public data (a version-1 certificate): refresh the key once, then export \
+                 again",
+                cert.epoch
+            )))
+        }
+        Some(d) if d != super::cert::public_digest(&ep) => {
+            return Err(invalid(
+                "the epoch public data (public shares, chain code, library key id or \
+                 holders' identity keys) is not the data its certificate certifies: \
+                 tampered or mixed export-public file",
+            ))
+        }
+        Some(_) => {}
     }
     Ok((cert, ep))
 }
@@ -182,7 +209,7 @@ pub fn import(
             "node {self_id}'s identity key is not its roster key"
         )));
     }
-    let (cert, ep) = checked_public(key_id, public, roster)?;
+    let (cert, ep) = checked_public(key_id, public, roster, self_id)?;
     // An import interrupted by a crash leaves a pending epoch (begun, perhaps with the
     // restored share sealed, never committed). Like every pending epoch this node never
     // signed a certificate for, nobody can ever commit it (the start-up resolver abandons

@@ -135,14 +135,14 @@ fn a_refresh_naming_the_restored_node_gives_it_a_share_that_signs() {
     use crate::session::ecdsa::tests::k256_verify;
     use std::sync::{Arc, Mutex};
 
-    let mut c = Cluster::new(&[1, 2, 3]);
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut c, _esk) = crate::session::ecdsa::escrow_tests::escrowed(&[1, 2, 3], &tmp);
     let pk = c.keygen(2, &[1, 2, 3], "kr");
     let key = KeyId::new("kr").unwrap();
     let public = export_public(&c.nodes[&1].keystore(), &key, None).unwrap();
     let x2 = secret_of(&c, 2, "kr");
     let old = c.nodes[&2].clone();
     let ident2 = old.keystore().identity().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
     let mut ks = fresh_keystore(&tmp, &ident2);
     import(&mut ks, &old.roster, 2, &old.identity, &key, &x2, &public).unwrap();
     let node2 = EcdsaNode::new(
@@ -151,6 +151,16 @@ fn a_refresh_naming_the_restored_node_gives_it_a_share_that_signs() {
         old.identity.clone(),
         old.roster.clone(),
     );
+    // The new directory is configured with the same escrow (`node escrow set-key`).
+    let dir2 = tmp.path().join("n2-new");
+    std::fs::create_dir_all(&dir2).unwrap();
+    let epk = old.escrow().unwrap().key.clone();
+    node2
+        .set_escrow(crate::escrow::Escrow {
+            key: epk,
+            dir: dir2,
+        })
+        .unwrap();
     c.nodes.insert(2, node2.clone());
     drop(old);
 
@@ -274,4 +284,117 @@ fn an_interrupted_import_is_resumed_by_importing_again() {
     let err = import(&mut ks, &roster, 2, &node2.identity, &key, &x2, &public).unwrap_err();
     assert!(matches!(err, RestoreError::AlreadyHeld { .. }), "{err}");
     assert_eq!(ks.epochs(&key).unwrap()[0].status, EpochStatus::Pending);
+}
+
+/// Review finding F1 (node side): a holder without a verified escrow backup of the named
+/// node's share refuses a refresh naming it restored (the old driver accepted it: only the
+/// restored party's roster key was checked).
+#[test]
+fn a_holder_without_an_escrow_backup_refuses_to_restore() {
+    use crate::session::driver::Protocol;
+    let mut c = Cluster::new(&[1, 2, 3]);
+    c.keygen(2, &[1, 2, 3], "kr");
+    let ctx = crate::session::driver::SessionContext {
+        self_id: 1,
+        participants: vec![1, 2, 3],
+        coordinator: 1,
+        params: json!({"n": 3, "restored": 2}),
+        key_id: "kr".into(),
+        epoch: 0,
+        attempt: 0,
+        session_id: [44; 32],
+        request_id: "r".into(),
+    };
+    let refresh = crate::session::ecdsa::refresh::EcdsaRefresh::new(c.nodes[&1].clone());
+    let err = refresh.driver(&ctx).err().unwrap();
+    assert!(err.contains("no escrow configured"), "{err}");
+    // With an escrow configured but no backup of node 2's epoch-0 share (the key was
+    // generated before the escrow was set): still refused.
+    let tmp = tempfile::tempdir().unwrap();
+    let (epk, _) = quorate_verenc::backup::escrow_keygen(
+        &mut rand_core::OsRng,
+        quorate_verenc::backup::Scheme::Dkgith,
+        quorate_verenc::backup::CurveId::Secp256k1,
+        None,
+    )
+    .unwrap();
+    c.nodes[&1]
+        .set_escrow(crate::escrow::Escrow {
+            key: epk,
+            dir: tmp.path().to_path_buf(),
+        })
+        .unwrap();
+    let err = refresh.driver(&ctx).err().unwrap();
+    assert!(err.contains("no verified escrow backup"), "{err}");
+}
+
+/// Review finding F2: an export-public file whose epoch public data was tampered with in
+/// what the old checks did not bind (another holder's epoch identity key, the library key
+/// id, the chain code) is refused at import with a clear error, and nothing is stored.
+/// The old import accepted each of them (the refresh then failed naming an honest holder).
+#[test]
+fn a_tampered_export_public_file_is_refused_at_import() {
+    let mut c = Cluster::new(&[1, 2, 3]);
+    c.keygen(2, &[1, 2, 3], "kr");
+    let key = KeyId::new("kr").unwrap();
+    let public = export_public(&c.nodes[&1].keystore(), &key, None).unwrap();
+    let x2 = secret_of(&c, 2, "kr");
+    let node2 = c.nodes[&2].clone();
+    let ident2 = node2.keystore().identity().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ks = fresh_keystore(&tmp, &ident2);
+    let good = hex::decode(public["epoch_public"].as_str().unwrap()).unwrap();
+    // Layout (n = 3): header 2, t and n 4, key id 32, epoch 8, public key 33, shares 99,
+    // chain code 32, transcript 32, identity keys 3 × 32.
+    let (key_id_at, chain_at, ids_at) = (6, 178, 242);
+    let other = SigningKey::from_bytes(&[9u8; 32]).verifying_key();
+    let tampered: Vec<(&str, Vec<u8>)> = vec![
+        ("identity key of holder 1", {
+            let mut b = good.clone();
+            b[ids_at..ids_at + 32].copy_from_slice(other.as_bytes());
+            b
+        }),
+        ("library key id", {
+            let mut b = good.clone();
+            b[key_id_at] ^= 1;
+            b
+        }),
+        ("chain code", {
+            let mut b = good.clone();
+            b[chain_at] ^= 1;
+            b
+        }),
+    ];
+    for (what, bytes) in tampered {
+        // Still well-formed public data: only the certificate binding can catch it.
+        EpochPublic::from_bytes(&bytes).unwrap();
+        let mut file = public.clone();
+        file["epoch_public"] = json!(hex::encode(&bytes));
+        let err = import(&mut ks, &node2.roster, 2, &node2.identity, &key, &x2, &file).unwrap_err();
+        assert!(
+            matches!(err, RestoreError::Invalid(ref m) if m.contains("not the data its certificate certifies")),
+            "{what}: {err}"
+        );
+    }
+    assert!(ks.epochs(&key).unwrap().is_empty());
+    // A version-1 certificate (no public-data digest) is refused with what to do.
+    let mut v1 = public.clone();
+    v1["certificate"]["v"] = json!(1);
+    v1["certificate"]
+        .as_object_mut()
+        .unwrap()
+        .remove("public_digest");
+    let err = import(&mut ks, &node2.roster, 2, &node2.identity, &key, &x2, &v1).unwrap_err();
+    assert!(matches!(err, RestoreError::Invalid(_)), "{err}");
+    // The untampered file imports.
+    import(
+        &mut ks,
+        &node2.roster,
+        2,
+        &node2.identity,
+        &key,
+        &x2,
+        &public,
+    )
+    .unwrap();
 }
