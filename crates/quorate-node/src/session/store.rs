@@ -408,6 +408,9 @@ CREATE TABLE IF NOT EXISTS request_owners (
 );
 ";
 
+/// Prepared statements kept per connection (the write paths use 13 distinct statements).
+const STATEMENT_CACHE: usize = 32;
+
 /// Format version of `runtime.db`.
 const SQLITE_FORMAT: &str = "1";
 
@@ -437,11 +440,11 @@ fn read_request(
     conn: &rusqlite::Connection,
     request_id: &str,
 ) -> Result<Option<RequestRecord>, StoreError> {
-    let text: Option<String> = optional(conn.query_row(
-        "SELECT record FROM requests WHERE request_id = ?1",
-        [request_id],
-        |r| r.get(0),
-    ))?;
+    let text: Option<String> = optional(
+        conn.prepare_cached("SELECT record FROM requests WHERE request_id = ?1")
+            .map_err(db)?
+            .query_row([request_id], |r| r.get(0)),
+    )?;
     text.map(|t| serde_json::from_str(&t).map_err(json_err))
         .transpose()
 }
@@ -454,11 +457,10 @@ fn insert_request_in(
         return Ok(Some(existing));
     }
     let text = serde_json::to_string(record).map_err(json_err)?;
-    conn.execute(
-        "INSERT INTO requests (request_id, record) VALUES (?1, ?2)",
-        rusqlite::params![record.request.request_id, text],
-    )
-    .map_err(db)?;
+    conn.prepare_cached("INSERT INTO requests (request_id, record) VALUES (?1, ?2)")
+        .map_err(db)?
+        .execute(rusqlite::params![record.request.request_id, text])
+        .map_err(db)?;
     Ok(None)
 }
 
@@ -468,10 +470,9 @@ fn update_request_in(
 ) -> Result<(), StoreError> {
     let text = serde_json::to_string(record).map_err(json_err)?;
     let n = conn
-        .execute(
-            "UPDATE requests SET record = ?1 WHERE request_id = ?2",
-            rusqlite::params![text, record.request.request_id],
-        )
+        .prepare_cached("UPDATE requests SET record = ?1 WHERE request_id = ?2")
+        .map_err(db)?
+        .execute(rusqlite::params![text, record.request.request_id])
         .map_err(db)?;
     if n != 1 {
         return Err(StoreError::Backend(format!(
@@ -489,21 +490,29 @@ fn claim_in(
     owner: &RequestOwner,
 ) -> Result<Claim, StoreError> {
     let epoch = to_i64(key.epoch)?;
-    let existing: Option<Vec<u8>> = optional(conn.query_row(
-        "SELECT session FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
-        rusqlite::params![key.key_id, epoch, key.attempt],
-        |r| r.get(0),
-    ))?;
+    let existing: Option<Vec<u8>> = optional(
+        conn.prepare_cached(
+            "SELECT session FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
+        )
+        .map_err(db)?
+        .query_row(rusqlite::params![key.key_id, epoch, key.attempt], |r| {
+            r.get(0)
+        }),
+    )?;
     match existing {
         Some(s) if s == session => Ok(Claim::Same),
         Some(_) => Ok(Claim::Taken),
         None => {
-            let first: Option<(i64, Vec<u8>)> = optional(conn.query_row(
-                "SELECT coordinator, session FROM request_owners \
-                 WHERE key_id = ?1 AND request_id = ?2",
-                rusqlite::params![key.key_id, owner.request_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            ))?;
+            let first: Option<(i64, Vec<u8>)> = optional(
+                conn.prepare_cached(
+                    "SELECT coordinator, session FROM request_owners \
+                     WHERE key_id = ?1 AND request_id = ?2",
+                )
+                .map_err(db)?
+                .query_row(rusqlite::params![key.key_id, owner.request_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                }),
+            )?;
             match first {
                 Some((c, s)) if c != i64::from(owner.coordinator) => {
                     return Ok(Claim::Duplicate {
@@ -513,23 +522,30 @@ fn claim_in(
                 }
                 Some(_) => {}
                 None => {
-                    conn.execute(
+                    conn.prepare_cached(
                         "INSERT INTO request_owners (key_id, request_id, coordinator, session) \
                          VALUES (?1, ?2, ?3, ?4)",
-                        rusqlite::params![
-                            key.key_id,
-                            owner.request_id,
-                            owner.coordinator,
-                            &session[..]
-                        ],
                     )
+                    .map_err(db)?
+                    .execute(rusqlite::params![
+                        key.key_id,
+                        owner.request_id,
+                        owner.coordinator,
+                        &session[..]
+                    ])
                     .map_err(db)?;
                 }
             }
-            conn.execute(
+            conn.prepare_cached(
                 "INSERT INTO attempts (key_id, epoch, attempt, session) VALUES (?1, ?2, ?3, ?4)",
-                rusqlite::params![key.key_id, epoch, key.attempt, &session[..]],
             )
+            .map_err(db)?
+            .execute(rusqlite::params![
+                key.key_id,
+                epoch,
+                key.attempt,
+                &session[..]
+            ])
             .map_err(db)?;
             Ok(Claim::Claimed)
         }
@@ -543,15 +559,31 @@ fn finish_in(
 ) -> Result<(), StoreError> {
     let text = serde_json::to_string(outcome).map_err(json_err)?;
     let n = conn
-        .execute(
+        .prepare_cached(
             "UPDATE attempts SET outcome = ?1 WHERE key_id = ?2 AND epoch = ?3 AND attempt = ?4",
-            rusqlite::params![text, key.key_id, to_i64(key.epoch)?, key.attempt],
         )
+        .map_err(db)?
+        .execute(rusqlite::params![
+            text,
+            key.key_id,
+            to_i64(key.epoch)?,
+            key.attempt
+        ])
         .map_err(db)?;
     if n != 1 {
         return Err(StoreError::Backend("finishing an unclaimed attempt".into()));
     }
     Ok(())
+}
+
+/// Runs one parameterless statement through the connection's statement cache (the hot
+/// paths run the same few statements for every session: parsing and planning them once
+/// saves the CPU SQLite spends per write).
+fn cached(conn: &rusqlite::Connection, sql: &str) -> Result<usize, StoreError> {
+    conn.prepare_cached(sql)
+        .map_err(db)?
+        .execute([])
+        .map_err(db)
 }
 
 /// Runs `f` inside a savepoint of the open transaction: a failing write is undone without
@@ -560,14 +592,14 @@ fn in_savepoint<R>(
     conn: &rusqlite::Connection,
     f: impl FnOnce(&rusqlite::Connection) -> Result<R, StoreError>,
 ) -> Result<R, StoreError> {
-    conn.execute_batch("SAVEPOINT op").map_err(db)?;
+    cached(conn, "SAVEPOINT op")?;
     match f(conn) {
         Ok(v) => {
-            conn.execute_batch("RELEASE op").map_err(db)?;
+            cached(conn, "RELEASE op")?;
             Ok(v)
         }
         Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK TO op; RELEASE op");
+            let _ = cached(conn, "ROLLBACK TO op").and_then(|_| cached(conn, "RELEASE op"));
             Err(e)
         }
     }
@@ -611,6 +643,9 @@ impl SqliteStore {
             }
         }
         let reader = rusqlite::Connection::open(path).map_err(db)?;
+        // Room for every statement of the hot paths (see `cached`).
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        reader.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let store = Self {
             conn: Mutex::new(conn),
             reader: Mutex::new(reader),
@@ -683,17 +718,17 @@ impl SqliteStore {
 
     /// One transaction for `batch`; every write's caller is answered before returning.
     fn commit_batch(conn: &rusqlite::Connection, batch: Vec<Op>) {
-        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        if let Err(e) = cached(conn, "BEGIN IMMEDIATE") {
             // The writes are dropped unrun; their callers see it (see `write`).
             tracing::warn!(error = %e, "runtime database: could not begin a transaction");
             return;
         }
         let replies: Vec<Reply> = batch.into_iter().map(|op| op(conn)).collect();
-        let commit = match conn.execute_batch("COMMIT") {
-            Ok(()) => Ok(()),
+        let commit = match cached(conn, "COMMIT") {
+            Ok(_) => Ok(()),
             Err(e) => {
                 let _ = conn.execute_batch("ROLLBACK");
-                Err(db(e).to_string())
+                Err(e.to_string())
             }
         };
         for reply in replies {
@@ -786,11 +821,9 @@ impl SessionStore for SqliteStore {
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
         let conn = self.read()?;
         let max: Option<i64> = conn
-            .query_row(
-                "SELECT max(attempt) FROM attempts WHERE key_id = ?1 AND epoch = ?2",
-                rusqlite::params![key_id, to_i64(epoch)?],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT max(attempt) FROM attempts WHERE key_id = ?1 AND epoch = ?2")
+            .map_err(db)?
+            .query_row(rusqlite::params![key_id, to_i64(epoch)?], |r| r.get(0))
             .map_err(db)?;
         match max {
             None => Ok(0),
@@ -806,11 +839,16 @@ impl SessionStore for SqliteStore {
 
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
         let conn = self.read()?;
-        let text: Option<Option<String>> = optional(conn.query_row(
-            "SELECT outcome FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
-            rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],
-            |r| r.get(0),
-        ))?;
+        let text: Option<Option<String>> = optional(
+            conn.prepare_cached(
+                "SELECT outcome FROM attempts WHERE key_id = ?1 AND epoch = ?2 AND attempt = ?3",
+            )
+            .map_err(db)?
+            .query_row(
+                rusqlite::params![key.key_id, to_i64(key.epoch)?, key.attempt],
+                |r| r.get(0),
+            ),
+        )?;
         text.flatten()
             .map(|t| serde_json::from_str(&t).map_err(json_err))
             .transpose()
