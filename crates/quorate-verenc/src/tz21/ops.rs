@@ -557,11 +557,20 @@ fn p256_gen_encoded(scalars: &[p256::Scalar]) -> (Vec<p256::ProjectivePoint>, Ve
 /// Uses above which affine P-256 entries pay for their per-entry inversions.
 const P256_AFFINE_USES: usize = 800;
 
+/// Window width of a P-256 constant-time table built for many uses (an escrow key's):
+/// a `p256` 0.13 mixed addition costs several times a row entry's constant-time
+/// selection, so wider rows than `k256`'s best (4) pay off.
+const P256_CT_WIDTH_MANY: u32 = 5;
+
 impl Tz21Curve for P256 {
     type Table = P256Table;
 
     fn build_table(base: &p256::ProjectivePoint, uses: usize) -> P256Table {
-        P256Table::build(base, 4, uses >= P256_AFFINE_USES)
+        if uses >= P256_AFFINE_USES {
+            P256Table::build(base, P256_CT_WIDTH_MANY, true)
+        } else {
+            P256Table::build(base, 4, false)
+        }
     }
 
     fn generator_table() -> &'static P256Table {
@@ -754,6 +763,11 @@ mod tests {
             .fold(C::Point::identity(), |a, (p, s)| a + *p * s);
         assert_eq!(C::msm_vartime(&pts, &sc), naive);
         assert_eq!(straus_vartime::<C>(&pts, &sc), naive);
+        // An identity among the points (a proof may carry one) is handled by the tables.
+        let mut with_id = pts.clone();
+        with_id[6] = C::Point::identity();
+        let naive_id = naive - pts[6] * sc[6];
+        assert_eq!(C::msm_vartime(&with_id, &sc), naive_id);
         let mut enc = Vec::new();
         for p in &pts {
             enc.extend(C::point_to_bytes(p));

@@ -109,6 +109,45 @@ fn eval_point<F: PrimeField>(i: usize) -> F {
     F::from(i as u64 + 1)
 }
 
+/// `f(1), …, f(n)` for the polynomial with coefficients `poly` (constant term first, degree
+/// `t = poly.len() − 1`): the first `t + 1` values by Horner's rule, the others by forward
+/// differences (`Δ^t f` is constant, so each further value costs `t` additions instead of
+/// `t` multiplications). Constant time: the same field operations whatever the values.
+fn shares_at_parties<F: PrimeField>(poly: &[F], n: usize) -> Vec<F> {
+    let t = poly.len().saturating_sub(1);
+    let horner = |i: usize| {
+        let z: F = eval_point(i);
+        poly.iter().rev().fold(F::ZERO, |s, a| s * z + a)
+    };
+    let first = n.min(t + 1);
+    let mut out: Vec<F> = (0..first).into_par_iter().map(horner).collect();
+    if n > first {
+        // d[k] = Δ^k f(1), then stepped to party t (f(t + 1)) and on, one party at a time.
+        let mut d = out.clone();
+        for k in 1..=t {
+            for j in (k..=t).rev() {
+                let prev = d[j - 1];
+                d[j] -= prev;
+            }
+        }
+        let step = |d: &mut [F]| {
+            for k in 0..t {
+                let next = d[k + 1];
+                d[k] += next;
+            }
+        };
+        for _ in 0..t {
+            step(&mut d);
+        }
+        for _ in first..n {
+            step(&mut d);
+            out.push(d[0]);
+        }
+        wipe_fields(&mut d);
+    }
+    out
+}
+
 /// The encryption randomness of party `i`.
 fn party_rand<C: Curve>(salt: &[u8; SALT_LEN], i: usize, seed: &Seed) -> C::Scalar {
     let mut prg = party_prg::<C>(Scheme::Rdkgith, salt, 0, i, seed);
@@ -175,17 +214,7 @@ pub(crate) fn prove<C: Tz21Curve>(
     let ek_table = &tables.ct;
 
     // Step 2: s_i = f(i+1), r_i from the party seed.
-    let mut shares: Vec<C::Scalar> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let z: C::Scalar = eval_point(i);
-            let mut s = C::Scalar::ZERO;
-            for a in poly.iter().rev() {
-                s = s * z + a;
-            }
-            s
-        })
-        .collect();
+    let mut shares = shares_at_parties(&poly, n);
     let mut rands: Vec<C::Scalar> = seeds
         .par_iter()
         .enumerate()
@@ -361,13 +390,18 @@ pub(crate) fn verify<C: Tz21Curve>(
     let mut bases = Vec::with_capacity(t + 1);
     bases.push(*public);
     bases.extend_from_slice(&proof.coeffs);
-    // Two halves on two threads (Straus has a fixed doubling chain per call).
-    let half = bases.len().div_ceil(2);
-    let (r1, r2) = rayon::join(
-        || C::msm_vartime(&bases[..half], &cj[..half]),
-        || C::msm_vartime(&bases[half..], &cj[half..]),
-    );
-    let rhs = r1 + r2;
+    // With more than one thread, two halves at once (each call has its own doubling
+    // chain, so on one thread a single call is cheaper).
+    let rhs = if rayon::current_num_threads() > 1 {
+        let half = bases.len().div_ceil(2);
+        let (r1, r2) = rayon::join(
+            || C::msm_vartime(&bases[..half], &cj[..half]),
+            || C::msm_vartime(&bases[half..], &cj[half..]),
+        );
+        r1 + r2
+    } else {
+        C::msm_vartime(&bases, &cj)
+    };
     if !common::same_point::<C>(&C::mul_gen_vartime(&lhs), &rhs) {
         return Err(Tz21Error::ProofRejected(
             "opened shares do not lie on the committed polynomial",
@@ -471,4 +505,30 @@ pub(crate) fn compress_chosen<C: Tz21Curve>(
 /// Encodings of the unopened ciphertexts' `c1`, concatenated.
 pub(crate) fn hidden_c1_encodings<C: Curve>(proof: &RdkProof<C>) -> &[u8] {
     &proof.hidden_c1_enc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_by_differences_match_horner() {
+        type F = k256::Scalar;
+        for (deg, n) in [(0usize, 5usize), (1, 2), (3, 4), (3, 11), (64, 132), (5, 3)] {
+            let poly: Vec<F> = (0..=deg as u64)
+                .map(|k| F::from(k * k + 7) - F::from(3 * k))
+                .collect();
+            let want: Vec<F> = (0..n)
+                .map(|i| {
+                    let z: F = eval_point(i);
+                    poly.iter().rev().fold(F::ZERO, |s, a| s * z + a)
+                })
+                .collect();
+            assert_eq!(
+                shares_at_parties(&poly, n),
+                want,
+                "degree {deg}, {n} parties"
+            );
+        }
+    }
 }
