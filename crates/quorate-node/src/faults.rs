@@ -64,3 +64,78 @@ pub fn crash_point(step: &str) {
 #[cfg(not(feature = "test-faults"))]
 #[inline(always)]
 pub fn crash_point(_step: &str) {}
+
+/// Delivery before a crash. A process armed with [`CRASH_ENV`] waits, after sending a round's
+/// messages, until its peers have acknowledged them ([`sends_delivered`]) before it handles
+/// the next round. Its crash then lands at a defined point of the protocol ("crashed at step
+/// X of round r, having delivered every message of the rounds before"), instead of also
+/// racing the transport for the messages still queued when it aborts. Unarmed processes,
+/// and builds without the feature, do not wait.
+#[cfg(feature = "test-faults")]
+mod delivery {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+    use tokio::sync::Notify;
+
+    static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+    static SETTLED: Notify = Notify::const_new();
+
+    /// One send of an armed process, counted until it is dropped (delivered or failed).
+    #[derive(Debug)]
+    pub struct SendTrack(bool);
+
+    impl Drop for SendTrack {
+        fn drop(&mut self) {
+            if self.0 && IN_FLIGHT.fetch_sub(1, Ordering::SeqCst) == 1 {
+                SETTLED.notify_waiters();
+            }
+        }
+    }
+
+    /// Starts counting one send (only in an armed process).
+    pub fn track_send() -> SendTrack {
+        let armed = std::env::var_os(super::CRASH_ENV).is_some();
+        if armed {
+            IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        }
+        SendTrack(armed)
+    }
+
+    /// Waits (at most `bound`) until every counted send has settled.
+    pub async fn sends_delivered(bound: Duration) {
+        let settled = async {
+            loop {
+                let notified = SETTLED.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if IN_FLIGHT.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        let _ = tokio::time::timeout(bound, settled).await;
+    }
+}
+
+/// Without the `test-faults` feature: nothing is counted and nothing waits.
+#[cfg(not(feature = "test-faults"))]
+mod delivery {
+    use std::time::Duration;
+
+    /// Counts nothing: built without the `test-faults` feature.
+    #[derive(Debug)]
+    pub struct SendTrack;
+
+    /// Counts nothing: built without the `test-faults` feature.
+    #[inline(always)]
+    pub fn track_send() -> SendTrack {
+        SendTrack
+    }
+
+    /// Returns at once: built without the `test-faults` feature.
+    #[inline(always)]
+    pub async fn sends_delivered(_bound: Duration) {}
+}
+
+pub use delivery::{sends_delivered, track_send, SendTrack};

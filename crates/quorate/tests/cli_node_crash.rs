@@ -3,7 +3,7 @@
 //! as SIGKILL), then restart it: every holder must end on the same epoch of the key (or none
 //! hold it and a retried keygen succeeds), and a quorum including the restarted node must sign.
 //!
-//! Run with `cargo test -p quorate --release --features test-faults --test cli_node_crash`
+//! Run with `cargo test -p quorate --release --test cli_node_crash`
 //! (CI does).
 //!
 //! Every keygen step is listed: before node 3's share is sealed a restarted node abandons

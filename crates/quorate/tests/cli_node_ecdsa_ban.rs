@@ -5,7 +5,7 @@
 //! refuses to sign with node 3 (now honest) while it signs with node 2, and node 2, which
 //! never saw the fault, signs with node 3.
 //!
-//! Run with `cargo test -p quorate --release --features test-faults --test cli_node_ecdsa_ban`
+//! Run with `cargo test -p quorate --release --test cli_node_ecdsa_ban`
 //! (CI does).
 
 mod common;

@@ -8,7 +8,7 @@
 //! node 1 then answers `absent` and node 2 abandons as well; a keygen under the same key id by
 //! nodes 1 and 2 succeeds and signs, and the recorded decision survives a restart.
 //!
-//! Run with `cargo test -p quorate --release --features test-faults --test
+//! Run with `cargo test -p quorate --release --test
 //! cli_node_ecdsa_resolve` (CI does).
 
 mod common;

@@ -546,7 +546,9 @@ impl Runtime {
         for t in targets {
             let this = self.clone();
             let bytes = bytes.clone();
+            let track = crate::faults::track_send();
             tokio::spawn(async move {
+                let _track = track;
                 let sent = tokio::time::timeout(life, this.transport.send(t, &bytes))
                     .await
                     .unwrap_or(Err(crate::transport::TransportError::Timeout {
@@ -753,6 +755,11 @@ impl Runtime {
                     return abort(format!("sending round {round}: {e}"), vec![], vec![]);
                 }
             }
+            // The last send spawned sits in this worker's LIFO slot, which other workers do
+            // not steal: yield so it starts now rather than after the next `handle`, which
+            // runs at once when the next round's messages are already here.
+            tokio::task::yield_now().await;
+            crate::faults::sends_delivered(s.timeout).await;
             let expected: Vec<u16> = driver
                 .expected_from(round)
                 .into_iter()
