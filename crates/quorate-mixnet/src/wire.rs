@@ -114,8 +114,10 @@ use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicK
 /// version 5: the Enc-to-shares mask proof answers for fixed-base randomness with an
 /// integer `z_α` instead of `w ∈ Z_N^*` ([`crate::djn`]); version 6: the sender's link proof
 /// answers for fixed-base randomness with integers `z_{ρ1}, z_{ρ2}` instead of `w₁, w₂ ∈ Z_N^*`
-/// ([`crate::sender`]). Bytes of older versions are refused.
-pub const WIRE_VERSION: u8 = 6;
+/// ([`crate::sender`]); version 7: the Enc-to-shares link proof carries its first messages
+/// (`E′`, `A″`, `A‴`, `D_a`, `D_a′`) instead of the challenge, for the batched check
+/// ([`crate::wire_rsm::encode_share_link_proof`]). Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 7;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
