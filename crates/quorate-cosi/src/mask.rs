@@ -90,21 +90,32 @@ impl Mask {
 
     /// The number of participants (set bits).
     pub fn count(&self) -> usize {
-        self.words().map(|(_, w)| w.count_ones() as usize).sum()
+        self.bytes.iter().map(|b| b.count_ones() as usize).sum()
     }
 
     /// Whether no witness participates.
     pub fn is_none(&self) -> bool {
-        self.words().all(|(_, w)| w == 0)
+        self.bytes.iter().all(|&b| b == 0)
     }
 
-    /// The mask as little-endian 64-bit words with the bit index of their bit 0.
+    /// The mask as little-endian 64-bit words with the bit index of their bit 0 (the last
+    /// word zero-padded).
     fn words(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.bytes.chunks(8).enumerate().map(|(k, chunk)| {
+        let full = self.bytes.chunks_exact(8);
+        let tail = full.remainder();
+        let tail = (!tail.is_empty()).then(|| {
             let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            (64 * k, u64::from_le_bytes(w))
+            w[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(w)
+        });
+        full.map(|chunk| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            u64::from_le_bytes(w)
         })
+        .chain(tail)
+        .enumerate()
+        .map(|(k, w)| (64 * k, w))
     }
 
     /// Whether every witness participates.
@@ -229,6 +240,20 @@ mod tests {
         assert!(m.contains(8) && !m.contains(9) && !m.contains(10) && !m.contains(99));
         assert_eq!(m.count(), 3);
         assert!(Mask::from_indices(10, [10]).is_err());
+    }
+
+    #[test]
+    fn word_boundaries_and_tail() {
+        // 130 witnesses: two full 64-bit words and a 1-byte tail word.
+        let idx = [0usize, 7, 63, 64, 100, 127, 128, 129];
+        let m = Mask::from_indices(130, idx).expect("in range");
+        assert_eq!(m.iter().collect::<Vec<_>>(), idx.to_vec());
+        assert_eq!(m.count(), idx.len());
+        assert_eq!(m.iter_absent().count(), 130 - idx.len());
+        assert!(m.iter_absent().all(|i| i < 130 && !idx.contains(&i)));
+        assert!(!m.is_none() && !m.is_full());
+        assert!(Mask::from_indices(130, [129]).is_ok_and(|m| !m.is_none()));
+        assert!(Mask::from_indices(130, 0..130).is_ok_and(|m| m.is_full()));
     }
 
     #[test]

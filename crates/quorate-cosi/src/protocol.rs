@@ -111,7 +111,7 @@ pub enum ChildCheck {
     /// name the culprits.
     Batched,
     /// Check the node's total `(Σs_j)·B = R̂1 + b·R̂2 + c·A'_subtree` exactly (one
-    /// four-point multi-scalar multiplication), and only if it fails run the
+    /// three-point multi-scalar multiplication compared with `R̂1`), and only if it fails run the
     /// [`ChildCheck::Batched`] audit and then each contribution, to name the culprits. The
     /// default: the subtree's response is exactly as correct as under
     /// [`ChildCheck::Batched`], and every wrong response that changes the sum is named;
@@ -1311,12 +1311,23 @@ impl AggregatorCollecting {
     /// `(Σs)·B = R̂1 + b·R̂2 + c·A'_subtree`, using the subtree sums from round 1.
     fn check_total(&self, total: &Scalar) -> bool {
         let key: EdwardsPoint = self.contributions.iter().map(|c| c.key).sum();
+        self.nonce_part_vartime(total, &self.r2, &key) == self.r1
+    }
+
+    /// `s·B − b·R2 − c·A'` (one three-point variable-time multiplication; public inputs
+    /// only). Every check compares it with its `R1` instead of adding `−1·R1` as a fourth
+    /// point: `−1 mod ℓ` is a full-length scalar, so that term cost as much as the others.
+    fn nonce_part_vartime(
+        &self,
+        s: &Scalar,
+        r2: &EdwardsPoint,
+        key: &EdwardsPoint,
+    ) -> EdwardsPoint {
         let ctx = &self.ctx;
         EdwardsPoint::vartime_multiscalar_mul(
-            [*total, -Scalar::ONE, -ctx.b, -ctx.c],
-            [ED25519_BASEPOINT_POINT, self.r1, self.r2, key],
+            [*s, -ctx.b, -ctx.c],
+            [ED25519_BASEPOINT_POINT, *r2, *key],
         )
-        .is_identity()
     }
 
     /// Random-weight batch of all contributions:
@@ -1335,26 +1346,16 @@ impl AggregatorCollecting {
         let x1 = EdwardsPoint::vartime_multiscalar_mul(&z, self.contributions.iter().map(|c| c.r1));
         let x3 =
             EdwardsPoint::vartime_multiscalar_mul(&z, self.contributions.iter().map(|c| c.key));
-        let ctx = &self.ctx;
-        let x2 = if ctx.mode == Mode::Legacy {
+        let x2 = if self.ctx.mode == Mode::Legacy {
             identity()
         } else {
             EdwardsPoint::vartime_multiscalar_mul(&z, self.contributions.iter().map(|c| c.r2))
         };
-        EdwardsPoint::vartime_multiscalar_mul(
-            [weighted_s, -Scalar::ONE, -ctx.b, -ctx.c],
-            [ED25519_BASEPOINT_POINT, x1, x2, x3],
-        )
-        .is_identity()
+        self.nonce_part_vartime(&weighted_s, &x2, &x3) == x1
     }
 
     fn check_one(&self, c: &Contribution, s: &Scalar) -> bool {
-        let ctx = &self.ctx;
-        EdwardsPoint::vartime_multiscalar_mul(
-            [*s, -Scalar::ONE, -ctx.b, -ctx.c],
-            [ED25519_BASEPOINT_POINT, c.r1, c.r2, c.key],
-        )
-        .is_identity()
+        self.nonce_part_vartime(s, &c.r2, &c.key) == c.r1
     }
 }
 
