@@ -7,3 +7,5 @@ pub mod bls;
 pub mod cluster;
 #[allow(dead_code)]
 pub mod escrow;
+#[allow(dead_code)]
+pub mod relay;
