@@ -126,25 +126,35 @@ pub fn key_tables<C: Tz21Curve>(ek: &C::Point) -> Arc<KeyTables<C>> {
     static CACHE: OnceLock<Mutex<TableCache>> = OnceLock::new();
     let enc = C::point_to_bytes(ek);
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    let mut kept = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(pos) = kept.iter().position(|(n, b, _)| *n == C::NAME && *b == enc) {
+    let lookup = |kept: &mut TableCache| -> Option<Arc<KeyTables<C>>> {
+        let pos = kept
+            .iter()
+            .position(|(n, b, _)| *n == C::NAME && *b == enc)?;
         let entry = kept.remove(pos);
         let tables = entry.2.clone().downcast::<KeyTables<C>>().ok();
         kept.push(entry);
-        if let Some(t) = tables {
-            return t;
-        }
+        tables
+    };
+    if let Some(t) = lookup(&mut cache.lock().unwrap_or_else(|e| e.into_inner())) {
+        return t;
     }
+    // Built without holding the lock: the build runs on rayon's pool, whose workers may be
+    // waiting for this very lock in other calls (a deadlock when the lock is held here).
+    // Two first calls with the same key may both build; the first one stored is kept.
     let (ct, vartime) = rayon::join(
         || C::build_table(ek, usize::MAX),
         || C::build_table_vartime(ek, usize::MAX),
     );
-    let tables = Arc::new(KeyTables::<C> { ct, vartime });
+    let built = Arc::new(KeyTables::<C> { ct, vartime });
+    let mut kept = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = lookup(&mut kept) {
+        return t;
+    }
     if kept.len() >= KEY_TABLES_KEPT {
         kept.remove(0);
     }
-    kept.push((C::NAME, enc, tables.clone()));
-    tables
+    kept.push((C::NAME, enc, built.clone()));
+    built
 }
 
 /// Most rows a [`WindowTable`] can have (window width 4: 64 digits plus a carry).
