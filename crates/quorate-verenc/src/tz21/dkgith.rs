@@ -266,8 +266,7 @@ fn commit_rep<C: Tz21Curve>(
     gen_scalars.extend_from_slice(&rands);
     let (gen_pts, enc) = C::mul_gen_encoded(&gen_scalars);
     wipe_fields(&mut gen_scalars);
-    let ks: Vec<C::Point> = rands.iter().map(|r| C::mul_table(ek_table, r)).collect();
-    let k_enc = C::encode_points(&ks);
+    let k_enc = C::mul_table_encoded(ek_table, &rands);
     let pl = C::POINT_LEN;
     let mut cts = Vec::with_capacity(n);
     let mut ct_enc = Vec::with_capacity(n);
@@ -410,16 +409,12 @@ fn verify_rep<C: Tz21Curve>(
     gen_scalars.push(sum);
     gen_scalars.extend(opened.iter().flatten().map(|(_, r)| *r));
     let (gen_pts, gen_enc) = C::mul_gen_encoded_vartime(&gen_scalars);
-    // K_i of the opened parties, then Y_{i*} = X − (Σ s_i)·G.
-    let mut pts: Vec<C::Point> = opened
-        .iter()
-        .flatten()
-        .map(|(_, r)| C::mul_table_vartime(ek_table, r))
-        .collect();
-    pts.push(*public - gen_pts[n - 1]);
-    let enc = C::encode_points(&pts);
+    // K_i of the opened parties, and Y_{i*} = X − (Σ s_i)·G.
+    let opened_rands: Vec<C::Scalar> = opened.iter().flatten().map(|(_, r)| *r).collect();
+    let enc = C::mul_table_encoded_vartime(ek_table, &opened_rands);
+    let y_hidden_enc = C::point_to_bytes(&(*public - gen_pts[n - 1]));
     let pl = C::POINT_LEN;
-    let y_hidden = &enc[(n - 1) * pl..n * pl];
+    let y_hidden = y_hidden_enc.as_slice();
     let mut ct_enc = Vec::with_capacity(n);
     let mut y_enc: Vec<&[u8]> = Vec::with_capacity(n);
     let mut k = 0usize;

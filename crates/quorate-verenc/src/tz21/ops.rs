@@ -8,7 +8,7 @@
 //! | curve | fixed-base multiplication | MSM (vartime, public data) | many encodings |
 //! |---|---|---|---|
 //! | secp256k1 | [`WindowTable`]: 65 rows of signed radix-16 affine multiples, constant-time row scans | Straus with width-5 wNAF | one batched inversion (`k256`'s `batch_normalize`) |
-//! | P-256 | `G`: OpenSSL's constant-time assembly P-256 and its built-in table, with the encoding (`p256_openssl`); `ek`: [`WindowTable`] | Straus with width-5 wNAF | per point, across threads (`p256` 0.13's field element has no `Invert`, so `primeorder`'s `BatchNormalize` is not available for it, and the projective coordinates are private); multiples of `G` come encoded from OpenSSL |
+//! | P-256 | OpenSSL's constant-time assembly P-256 (`p256_openssl`), with the encodings: `G` with its built-in table, `ek` with OpenSSL's table of it (built once per key); small tables: [`WindowTable`] | Straus with width-5 wNAF | per point, across threads (`p256` 0.13's field element has no `Invert`, so `primeorder`'s `BatchNormalize` is not available for it, and the projective coordinates are private); multiples of `G` and `ek` come encoded from OpenSSL |
 //! | BLS12-381 G1 | [`WindowTable`] | `blstrs` Pippenger (`multi_exp`) | per point (inversions are cheap there) |
 //! | Ed25519 | `curve25519-dalek`'s `EdwardsBasepointTable` | dalek's vartime Straus/Pippenger | per point |
 //!
@@ -16,7 +16,8 @@
 //! module only chooses which of their group operations to call. Multiples of `G` are asked
 //! for in batches with their encodings ([`Tz21Curve::mul_gen_encoded`]), so that a backend
 //! which converts to affine coordinates anyway (OpenSSL) hands out the encoding with the
-//! point. Secret scalars go through the constant-time
+//! point, and so are the multiples of `ek` that are only hashed
+//! ([`Tz21Curve::mul_table_encoded`]). Secret scalars go through the constant-time
 //! [`Tz21Curve::mul_table`]; the `_vartime` functions are used by the verifier and by
 //! compression, on public data only.
 
@@ -63,6 +64,18 @@ pub trait Tz21Curve: Curve {
     /// `s · B` in variable time: only for public `s`.
     fn mul_table_vartime(table: &Self::Table, s: &Self::Scalar) -> Self::Point {
         Self::mul_table(table, s)
+    }
+
+    /// The encodings ([`Curve::point_to_bytes`]) of `s · B` for every scalar, concatenated,
+    /// in constant time: for multiples that are only hashed (the `K_i = r_i·ek` of the
+    /// hashed-ElGamal encryptions). Parallel over the scalars.
+    fn mul_table_encoded(table: &Self::Table, scalars: &[Self::Scalar]) -> Vec<u8> {
+        mul_table_encoded_with::<Self>(table, scalars, Self::mul_table)
+    }
+
+    /// [`Self::mul_table_encoded`] in variable time: only for public scalars.
+    fn mul_table_encoded_vartime(table: &Self::Table, scalars: &[Self::Scalar]) -> Vec<u8> {
+        mul_table_encoded_with::<Self>(table, scalars, Self::mul_table_vartime)
     }
 
     /// `Σ scalars[i] · points[i]` in variable time: only for public inputs.
@@ -404,6 +417,17 @@ fn encode_k256(points: &[k256::ProjectivePoint]) -> Vec<u8> {
     out
 }
 
+/// The encodings of `mul(table, s)` for every scalar (multiplications across threads).
+fn mul_table_encoded_with<C: Tz21Curve>(
+    table: &C::Table,
+    scalars: &[C::Scalar],
+    mul: fn(&C::Table, &C::Scalar) -> C::Point,
+) -> Vec<u8> {
+    use rayon::prelude::*;
+    let pts: Vec<C::Point> = scalars.par_iter().map(|s| mul(table, s)).collect();
+    C::encode_points(&pts)
+}
+
 /// `mul(s)` for every scalar (across threads), and the encodings of the results.
 fn mul_gen_encoded_with<C: Tz21Curve>(
     scalars: &[C::Scalar],
@@ -499,8 +523,10 @@ macro_rules! window_impl {
     };
 }
 
-/// P-256 tables: projective entries (cheap to build) or affine entries normalised one
-/// inversion at a time (about 3 ms to build, then about 20% faster per multiplication).
+/// P-256 tables: projective entries (cheap to build), affine entries normalised one
+/// inversion at a time (about 3 ms to build, then about 20% faster per multiplication), or,
+/// for a table used many times (an escrow key's), OpenSSL's own table of the point
+/// ([`super::p256_openssl::KeyTable`]), whose multiples come back with their encodings.
 /// `p256` 0.13 offers no batched normalisation for slices, so the choice depends on how
 /// often the table will be used.
 pub enum P256Table {
@@ -508,6 +534,9 @@ pub enum P256Table {
     Projective(WindowTable<p256::ProjectivePoint, p256::ProjectivePoint>),
     /// Affine entries.
     Affine(WindowTable<p256::ProjectivePoint, p256::AffinePoint>),
+    /// OpenSSL's constant-time table of the base, and the base itself (for the `p256`
+    /// fallback should OpenSSL report an error).
+    OpenSsl(Arc<super::p256_openssl::KeyTable>, p256::ProjectivePoint),
 }
 
 fn normalize_p256_proj(points: &[p256::ProjectivePoint]) -> Vec<p256::ProjectivePoint> {
@@ -519,6 +548,15 @@ fn normalize_p256_affine(points: &[p256::ProjectivePoint]) -> Vec<p256::AffinePo
 }
 
 impl P256Table {
+    /// OpenSSL's table of `base`, or, if OpenSSL cannot build it, affine `p256` entries of
+    /// window width `w`.
+    fn build_openssl(base: &p256::ProjectivePoint, w: u32) -> Self {
+        match super::p256_openssl::KeyTable::shared(base.to_bytes().as_ref()) {
+            Some(t) => P256Table::OpenSsl(t, *base),
+            None => Self::build(base, w, true),
+        }
+    }
+
     fn build(base: &p256::ProjectivePoint, w: u32, affine: bool) -> Self {
         if affine {
             P256Table::Affine(WindowTable::build(
@@ -564,7 +602,28 @@ fn p256_gen_encoded(scalars: &[p256::Scalar]) -> (Vec<p256::ProjectivePoint>, Ve
     (pts, enc)
 }
 
-/// Uses above which affine P-256 entries pay for their per-entry inversions.
+/// `s·B` with encodings from OpenSSL's table of `B`, in chunks across threads; a chunk
+/// OpenSSL fails on is computed with `p256`'s (constant-time) multiplication instead.
+fn p256_key_table_encoded(
+    table: &super::p256_openssl::KeyTable,
+    base: &p256::ProjectivePoint,
+    scalars: &[p256::Scalar],
+) -> Vec<u8> {
+    use rayon::prelude::*;
+    scalars
+        .par_chunks(8)
+        .map(|chunk| {
+            table.mul_encoded(chunk).unwrap_or_else(|| {
+                let pts: Vec<_> = chunk.iter().map(|s| *base * s).collect();
+                encode_each::<P256>(&pts)
+            })
+        })
+        .collect::<Vec<_>>()
+        .concat()
+}
+
+/// Uses above which affine P-256 entries pay for their per-entry inversions (and an
+/// escrow key gets OpenSSL's table).
 const P256_AFFINE_USES: usize = 800;
 
 /// Window width of a P-256 constant-time table built for many uses (an escrow key's):
@@ -577,7 +636,7 @@ impl Tz21Curve for P256 {
 
     fn build_table(base: &p256::ProjectivePoint, uses: usize) -> P256Table {
         if uses >= P256_AFFINE_USES {
-            P256Table::build(base, P256_CT_WIDTH_MANY, true)
+            P256Table::build_openssl(base, P256_CT_WIDTH_MANY)
         } else {
             P256Table::build(base, 4, false)
         }
@@ -588,8 +647,14 @@ impl Tz21Curve for P256 {
         TABLE.get_or_init(|| P256Table::build(&p256::ProjectivePoint::GENERATOR, 4, true))
     }
 
+    /// Many uses: OpenSSL's constant-time table (with its encodings it is faster than
+    /// `p256`'s variable-time width-8 table plus an inversion per point).
     fn build_table_vartime(base: &p256::ProjectivePoint, uses: usize) -> P256Table {
-        P256Table::build(base, vartime_width(uses), false)
+        if uses >= P256_AFFINE_USES {
+            P256Table::build_openssl(base, P256_CT_WIDTH_MANY)
+        } else {
+            P256Table::build(base, vartime_width(uses), false)
+        }
     }
 
     fn generator_table_vartime() -> &'static P256Table {
@@ -630,6 +695,8 @@ impl Tz21Curve for P256 {
         let p = match table {
             P256Table::Projective(t) => t.mul_ct(&le),
             P256Table::Affine(t) => t.mul_ct(&le),
+            // `p256`'s own multiplication is constant time too (the fallback).
+            P256Table::OpenSsl(t, base) => t.mul(s).unwrap_or_else(|| *base * s),
         };
         le.zeroize();
         p
@@ -640,6 +707,24 @@ impl Tz21Curve for P256 {
         match table {
             P256Table::Projective(t) => t.mul_vartime(&le),
             P256Table::Affine(t) => t.mul_vartime(&le),
+            P256Table::OpenSsl(..) => Self::mul_table(table, s),
+        }
+    }
+
+    /// With OpenSSL's table, the encodings come from OpenSSL (chunks across threads).
+    fn mul_table_encoded(table: &P256Table, scalars: &[p256::Scalar]) -> Vec<u8> {
+        match table {
+            P256Table::OpenSsl(t, base) => p256_key_table_encoded(t, base, scalars),
+            _ => mul_table_encoded_with::<Self>(table, scalars, Self::mul_table),
+        }
+    }
+
+    /// The constant-time OpenSSL path when the table is OpenSSL's (faster than `p256`'s
+    /// variable-time table once the encodings are counted).
+    fn mul_table_encoded_vartime(table: &P256Table, scalars: &[p256::Scalar]) -> Vec<u8> {
+        match table {
+            P256Table::OpenSsl(t, base) => p256_key_table_encoded(t, base, scalars),
+            _ => mul_table_encoded_with::<Self>(table, scalars, Self::mul_table_vartime),
         }
     }
 
@@ -756,6 +841,13 @@ mod tests {
         }
         for s in &specials {
             assert_eq!(C::mul_table(&t2, s), b * s);
+            assert_eq!(C::mul_table_vartime(&t2, s), b * s);
+        }
+        let want: Vec<C::Point> = specials.iter().map(|s| b * s).collect();
+        let want_enc = encode_each::<C>(&want);
+        for table in [&t, &t2, &C::build_table_vartime(&b, 5000)] {
+            assert_eq!(C::mul_table_encoded(table, &specials), want_enc);
+            assert_eq!(C::mul_table_encoded_vartime(table, &specials), want_enc);
         }
         for uses in [10, 500, 5000] {
             let tv = C::build_table_vartime(&b, uses);

@@ -226,12 +226,8 @@ pub(crate) fn prove<C: Tz21Curve>(
     gen_scalars.extend_from_slice(&rands);
     let (gen_pts, gen_enc) = C::mul_gen_encoded(&gen_scalars);
     wipe_fields(&mut gen_scalars);
-    let ks: Vec<C::Point> = rands
-        .par_iter()
-        .map(|r| C::mul_table(ek_table, r))
-        .collect();
+    let k_enc = C::mul_table_encoded(ek_table, &rands);
     wipe_fields(&mut rands);
-    let k_enc = C::encode_points(&ks);
     let pl = C::POINT_LEN;
     let coeffs = gen_pts[..t].to_vec();
     let coeff_enc = &gen_enc[..t * pl];
@@ -307,11 +303,7 @@ pub(crate) fn verify<C: Tz21Curve>(
         .map(|(&i, (_, seed))| party_rand::<C>(&proof.salt, i, seed))
         .collect();
     let (_, c1_enc_opened) = C::mul_gen_encoded_vartime(&rands);
-    let ks: Vec<C::Point> = rands
-        .par_iter()
-        .map(|r| C::mul_table_vartime(ek_table, r))
-        .collect();
-    let k_enc = C::encode_points(&ks);
+    let k_enc = C::mul_table_encoded_vartime(ek_table, &rands);
     let pl = C::POINT_LEN;
     let opened_c2: Vec<C::Scalar> = (0..t)
         .into_par_iter()
