@@ -6,7 +6,8 @@
 //! operations the Mix rows are made of (one `mul_mod` mod `N²`, full-length and 297-bit
 //! exponentiations, one packing shift) and the Mix stages: each server's re-encryption +
 //! shuffle proof, the verification of all shuffles, the packing, each server's batched
-//! decryption shares and the verification of all of them. Used for the interleaved A/B of
+//! decryption shares and the verification of all of them (one server at a time, then all at
+//! once as `mix::verify_decryption` does since session 12). Used for the interleaved A/B of
 //! issue 17 session 9 (the same harness built from two commits, run alternately). With
 //! `sharing`, times the senders, the input checks, the input sharing (Enc-to-shares of every
 //! input, all servers) and its verification instead of the Mix stages.
@@ -143,6 +144,13 @@ fn main() {
             .unwrap();
     }
     println!("verify_batch x4: {:.0} ms", ms(t));
+    let refs: Vec<_> = decs.iter().map(|d| &d.shares).collect();
+    let t = Instant::now();
+    let _ = public
+        .paillier
+        .verify_batches(&public.sid, &packed, &refs, &mut rng)
+        .unwrap();
+    println!("verify_batches (all at once): {:.0} ms", ms(t));
     let t = Instant::now();
     let _ = mix::verify_decryption(&public, &last, &decs).unwrap();
     println!("verify_decryption total: {:.0} ms", ms(t));

@@ -232,10 +232,13 @@ pub fn verify_decryption(
     Ok(out)
 }
 
-/// Verifies every server's batched decryption shares of `cts` (one batched proof per
-/// server, checked in parallel) and combines each ciphertext's verified shares into its
-/// plaintext. A batch under another id, with the wrong count, or with a failing proof
-/// names its server; every failing server is named, with `check` as the reason.
+/// Verifies every server's batched decryption shares of `cts` and combines each
+/// ciphertext's verified shares into its plaintext. All servers' proofs are checked with one
+/// random linear combination ([`quorate_paillier::ThresholdPublicKey::verify_batches`],
+/// 128-bit weights from `OsRng`); only if it fails is each server's proof checked on its
+/// own, to name the culprits. A batch under another id, with the wrong count, or with a
+/// failing proof names its server; every failing server is named, with `check` as the
+/// reason.
 pub(crate) fn verify_and_combine_batches(
     public: &MixnetPublic,
     cts: &[Ciphertext],
@@ -244,29 +247,26 @@ pub(crate) fn verify_and_combine_batches(
 ) -> Result<Vec<Integer>, MixnetError> {
     let ids: Vec<PartyId> = batches.iter().map(|(k, _)| *k).collect();
     quorate_core::party::check_distinct(&ids)?;
-    let results: Vec<_> = batches
-        .par_iter()
-        .map(|(k, b)| {
-            if b.id() != *k {
-                return Err(blame(*k, "decryption shares under another id"));
-            }
-            if b.values().len() != cts.len() {
-                return Err(blame(*k, "wrong number of decryption shares"));
-            }
-            Ok(public.paillier.verify_batch(&public.sid, cts, b)?)
-        })
-        .collect();
     let mut culprits = Vec::new();
-    let mut verified = Vec::with_capacity(batches.len());
-    for r in results {
-        match r {
-            Ok(v) => verified.push(v),
-            Err(MixnetError::Paillier(PaillierError::Aborted(b)) | MixnetError::Aborted(b)) => {
-                culprits.extend_from_slice(b.culprits())
-            }
-            Err(e) => return Err(e),
+    let mut shaped = Vec::with_capacity(batches.len());
+    for (k, b) in batches {
+        if b.id() != *k || b.values().len() != cts.len() {
+            culprits.push(*k);
+        } else {
+            shaped.push(*b);
         }
     }
+    let verified = match public
+        .paillier
+        .verify_batches(&public.sid, cts, &shaped, &mut OsRng)
+    {
+        Ok(v) => v,
+        Err(PaillierError::Aborted(b)) => {
+            culprits.extend_from_slice(b.culprits());
+            Vec::new()
+        }
+        Err(e) => return Err(e.into()),
+    };
     if !culprits.is_empty() {
         culprits.sort();
         culprits.dedup();

@@ -51,11 +51,22 @@
 //! the session id, protocol, version, key fingerprint, server, count, every ciphertext and
 //! every share. If any single share were wrong, the weighted product hides it with
 //! probability at most `2^{−128}` (the error terms live in `QR_{N²}`, whose order has no
-//! prime factor below `2^{128}`; argument in that module). A failing batch names its
-//! server: the batch is that server's one statement, so no one-by-one pass is needed to
-//! find the culprit (tests `mixing::bad_decryption_share_is_named`,
-//! `threshold::a_bad_share_inside_a_batch_names_its_party`). The artifact uses the same
-//! Bellare–Garay–Rabin batching with 80-bit weights.
+//! prime factor below `2^{128}`; argument in that module). Since wire version 8 the proof
+//! travels as `(a, b, z)` and the checker (every server and the querier) verifies **all
+//! servers' proofs of a list at once** with independent 128-bit weights `β_k, γ_k` from
+//! `OsRng`: one interleaved multi-exponentiation `Π_k X_k^{4β_k z_k}` over the `m` bases
+//! instead of `m` full-length `X_k^{4z_k}`, one table-backed `v^{Σγ_k z_k}`. Both sides
+//! are compared squared, like the single check, so the batch accepts exactly the lists the
+//! one-by-one checks accept, except with probability `2^{−128}`; errors that colluding
+//! servers choose to cancel in an unweighted product are caught as well (argument and
+//! test in `quorate_paillier::batch`). A failing combination falls back to each server's
+//! own check, which names exactly the failing servers (tests
+//! `mixing::bad_decryption_share_is_named`,
+//! `mixing::combined_decryption_check_names_exactly_the_bad_servers`,
+//! `threshold::batches_of_all_parties_checked_at_once_name_exactly_the_bad_ones`). All of
+//! this needs the dealer's safe primes (no small-order subgroups in `QR_{N²}`), the setup
+//! assumption of [`crate::setup`]. The artifact uses the same Bellare–Garay–Rabin batching
+//! with 80-bit weights inside one server's proof and checks the servers one by one.
 //!
 //! **Fixed-base encryption randomness** ([`crate::djn`], wire version 5). The servers'
 //! Enc-to-shares masks are encrypted as `(1 + N)^{a + 2^K a′}·h_N^α` with the public

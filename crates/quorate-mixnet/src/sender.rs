@@ -491,7 +491,9 @@ pub fn check_input(
 /// nothing: the squared errors lie in subgroups whose orders (`N·p′q′`, `p̃′q̃′`) have no
 /// prime factor below `2^{128}`, so a submission with a non-trivial squared error passes the
 /// weighted product with probability at most `2^{−128}` (Bellare–Garay–Rabin small-exponent
-/// test). The G1 equation is in a group of prime order and is checked exactly. Soundness
+/// test; this needs the dealer's safe primes for `N` and `Ñ`, see the note on
+/// `sharing::batch_links`). The G1 equation is in a group of prime order and is checked
+/// exactly. Soundness
 /// of the relaxed equations: in `Z*_{N²}` a `τ` with `τ² = 1` is an `N`-th power (`N` is odd,
 /// so `τ = τ^N`), hence `c^{Δe} = (1 + N)^{Δz}·(τ h^{Δz_ρ})^N` and the extraction of
 /// [`crate::sender`] goes through unchanged; in `Z*_Ñ` (`Ñ` a product of safe primes, so

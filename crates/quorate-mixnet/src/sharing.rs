@@ -414,6 +414,19 @@ fn check_link_equations(
 /// [`crate::sender::check_inputs`] (the squared errors lie in subgroups without prime
 /// factors below `2^{128}`; G1 has prime order) makes a false proof pass with probability
 /// at most `2^{−128}` per equation.
+///
+/// **Relies on the dealer's safe primes.** That bound holds because `N` and `Ñ` are
+/// products of safe primes from the trusted dealer ([`crate::setup::keygen`],
+/// [`crate::ring_pedersen::RingPedersenParams::from_safe_primes`]): then the squares mod
+/// `N²` form a group of order `N·p′q′` and the squares mod `Ñ` one of order `p̃′q̃′`, with
+/// no element of order below `2^{128}` except 1. Nobody re-checks the shape of `N` or `Ñ`
+/// (that needs the factorisation, or a proof the dealer does not give): with other moduli
+/// an error of small order `r` (`r | p − 1`, say) would pass the weighted product with
+/// probability `1/r`, and the one-by-one equations, which would catch it, only run when
+/// the batch fails. A dealer-free setup must add proofs that `N` and `Ñ` are products of
+/// safe primes (or at least have no small factors in `φ`) before it can keep this batch.
+/// The same holds for the senders' batch ([`crate::sender::check_inputs`]) and the batched
+/// decryption proofs (`quorate_paillier::batch`).
 fn batch_links<R: RngCore + CryptoRng>(
     public: &MixnetPublic,
     tables: &DjnTables,

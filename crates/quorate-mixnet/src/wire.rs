@@ -59,7 +59,8 @@
 //!   with `ẑ = ⌈|Ñ|/8⌉` (`|Ñ| = |N|` from keygen; 1024-bit moduli: 2222, 2306 before
 //!   wire version 6).
 //! * [`ElGamalCiphertext`] `2 + 2·G1`; [`ElGamalDecShare`] `2 + 3·G1 + s`.
-//! * [`MixStage`]: `12 + n·c + proof`; [`DecryptionStage`]: `8 + groups·(4 + share)`.
+//! * [`MixStage`]: `12 + n·c + proof`; [`DecryptionStage`]: `16 + (groups + 2)·c + ẑ_d` with
+//!   `ẑ_d = ⌈(|N²| + |Δ| + 385)/8⌉` (the shares, the batched proof's `a`, `b` and `z`).
 //! * [`BbQuery`]: `14 + 4|I| + 4|J| + G2 + |J|·G1`.
 //! * [`ReverseStage`]: `12 + 2n·G1 + proof`; [`BlindingStage`]: `8 + |I|·(6·G1 + 3s)`;
 //!   [`ElGamalDecStage`]: `8 + |I|·(3·G1 + s)`; [`DpkCommitStage`]:
@@ -116,8 +117,11 @@ use quorate_paillier::{BatchDecryptionShares, Ciphertext, PaillierError, PublicK
 /// answers for fixed-base randomness with integers `z_{ρ1}, z_{ρ2}` instead of `w₁, w₂ ∈ Z_N^*`
 /// ([`crate::sender`]); version 7: the Enc-to-shares link proof carries its first messages
 /// (`E′`, `A″`, `A‴`, `D_a`, `D_a′`) instead of the challenge, for the batched check
-/// ([`crate::wire_rsm::encode_share_link_proof`]). Bytes of older versions are refused.
-pub const WIRE_VERSION: u8 = 7;
+/// ([`crate::wire_rsm::encode_share_link_proof`]); version 8: the batched decryption
+/// proof inside every decryption stage (Mix and Enc-to-shares) carries its first messages
+/// `(a, b)` instead of the challenge, so all servers' proofs are checked at once
+/// (`quorate_paillier::batch` format version 2). Bytes of older versions are refused.
+pub const WIRE_VERSION: u8 = 8;
 
 /// Message type tags (`0x70..=0x80`; the shuffle proof uses `0x6F`, [`crate::wire_rsm`]
 /// `0x81..=0x98`, other crates `0x41..=0x46`, `0x50..=0x54` (Paillier), `0x61..=0x62` and
@@ -853,8 +857,8 @@ pub fn encode_decryption_stage(
 }
 
 /// Decodes [`encode_decryption_stage`] with exactly `groups` shares (for the Mix outputs:
-/// [`mix_decryption_groups`]), each under the stage's server id, `c_i` a unit mod `N²` and
-/// the response in range.
+/// [`mix_decryption_groups`]), each under the stage's server id, every share and the
+/// proof's `a`, `b` units mod `N²` and the response in range.
 pub fn decode_decryption_stage(
     public: &MixnetPublic,
     groups: usize,

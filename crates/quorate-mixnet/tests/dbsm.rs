@@ -224,6 +224,42 @@ fn batched_mask_proof_check_names_exactly_the_cheating_servers() {
     assert_eq!(culprits(&bad), vec![2]);
 }
 
+/// Review item (issue 17, session 11): two colluding servers shift a response by `+d` in
+/// one server's link proof and `−d` in another's. `s_a` enters the G1, the Paillier and
+/// the ring-Pedersen equation, `z_α` only the Paillier one and `z_{μa}` only the
+/// ring-Pedersen one, so in every case the errors cancel in an unweighted sum of the
+/// equations (`g^{d}·g^{−d}`, `(1 + N)^{d}·(1 + N)^{−d}`, …) and each shifted proof still
+/// passes every range check. The independent 128-bit weights leave `g^{d(ρ₁−ρ₂)}` etc.,
+/// so the batch fails and the fallback names exactly the two colluders (argument in
+/// `quorate_paillier::batch`'s notes, which apply to every weighted check here).
+#[test]
+fn colluding_servers_whose_link_proof_errors_cancel_are_both_named() {
+    let w = world(10, 2, 3, 22);
+    let sv = |s: &SharingRecord| sharing::verify_sharing(&w.public, &w.inputs, &w.record, s);
+    sv(&w.sharing).unwrap();
+    let culprits = |s: &SharingRecord| -> Vec<u16> {
+        sv(s)
+            .unwrap_err()
+            .culprits()
+            .iter()
+            .map(|p| p.get())
+            .collect()
+    };
+    let d = quorate_paillier::rug::Integer::from(1) << 20u32;
+    let mut bad = w.sharing.clone();
+    bad.commits[0].commits[4].proof.s_a += &d;
+    bad.commits[2].commits[6].proof.s_a -= &d;
+    assert_eq!(culprits(&bad), vec![1, 3]);
+    let mut bad = w.sharing.clone();
+    bad.commits[0].commits[1].proof.z_alpha += &d;
+    bad.commits[1].commits[1].proof.z_alpha -= &d;
+    assert_eq!(culprits(&bad), vec![1, 2]);
+    let mut bad = w.sharing.clone();
+    bad.commits[1].commits[8].proof.z_mu_a -= &d;
+    bad.commits[2].commits[0].proof.z_mu_a += &d;
+    assert_eq!(culprits(&bad), vec![2, 3]);
+}
+
 #[test]
 fn degenerate_s_and_bad_queries_are_rejected() {
     let mut w = world(10, 2, 2, 14);

@@ -172,8 +172,7 @@ fn defect_8_decryption_share_proofs_are_zero_knowledge() {
     assert!(E_BITS + delta_bits + n2_bits + STATISTICAL_BITS <= mask_bits);
     let mut count = 0;
     for st in &rec.decryptions {
-        let (e, z) = st.shares.proof();
-        assert!(e.significant_bits() <= E_BITS);
+        let (_, _, z) = st.shares.proof();
         assert!(
             z.significant_bits() <= mask_bits + 1,
             "response above its bound"
@@ -199,10 +198,15 @@ fn defect_8_decryption_share_proofs_are_zero_knowledge() {
     .unwrap();
     let honest = &rec.decryptions[1].shares;
     assert!(tpk.verify_batch(&public.sid, &packed, honest).is_ok());
-    let (e, z) = honest.proof();
+    let (a, b, z) = honest.proof();
     let wide = z.clone() + (Integer::from(1) << (mask_bits + 1));
-    let bad =
-        BatchDecryptionShares::from_parts(honest.id(), honest.values().to_vec(), e.clone(), wide);
+    let bad = BatchDecryptionShares::from_parts(
+        honest.id(),
+        honest.values().to_vec(),
+        a.clone(),
+        b.clone(),
+        wide,
+    );
     let err = tpk.verify_batch(&public.sid, &packed, &bad).unwrap_err();
     assert_eq!(
         err.culprits().iter().map(|p| p.get()).collect::<Vec<_>>(),

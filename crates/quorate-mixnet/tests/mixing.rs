@@ -86,7 +86,8 @@ fn bad_decryption_share_is_named() {
     // shares each.
     assert_eq!(rec.decryptions[0].shares.values().len(), 5);
     // Mixer 1 replays its share of group 0 (elements 0–1) for group 2, under its
-    // batched proof: the batch names mixer 1 (one batch, one culprit, no one-by-one pass).
+    // batched proof: the combined check of both servers fails, and the one-by-one
+    // fallback names mixer 1 only.
     let mut bad = rec.clone();
     let mut v = bad.decryptions[0].shares.values().to_vec();
     v[2] = v[0].clone();
@@ -108,6 +109,63 @@ fn bad_decryption_share_is_named() {
     assert_eq!(
         err.culprits(),
         &[PartyId::new(1).unwrap(), PartyId::new(2).unwrap()]
+    );
+}
+
+/// All servers' decryption proofs are checked with one random linear combination (issue
+/// 17, session 12): with three servers, a bad share in one server's batch names exactly that
+/// server; a stage under another server's id or of the wrong length is named next to a bad
+/// share; two servers whose responses are off by `+d` and `−d` (their `v`-equation errors
+/// cancel in an unweighted product) are both named, and the honest one is not.
+#[test]
+fn combined_decryption_check_names_exactly_the_bad_servers() {
+    use quorate_paillier::BatchDecryptionShares;
+    let (public, servers, inputs, _, mut rng) = setup(6, 2, 3, 31);
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let named = |r: &MixRecord| -> Vec<u16> {
+        mix::verify_record(&public, &inputs, r)
+            .unwrap_err()
+            .culprits()
+            .iter()
+            .map(|p| p.get())
+            .collect()
+    };
+    let n2 = public.paillier.encryption_key().n_squared().clone();
+    let times_five = |r: &mut MixRecord, k: usize, j: usize| {
+        let mut v = r.decryptions[k].shares.values().to_vec();
+        v[j] = mul_mod(&v[j], &Integer::from(5), &n2);
+        r.decryptions[k].shares = r.decryptions[k].shares.with_values(v);
+    };
+    let mut bad = rec.clone();
+    times_five(&mut bad, 1, 0);
+    assert_eq!(named(&bad), vec![2]);
+    let mut bad = rec.clone();
+    times_five(&mut bad, 0, 2);
+    bad.decryptions[2].shares = rec.decryptions[1].shares.clone();
+    assert_eq!(named(&bad), vec![1, 3]);
+    let mut bad = rec.clone();
+    let short = rec.decryptions[2].shares.values()[1..].to_vec();
+    bad.decryptions[2].shares = rec.decryptions[2].shares.with_values(short);
+    times_five(&mut bad, 1, 1);
+    assert_eq!(named(&bad), vec![2, 3]);
+    // Responses z₁ + d, z₃ − d.
+    let shift = |b: &BatchDecryptionShares, d: i32| {
+        let (a, bb, z) = b.proof();
+        BatchDecryptionShares::from_parts(
+            b.id(),
+            b.values().to_vec(),
+            a.clone(),
+            bb.clone(),
+            Integer::from(z + d),
+        )
+    };
+    let mut bad = rec.clone();
+    bad.decryptions[0].shares = shift(&rec.decryptions[0].shares, 1000);
+    bad.decryptions[2].shares = shift(&rec.decryptions[2].shares, -1000);
+    assert_eq!(named(&bad), vec![1, 3]);
+    assert_eq!(
+        mix::verify_record(&public, &inputs, &rec).unwrap(),
+        rec.outputs
     );
 }
 

@@ -879,6 +879,16 @@ fn encoded_sizes() {
                 .len(),
         ),
     ];
+    // Decryption stage (wire version 8): the shares, then the batched proof's a, b
+    // (one residue mod N² each) and z (|N²| + |Δ| + 256 + 128 + 1 bits).
+    let zd = (pk.n_squared().significant_bits() as usize
+        + p.paillier.delta().significant_bits() as usize
+        + 385)
+        .div_ceil(8);
+    assert_eq!(
+        sizes[2].1,
+        16 + (wire::mix_decryption_groups(p) + 2) * ct + zd
+    );
     assert_eq!(
         sizes[3].1,
         14 + 4 * i + 4 * q.outputs.len() + 96 + 48 * q.outputs.len()

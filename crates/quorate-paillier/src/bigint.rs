@@ -273,6 +273,69 @@ fn pippenger_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Intege
     acc
 }
 
+/// Straus window for `n` exponents of `bits` bits: minimises `n·(⌈bits/w⌉ + 2^w)`
+/// multiplications (the `bits` squarings are the same for every `w`).
+fn straus_window(n: usize, bits: u32) -> u32 {
+    (1..=10u32)
+        .min_by_key(|&w| (n as u128) * (u128::from(bits.div_ceil(w)) + (1u128 << w)))
+        .unwrap_or(4)
+}
+
+/// Which method [`multi_pow_vartime`] uses for `n` exponents of `bits` bits: Straus's
+/// interleaved windows when there are few bases with long exponents (the across-party
+/// batch of `quorate_paillier::batch`: a handful of ≈ 6.7k-bit exponents), Pippenger's
+/// buckets when there are many (short weights over long lists).
+fn prefer_straus(n: usize, bits: u32) -> bool {
+    let (c, w) = (window_bits(n, bits), straus_window(n, bits));
+    let pippenger = u128::from(bits.div_ceil(c)) * (n as u128 + (1u128 << (c + 1)));
+    let straus = (n as u128) * (u128::from(bits.div_ceil(w)) + (1u128 << w));
+    straus < pippenger
+}
+
+/// Straus's interleaved fixed-window method over public exponents: per base a table
+/// `b^1 … b^{2^w − 1}`, then per `w`-bit window `w` shared squarings and one
+/// multiplication per base with a non-zero digit. Variable time.
+fn straus_vartime(bases: &[Integer], exps: &[Integer], m: &Integer) -> Integer {
+    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
+    let mut acc = Integer::from(1);
+    if bits == 0 {
+        return acc;
+    }
+    let w = straus_window(bases.len(), bits);
+    let tables: Vec<Vec<Integer>> = bases
+        .iter()
+        .map(|b| {
+            let b = modulo(b, m);
+            let mut t = Vec::with_capacity((1usize << w) - 1);
+            t.push(b.clone());
+            for _ in 2..(1usize << w) {
+                let next = t.last().map(|x| mul_mod(x, &b, m)).unwrap_or_default();
+                t.push(next);
+            }
+            t
+        })
+        .collect();
+    for i in (0..bits.div_ceil(w)).rev() {
+        if acc != 1 {
+            for _ in 0..w {
+                acc.square_mut();
+                acc %= m;
+            }
+        }
+        for (t, e) in tables.iter().zip(exps) {
+            let mut d = 0usize;
+            for j in (0..w).rev() {
+                d = (d << 1) | usize::from(e.get_bit(i * w + j));
+            }
+            if let Some(x) = d.checked_sub(1).and_then(|k| t.get(k)) {
+                acc *= x;
+                acc %= m;
+            }
+        }
+    }
+    acc
+}
+
 /// A multi-exponentiation takes one exponent per base.
 fn check_exponent_count(bases: &[Integer], exps: &[Integer]) -> Result<(), PaillierError> {
     if bases.len() != exps.len() {
@@ -287,9 +350,10 @@ fn check_exponent_count(bases: &[Integer], exps: &[Integer]) -> Result<(), Paill
 }
 
 /// `Π b_i^{e_i} mod m` for **public** non-negative exponents (variable time): a bucket
-/// (Pippenger) multi-exponentiation per rayon chunk, so the squarings are shared across
-/// the bases instead of being paid once per base. Bases should be non-negative; they are
-/// reduced mod `m`.
+/// (Pippenger) multi-exponentiation per rayon chunk, or for a few bases with long exponents
+/// Straus's interleaved windows (one chunk per thread), so the squarings are shared across
+/// the bases instead of being paid once per base. Bases should be non-negative; they are reduced
+/// mod `m`.
 pub fn multi_pow_vartime(
     bases: &[Integer],
     exps: &[Integer],
@@ -307,12 +371,25 @@ pub fn multi_pow_vartime(
     if bases.is_empty() {
         return Ok(Integer::from(1));
     }
+    let bits = exps.iter().map(|e| e.significant_bits()).max().unwrap_or(0);
     let threads = rayon::current_num_threads().max(1);
-    let chunk = bases.len().div_ceil(threads).max(16);
+    // Straus: one chunk per thread (each pays the squarings once); Pippenger: chunks of at
+    // least 16 bases.
+    let straus = prefer_straus(bases.len(), bits);
+    let chunk = bases
+        .len()
+        .div_ceil(threads)
+        .max(if straus { 1 } else { 16 });
     let parts: Vec<Integer> = bases
         .par_chunks(chunk)
         .zip(exps.par_chunks(chunk))
-        .map(|(b, e)| pippenger_vartime(b, e, m))
+        .map(|(b, e)| {
+            if straus {
+                straus_vartime(b, e, m)
+            } else {
+                pippenger_vartime(b, e, m)
+            }
+        })
         .collect();
     Ok(parts
         .iter()
@@ -627,6 +704,37 @@ mod tests {
             assert!(is_unit_in_range(&u, &m));
         }
         assert!(random_unit(&mut rng, &Integer::from(1)).is_err());
+    }
+
+    /// Both vartime multi-exponentiation methods equal the product of single powers (zero,
+    /// all-ones, window-unaligned and mixed-length exponents), and the dispatch picks
+    /// Straus for a few long exponents, Pippenger for many short ones.
+    #[test]
+    fn straus_and_pippenger_match_single_powers() {
+        let mut rng = ChaCha20Rng::seed_from_u64(18);
+        let m = random_bits(&mut rng, 512) | (Integer::from(1) << 511u32) | 1u32;
+        for (count, bits) in [(1usize, 1u32), (2, 7), (4, 1500), (5, 129), (40, 128)] {
+            let bases: Vec<Integer> = (0..count).map(|_| random_bits(&mut rng, 600)).collect();
+            let mut exps: Vec<Integer> = (0..count)
+                .map(|i| random_bits(&mut rng, bits - (i as u32 % 3).min(bits - 1)))
+                .collect();
+            exps[0] = Integer::new();
+            if count > 1 {
+                exps[1] = (Integer::from(1) << bits) - 1u32;
+            }
+            let want = bases.iter().zip(&exps).fold(Integer::from(1), |a, (b, e)| {
+                mul_mod(&a, &pow_mod_vartime(b, e, &m).expect("pow"), &m)
+            });
+            assert_eq!(straus_vartime(&bases, &exps, &m), want, "{count} × {bits}");
+            assert_eq!(
+                pippenger_vartime(&bases, &exps, &m),
+                want,
+                "{count} × {bits}"
+            );
+            assert_eq!(multi_pow_vartime(&bases, &exps, &m).expect("ok"), want);
+        }
+        assert!(prefer_straus(4, 6700));
+        assert!(!prefer_straus(200, 128));
     }
 
     /// The constant-time multi-exponentiation equals the product of single powers: zero

@@ -10,7 +10,7 @@
 //! | [`primes`] | random primes and safe primes `p = 2q + 1` (sieve + GMP's BPSW/Miller–Rabin) |
 //! | [`paillier`] | keys, `Enc`/`Dec` (CRT), homomorphic operations, checked encodings |
 //! | [`threshold`] | trusted-dealer `t`-of-`ℓ` threshold Paillier (Shoup/Damgård–Jurik, `s = 1`) |
-//! | [`batch`] | one party's decryption shares of a whole list with one batched proof (random 128-bit weights) |
+//! | [`batch`] | one party's decryption shares of a whole list with one batched proof (random 128-bit weights); all parties' proofs checked at once |
 //! | [`fixed_base`] | Yao tables (public exponents) and full-scan comb tables (secret exponents) |
 //! | [`bigint`] | sampling from a caller's RNG, fixed-length encodings, ct/vartime `pow_mod`, wiping |
 //!

@@ -363,17 +363,20 @@ impl ThresholdPublicKey {
         bigint::byte_len(self.z_bits())
     }
 
-    /// `v^z mod n²` for a **public** exponent (variable time). Exponents `0 ≤ z < 2^{z_bits}`
-    /// (every response of an in-range proof) use a Yao table of `v` built on first use
+    /// `v^z mod n²` for a **public** exponent (variable time). Exponents
+    /// `0 ≤ z < 2^{z_bits + 128 + 11}` (every response of an in-range proof, and the
+    /// weighted sum `Σ γ_i z_i` over up to [`MAX_PARTIES`] parties of
+    /// [`ThresholdPublicKey::verify_batches`]) use a Yao table of `v` built on first use
     /// (about `|z|/9` residues, 0.6 MB at `|n| = 3072`; one exponentiation to build, then
     /// about 1/6 of an `mpz_powm` per use); other exponents take `mpz_powm`. Same result
     /// either way.
     pub(crate) fn v_pow_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
         let n2 = self.pk.n_squared();
+        let bits = self.z_bits() + crate::batch::WEIGHT_BITS + 11;
         let table = self
             .v_table
             .0
-            .get_or_init(|| FixedBase::new(&self.v, n2, self.z_bits()).ok());
+            .get_or_init(|| FixedBase::new(&self.v, n2, bits).ok());
         match table {
             Some(t) if *z >= 0 && z.significant_bits() <= t.max_exp_bits() => t.pow_vartime(z),
             _ => pow_mod_vartime(&self.v, z, n2),
@@ -844,7 +847,8 @@ mod tests {
         for z in [
             Integer::new(),
             bigint::random_bits(&mut rng, tpk.z_bits()),
-            Integer::from(1) << (tpk.z_bits() + 3),
+            bigint::random_bits(&mut rng, tpk.z_bits() + 130),
+            Integer::from(1) << (tpk.z_bits() + 200),
             Integer::from(-5),
         ] {
             let want = pow_mod_vartime(tpk.v(), &z, &n2).expect("unit");

@@ -472,11 +472,17 @@ fn a_bad_share_inside_a_batch_names_its_party() {
     let mut rng = ChaCha20Rng::seed_from_u64(43);
     let n2 = tpk.encryption_key().n_squared().clone();
     let honest = keys[2].decrypt_batch(tpk, &sid(), &cts, &mut rng).unwrap();
-    let (e, z) = honest.proof();
+    let (a, b, z) = honest.proof();
     let tweak = |f: &dyn Fn(&mut Vec<Integer>)| {
         let mut values = honest.values().to_vec();
         f(&mut values);
-        quorate_paillier::BatchDecryptionShares::from_parts(pid(3), values, e.clone(), z.clone())
+        quorate_paillier::BatchDecryptionShares::from_parts(
+            pid(3),
+            values,
+            a.clone(),
+            b.clone(),
+            z.clone(),
+        )
     };
     // One share multiplied by a unit (it stays a unit mod n², so only the proof catches it).
     let bad_one = tweak(&|v| v[2] = Integer::from(&v[2] * 5u32) % &n2);
@@ -506,7 +512,8 @@ fn a_bad_share_inside_a_batch_names_its_party() {
     let relabelled = quorate_paillier::BatchDecryptionShares::from_parts(
         pid(4),
         honest.values().to_vec(),
-        e.clone(),
+        a.clone(),
+        b.clone(),
         z.clone(),
     );
     assert_eq!(
@@ -515,14 +522,99 @@ fn a_bad_share_inside_a_batch_names_its_party() {
     );
     // The honest batch still verifies (the checks above can fail for the right reason only).
     assert_eq!(tpk.verify_batch(&sid(), &cts, &honest).unwrap().len(), 4);
-    // Decoding rejects a wrong count and a non-unit share.
+    // A commitment or response changed after the fact: the same culprit.
+    let n2 = tpk.encryption_key().n_squared();
+    let with_proof = |a: Integer, b: Integer, z: Integer| {
+        quorate_paillier::BatchDecryptionShares::from_parts(
+            pid(3),
+            honest.values().to_vec(),
+            a,
+            b,
+            z,
+        )
+    };
+    for bad in [
+        with_proof(Integer::from(a * 3u32) % n2, b.clone(), z.clone()),
+        with_proof(a.clone(), Integer::from(b * 3u32) % n2, z.clone()),
+        with_proof(a.clone(), b.clone(), Integer::from(z + 1u32)),
+        with_proof(Integer::new(), b.clone(), z.clone()),
+        with_proof(a.clone(), b.clone(), Integer::from(-1)),
+    ] {
+        assert_eq!(
+            blamed(&tpk.verify_batch(&sid(), &cts, &bad).unwrap_err()),
+            vec![3]
+        );
+    }
+    // `−a` has the same square, but the challenge hashes `a` itself, so it fails as well.
+    let neg_a = with_proof(Integer::from(n2 - a), b.clone(), z.clone());
+    assert_eq!(
+        blamed(&tpk.verify_batch(&sid(), &cts, &neg_a).unwrap_err()),
+        vec![3]
+    );
+    // Decoding rejects a wrong count, a non-unit share or commitment, and truncation.
     let wire = tpk.encode_batch(&honest);
     assert!(tpk.decode_batch(3, &wire).is_err());
-    let mut zero = wire.clone();
     let len = tpk.encryption_key().ciphertext_len();
-    zero[8..8 + len].fill(0);
-    assert!(tpk.decode_batch(4, &zero).is_err());
+    for at in [8, 8 + 4 * len, 8 + 5 * len] {
+        let mut zero = wire.clone();
+        zero[at..at + len].fill(0);
+        assert!(tpk.decode_batch(4, &zero).is_err(), "zeroed at {at}");
+    }
     assert!(tpk.decode_batch(4, &wire[..wire.len() - 1]).is_err());
+    let mut old_version = wire.clone();
+    old_version[1] = 1;
+    assert!(tpk.decode_batch(4, &old_version).is_err());
+}
+
+/// All parties' batches checked at once: honest batches pass and combine; a bad share in
+/// one or two parties' batches names exactly those parties (the one-by-one fallback), and a
+/// malformed batch is named next to a failing one.
+#[test]
+fn batches_of_all_parties_checked_at_once_name_exactly_the_bad_ones() {
+    let (tpk, keys) = key_3_5();
+    let (ms, cts) = batch_world(45, 4);
+    let mut rng = ChaCha20Rng::seed_from_u64(46);
+    let n2 = tpk.encryption_key().n_squared().clone();
+    let honest: Vec<_> = keys
+        .iter()
+        .map(|k| k.decrypt_batch(tpk, &sid(), &cts, &mut rng).unwrap())
+        .collect();
+    let refs: Vec<_> = honest.iter().collect();
+    let verified = tpk.verify_batches(&sid(), &cts, &refs, &mut rng).unwrap();
+    assert_eq!(verified.len(), 5);
+    for (j, m) in ms.iter().enumerate() {
+        let shares: Vec<_> = verified[1..4].iter().map(|v| v[j].clone()).collect();
+        assert_eq!(tpk.combine(&shares).unwrap(), *m);
+    }
+    let bad_share = |k: usize, j: usize| {
+        let mut v = honest[k].values().to_vec();
+        v[j] = Integer::from(&v[j] * 7u32) % &n2;
+        honest[k].with_values(v)
+    };
+    let culprits = |list: &[&quorate_paillier::BatchDecryptionShares], rng: &mut ChaCha20Rng| {
+        blamed(&tpk.verify_batches(&sid(), &cts, list, rng).unwrap_err())
+    };
+    let b2 = bad_share(1, 3);
+    let list = [refs[0], &b2, refs[2], refs[3], refs[4]];
+    assert_eq!(culprits(&list, &mut rng), vec![2]);
+    let b5 = bad_share(4, 0);
+    let list = [refs[0], &b2, refs[2], refs[3], &b5];
+    assert_eq!(culprits(&list, &mut rng), vec![2, 5]);
+    // A short batch (shape check) and a bad share (equation) are both named.
+    let short = honest[0].with_values(honest[0].values()[..3].to_vec());
+    let list = [&short, refs[1], refs[2], &b5];
+    assert_eq!(culprits(&list, &mut rng), vec![1, 5]);
+    // Any subset of honest batches passes; duplicates are refused.
+    assert!(tpk
+        .verify_batches(&sid(), &cts, &refs[2..4], &mut rng)
+        .is_ok());
+    assert!(tpk
+        .verify_batches(&sid(), &cts, &[], &mut rng)
+        .unwrap()
+        .is_empty());
+    assert!(tpk
+        .verify_batches(&sid(), &cts, &[refs[0], refs[0]], &mut rng)
+        .is_err());
 }
 
 #[test]
