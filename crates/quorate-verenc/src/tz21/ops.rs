@@ -684,9 +684,11 @@ impl Tz21Curve for P256 {
         p256_gen_encoded(scalars)
     }
 
-    /// OpenSSL's constant-time multiplication of a point given by its encoding.
+    /// OpenSSL's constant-time multiplication of a point handed over in its uncompressed
+    /// encoding (a compressed one would cost OpenSSL a generic square root to decode).
     fn mul_encoded(p: &p256::ProjectivePoint, s: &p256::Scalar) -> Vec<u8> {
-        super::p256_openssl::mul_encoded(p.to_bytes().as_ref(), s)
+        use p256::elliptic_curve::sec1::ToEncodedPoint;
+        super::p256_openssl::mul_encoded(p.to_affine().to_encoded_point(false).as_bytes(), s)
             .unwrap_or_else(|| Self::point_to_bytes(&(*p * s)))
     }
 

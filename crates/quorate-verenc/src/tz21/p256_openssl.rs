@@ -229,7 +229,7 @@ impl KeyTable {
 }
 
 /// The compressed encoding of `s·P`, in constant time (for a secret `s`). `P` is given
-/// by its compressed encoding.
+/// by a SEC1 encoding (uncompressed is cheaper for OpenSSL to decode).
 pub(crate) fn mul_encoded(p_enc: &[u8], s: &p256::Scalar) -> Option<Vec<u8>> {
     let group = group()?;
     let mut ctx = BigNumContext::new().ok()?;
