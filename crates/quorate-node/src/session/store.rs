@@ -71,7 +71,11 @@ pub trait SessionStore: Send + Sync {
     ) -> Result<Claim, StoreError>;
     /// The smallest attempt number not yet claimed for (key id, epoch).
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError>;
-    /// Records how a claimed attempt ended.
+    /// Records how a claimed attempt ended (a participant's closing write). Atomic, and
+    /// durable against a crash of the node process when it returns; durable against a power
+    /// loss only with the next durable write (it answers nobody: an outcome lost that way
+    /// reads "interrupted" after the restart, and the claim, durable before the attempt's
+    /// first message, still keeps the attempt from running again).
     fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError>;
     /// The recorded outcome of an attempt.
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError>;
@@ -363,6 +367,11 @@ impl SessionStore for MemoryStore {
 /// write: a write is durable when its call returns, as with one transaction per write, but
 /// concurrent sessions share the fsync.
 ///
+/// **Lazy writes.** [`SessionStore::finish_attempt`] alone is queued as lazy: a batch of lazy
+/// writes only is committed with `synchronous=NORMAL` (the WAL is written, not fsynced: durable
+/// against a process crash, and against power loss with the next FULL commit, which fsyncs
+/// the WAL up to its end). Any batch with another write is committed FULL as before.
+///
 /// **Reads** go through a second connection: under WAL a reader sees every committed write
 /// and never waits for the writer's commit (its fsync), so a coordinator's look-ups before
 /// a proposal do not queue behind other sessions' durable writes.
@@ -374,7 +383,11 @@ pub struct SqliteStore {
 
 /// A queued write: runs on the connection inside the batch's transaction and returns what to
 /// do once the batch's commit is known (answer its caller).
-type Op = Box<dyn FnOnce(&rusqlite::Connection) -> Reply + Send>;
+struct Op {
+    run: Box<dyn FnOnce(&rusqlite::Connection) -> Reply + Send>,
+    /// Durable against power loss when answered (see "Lazy writes" on [`SqliteStore`]).
+    durable: bool,
+}
 /// Answers one queued write's caller with the batch commit's result.
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
@@ -668,19 +681,31 @@ impl SqliteStore {
             .map_err(|_| StoreError::Backend("store lock poisoned".into()))
     }
 
-    /// Queues the write `f` and returns its result once a committed transaction holds it
-    /// (see the group commit note on [`SqliteStore`]).
+    /// Queues the write `f` and returns its result once a committed transaction holds it,
+    /// fsynced (see the group commit note on [`SqliteStore`]).
     fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&rusqlite::Connection) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
+        self.write_as(true, f)
+    }
+
+    /// [`Self::write`], fsynced only if `durable` (see "Lazy writes" on [`SqliteStore`]).
+    fn write_as<R: Send + 'static>(
+        &self,
+        durable: bool,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<R, StoreError>>(1);
-        let op: Op = Box::new(move |conn| {
-            let result = in_savepoint(conn, f);
-            Box::new(move |commit: Result<(), StoreError>| {
-                let _ = tx.send(commit.and(result));
-            })
-        });
+        let op = Op {
+            run: Box::new(move |conn| {
+                let result = in_savepoint(conn, f);
+                Box::new(move |commit: Result<(), StoreError>| {
+                    let _ = tx.send(commit.and(result));
+                })
+            }),
+            durable,
+        };
         self.queue
             .lock()
             .map_err(|_| StoreError::Backend("store queue poisoned".into()))?
@@ -716,14 +741,21 @@ impl SqliteStore {
         }
     }
 
-    /// One transaction for `batch`; every write's caller is answered before returning.
+    /// One transaction for `batch`; every write's caller is answered before returning. The
+    /// commit is fsynced unless every write of the batch is lazy.
     fn commit_batch(conn: &rusqlite::Connection, batch: Vec<Op>) {
-        if let Err(e) = cached(conn, "BEGIN IMMEDIATE") {
+        let sync = if batch.iter().any(|op| op.durable) {
+            "PRAGMA synchronous = FULL"
+        } else {
+            "PRAGMA synchronous = NORMAL"
+        };
+        // Set outside the transaction (SQLite reads it at commit); on failure nothing runs.
+        if let Err(e) = cached(conn, sync).and_then(|_| cached(conn, "BEGIN IMMEDIATE")) {
             // The writes are dropped unrun; their callers see it (see `write`).
             tracing::warn!(error = %e, "runtime database: could not begin a transaction");
             return;
         }
-        let replies: Vec<Reply> = batch.into_iter().map(|op| op(conn)).collect();
+        let replies: Vec<Reply> = batch.into_iter().map(|op| (op.run)(conn)).collect();
         let commit = match cached(conn, "COMMIT") {
             Ok(_) => Ok(()),
             Err(e) => {
@@ -834,7 +866,7 @@ impl SessionStore for SqliteStore {
 
     fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError> {
         let (key, outcome) = (key.clone(), outcome.clone());
-        self.write(move |conn| finish_in(conn, &key, &outcome))
+        self.write_as(false, move |conn| finish_in(conn, &key, &outcome))
     }
 
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
@@ -1259,6 +1291,62 @@ mod tests {
             s.request("r2").expect("read").map(|r| r.status),
             Some(RequestStatus::Completed)
         );
+    }
+
+    /// The `synchronous` setting the writer connection has now (1 NORMAL, 2 FULL).
+    fn synchronous(s: &SqliteStore) -> i64 {
+        s.lock()
+            .expect("lock")
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .expect("pragma")
+    }
+
+    #[test]
+    fn only_batches_of_lazy_writes_skip_the_fsync_and_a_lazy_outcome_never_frees_its_attempt() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("runtime.db");
+        let key = |attempt| AttemptKey {
+            key_id: "k".into(),
+            epoch: 0,
+            attempt,
+        };
+        let done = Outcome::Completed {
+            output: serde_json::json!({"ok": true}),
+        };
+        {
+            let s = SqliteStore::open(&path).expect("open");
+            assert_eq!(
+                s.claim_attempt(&key(0), [1; 32], &owner()).expect("claim"),
+                Claim::Claimed
+            );
+            assert_eq!(synchronous(&s), 2, "a claim is committed FULL");
+            s.finish_attempt(&key(0), &done).expect("finish");
+            assert_eq!(synchronous(&s), 1, "a lone outcome is committed NORMAL");
+            assert_eq!(
+                s.claim_attempt(&key(1), [2; 32], &owner()).expect("claim"),
+                Claim::Claimed
+            );
+            assert_eq!(synchronous(&s), 2, "the next claim is FULL again");
+            // A batch mixing a lazy write with a durable one is committed FULL.
+            s.finish_attempt(&key(1), &done).expect("finish");
+            let conn = s.lock().expect("lock");
+            let op = |durable| Op {
+                run: Box::new(|_: &rusqlite::Connection| -> Reply { Box::new(|_| {}) }),
+                durable,
+            };
+            SqliteStore::commit_batch(&conn, vec![op(false), op(true), op(false)]);
+            drop(conn);
+            assert_eq!(synchronous(&s), 2);
+        }
+        // After a restart (the process stopped, no power loss) the lazy outcome is there,
+        // and a finished attempt stays claimed: it never reruns.
+        let s = SqliteStore::open(&path).expect("reopen");
+        assert_eq!(s.attempt_outcome(&key(0)).expect("o"), Some(done.clone()));
+        assert_eq!(
+            s.claim_attempt(&key(0), [3; 32], &owner()).expect("claim"),
+            Claim::Taken
+        );
+        assert_eq!(s.next_attempt("k", 0).expect("next"), 2);
     }
 
     #[test]
