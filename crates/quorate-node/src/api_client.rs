@@ -1,10 +1,14 @@
-//! A minimal client of the operator API for the CLI and tests: one HTTP/1.0 request per
-//! connection on loopback, bounded response size, bearer token.
+//! A minimal client of the operator API for the CLI, tests and benchmarks: HTTP/1.1 on
+//! loopback (hyper's client connection), bounded response size, bearer token. [`call`] sends
+//! one request on a connection of its own; a [`Connection`] keeps one open for many.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::client::conn::http1::{handshake, SendRequest};
+use hyper_util::rt::TokioIo;
 
 /// Largest response read.
 pub const MAX_RESPONSE: usize = 16 << 20;
@@ -42,6 +46,14 @@ pub enum ClientError {
     /// No answer in time.
     #[error("operator API at {0}: timed out")]
     Timeout(SocketAddr),
+    /// The HTTP exchange failed (the connection is not reusable).
+    #[error("operator API at {addr}: {why}")]
+    Http {
+        /// Address.
+        addr: SocketAddr,
+        /// Cause.
+        why: String,
+    },
     /// Not an HTTP response we understand, or too large.
     #[error("operator API at {addr}: bad response: {why}")]
     BadResponse {
@@ -68,7 +80,8 @@ impl Response {
     }
 }
 
-/// Sends one request (`body` as JSON when given) and returns the response.
+/// Sends one request (`body` as JSON when given) on a connection of its own and returns the
+/// response.
 pub async fn call(
     addr: SocketAddr,
     method: &str,
@@ -77,48 +90,100 @@ pub async fn call(
     body: Option<&[u8]>,
     timeout: Duration,
 ) -> Result<Response, ClientError> {
-    let io = |source| ClientError::Io { addr, source };
-    let bad = |why| ClientError::BadResponse { addr, why };
     let work = async {
-        let mut stream = connect(addr, timeout.min(STARTUP_GRACE)).await?;
-        let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n");
-        if let Some(t) = token {
-            req.push_str(&format!("Authorization: Bearer {t}\r\n"));
-        }
-        let body = body.unwrap_or_default();
-        if !body.is_empty() {
-            req.push_str("Content-Type: application/json\r\n");
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        stream.write_all(req.as_bytes()).await.map_err(io)?;
-        stream.write_all(body).await.map_err(io)?;
-        let mut buf = Vec::new();
-        (&mut stream)
-            .take(MAX_RESPONSE as u64 + 1)
-            .read_to_end(&mut buf)
-            .await
-            .map_err(io)?;
-        if buf.len() > MAX_RESPONSE {
-            return Err(bad("response too large"));
-        }
-        let split = buf
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .ok_or_else(|| bad("no header terminator"))?;
-        let head = std::str::from_utf8(&buf[..split]).map_err(|_| bad("non-UTF-8 header"))?;
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse::<u16>().ok())
-            .ok_or_else(|| bad("no status code"))?;
-        Ok(Response {
-            status,
-            body: buf[split + 4..].to_vec(),
-        })
+        let mut conn = Connection::open(addr, timeout.min(STARTUP_GRACE)).await?;
+        conn.send(method, path, token, body).await
     };
     tokio::time::timeout(timeout, work)
         .await
         .map_err(|_| ClientError::Timeout(addr))?
+}
+
+/// One keep-alive HTTP/1.1 connection to an operator API (hyper's client connection):
+/// requests go one after another on the same TCP connection, so a client that sends many
+/// (the benchmark) pays for neither a TCP handshake nor the node's accept per request.
+pub struct Connection {
+    addr: SocketAddr,
+    sender: SendRequest<Full<Bytes>>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Connects, retrying a refused connection for up to `grace` (see [`STARTUP_GRACE`]).
+    pub async fn open(addr: SocketAddr, grace: Duration) -> Result<Connection, ClientError> {
+        let stream = connect(addr, grace).await?;
+        let _ = stream.set_nodelay(true);
+        let (sender, conn) =
+            handshake(TokioIo::new(stream))
+                .await
+                .map_err(|e| ClientError::Http {
+                    addr,
+                    why: e.to_string(),
+                })?;
+        // The connection's I/O runs until the client side is dropped or the server closes.
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Connection { addr, sender })
+    }
+
+    /// Sends one request (`body` as JSON when given) and returns the response. After an
+    /// error the connection is not reusable (open another).
+    pub async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&[u8]>,
+    ) -> Result<Response, ClientError> {
+        let addr = self.addr;
+        let http = |e: &dyn std::fmt::Display| ClientError::Http {
+            addr,
+            why: e.to_string(),
+        };
+        self.sender.ready().await.map_err(|e| http(&e))?;
+        let body = body.unwrap_or_default();
+        let mut req = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(hyper::header::HOST, addr.to_string());
+        if let Some(t) = token {
+            req = req.header(hyper::header::AUTHORIZATION, format!("Bearer {t}"));
+        }
+        if !body.is_empty() {
+            req = req.header(hyper::header::CONTENT_TYPE, "application/json");
+        }
+        let req = req
+            .body(Full::new(Bytes::copy_from_slice(body)))
+            .map_err(|e| http(&e))?;
+        let resp = self.sender.send_request(req).await.map_err(|e| http(&e))?;
+        let status = resp.status().as_u16();
+        let body = Limited::new(resp.into_body(), MAX_RESPONSE)
+            .collect()
+            .await
+            .map_err(|e| {
+                if e.is::<http_body_util::LengthLimitError>() {
+                    ClientError::BadResponse {
+                        addr,
+                        why: "response too large",
+                    }
+                } else {
+                    http(&e)
+                }
+            })?
+            .to_bytes();
+        Ok(Response {
+            status,
+            body: body.to_vec(),
+        })
+    }
 }
 
 /// Connects, retrying a refused connection for up to `grace` (see [`STARTUP_GRACE`]).
