@@ -12,7 +12,9 @@
 //!   coordinator (target ≥ 300/s), printed as ms per signature.
 //!
 //! The nodes use the cheap test KDF (`--insecure-test-kdf`): the passphrase KDF runs once at
-//! start-up and is not part of any row.
+//! start-up and is not part of any row. The client keeps one HTTP/1.1 connection per node (and
+//! per client task of the sustained rows) open, as an operator's client would: no TCP
+//! handshake or accept per session.
 
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
@@ -25,7 +27,7 @@ use anyhow::{anyhow, bail, Context as _};
 use quorate_core::{PartyId, ThresholdParams};
 use quorate_eval::bench::{BenchSuite, PaperFigure, Stats};
 use quorate_eval::ecdsa::simulate;
-use quorate_node::api_client::call;
+use quorate_node::api_client::{call, Connection, STARTUP_GRACE};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -48,6 +50,8 @@ struct NodeProc {
     api: SocketAddr,
     token: String,
     child: Option<Child>,
+    /// The client's open connection to the operator API (taken while in use).
+    conn: std::sync::Mutex<Option<Connection>>,
 }
 
 /// `n` node processes on loopback in a scratch directory; killed and removed on drop.
@@ -169,6 +173,7 @@ impl LocalCluster {
                 api,
                 token,
                 child: None,
+                conn: std::sync::Mutex::new(None),
             });
             dirs.push(dir);
         }
@@ -249,6 +254,41 @@ impl LocalCluster {
             .collect()
     }
 
+    /// Context switches (voluntary and involuntary) so far of each node process's threads
+    /// alive now, in id order, from `/proc/PID/task/*/status` (`None` where unavailable). A
+    /// thread that exits between two readings takes its count along: over a few seconds of
+    /// steady load (tokio keeps idle blocking threads 10 s) the difference is close to exact.
+    pub fn switches(&self) -> Option<Vec<u64>> {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let pid = n.child.as_ref()?.id();
+                let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+                let mut total = 0u64;
+                for task in tasks.flatten() {
+                    // A thread may exit while we read: it counts nothing then.
+                    let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+                        continue;
+                    };
+                    total += status
+                        .lines()
+                        .filter(|l| l.contains("ctxt_switches:"))
+                        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                        .sum::<u64>();
+                }
+                Some(total)
+            })
+            .collect()
+    }
+
+    /// [`Self::cpu`] and [`Self::switches`] read together.
+    fn usage(&self) -> Usage {
+        Usage {
+            cpu: self.cpu(),
+            switches: self.switches(),
+        }
+    }
+
     /// Every node id.
     pub fn ids(&self) -> Vec<u16> {
         self.nodes.iter().map(|n| n.id).collect()
@@ -274,12 +314,23 @@ impl LocalCluster {
             .ok_or_else(|| anyhow!("no node {id}"))
     }
 
-    /// Runs one session through node `via`; returns its output (error if it did not
-    /// complete, or an attempt blamed a node).
+    /// Runs one session through node `via` on the client's open connection to it; returns
+    /// its output (error if it did not complete, or an attempt blamed a node).
     pub fn session(&self, via: u16, request: &Value) -> anyhow::Result<Value> {
         let n = self.node(via)?;
-        self.rt
-            .block_on(session_call(n.api, n.token.clone(), request.to_string()))
+        let kept = n.conn.lock().map_err(|_| anyhow!("lock"))?.take();
+        self.rt.block_on(async {
+            let mut conn = match kept {
+                Some(c) => c,
+                None => Connection::open(n.api, STARTUP_GRACE).await?,
+            };
+            let out = session_call(&mut conn, &n.token, request.to_string()).await;
+            // A connection that failed mid-request is not reused.
+            if !matches!(out, Err(SessionFailed::Http(_))) {
+                *n.conn.lock().map_err(|_| anyhow!("lock"))? = Some(conn);
+            }
+            Ok::<Value, anyhow::Error>(out?)
+        })
     }
 
     /// Runs `make(i)` sessions from `concurrency` client tasks (task `k` submits through
@@ -313,10 +364,11 @@ impl LocalCluster {
                 let done = done.clone();
                 let counter = counter.clone();
                 tasks.push(tokio::spawn(async move {
+                    let mut conn = Connection::open(api, STARTUP_GRACE).await?;
                     while tokio::time::Instant::now() < deadline {
                         let i = counter.fetch_add(1, Ordering::Relaxed);
                         let req = make(i).to_string();
-                        session_call(api, token.clone(), req).await?;
+                        session_call(&mut conn, &token, req).await?;
                         done.fetch_add(1, Ordering::Relaxed);
                     }
                     anyhow::Ok(())
@@ -332,19 +384,44 @@ impl LocalCluster {
     }
 }
 
-async fn session_call(api: SocketAddr, token: String, body: String) -> anyhow::Result<Value> {
-    let r = call(
-        api,
-        "POST",
-        "/v1/sessions",
-        Some(&token),
-        Some(body.as_bytes()),
+/// Why [`session_call`] failed.
+#[derive(Debug)]
+enum SessionFailed {
+    /// The HTTP exchange failed or timed out (the connection is not reusable).
+    Http(String),
+    /// The node answered, but not a completed session.
+    Outcome(String),
+}
+
+impl std::fmt::Display for SessionFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Http(why) | Self::Outcome(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SessionFailed {}
+
+/// Submits one session on `conn` and returns its output.
+async fn session_call(
+    conn: &mut Connection,
+    token: &str,
+    body: String,
+) -> Result<Value, SessionFailed> {
+    let r = tokio::time::timeout(
         CALL_LIMIT,
+        conn.send("POST", "/v1/sessions", Some(token), Some(body.as_bytes())),
     )
-    .await?;
+    .await
+    .map_err(|_| SessionFailed::Http("no answer in time".into()))?
+    .map_err(|e| SessionFailed::Http(e.to_string()))?;
     let v = r.json().unwrap_or(Value::Null);
     if r.status != 200 || v["status"] != "completed" {
-        bail!("session did not complete ({}): {v}", r.status);
+        return Err(SessionFailed::Outcome(format!(
+            "session did not complete ({}): {v}",
+            r.status
+        )));
     }
     // Attempts refused because another coordinator used their number are renumbered (part
     // of the measured time); an attempt that blamed a node is an error here.
@@ -356,7 +433,9 @@ async fn session_call(api: SocketAddr, token: String, body: String) -> anyhow::R
         })
     });
     if blamed {
-        bail!("a session attempt blamed a node: {v}");
+        return Err(SessionFailed::Outcome(format!(
+            "a session attempt blamed a node: {v}"
+        )));
     }
     Ok(v["output"].clone())
 }
@@ -424,27 +503,38 @@ fn inproc_sign_ms(t: u16, n: u16, samples: usize) -> anyhow::Result<f64> {
         .median))
 }
 
-/// Notes the node processes' CPU time per session between two [`LocalCluster::cpu`]
-/// readings (10 ms ticks: meaningful over many sessions only).
-fn cpu_note(
-    suite: &mut BenchSuite,
-    what: &str,
-    before: Option<Vec<Duration>>,
-    after: Option<Vec<Duration>>,
-    sessions: usize,
-) {
-    let (Some(before), Some(after)) = (before, after) else {
-        return;
-    };
-    let per: Vec<String> = before
-        .iter()
-        .zip(&after)
-        .map(|(b, a)| format!("{:.2}", ms(a.saturating_sub(*b)) / sessions.max(1) as f64))
-        .collect();
-    suite.note(format!(
-        "{what}: node CPU (user + system) per signature, ms, node by node: {}",
-        per.join(" / ")
-    ));
+/// The node processes' CPU time and context switches at one moment.
+struct Usage {
+    cpu: Option<Vec<Duration>>,
+    switches: Option<Vec<u64>>,
+}
+
+/// Notes the node processes' CPU time and context switches per session between two
+/// [`LocalCluster::usage`] readings (CPU in 10 ms ticks: meaningful over many sessions only).
+fn cpu_note(suite: &mut BenchSuite, what: &str, before: Usage, after: Usage, sessions: usize) {
+    let n = sessions.max(1) as f64;
+    if let (Some(before), Some(after)) = (before.cpu, after.cpu) {
+        let per: Vec<String> = before
+            .iter()
+            .zip(&after)
+            .map(|(b, a)| format!("{:.2}", ms(a.saturating_sub(*b)) / n))
+            .collect();
+        suite.note(format!(
+            "{what}: node CPU (user + system) per signature, ms, node by node: {}",
+            per.join(" / ")
+        ));
+    }
+    if let (Some(before), Some(after)) = (before.switches, after.switches) {
+        let per: Vec<String> = before
+            .iter()
+            .zip(&after)
+            .map(|(b, a)| format!("{:.1}", a.saturating_sub(*b) as f64 / n))
+            .collect();
+        suite.note(format!(
+            "{what}: node context switches per signature, node by node: {}",
+            per.join(" / ")
+        ));
+    }
 }
 
 fn inproc(value_ms: f64) -> PaperFigure {
@@ -530,7 +620,7 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
         };
         let mut i = 0u64;
         let sign_samples = suite.samples(200, 30);
-        let cpu_before = c.cpu();
+        let cpu_before = c.usage();
         let (stats, p99) = latencies(sign_samples, || {
             i += 1;
             c.session(1, &sign_req(c.request_id("sign"), i)).map(drop)
@@ -539,7 +629,7 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
             suite,
             &format!("{label} signing, one at a time"),
             cpu_before,
-            c.cpu(),
+            c.usage(),
             sign_samples + 1,
         );
         let inproc_sign = inproc_sign_ms(t, n, suite.samples(50, 10))?;
@@ -566,7 +656,7 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
             let base = c.request_id("rate");
             let req = sign_req.clone();
             let via = ids[..usize::from(t)].to_vec();
-            let cpu_before = c.cpu();
+            let cpu_before = c.usage();
             let (done, elapsed) =
                 c.sustained(&via, concurrency, Duration::from_secs(secs), move |i| {
                     req(format!("{base}-{i}"), 1_000_000 + i)
@@ -590,7 +680,7 @@ pub fn bench(suite: &mut BenchSuite) -> anyhow::Result<()> {
                 suite,
                 &format!("sustained {label}"),
                 cpu_before,
-                c.cpu(),
+                c.usage(),
                 done as usize,
             );
         }
