@@ -262,10 +262,7 @@ impl Runtime {
     }
 
     /// Runs a store call on the blocking pool: a durable write waits for an fsync, which must
-    /// not hold up the async workers that carry every other session's messages. (Point reads
-    /// run inline, as the API's reads do: the session store reads on a connection of its own
-    /// that never waits for the writer's fsync, in tens of microseconds, less than the two
-    /// thread hand-offs to the pool and back.)
+    /// not hold up the async workers that carry every other session's messages.
     async fn store_call<R: Send + 'static>(
         &self,
         f: impl FnOnce(&dyn SessionStore) -> Result<R, StoreError> + Send + 'static,
@@ -279,8 +276,12 @@ impl Runtime {
     /// The attempt number for this coordinator's next attempt on (key id, epoch): above every
     /// number the store has seen for the key and every number handed out here, plus `skip`,
     /// in this coordinator's class (see [`MAX_ATTEMPT_CLASSES`]).
-    fn pick_attempt(&self, key_id: &str, epoch: u64, skip: u32) -> Result<u32, SessionError> {
-        let seen = self.store.next_attempt(key_id, epoch)?;
+    async fn pick_attempt(&self, key_id: &str, epoch: u64, skip: u32) -> Result<u32, SessionError> {
+        let seen = {
+            let key_id = key_id.to_string();
+            self.store_call(move |s| s.next_attempt(&key_id, epoch))
+                .await?
+        };
         let exhausted =
             || SessionError::Store(StoreError::Backend("attempt counter exhausted".into()));
         let (class, classes) = self.attempt_class;
@@ -331,22 +332,8 @@ impl Runtime {
         })
     }
 
-    /// Starts handling the transport's received messages: each is verified and routed to
-    /// its session on the transport's stream task that read it ([`Transport::deliver_to`]),
-    /// so a message crosses one thread boundary fewer than through a task of its own. The
-    /// returned task takes what the transport queued on `rx` before (or, if another handler
-    /// is installed already, everything).
+    /// Starts handling the transport's received messages.
     pub fn spawn_inbound(self: &Arc<Self>, mut rx: mpsc::Receiver<Received>) -> JoinHandle<()> {
-        // Weak: the transport (held by the runtime) must not keep the runtime alive.
-        let weak = Arc::downgrade(self);
-        let installed = self.transport.deliver_to(Arc::new(move |m| {
-            if let Some(this) = weak.upgrade() {
-                this.on_message(m);
-            }
-        }));
-        if !installed {
-            warn!("the transport has a message handler already; messages go through a task");
-        }
         let this = self.clone();
         tokio::spawn(async move {
             while let Some(m) = rx.recv().await {
@@ -1050,7 +1037,10 @@ impl Runtime {
             culprits: vec![],
         };
         // A request id seen before answers its record without running again.
-        let stored = self.store.request(&req.request_id)?;
+        let stored = {
+            let id = req.request_id.clone();
+            self.store_call(move |s| s.request(&id)).await?
+        };
         if let Some(existing) = stored {
             return answer_existing(&req, existing);
         }
@@ -1091,7 +1081,7 @@ impl Runtime {
         let (mut tries, mut renumbered, mut skip) = (0u32, 0u32, 0u32);
         while tries < self.config.max_attempts {
             tries += 1;
-            let attempt = self.pick_attempt(&key_id, req.epoch, skip)?;
+            let attempt = self.pick_attempt(&key_id, req.epoch, skip).await?;
             skip = 0;
             let proposal = Proposal {
                 participants: participants.clone(),

@@ -12,12 +12,6 @@
 //!   finishes, the receiver reads at most [`TransportConfig::max_message`] bytes (a longer
 //!   stream is refused before anything is decoded) and answers one acknowledgement byte, so a
 //!   successful [`Transport::send`] means the peer's node accepted the bytes.
-//! - **Delivery.** One task per peer connection accepts its streams and reads them
-//!   concurrently. Each complete message goes to the [`Handler`] installed with
-//!   [`Transport::deliver_to`], called on that task before the acknowledgement (the session
-//!   runtime verifies and routes there, so a message reaches its session's task with no
-//!   other hand-off than from QUIC's connection driver). Until a handler is installed, and
-//!   for users that install none, messages queue on the channel [`Transport::bind`] returns.
 //! - **Reconnects.** Connections are cached per peer and re-dialled when closed; every dial
 //!   and every send has a timeout.
 //! - **Dead connections.** A send first waits for the peer's QUIC stack to acknowledge
@@ -35,11 +29,10 @@ pub mod tls;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use futures_util::stream::{FuturesUnordered, StreamExt};
 use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use tokio::sync::{mpsc, Mutex};
 use tracing::{debug, warn};
@@ -234,29 +227,6 @@ pub struct Received {
     pub bytes: Vec<u8>,
 }
 
-/// Takes each received message on the task that read it (see [`Transport::deliver_to`]).
-/// It must not block: it runs on the connection's task, before the acknowledgement.
-pub type Handler = Arc<dyn Fn(Received) + Send + Sync>;
-
-/// Where received messages go: the installed handler, else the channel.
-struct Inbox {
-    handler: OnceLock<Handler>,
-    queue: mpsc::Sender<Received>,
-}
-
-impl Inbox {
-    /// Hands over one message; `false` if nobody takes messages any more.
-    async fn deliver(&self, m: Received) -> bool {
-        match self.handler.get() {
-            Some(handler) => {
-                handler(m);
-                true
-            }
-            None => self.queue.send(m).await.is_ok(),
-        }
-    }
-}
-
 /// The QUIC endpoint of one node.
 pub struct Transport {
     self_id: u16,
@@ -267,7 +237,6 @@ pub struct Transport {
     provider: Arc<rustls::crypto::CryptoProvider>,
     /// One slot per peer, each with its own lock so a slow dial blocks only that peer.
     conns: HashMap<u16, Arc<Mutex<Option<quinn::Connection>>>>,
-    inbox: Arc<Inbox>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -408,10 +377,6 @@ impl Transport {
             .into_iter()
             .map(|id| (id, Arc::new(Mutex::new(None))))
             .collect();
-        let inbox = Arc::new(Inbox {
-            handler: OnceLock::new(),
-            queue: tx,
-        });
         let transport = Arc::new(Self {
             self_id,
             endpoint,
@@ -420,22 +385,14 @@ impl Transport {
             config,
             provider,
             conns,
-            inbox: inbox.clone(),
         });
         tokio::spawn(accept_loop(
             transport.endpoint.clone(),
             transport.peers.clone(),
             transport.config.max_message,
-            inbox,
+            tx,
         ));
         Ok((transport, rx))
-    }
-
-    /// Hands every message received from now on to `handler`, on the task that read it,
-    /// instead of the channel [`Transport::bind`] returned (messages queued there before stay
-    /// there). A second handler is refused: `false`.
-    pub fn deliver_to(&self, handler: Handler) -> bool {
-        self.inbox.handler.set(handler).is_ok()
     }
 
     /// Our id.
@@ -772,11 +729,11 @@ async fn accept_loop(
     endpoint: quinn::Endpoint,
     peers: Arc<Peers>,
     max_message: usize,
-    inbox: Arc<Inbox>,
+    tx: mpsc::Sender<Received>,
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let peers = peers.clone();
-        let inbox = inbox.clone();
+        let tx = tx.clone();
         tokio::spawn(async move {
             let remote = incoming.remote_address();
             let conn = match incoming.await {
@@ -792,7 +749,7 @@ async fn accept_loop(
                 return;
             };
             debug!(peer = from, %remote, "peer connected");
-            serve_connection(conn, from, max_message, inbox).await;
+            serve_connection(conn, from, max_message, tx).await;
         });
     }
 }
@@ -806,61 +763,40 @@ fn peer_id(conn: &quinn::Connection, peers: &Peers) -> Option<u16> {
     peers.id_of(&key)
 }
 
-/// Serves one peer's connection on one task: accepts its streams and reads them
-/// concurrently, and hands each complete message to the inbox, then acknowledges it. (One
-/// task per connection rather than per stream: a message is read, verified and routed on the
-/// task the connection driver wakes, with no spawn and no further hand-off.)
 async fn serve_connection(
     conn: quinn::Connection,
     from: u16,
     max_message: usize,
-    inbox: Arc<Inbox>,
+    tx: mpsc::Sender<Received>,
 ) {
-    let mut reading = FuturesUnordered::new();
     loop {
-        tokio::select! {
-            accepted = conn.accept_bi() => match accepted {
-                Ok((send, mut recv)) => reading.push(async move {
-                    let read = recv.read_to_end(max_message).await;
-                    (send, recv, read)
-                }),
-                Err(e) => {
-                    debug!(peer = from, error = %e, "connection ended");
-                    return;
-                }
-            },
-            Some((send, recv, read)) = reading.next(), if !reading.is_empty() => {
-                answer(&inbox, from, max_message, send, recv, read).await;
-            }
-        }
-    }
-}
-
-/// Delivers one read message and acknowledges it, or refuses it.
-async fn answer(
-    inbox: &Inbox,
-    from: u16,
-    max_message: usize,
-    mut send: quinn::SendStream,
-    mut recv: quinn::RecvStream,
-    read: Result<Vec<u8>, quinn::ReadToEndError>,
-) {
-    match read {
-        Ok(bytes) => {
-            // An empty message is a probe: acknowledged, not delivered.
-            if !bytes.is_empty() && !inbox.deliver(Received { from, bytes }).await {
-                let _ = send.reset(STOP_UNAVAILABLE.into());
+        let (mut send, mut recv) = match conn.accept_bi().await {
+            Ok(s) => s,
+            Err(e) => {
+                debug!(peer = from, error = %e, "connection ended");
                 return;
             }
-            // Queued on the stream; QUIC delivers it after the stream is dropped here.
-            let _ = send.write_all(&[ACK_OK]).await;
-            let _ = send.finish();
-        }
-        Err(quinn::ReadToEndError::TooLong) => {
-            warn!(peer = from, max_message, "refused an oversized message");
-            let _ = recv.stop(STOP_TOO_LARGE.into());
-            let _ = send.reset(STOP_TOO_LARGE.into());
-        }
-        Err(e) => debug!(peer = from, error = %e, "stream failed"),
+        };
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            match recv.read_to_end(max_message).await {
+                Ok(bytes) => {
+                    // An empty message is a probe: acknowledged, not delivered.
+                    if !bytes.is_empty() && tx.send(Received { from, bytes }).await.is_err() {
+                        let _ = send.reset(STOP_UNAVAILABLE.into());
+                        return;
+                    }
+                    let _ = send.write_all(&[ACK_OK]).await;
+                    let _ = send.finish();
+                    let _ = send.stopped().await;
+                }
+                Err(quinn::ReadToEndError::TooLong) => {
+                    warn!(peer = from, max_message, "refused an oversized message");
+                    let _ = recv.stop(STOP_TOO_LARGE.into());
+                    let _ = send.reset(STOP_TOO_LARGE.into());
+                }
+                Err(e) => debug!(peer = from, error = %e, "stream failed"),
+            }
+        });
     }
 }
