@@ -9,7 +9,8 @@
 //! It also times, as a same-machine anchor for the hot refresh, the group operations that
 //! the reference implementation's per-party refresh (`refresh_untrusted` and the state
 //! update) performs: `y·g1`, `z·g2`, two G2 preparations, a 2-term Miller loop with one
-//! final exponentiation, and one G2 multiplication (issue 19).
+//! final exponentiation, and one G2 multiplication (issue 19); and Hot Verify's pairing
+//! floor (its 3-term product with one fresh G2 preparation).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
@@ -74,6 +75,16 @@ fn main() {
         (ok, vs * y)
     });
     println!("reference hot refresh op sequence (same machine): {reference_ops:.3} ms");
+    // Hot Verify's pairing floor: its 3-term product with two G2 arguments prepared once
+    // and one (−S) prepared per proof, and one final exponentiation.
+    let g2_prepared = G2Prepared::from(G2Affine::from(G2Projective::generator()));
+    let base_prepared = G2Prepared::from(tau2.to_affine());
+    let (a1, a2, a3) = (c.to_affine(), pi.to_affine(), (c + pi).to_affine());
+    let pairing_floor = mean_ms(300, || {
+        let fresh = G2Prepared::from(vs.to_affine());
+        prepared_product_is_identity(&[(a1, &g2_prepared), (a2, &base_prepared), (a3, &fresh)])
+    });
+    println!("Hot Verify pairing floor (3-term Miller loop, 1 final exp., 1 G2 preparation): {pairing_floor:.3} ms");
     let sets: Vec<(u16, u16)> = std::env::args()
         .nth(1)
         .map(|a| {

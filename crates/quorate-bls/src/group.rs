@@ -174,27 +174,49 @@ impl GroupPublic {
 /// A record that passed every check of a refresh against its predecessor: only
 /// [`GroupPublic::refreshed`] makes one. [`crate::refresh::PendingRefresh::accept_record`]
 /// takes this type, not a plain [`GroupPublic`], so a hot party cannot be made to commit
-/// a refresh with a record nobody checked (for example its own
-/// [`crate::refresh::PendingRefresh::next_public`]; review finding F3, docs/decisions.md).
+/// a refresh with a record nobody checked (review finding F3, docs/decisions.md).
+///
+/// Besides the record it names what it was made from: the digest of the predecessor
+/// record and the id of the refresh applied to it. Both are set by `refreshed` itself, so
+/// a hot party that matches them against its own current digest and the refresh it
+/// checked knows the record is `apply(its record, that refresh)` without rebuilding it
+/// (the record's contents are a deterministic function of the two, and the predecessor
+/// digest and the refresh id are SHA-256 over their full encodings).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AcceptedRecord(pub(crate) GroupPublic);
+pub struct AcceptedRecord {
+    pub(crate) record: GroupPublic,
+    /// [`GroupPublic::digest`] of the record the refresh was applied to.
+    pub(crate) predecessor: [u8; 32],
+    /// [`crate::RefreshPublic::refresh_id`] of the applied refresh.
+    pub(crate) refresh_id: [u8; 32],
+}
 
 impl AcceptedRecord {
     /// The checked record.
     pub fn record(&self) -> &GroupPublic {
-        &self.0
+        &self.record
     }
 
     /// The checked record, by value (the new current record of its holder).
     pub fn into_record(self) -> GroupPublic {
-        self.0
+        self.record
+    }
+
+    /// The digest of the record the refresh was applied to.
+    pub fn predecessor_digest(&self) -> [u8; 32] {
+        self.predecessor
+    }
+
+    /// The id of the refresh that led to this record.
+    pub fn refresh_id(&self) -> [u8; 32] {
+        self.refresh_id
     }
 }
 
 impl std::ops::Deref for AcceptedRecord {
     type Target = GroupPublic;
     fn deref(&self) -> &GroupPublic {
-        &self.0
+        &self.record
     }
 }
 

@@ -232,6 +232,10 @@ pub struct Crs {
     /// FFT (size 2N) of the reversed SRS `([τ^(N−2)], …, [τ^0], 0, …)`: the circulant
     /// column of the Feist–Khovratovich Toeplitz product, computed once per CRS.
     fk_srs_fft: Vec<G1Projective>,
+    /// For each power of two `B < N` (indexed by `log B`): the FFT (size `2B`) of
+    /// `([τ^(B−1)], …, [τ^0], 0, …)`, the circulant column of the size-`B` Toeplitz block
+    /// of [`Crs::open_all_block_ct`], built on first use (public data).
+    fk_block_columns: Vec<std::sync::OnceLock<Vec<G1Projective>>>,
     g2_prepared: G2Prepared,
     neg_tau_g2_prepared: G2Prepared,
     /// Prepared `z_j·g2 − [τ]_2` for each domain point, built on first use
@@ -298,11 +302,15 @@ impl Crs {
 
         let g2_prepared = G2Prepared::from(G2Affine::generator());
         let neg_tau_g2_prepared = G2Prepared::from(-g2_powers[1]);
+        let fk_block_columns = (0..domain.log_size)
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Crs {
             domain,
             g1_powers,
             g2_powers,
             fk_srs_fft: column,
+            fk_block_columns,
             g2_prepared,
             neg_tau_g2_prepared,
             opening_bases: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
@@ -483,15 +491,103 @@ impl Crs {
         Ok(even.into_iter().zip(odd).map(|(e, f)| e + f).collect())
     }
 
+    /// KZG openings of a **secret** polynomial `p` at every domain point, for `deg p = m`
+    /// with `B ≤ m < 2B` (`B = 2^log_block`, `2B ≤ N`): Feist–Khovratovich on a size-`B`
+    /// Toeplitz block instead of the full size-`N` one. Cheaper than
+    /// [`Crs::open_all_ct`] when `m` is just above a power of two well below `N` (a
+    /// refresh polynomial of degree `t − 1 = 66` at `N = 128`).
+    ///
+    /// With `s_k = [τ^k]_1`, the quotient at `z` is `π(z) = Σ_{i<m} h_i z^i`,
+    /// `h_i = Σ_{k=0}^{m−1−i} c_{i+1+k}·s_k` (as in [`Crs::open_all_ct`]), so
+    /// `(π(ω^0), …, π(ω^(N−1)))` is the size-`N` FFT of `(h_0, …, h_(m−1), 0, …)`. Split
+    /// `h_i` at `i < B`, `k < B` (the block) and the rest:
+    ///
+    /// * block: with `L = 2B`, `a = (0, c_1, …, c_m, 0, …)` and
+    ///   `b = (s_(B−1), …, s_0, 0, …)` (both of length `L`), `Σ_{k<B} c_{i+1+k} s_k` is
+    ///   entry `B + i` of the cyclic convolution `a ∗ b` (its indices `i + B − u` for
+    ///   `u < B` stay in `1..L`, so nothing wraps), i.e. of `IFFT_L(FFT_L(a) ⊙ FFT_L(b))`,
+    ///   with `FFT_L(b)` precomputed per CRS: `L` constant-time G1 multiplications with
+    ///   secret scalars and one size-`L` G1 FFT;
+    /// * the rest, with `r = m − B`: for `i < r` the terms `k = B..m−1−i`, and for
+    ///   `B ≤ i < m` all of `h_i` (`k < r`): `r(r+1)` terms, each a windowed constant-time
+    ///   sum over the CRS's power tables.
+    ///
+    /// Then one size-`N` G1 FFT. At `m = 66`, `N = 128`: 128 products, 6 window terms and
+    /// two size-128 FFTs (≈ 642 twiddles), against 256 products and ≈ 769 twiddles.
+    /// Every secret meets G1 only through constant-time multiplications; the FFTs multiply
+    /// secret-derived points by public twiddles ([`PublicScalarVartime`]).
+    fn open_all_block_ct(
+        &self,
+        coeffs: &[Scalar],
+        log_block: u32,
+    ) -> Result<Vec<G1Projective>, ParamError> {
+        let n = self.domain.size();
+        let block = 1usize << log_block;
+        let m = coeffs.len().saturating_sub(1);
+        if m < block || m >= 2 * block || 2 * block > n {
+            return Err(ParamError::Invalid(
+                "block size does not fit the polynomial degree",
+            ));
+        }
+        let big = Domain::with_log_size(log_block + 1)?;
+        let mut a = vec![Scalar::ZERO; 2 * block];
+        a[1..=m].copy_from_slice(&coeffs[1..=m]);
+        big.fft(&mut a)?;
+        // 1/L of the inverse FFT, folded into the secret scalars.
+        for x in a.iter_mut() {
+            *x *= big.size_inv;
+        }
+        let mut y: Vec<G1Projective> = self
+            .fk_block_column(log_block)
+            .par_iter()
+            .zip(a.par_iter())
+            .map(|(s, x)| *s * x)
+            .collect();
+        quorate_core::secret::wipe_fields(&mut a);
+        fft_in_place(&mut y, big.omega_inv, true);
+        let mut h = vec![G1Projective::identity(); n];
+        h[..block].copy_from_slice(&y[block..]);
+        let tables = self.g1_power_tables();
+        let r = m - block;
+        let rest: Vec<(usize, G1Projective)> = (0..r)
+            .map(|i| (i, block, i + 1 + block))
+            .chain((block..m).map(|i| (i, 0, i + 1)))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(i, offset, first)| (i, tables.lincomb_ct_one_thread(offset, &coeffs[first..=m])))
+            .collect();
+        for (i, p) in rest {
+            h[i] += p;
+        }
+        fft_in_place(&mut h, self.domain.omega, true);
+        Ok(h)
+    }
+
+    /// `FFT_2B([τ^(B−1)], …, [τ^0], 0, …)` for `B = 2^log_block` (built once per CRS).
+    fn fk_block_column(&self, log_block: u32) -> &[G1Projective] {
+        self.fk_block_columns[log_block as usize].get_or_init(|| {
+            let block = 1usize << log_block;
+            let mut column = vec![G1Projective::identity(); 2 * block];
+            for (u, slot) in column.iter_mut().enumerate().take(block) {
+                *slot = self.g1_powers[block - 1 - u].into();
+            }
+            let big = Domain::with_log_size(log_block + 1).expect("2B ≤ N fits");
+            fft_in_place(&mut column, big.omega, true);
+            column
+        })
+    }
+
     /// KZG openings of a **secret** polynomial at the parties' points `z_1..z_n` (the
-    /// first `n` domain points), by whichever of two methods costs less: Feist–Khovratovich
+    /// first `n` domain points), by whichever of three methods costs less: Feist–Khovratovich
     /// ([`Crs::open_all_ct`]: `2N` constant-time G1 multiplications and about
-    /// `N·log N − N` GLV multiplications by public twiddles, whatever the degree) or one
+    /// `N·log N − N` GLV multiplications by public twiddles, whatever the degree), the same
+    /// on the largest power-of-two Toeplitz block below the degree
+    /// ([`Crs::open_all_block_ct`]), or one
     /// quotient per party (`q_j = (p − p(z_j))/(X − z_j)` by synthetic division,
     /// `π_j = [q_j(τ)]_1`, one windowed constant-time sum of `deg p` terms per party). A
     /// refresh polynomial has degree `t−1`, so for small `t` the direct quotients are
     /// several times cheaper; so is registration's `T` at `(3, 5)`; larger full-degree
-    /// polynomials go through FK. Both give the same (unique) openings.
+    /// polynomials go through FK. All give the same (unique) openings.
     pub fn open_parties_ct(
         &self,
         coeffs: &[Scalar],
@@ -501,22 +597,45 @@ impl Crs {
         self.check_parties(n)?;
         // Costs in hundredths of one `blst` constant-time G1 multiplication (unit costs
         // measured in docs/benchmarks.md §1, session 11): a GLV twiddle ≈ 88, a windowed
-        // term ≈ 51, a windowed sum's shared doublings ≈ 80.
-        // FK: 2N products, two size-N FFTs (N/2·log N butterflies, N − 1 of them by one)
-        // and N − 1 twists.
-        let size = self.domain.size();
-        let log = self.domain.log_size as usize;
-        let twiddles = (size * log - 2 * (size - 1)) + (size - 1);
-        let fk_cost = 100 * 2 * size + 88 * twiddles;
-        let terms = coeffs.len().saturating_sub(1);
-        let per_party = if terms < 3 {
-            100 * terms
-        } else {
-            80 + 51 * terms
+        // term ≈ 51, a windowed sum's shared doublings ≈ 80 (below 3 terms, one `blst`
+        // multiplication per term).
+        let window_sum = |terms: usize| {
+            if terms < 3 {
+                100 * terms
+            } else {
+                80 + 51 * terms
+            }
         };
-        let direct_cost = usize::from(n) * per_party;
-        if direct_cost >= fk_cost {
-            let mut all = self.open_all_ct(coeffs)?;
+        // Twiddles of one size-L FFT: L/2·log L butterflies, L − 1 of them by one.
+        let twiddles = |log: u32| {
+            let len = 1usize << log;
+            (len / 2) * log as usize - (len - 1)
+        };
+        let size = self.domain.size();
+        let log = self.domain.log_size;
+        // Fused FK: 2N products, two size-N FFTs and N − 1 twists.
+        let fk_cost = 100 * 2 * size + 88 * (2 * twiddles(log) + size - 1);
+        let m = coeffs.len().saturating_sub(1);
+        // Block FK (`open_all_block_ct`): B = 2^⌊log2 m⌋, 2B products, a size-2B and a
+        // size-N FFT, and r(r+1) window terms in 2r sums (r = m − B).
+        let block = (m > 0)
+            .then(|| m.ilog2())
+            .filter(|lb| 2usize << lb <= size)
+            .map(|lb| {
+                let (b, r) = (1usize << lb, m - (1usize << lb));
+                let rest: usize = (1..=r).map(|len| 2 * window_sum(len)).sum();
+                (
+                    lb,
+                    100 * 2 * b + 88 * (twiddles(lb + 1) + twiddles(log)) + rest,
+                )
+            });
+        let direct_cost = usize::from(n) * window_sum(m);
+        let best_fk = fk_cost.min(block.map_or(usize::MAX, |(_, c)| c));
+        if direct_cost >= best_fk {
+            let mut all = match block {
+                Some((lb, cost)) if cost < fk_cost => self.open_all_block_ct(coeffs, lb)?,
+                _ => self.open_all_ct(coeffs)?,
+            };
             all.truncate(usize::from(n));
             return Ok(all);
         }
@@ -1192,11 +1311,46 @@ mod tests {
     }
 
     #[test]
-    fn party_openings_match_fk_on_both_paths() {
+    fn block_fk_matches_full_fk_for_every_block_and_remainder() {
+        let mut rng = ChaCha20Rng::seed_from_u64(13);
+        for n in [4u16, 9, 33] {
+            let crs = crs(n, 3);
+            let size = crs.domain().size();
+            // Every degree m with B ≤ m < 2B and 2B ≤ N, for every block B (remainders
+            // r = m − B from 0 to B − 1), including c_0 ≠ 0.
+            for log_block in 0..crs.domain().log_size {
+                let block = 1usize << log_block;
+                for m in block..(2 * block).min(size) {
+                    let coeffs: Vec<Scalar> = (0..=m).map(|_| Scalar::random(&mut rng)).collect();
+                    assert_eq!(
+                        crs.open_all_block_ct(&coeffs, log_block).unwrap(),
+                        crs.open_all_ct(&coeffs).unwrap(),
+                        "n={n} B={block} m={m}"
+                    );
+                }
+                // A degree outside [B, 2B) is a typed error.
+                let short = vec![Scalar::ONE; block];
+                assert!(crs.open_all_block_ct(&short, log_block).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn party_openings_match_fk_on_every_path() {
         let mut rng = ChaCha20Rng::seed_from_u64(12);
-        // (n, degree + 1): (5, 3), (20, 5), (5, 8) and (9, 1) take the direct quotients,
-        // (20, 32) and (9, 16) Feist–Khovratovich; the openings must be the same.
-        for (n, len) in [(5u16, 3usize), (20, 5), (5, 8), (20, 32), (9, 1), (9, 16)] {
+        // (n, degree + 1) over the direct quotients, FK on a block (e.g. (100, 67), a
+        // refresh at t = 67) and the fused FK (e.g. (20, 32)): the openings must be the
+        // same whichever the cost model picks.
+        for (n, len) in [
+            (5u16, 3usize),
+            (20, 5),
+            (5, 8),
+            (20, 32),
+            (9, 1),
+            (9, 16),
+            (100, 67),
+            (33, 35),
+        ] {
             let crs = crs(n, 3);
             let coeffs: Vec<Scalar> = (0..len).map(|_| Scalar::random(&mut rng)).collect();
             let mut fk = crs.open_all_ct(&coeffs).unwrap();

@@ -175,7 +175,7 @@
 //! base `z_i·g2 − [τ]_2` as in Π_EKS, so no `z_i·π_δ,i` is computed; all three G2
 //! arguments are prepared once). `δ_i·g1` and `δ_i·g2` use constant-time fixed-base
 //! tables of the generators. Nothing in it grows with `n`. The next state is `hx_i + δ_i`,
-//! `π_i + π_δ,i`, `com_T + C_δ`, `vs_j + Δvs_j`. The pads and cold keys never change.
+//! `π_i + π_δ,i` and the maintainer's record `com_T + C_δ`, `vs_j + Δvs_j` (below). The pads and cold keys never change.
 //!
 //! **Who checks what, and why that is enough.** The paper splits the refresh proof the
 //! same way: "the element `π_z` \[is\] checked by the party maintaining the public
@@ -210,12 +210,18 @@
 //!   `δ(z_j)·g2` added to the old one, `δ(0) ≠ 0` or `deg δ ≥ t`) is caught before any
 //!   honest party commits it* is kept by the commit rule: [`crate::HotParty::commit`]
 //!   needs, besides `t` confirmations, [`crate::refresh::PendingRefresh::accept_record`]
-//!   with the record the maintainer obtained from `refreshed` (equal digest to the
-//!   party's own next record, so a corrupt maintainer cannot substitute another record).
-//!   That record is an [`crate::AcceptedRecord`], a type only `refreshed` creates, so the
-//!   rule holds at the type level: a party cannot "accept" its own unchecked
-//!   `PendingRefresh::next_public` (review finding F3; the `compile_fail` doctest on
-//!   `accept_record`).
+//!   with the record the maintainer obtained from `refreshed`. That record is an
+//!   [`crate::AcceptedRecord`], a type only `refreshed` creates, so the rule holds at the
+//!   type level: a party cannot "accept" a record nobody checked (review finding F3; the
+//!   `compile_fail` doctest on `accept_record`). `refreshed` also writes into it the
+//!   digest of the record it started from and the id of the refresh it applied; the
+//!   party accepts it only if they are its own current digest and the refresh it checked,
+//!   so a corrupt maintainer cannot substitute another record (the next record is a
+//!   deterministic function of the two, and both are SHA-256 over full encodings). The
+//!   party therefore never builds the next record itself (issue 19, session 12: that was
+//!   `n` G2 additions and a re-encoded, re-hashed record, the part of its refresh that
+//!   grew with `n`); before, it compared the maintainer's digest with its own rebuilt one,
+//!   which binds the same thing.
 //!   The maintainer only has such a record if every check passed, so such a refresh never
 //!   reaches a commit (`RefreshNotAccepted`; tests
 //!   `an_inconsistent_delta_vs_is_caught_before_any_honest_party_commits` and

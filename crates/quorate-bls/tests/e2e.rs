@@ -1216,8 +1216,8 @@ fn bad_refreshes_are_rejected_and_change_nothing() {
         p.accept_record(&next_public).unwrap();
     }
     for (h, p) in hot.iter_mut().zip(pending) {
-        assert_eq!(p.next_public(), next_public.record());
         h.commit(p).unwrap();
+        assert_eq!(h.public(), next_public.record());
     }
     for next in &hot {
         let err = next

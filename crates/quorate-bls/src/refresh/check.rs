@@ -12,8 +12,10 @@ use crate::refresh::commit::PendingRefresh;
 use crate::refresh::messages::{
     authorization_message, RefreshConfirmation, RefreshPublic, RefreshShare, DST_REFRESH,
 };
+use quorate_core::bls12_381::glv::PublicScalarVartime;
 use quorate_core::bls12_381::msm::{
-    g1_generator_mul_ct, g1_msm_vartime, g2_generator_mul_ct, g2_msm_vartime, lincomb_u128_vartime,
+    g1_generator_mul_ct, g1_msm_u128_vartime, g1_msm_vartime, g2_generator_mul_ct,
+    g2_msm_u128_vartime, lincomb_u128_vartime,
 };
 use quorate_core::bls12_381::normalize::g1_batch_vartime;
 use quorate_core::bls12_381::pairing::prepared_product_is_identity;
@@ -42,7 +44,11 @@ impl GroupPublic {
         rng: &mut R,
     ) -> Result<AcceptedRecord, BlsError> {
         self.check_refresh(crs, refresh, rng)?;
-        Ok(AcceptedRecord(self.apply_refresh(refresh)))
+        Ok(AcceptedRecord {
+            record: self.apply_refresh(refresh),
+            predecessor: self.digest,
+            refresh_id: refresh.refresh_id(),
+        })
     }
 
     /// Every check of [`GroupPublic::refreshed`], without building the next record.
@@ -179,10 +185,10 @@ impl<'a> RefreshCheck<'a> {
         tau_points.extend_from_slice(&rf.openings);
         let mut tau_weights = vec![r1];
         tau_weights.extend_from_slice(&s);
-        let tau_side = weighted_sum(&tau_points, &tau_weights, g1_msm_vartime);
+        let tau_side = weighted_sum(&tau_points, &tau_weights, g1_msm_u128_vartime);
         let degree_side = lincomb_u128_vartime(&[c], &[r2]);
         let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
-        let delta_vs_sum = weighted_sum(&rf.delta_vs, &s, g2_msm_vartime);
+        let delta_vs_sum = weighted_sum(&rf.delta_vs, &s, g2_msm_u128_vartime);
         let affine = g1_batch_vartime(&[g2_side, tau_side, degree_side, auth_side]);
         prepared_product_is_identity(&[
             (affine[0], self.crs.g2_prepared()),
@@ -203,9 +209,10 @@ impl<'a> RefreshCheck<'a> {
     }
 
     /// Hot party `i`'s equation: its own opening `δ_i = δ(z_i)` with `π_δ,i` (weight 1)
-    /// and the client's authorisation (128-bit weight `r`), in one 3-term multi-pairing
-    /// whose G2 arguments are all prepared once (`g2`, the party's opening base
-    /// `z_i·g2 − [τ]_2` kept with the CRS, and `vk` kept with the party):
+    /// and the client's authorisation (random weight `r = a + b·z²`, `a, b < 2^64`,
+    /// uniform over `2^128` values: [`PublicScalarVartime::random_weight`]), in one 3-term
+    /// multi-pairing whose G2 arguments are all prepared once (`g2`, the party's opening
+    /// base `z_i·g2 − [τ]_2` kept with the CRS, and `vk` kept with the party):
     ///
     /// ```text
     /// e(C_δ − δ_i g1 + r σ_auth, g2) · e(π_δ,i, z_i g2 − [τ]_2) · e(−r H(auth), vk) = 1
@@ -226,12 +233,12 @@ impl<'a> RefreshCheck<'a> {
         let Some(opening_base) = self.crs.opening_base_prepared(index) else {
             return false;
         };
-        let mut b = [0u8; 16];
-        rng.fill_bytes(&mut b);
-        let r = u128::from_le_bytes(b);
-        let g2_side = rf.delta_commitment - g1_generator_mul_ct(delta)
-            + lincomb_u128_vartime(&[rf.authorization.0], &[r]);
-        let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r]);
+        // r = a + b·z² with a, b < 2^64: uniform over 2^128 values, applied by GLV in
+        // 64 doublings per point.
+        let (r, _) = PublicScalarVartime::random_weight(rng);
+        let g2_side =
+            rf.delta_commitment - g1_generator_mul_ct(delta) + r.mul_vartime(&rf.authorization.0);
+        let auth_side = -r.mul_vartime(&rf.authorization_point());
         let mut affine = [blstrs::G1Affine::identity(); 3];
         G1Projective::batch_normalize(
             &[g2_side, rf.openings[index.position()], auth_side],
@@ -283,15 +290,14 @@ impl<'a> RefreshCheck<'a> {
 /// `Σ w_i·P_i` over **public** points and public 128-bit weights: below 32 points one
 /// interleaved 4-bit-window combination on the calling thread ([`lincomb_u128_vartime`];
 /// `blst`'s multi-scalar multiplication would take one full-width multiplication per
-/// point there), from 32 points on `blst`'s bucket method (`msm`, given the weights as
-/// scalars), which is then the faster one (measured, docs/benchmarks.md §1, issue 19
-/// session 9). Variable time.
-fn weighted_sum<G: Group>(points: &[G], weights: &[u128], msm: fn(&[G], &[Scalar]) -> G) -> G {
+/// point there), from 32 points on `blst`'s bucket method over 128-bit scalars (`msm`),
+/// which is then the faster one (measured, docs/benchmarks.md §1, issue 19 session 9).
+/// Variable time.
+fn weighted_sum<G: Group>(points: &[G], weights: &[u128], msm: fn(&[G], &[u128]) -> G) -> G {
     if points.len() < 32 {
         return lincomb_u128_vartime(points, weights);
     }
-    let scalars: Vec<Scalar> = weights.iter().map(|w| Scalar::from_u128(*w)).collect();
-    msm(points, &scalars)
+    msm(points, weights)
 }
 
 impl HotParty {
@@ -304,7 +310,9 @@ impl HotParty {
     /// `Δvs_j` against `C_δ`) are the record maintainer's ([`GroupPublic::refreshed`]):
     /// the pending refresh commits only after [`PendingRefresh::accept_record`] received
     /// the record the maintainer accepted (or this party's own `refreshed` result). The
-    /// next state is `hx_i + δ_i`, `π_i + π_δ,i`, and the refreshed record.
+    /// next state is `hx_i + δ_i`, `π_i + π_δ,i`, and that record (this party does not
+    /// build the next record itself: [`PendingRefresh::accept_record`] matches the
+    /// record's predecessor digest and refresh id instead).
     pub fn refresh<R: RngCore + CryptoRng>(
         &self,
         crs: &Crs,
@@ -332,21 +340,16 @@ impl HotParty {
         if !own_update_ok {
             return Err(bad("Δvs_i is not δ_i·g2"));
         }
-        let next = HotParty {
+        Ok(PendingRefresh {
             index: self.index,
-            public: self.public.apply_refresh(refresh),
+            params: self.public.params,
+            vk: self.public.vk,
             hot_share: self.hot_share + share.delta,
             opening: self.opening + refresh.openings[pos],
-            pad_commitment: self.pad_commitment.clone(),
-            vk_prepared: self.vk_prepared.clone(),
-        };
-        let own = RefreshConfirmation::of(self.index, refresh);
-        Ok(PendingRefresh {
-            next,
-            own,
+            own: RefreshConfirmation::of(self.index, refresh),
             confirmed: vec![self.index],
             equivocation: None,
-            record_accepted: false,
+            record: None,
         })
     }
 }

@@ -16,8 +16,9 @@
 //! negation is `blst`'s. So the point may be secret.
 
 use blstrs::{G1Projective, Scalar};
-use ff::Field;
+use ff::{Field, PrimeField};
 use group::Group;
+use rand_core::{CryptoRng, RngCore};
 
 /// `β` as five 64-bit limbs, most significant first: the cube root of unity for which
 /// `φ = −z²` on G1 (checked by `endomorphism_is_minus_z_squared` below).
@@ -63,6 +64,26 @@ impl PublicScalarVartime {
             naf0: wnaf(k0),
             naf1: wnaf(k1),
         }
+    }
+
+    /// A random batching weight drawn in GLV form, `r = a + b·z²` with `a` and `b`
+    /// uniform below `2^64`, prepared for multiplication: `r·P = a·P + b·φ(−P)` takes 64
+    /// doublings instead of the 128 of a plain 128-bit weight. Distinct `(a, b)` give
+    /// distinct integers `r < r_BLS` (as `a < 2^64 < z²`), so `r` is uniform over `2^128`
+    /// values and a random-linear-combination check that a wrong term passes for at most
+    /// one `r` passes it with probability `≤ 2^-128`, as with a uniform 128-bit weight.
+    /// Returns the prepared weight and `r` as a scalar. The weight is a verifier's public
+    /// coin: variable time in it, like every `_vartime` multiplication.
+    pub fn random_weight<R: RngCore + CryptoRng>(rng: &mut R) -> (Self, Scalar) {
+        let (a, b) = (rng.next_u64(), rng.next_u64());
+        let r = Scalar::from(a) + Scalar::from(b) * Scalar::from_u128(Z_SQUARED);
+        (
+            PublicScalarVartime {
+                naf0: wnaf(u128::from(a)),
+                naf1: wnaf(u128::from(b)),
+            },
+            r,
+        )
     }
 
     /// `s·P` for the prepared public `s`; `P` may be secret. Variable time in `s` only.
@@ -161,7 +182,6 @@ fn wnaf(mut k: u128) -> Vec<i8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ff::PrimeField;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
@@ -200,6 +220,26 @@ mod tests {
             let prepared = PublicScalarVartime::new(s);
             for p in &points {
                 assert_eq!(prepared.mul_vartime(p), p * s, "scalar {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_weight_is_a_plus_b_z_squared_and_multiplies_by_it() {
+        let mut rng = ChaCha20Rng::seed_from_u64(24);
+        let points = [G1Projective::random(&mut rng), G1Projective::identity()];
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..32 {
+            let mut probe = rng.clone();
+            let (a, b) = (probe.next_u64(), probe.next_u64());
+            let (w, r) = PublicScalarVartime::random_weight(&mut rng);
+            assert_eq!(
+                r,
+                Scalar::from(a) + Scalar::from(b) * Scalar::from_u128(Z_SQUARED)
+            );
+            assert!(seen.insert(r.to_repr()));
+            for p in &points {
+                assert_eq!(w.mul_vartime(p), p * r);
             }
         }
     }

@@ -8,7 +8,9 @@
 //!   scalar digits.
 //! * `*_vartime`: scalars and points are **public** (verification with public batching
 //!   coefficients, Lagrange combination of public partial signatures). These call `blst`'s
-//!   native Pippenger multi-scalar multiplication, except [`lincomb_u128_vartime`], a
+//!   native Pippenger multi-scalar multiplication (over 128-bit scalars for batching
+//!   weights: [`g1_msm_u128_vartime`], [`g2_msm_u128_vartime`]), except
+//!   [`lincomb_u128_vartime`], a
 //!   single-threaded interleaved (Straus) combination of a few points with 128-bit
 //!   batching weights, and [`FixedBaseVartime`], windowed tables of a fixed base; both
 //!   built from the curve library's own additions and doublings.
@@ -62,6 +64,40 @@ pub fn g2_msm_vartime(points: &[G2Projective], scalars: &[Scalar]) -> G2Projecti
         1 => points[0] * scalars[0],
         _ => G2Projective::multi_exp(points, scalars),
     }
+}
+
+/// `Σ w_i·P_i` in G1 for **public** points and public 128-bit weights (random batching
+/// coefficients), by `blst`'s bucket method over 128-bit scalars (on its thread pool from
+/// 32 points). `blstrs`'s `multi_exp` always runs the full 255 bits, so for batching
+/// weights this does about half its work. Variable time.
+pub fn g1_msm_u128_vartime(points: &[G1Projective], weights: &[u128]) -> G1Projective {
+    let len = points.len().min(weights.len());
+    if len == 0 {
+        return G1Projective::identity();
+    }
+    let raw: Vec<blst::blst_p1> = points[..len].iter().map(|p| *p.as_ref()).collect();
+    let sum = blst::p1_affines::from(&raw).mult(&u128_le_bytes(&weights[..len]), 128);
+    let mut out = G1Projective::identity();
+    *out.as_mut() = sum;
+    out
+}
+
+/// [`g1_msm_u128_vartime`] in G2.
+pub fn g2_msm_u128_vartime(points: &[G2Projective], weights: &[u128]) -> G2Projective {
+    let len = points.len().min(weights.len());
+    if len == 0 {
+        return G2Projective::identity();
+    }
+    let raw: Vec<blst::blst_p2> = points[..len].iter().map(|p| *p.as_ref()).collect();
+    let sum = blst::p2_affines::from(&raw).mult(&u128_le_bytes(&weights[..len]), 128);
+    let mut out = G2Projective::identity();
+    *out.as_mut() = sum;
+    out
+}
+
+/// The weights as consecutive 16-byte little-endian scalars (`blst`'s layout).
+fn u128_le_bytes(weights: &[u128]) -> Vec<u8> {
+    weights.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// `Σ w_i·P_i` for a few **public** points and public 128-bit weights (random batching
@@ -371,7 +407,39 @@ mod tests {
     use ff::{Field, PrimeField};
     use group::Curve;
     use rand_chacha::ChaCha20Rng;
-    use rand_core::SeedableRng;
+    use rand_core::{RngCore, SeedableRng};
+
+    #[test]
+    fn u128_bucket_msm_matches_scalar_multiplications() {
+        let mut rng = ChaCha20Rng::seed_from_u64(17);
+        for n in [0usize, 1, 5, 33, 101] {
+            let mut p1: Vec<G1Projective> =
+                (0..n).map(|_| G1Projective::random(&mut rng)).collect();
+            let mut p2: Vec<G2Projective> =
+                (0..n).map(|_| G2Projective::random(&mut rng)).collect();
+            let mut w: Vec<u128> = (0..n)
+                .map(|_| u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()))
+                .collect();
+            if n > 1 {
+                // An identity point, a zero weight and the largest weight.
+                p1[0] = G1Projective::identity();
+                p2[0] = G2Projective::identity();
+                w[1] = 0;
+                w[n - 1] = u128::MAX;
+            }
+            let s: Vec<Scalar> = w.iter().map(|x| Scalar::from_u128(*x)).collect();
+            let want1 = p1
+                .iter()
+                .zip(&s)
+                .fold(G1Projective::identity(), |a, (p, s)| a + p * s);
+            let want2 = p2
+                .iter()
+                .zip(&s)
+                .fold(G2Projective::identity(), |a, (p, s)| a + p * s);
+            assert_eq!(g1_msm_u128_vartime(&p1, &w), want1, "n={n}");
+            assert_eq!(g2_msm_u128_vartime(&p2, &w), want2, "n={n}");
+        }
+    }
 
     #[test]
     fn ct_and_vartime_agree() {
