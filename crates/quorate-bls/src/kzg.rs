@@ -630,8 +630,9 @@ impl Crs {
                 )
             });
         let direct_cost = usize::from(n) * window_sum(m);
-        let best_fk = fk_cost.min(block.map_or(usize::MAX, |(_, c)| c));
-        if direct_cost >= best_fk {
+        // The block path only replaces the fused FK: where the direct quotients were the
+        // cheaper of the two (small t, measured in session 11) they stay.
+        if direct_cost >= fk_cost {
             let mut all = match block {
                 Some((lb, cost)) if cost < fk_cost => self.open_all_block_ct(coeffs, lb)?,
                 _ => self.open_all_ct(coeffs)?,
