@@ -164,7 +164,8 @@ struct BenchArgs {
     /// Number of servers (mixnet: mix-servers, 1 to 1024; default 4).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     m: Option<u16>,
-    /// Worker threads (mixnet, 1 to 256; default 1).
+    /// Worker threads, 1 to 256 (mixnet: default 1; verenc: run only the TZ21 rows, on a
+    /// pool of that many threads).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: Option<usize>,
 }

@@ -112,7 +112,7 @@ impl System {
             System::Bls => bls::bench(suite, opts.large),
             System::Ecdsa => ecdsa::bench(suite, opts.large),
             System::Cosi => cosi::bench(suite, opts.large),
-            System::Verenc => verenc::bench(suite, opts.large),
+            System::Verenc => verenc::bench(suite, opts.large, opts.threads),
             System::Mixnet => mixnet::bench(
                 suite,
                 opts.n.unwrap_or(100),

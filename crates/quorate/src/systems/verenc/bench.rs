@@ -303,8 +303,21 @@ fn bench_tz21_on<C: quorate_verenc::tz21::Tz21Curve>(
 }
 
 /// `quorate bench verenc`: the modexp table, CS03 and TZ21 rows.
-pub fn bench(suite: &mut BenchSuite, _large: bool) -> anyhow::Result<()> {
+///
+/// With `threads = Some(k)` only the TZ21 rows run, on a rayon pool of `k` threads: the
+/// form used to compare with the single-threaded reference implementation in the same run
+/// (`--threads 1`, pinned with `taskset`; docs/benchmarks.md §5).
+pub fn bench(suite: &mut BenchSuite, _large: bool, threads: Option<usize>) -> anyhow::Result<()> {
     let mut rng = os_rng();
+    if let Some(k) = threads {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(k).build()?;
+        pool.install(|| bench_tz21(suite, &mut rng))?;
+        suite.note(format!(
+            "--threads {k}: only the TZ21 rows, P and V as wall time on a pool of {k} \
+             thread(s) (the modexp and CS03 sections are skipped)"
+        ));
+        return Ok(());
+    }
     bench_modexp(suite);
     bench_tz21(suite, &mut rng)?;
     bench_cs03(suite, &mut rng)?;
