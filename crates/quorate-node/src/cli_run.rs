@@ -258,14 +258,14 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         .entries()
         .map(|e| (e.id.get(), e.public_key))
         .collect();
-    let bls = BlsHot::open(
-        &args.dir,
-        &loaded.identity,
-        &passphrase,
-        loaded.keystore.kdf_params(),
-        roster_keys,
-    )
-    .map_err(|e| RunError::Other(format!("BLS hot keystore: {e}")))?;
+    let (bls, bls_store) = BlsHot::open(&args.dir, &loaded.keystore, &passphrase, roster_keys)
+        .map_err(|e| RunError::Other(format!("BLS hot keystore: {e}")))?;
+    if bls_store == crate::keystore::DerivedOpen::Migrated {
+        tracing::info!(
+            file = crate::session::bls::STORE_FILE,
+            "migrated the BLS hot keystore to a key derived from keystore.db (one Argon2id per start from now on)"
+        );
+    }
     let mut keystore = loaded.keystore;
     for (key, epoch) in keystore
         .abandon_empty_pending_epochs()
@@ -329,7 +329,10 @@ pub fn run(args: &RunArgs) -> Result<(), RunError> {
         keys: Some(ecdsa.clone()),
         ecdsa_recovery: Some(ecdsa),
         bls: Some(bls),
-        transport: TransportConfig::default(),
+        transport: TransportConfig {
+            alpn: crate::faults::advertised_alpn(),
+            ..TransportConfig::default()
+        },
         runtime: RuntimeConfig {
             round_timeout: Duration::from_millis(args.round_timeout_ms),
             ..RuntimeConfig::default()

@@ -10,10 +10,29 @@
 //!
 //! Step names are `<operation>.before_commit` (inside the SQLite transaction, before
 //! `COMMIT`: nothing of the operation is durable) and `<operation>.after_commit` (the
-//! transaction is durable; any follow-up such as a WAL checkpoint has not run).
+//! transaction is durable; any follow-up such as a WAL checkpoint has not run). The
+//! `runtime.*` steps are the session store's (`runtime.db`) claims: a coordinator's
+//! `begin_attempt` (claim and request record, before any message is sent) and `end_attempt`
+//! (outcome and request record), a participant's `claim_attempt` and `finish_attempt`. Their
+//! `before_commit` is inside the group-commit transaction (every write batched with it is
+//! lost too), `after_commit` is after it and before the caller is answered.
 
 /// The environment variable naming the step to crash at.
 pub const CRASH_ENV: &str = "QUORATE_TEST_CRASH_AT";
+
+/// The environment variable that makes a node advertise another protocol version: its value
+/// replaces the node's ALPN identifier ([`crate::transport::ALPN_V1`]), e.g. `quorate/2`.
+pub const PROTOCOL_VERSION_ENV: &str = "QUORATE_TEST_PROTOCOL_VERSION";
+
+/// The ALPN identifier `node run` advertises: [`crate::transport::ALPN_V1`], or with the
+/// `test-faults` feature the value of [`PROTOCOL_VERSION_ENV`] when it is set.
+pub fn advertised_alpn() -> Vec<u8> {
+    #[cfg(feature = "test-faults")]
+    if let Ok(v) = std::env::var(PROTOCOL_VERSION_ENV) {
+        return v.into_bytes();
+    }
+    crate::transport::ALPN_V1.to_vec()
+}
 
 /// Every named persist step, in the order an operator would meet them.
 pub const STEPS: &[&str] = &[
@@ -29,6 +48,8 @@ pub const STEPS: &[&str] = &[
     "keystore.commit_epoch.after_commit",
     "keystore.abandon_epoch.before_commit",
     "keystore.abandon_epoch.after_commit",
+    "keystore.migrate.before_commit",
+    "keystore.migrate.after_commit",
     "sessions.begin.before_commit",
     "sessions.begin.after_commit",
     "sessions.update.before_commit",
@@ -37,6 +58,14 @@ pub const STEPS: &[&str] = &[
     "sessions.finish.after_commit",
     "bans.add.before_commit",
     "bans.add.after_commit",
+    "runtime.begin_attempt.before_commit",
+    "runtime.begin_attempt.after_commit",
+    "runtime.end_attempt.before_commit",
+    "runtime.end_attempt.after_commit",
+    "runtime.claim_attempt.before_commit",
+    "runtime.claim_attempt.after_commit",
+    "runtime.finish_attempt.before_commit",
+    "runtime.finish_attempt.after_commit",
 ];
 
 /// Aborts the process if the `test-faults` feature is on and [`CRASH_ENV`] names `step` (at

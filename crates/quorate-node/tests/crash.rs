@@ -1,18 +1,24 @@
 //! Kills a real process at every persist step (feature `test-faults`) and checks the crash
 //! model of `quorate_node::keystore` (before the commit nothing of the operation is durable,
-//! after it everything is, and the store always reopens) and of `node init` (a partial
-//! directory is refused until removed).
+//! after it everything is, and the store always reopens), of the migration of a store to a
+//! key derived from `keystore.db` (`keystore.migrate.*`: the old store whole, or the migrated
+//! one), of the session store's claims (`runtime.*`: a claim or outcome is durable or absent,
+//! and a reopened store closes what was running as interrupted) and of `node init` (a
+//! partial directory is refused until removed).
 //!
 //! The test binary re-executes itself: the `child_process` test does the operation named by
 //! `CRASH_CHILD_DIR`/`QUORATE_TEST_CRASH_AT` and is a no-op in a normal run.
 
 use quorate_node::faults::{CRASH_ENV, STEPS};
 use quorate_node::identity::{Identity, NodeId, Passphrase};
+use quorate_node::keystore::DerivedOpen;
 use quorate_node::keystore::{
     EpochStatus, KdfParams, KeyId, Keystore, KeystoreError, Kind, RequestId, SessionOutcome,
     SessionStatus,
 };
 use quorate_node::nodedir::{InitOptions, NodeDir, NodeDirError};
+use quorate_node::session::store::{Begun, RequestOwner, SessionStore, SqliteStore};
+use quorate_node::session::{AttemptKey, Outcome, RequestRecord, RequestStatus, SessionRequest};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
@@ -57,6 +63,69 @@ fn setup(dir: &Path) {
     ks.sessions()
         .begin(&req("r1"), &k, 0, 1, b"state-1")
         .expect("session");
+    // A store made before derived keys (its own Argon2id KEK), to migrate.
+    let mut old = Keystore::create(
+        &dir.join("bls.db"),
+        &id,
+        &pass(),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("create bls.db");
+    old.begin_epoch(&k, 0).expect("begin hot");
+    old.put_secret(&k, 0, 1, &Kind::KEY_SHARE, b"hot-share")
+        .expect("put hot");
+    old.commit_epoch(&k, 0, b"cert-hot").expect("commit hot");
+    // The session store: attempt 0 of `k` begun by this coordinator (request `c0`), attempt
+    // 0 of `p` claimed as a participant of node 2's session.
+    let store = SqliteStore::open(&dir.join("runtime.db")).expect("runtime.db");
+    let begun = store
+        .begin_attempt(&record("c0"), true, &attempt("k", 0), [1; 32], 1)
+        .expect("begin c0");
+    assert!(matches!(begun, Begun::Claimed));
+    store
+        .claim_attempt(&attempt("p", 0), [2; 32], &owner("p0"))
+        .expect("claim p0");
+}
+
+fn attempt(key: &str, attempt: u32) -> AttemptKey {
+    AttemptKey {
+        key_id: key.into(),
+        epoch: 0,
+        attempt,
+    }
+}
+
+fn owner(request_id: &str) -> RequestOwner {
+    RequestOwner {
+        request_id: request_id.into(),
+        coordinator: 2,
+    }
+}
+
+fn record(request_id: &str) -> RequestRecord {
+    RequestRecord {
+        request: SessionRequest {
+            request_id: request_id.into(),
+            protocol: "ping".into(),
+            params: serde_json::Value::Null,
+            participants: vec![1, 2],
+            key_id: Some("k".into()),
+            epoch: 0,
+            round_timeout_ms: None,
+        },
+        key_id: "k".into(),
+        status: RequestStatus::Running,
+        attempts: vec![],
+        output: None,
+        error: None,
+        culprits: vec![],
+    }
+}
+
+fn completed() -> Outcome {
+    Outcome::Completed {
+        output: serde_json::json!({"signed": true}),
+    }
 }
 
 fn init_options() -> InitOptions {
@@ -87,9 +156,32 @@ fn operate(dir: &Path, step: &str) {
         );
         return;
     }
-    let mut ks = Keystore::open(&dir.join("keystore.db"), &pass()).expect("open");
-    let k = key();
     let op = step.rsplit_once('.').map_or(step, |(op, _)| op);
+    if step.starts_with("runtime.") {
+        let store = SqliteStore::open(&dir.join("runtime.db")).expect("runtime.db");
+        let _ = match op {
+            "runtime.begin_attempt" => store
+                .begin_attempt(&record("c1"), true, &attempt("k", 1), [3; 32], 1)
+                .map(|_| ()),
+            "runtime.end_attempt" => {
+                let mut done = record("c0");
+                done.status = RequestStatus::Completed;
+                store.end_attempt(&attempt("k", 0), &completed(), &done)
+            }
+            "runtime.claim_attempt" => store
+                .claim_attempt(&attempt("p", 1), [4; 32], &owner("p1"))
+                .map(|_| ()),
+            "runtime.finish_attempt" => store.finish_attempt(&attempt("p", 0), &completed()),
+            other => panic!("no operation for step {other}"),
+        };
+        return;
+    }
+    let mut ks = Keystore::open(&dir.join("keystore.db"), &pass()).expect("open");
+    if op == "keystore.migrate" {
+        let _ = Keystore::open_derived(&dir.join("bls.db"), &ks, "bls-hot", &pass());
+        return;
+    }
+    let k = key();
     let result = match op {
         "keystore.begin_epoch" => ks.begin_epoch(&KeyId::new("k2").expect("k2"), 0),
         "keystore.put_secret" => ks.put_secret(&k, 1, 1, &aux(), b"aux-1"),
@@ -141,10 +233,42 @@ fn check(dir: &Path, step: &str) {
         );
         return;
     }
+    let op = step.rsplit_once('.').map_or(step, |(op, _)| op);
+    if step.starts_with("runtime.") {
+        check_runtime(dir, step, op, durable);
+        return;
+    }
     let mut ks = Keystore::open(&dir.join("keystore.db"), &pass()).expect("reopen");
     let k = key();
-    let op = step.rsplit_once('.').map_or(step, |(op, _)| op);
     match op {
+        "keystore.migrate" => {
+            let bls = dir.join("bls.db");
+            if !durable {
+                // The old store, whole: its own passphrase still opens it.
+                let old = Keystore::open(&bls, &pass()).expect("the old store is intact");
+                let share = old.get_secret(&k, 0, &Kind::KEY_SHARE).expect("get");
+                assert_eq!(share.expect("some").bytes.expose(), b"hot-share", "{step}");
+            } else {
+                assert!(
+                    matches!(
+                        Keystore::open(&bls, &pass()),
+                        Err(KeystoreError::DerivedStore { .. })
+                    ),
+                    "{step}"
+                );
+            }
+            // Either way the next start finishes (or needs no) migration and reads it.
+            let (hot, how) =
+                Keystore::open_derived(&bls, &ks, "bls-hot", &pass()).expect("open derived");
+            let want = if durable {
+                DerivedOpen::Opened
+            } else {
+                DerivedOpen::Migrated
+            };
+            assert_eq!(how, want, "{step}");
+            let share = hot.get_secret(&k, 0, &Kind::KEY_SHARE).expect("get");
+            assert_eq!(share.expect("some").bytes.expose(), b"hot-share", "{step}");
+        }
         "keystore.begin_epoch" => {
             let k2 = KeyId::new("k2").expect("k2");
             assert_eq!(ks.epochs(&k2).expect("epochs").len(), usize::from(durable));
@@ -207,6 +331,62 @@ fn check(dir: &Path, step: &str) {
                 .is_banned(&k, NodeId::new(5).expect("id"))
                 .expect("q");
             assert_eq!(banned, durable, "{step}");
+        }
+        other => panic!("no check for step {other}"),
+    }
+}
+
+/// The session store after a crash at a `runtime.*` step, reopened as `node run` does
+/// (which closes every attempt still running as interrupted).
+fn check_runtime(dir: &Path, step: &str, op: &str, durable: bool) {
+    let store = SqliteStore::open(&dir.join("runtime.db")).expect("reopen runtime.db");
+    let interrupted = |o: Option<Outcome>| matches!(o, Some(Outcome::Aborted { reason, .. }) if reason.contains("interrupted"));
+    match op {
+        "runtime.begin_attempt" => {
+            // Claimed and recorded together, or neither; never claimed twice.
+            let rec = store.request("c1").expect("request");
+            assert_eq!(rec.is_some(), durable, "{step}");
+            assert_eq!(
+                store.next_attempt("k", 0).expect("next"),
+                if durable { 2 } else { 1 },
+                "{step}"
+            );
+            if durable {
+                assert_eq!(rec.expect("some").status, RequestStatus::Aborted, "{step}");
+                let o = store.attempt_outcome(&attempt("k", 1)).expect("outcome");
+                assert!(interrupted(o), "{step}");
+                // The attempt never reruns: a second claim of it is refused.
+                let again = store
+                    .begin_attempt(&record("c2"), true, &attempt("k", 1), [5; 32], 1)
+                    .expect("begin again");
+                assert!(matches!(again, Begun::NotClaimed(_)), "{step}");
+            }
+        }
+        "runtime.end_attempt" => {
+            let o = store.attempt_outcome(&attempt("k", 0)).expect("outcome");
+            let rec = store.request("c0").expect("request").expect("some");
+            if durable {
+                assert_eq!(o, Some(completed()), "{step}");
+                assert_eq!(rec.status, RequestStatus::Completed, "{step}");
+            } else {
+                assert!(interrupted(o), "{step}");
+                assert_eq!(rec.status, RequestStatus::Aborted, "{step}");
+            }
+        }
+        "runtime.claim_attempt" => {
+            assert_eq!(
+                store.next_attempt("p", 0).expect("next"),
+                if durable { 2 } else { 1 },
+                "{step}"
+            );
+        }
+        "runtime.finish_attempt" => {
+            let o = store.attempt_outcome(&attempt("p", 0)).expect("outcome");
+            if durable {
+                assert_eq!(o, Some(completed()), "{step}");
+            } else {
+                assert!(interrupted(o), "{step}");
+            }
         }
         other => panic!("no check for step {other}"),
     }

@@ -210,11 +210,24 @@ async fn protocol_version_mismatch_is_a_clear_error() {
         let (client, _rx2) =
             Transport::bind(&ps[1].key, 2, peers, ps[1].addr, future).expect("bind");
         let err = client.send(1, b"hi").await.expect_err("mismatch");
-        assert!(
-            matches!(err, TransportError::VersionMismatch { peer: 1, .. }),
-            "unexpected error: {err}"
+        match &err {
+            TransportError::VersionMismatch { peer, ours, theirs } => {
+                assert_eq!(*peer, 1);
+                assert_eq!(ours, "quorate/2");
+                assert_eq!(theirs.as_deref(), Some("quorate/1"));
+            }
+            other => panic!("unexpected error: {other}"),
+        }
+        assert_eq!(
+            err.to_string(),
+            "node 1: protocol version mismatch: we speak quorate/2, node 1 speaks quorate/1"
         );
-        assert!(err.to_string().contains("protocol version mismatch"));
+        // The other way round, from the older node.
+        let err = server.send(2, b"hi").await.expect_err("mismatch");
+        assert_eq!(
+            err.to_string(),
+            "node 2: protocol version mismatch: we speak quorate/1, node 2 speaks quorate/2"
+        );
         server.shutdown().await;
         client.shutdown().await;
     })

@@ -134,6 +134,26 @@ pub(crate) fn derive_kek(
     Ok(SymKey(out))
 }
 
+/// Derives a child store's KEK from its parent's (the node keystore's Argon2id KEK) with
+/// HKDF-SHA256 (RFC 5869): `HKDF(salt = the child's random salt, IKM = parent KEK,
+/// info = Ad("derived-kek", node id, purpose))`. The info binds the node and the file's
+/// purpose, so two derived stores (or two nodes) never share a KEK even under one
+/// passphrase; the salt is the child's own, so a re-created child gets a fresh key.
+pub(crate) fn derive_child_kek(
+    parent: &SymKey,
+    salt: &[u8],
+    node: u16,
+    purpose: &str,
+) -> Result<SymKey, KeystoreError> {
+    let mut info = Ad::new("derived-kek");
+    info.u16(node).str(purpose);
+    let hk = hkdf::Hkdf::<sha2::Sha256>::new(Some(salt), parent.bytes());
+    let mut out = Zeroizing::new([0u8; KEY_LEN]);
+    hk.expand(info.as_bytes(), &mut *out)
+        .map_err(|_| KeystoreError::Corrupt("HKDF output length".into()))?;
+    Ok(SymKey(out))
+}
+
 /// Associated data: a domain label then typed fields, each length-prefixed or fixed-width,
 /// so distinct tuples never encode to the same bytes.
 pub(crate) struct Ad(Vec<u8>);
@@ -244,5 +264,27 @@ mod tests {
         KdfParams::DEFAULT
             .validate()
             .expect("default params are valid");
+    }
+
+    #[test]
+    fn child_kek_binds_parent_salt_node_and_purpose() {
+        let parent = SymKey::random();
+        let salt = [7u8; SALT_LEN];
+        let a = derive_child_kek(&parent, &salt, 1, "bls-hot").expect("hkdf");
+        assert_eq!(
+            a.bytes(),
+            derive_child_kek(&parent, &salt, 1, "bls-hot")
+                .expect("hkdf")
+                .bytes()
+        );
+        for other in [
+            derive_child_kek(&SymKey::random(), &salt, 1, "bls-hot"),
+            derive_child_kek(&parent, &[8u8; SALT_LEN], 1, "bls-hot"),
+            derive_child_kek(&parent, &salt, 2, "bls-hot"),
+            derive_child_kek(&parent, &salt, 1, "bls-hotx"),
+        ] {
+            assert_ne!(a.bytes(), other.expect("hkdf").bytes());
+        }
+        assert_ne!(a.bytes(), parent.bytes());
     }
 }

@@ -24,8 +24,21 @@ pub enum KeystoreError {
         epoch: u64,
     },
     /// The keystore format version is not one this build reads.
-    #[error("unsupported keystore format {0} (this build reads format 1)")]
+    #[error("unsupported keystore format {0} (this build reads formats 1 and 2)")]
     UnsupportedFormat(i64),
+    /// The store's key-encryption key is derived from the node keystore's
+    /// ([`crate::keystore::Keystore::open_derived`]); it has no passphrase of its own.
+    #[error("this store's key is derived from the node keystore's (purpose {purpose:?}): the node opens it through keystore.db, not with a passphrase")]
+    DerivedStore {
+        /// The purpose the store was derived for.
+        purpose: String,
+    },
+    /// A derived store does not open under the key derived from this node keystore.
+    #[error("{what}: the key derived from keystore.db does not open it (it belongs to another keystore.db of this node, or its header was altered)")]
+    DerivedKeyMismatch {
+        /// Which store, and for what purpose.
+        what: String,
+    },
     /// Argon2id parameters out of bounds.
     #[error("invalid Argon2id parameters: {0}")]
     KdfParams(&'static str),

@@ -124,7 +124,9 @@ pub use bans::{Ban, Bans};
 pub use crypto::KdfParams;
 pub use error::KeystoreError;
 pub use sessions::{Begun, SessionOutcome, SessionRecord, SessionStatus, Sessions};
-pub use store::{CommitOutcome, EpochInfo, EpochStatus, Keystore, SecretProblem, StoredSecret};
+pub use store::{
+    CommitOutcome, DerivedOpen, EpochInfo, EpochStatus, Keystore, SecretProblem, StoredSecret,
+};
 pub use types::{KeyId, Kind, RequestId, SecretBytes};
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The keystore proper: creation, opening, epochs and sealed secrets.
 
-use super::crypto::{derive_kek, Ad, KdfParams, SymKey, SALT_LEN};
+use super::crypto::{derive_child_kek, derive_kek, Ad, KdfParams, SymKey, SALT_LEN};
 use super::error::KeystoreError;
 use super::types::{KeyId, Kind, SecretBytes};
 use crate::faults::crash_point;
@@ -14,8 +14,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The format version written in the header.
-const FORMAT: i64 = 1;
+/// The format version written in the header. Format 2 adds where the KEK comes from
+/// (`kek_source`: Argon2id over the passphrase, or derived from the node keystore's KEK with
+/// its `purpose`); format 1 (every store Argon2id) is upgraded in place when opened.
+const FORMAT: i64 = 2;
+/// The first format: no `kek_source` and `purpose` columns, every store Argon2id.
+const FORMAT_V1: i64 = 1;
+/// Longest purpose label of a derived store.
+const MAX_PURPOSE: usize = 64;
 /// Largest secret accepted, in bytes.
 pub(crate) const MAX_SECRET_LEN: usize = 16 << 20;
 /// Largest epoch certificate accepted, in bytes.
@@ -32,7 +38,9 @@ CREATE TABLE header (
     m_kib     INTEGER NOT NULL,
     t_cost    INTEGER NOT NULL,
     p_cost    INTEGER NOT NULL,
-    kek_check BLOB NOT NULL
+    kek_check BLOB NOT NULL,
+    kek_source TEXT NOT NULL DEFAULT 'argon2id' CHECK (kek_source IN ('argon2id', 'derived')),
+    purpose   TEXT
 );
 CREATE TABLE epochs (
     key_id      TEXT NOT NULL,
@@ -68,6 +76,15 @@ CREATE TABLE bans (
     evidence BLOB NOT NULL,
     PRIMARY KEY (key_id, node_id)
 );
+";
+
+/// Format 1 → 2: the header learns where its KEK comes from (format 1 stores are all
+/// Argon2id). One transaction with whatever else the upgrade changes.
+const UPGRADE_V1: &str = "
+ALTER TABLE header ADD COLUMN kek_source TEXT NOT NULL DEFAULT 'argon2id'
+    CHECK (kek_source IN ('argon2id', 'derived'));
+ALTER TABLE header ADD COLUMN purpose TEXT;
+UPDATE header SET format = 2 WHERE one = 1;
 ";
 
 /// Operator decisions about epochs (an abandoned pending epoch): added to format 1 without
@@ -165,6 +182,36 @@ pub struct StoredSecret {
     pub bytes: SecretBytes,
 }
 
+/// How [`Keystore::open_derived`] found the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DerivedOpen {
+    /// It was created (it did not exist).
+    Created,
+    /// It was already derived from this node keystore.
+    Opened,
+    /// It had its own Argon2id KEK (a store made before derived keys): every data key was
+    /// re-wrapped under the derived KEK and the header rewritten, in one transaction.
+    Migrated,
+}
+
+/// Where a store's KEK comes from (the header's `kek_source` and `purpose`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum KekSource {
+    /// Argon2id over the passphrase with the header's salt and parameters.
+    Argon2id(KdfParams),
+    /// HKDF from the node keystore's KEK, for this purpose.
+    Derived(String),
+}
+
+/// The header row.
+struct Header {
+    format: i64,
+    node: NodeId,
+    salt: Vec<u8>,
+    kek_check: Vec<u8>,
+    source: KekSource,
+}
+
 /// An open keystore (see the module docs).
 pub struct Keystore {
     pub(crate) conn: Connection,
@@ -204,20 +251,142 @@ pub(crate) fn check_len(what: &'static str, len: usize, max: usize) -> Result<()
     Ok(())
 }
 
-fn kek_check_ad(node: NodeId, salt: &[u8], p: KdfParams) -> Ad {
-    let mut ad = Ad::new("kek-check");
-    ad.u16(node.get())
-        .bytes(salt)
-        .u32(p.m_kib)
-        .u32(p.t)
-        .u32(p.p);
+/// What the header's KEK check value binds: the node id, the salt, and where the KEK comes
+/// from (the Argon2id parameters, or the derived store's purpose).
+fn kek_check_ad(node: NodeId, salt: &[u8], source: &KekSource) -> Ad {
+    match source {
+        KekSource::Argon2id(p) => {
+            let mut ad = Ad::new("kek-check");
+            ad.u16(node.get())
+                .bytes(salt)
+                .u32(p.m_kib)
+                .u32(p.t)
+                .u32(p.p);
+            ad
+        }
+        KekSource::Derived(purpose) => {
+            let mut ad = Ad::new("derived-kek-check");
+            ad.u16(node.get()).bytes(salt).str(purpose);
+            ad
+        }
+    }
+}
+
+fn data_key_ad(node: NodeId, key_id: &str, epoch: u64) -> Ad {
+    let mut ad = Ad::new("data-key");
+    ad.u16(node.get()).str(key_id).u64(epoch);
     ad
 }
 
-fn data_key_ad(node: NodeId, key_id: &KeyId, epoch: u64) -> Ad {
-    let mut ad = Ad::new("data-key");
-    ad.u16(node.get()).str(key_id.as_str()).u64(epoch);
-    ad
+fn validate_purpose(purpose: &str) -> Result<(), KeystoreError> {
+    if purpose.is_empty()
+        || purpose.len() > MAX_PURPOSE
+        || !purpose
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+    {
+        return Err(KeystoreError::InvalidName {
+            what: "derived store purpose",
+            name: purpose.chars().take(MAX_PURPOSE).collect(),
+        });
+    }
+    Ok(())
+}
+
+/// Opens the connection and checks the file's integrity.
+fn connect_checked(path: &Path) -> Result<Connection, KeystoreError> {
+    let conn = connect(path)?;
+    let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if check != "ok" {
+        return Err(KeystoreError::Corrupt(format!(
+            "integrity check failed: {check}"
+        )));
+    }
+    Ok(conn)
+}
+
+/// Reads the header of format 1 or 2.
+fn read_header(conn: &Connection) -> Result<Header, KeystoreError> {
+    let has_header: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'header'",
+        [],
+        |r| r.get(0),
+    )?;
+    let format: Option<i64> = if has_header == 1 {
+        conn.query_row("SELECT format FROM header WHERE one = 1", [], |r| r.get(0))
+            .optional()?
+    } else {
+        None
+    };
+    let Some(format) = format else {
+        return Err(KeystoreError::Corrupt(
+            "no keystore header: not a quorate keystore, or its creation did not finish \
+             (remove the node directory and run `quorate node init` again)"
+                .into(),
+        ));
+    };
+    let source_columns = match format {
+        FORMAT_V1 => "'argon2id', NULL",
+        FORMAT => "kek_source, purpose",
+        other => return Err(KeystoreError::UnsupportedFormat(other)),
+    };
+    let (node, salt, m, t, p, kek_check, source, purpose) = conn.query_row(
+        &format!(
+            "SELECT node_id, salt, m_kib, t_cost, p_cost, kek_check, {source_columns}
+             FROM header WHERE one = 1"
+        ),
+        [],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Vec<u8>>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, Option<String>>(7)?,
+            ))
+        },
+    )?;
+    let node = u16::try_from(node)
+        .ok()
+        .and_then(|n| NodeId::new(n).ok())
+        .ok_or_else(|| KeystoreError::Corrupt("the header's node id is invalid".into()))?;
+    if salt.len() != SALT_LEN {
+        return Err(KeystoreError::Corrupt(
+            "the header's salt is malformed".into(),
+        ));
+    }
+    let source = match (source.as_str(), purpose) {
+        ("argon2id", None) => {
+            let param = |v: i64| {
+                u32::try_from(v).map_err(|_| KeystoreError::KdfParams("stored value out of range"))
+            };
+            KekSource::Argon2id(KdfParams {
+                m_kib: param(m)?,
+                t: param(t)?,
+                p: param(p)?,
+            })
+        }
+        ("derived", Some(purpose)) => {
+            validate_purpose(&purpose)
+                .map_err(|_| KeystoreError::Corrupt("the header's purpose is malformed".into()))?;
+            KekSource::Derived(purpose)
+        }
+        _ => {
+            return Err(KeystoreError::Corrupt(
+                "the header's key source is malformed".into(),
+            ))
+        }
+    };
+    Ok(Header {
+        format,
+        node,
+        salt,
+        kek_check,
+        source,
+    })
 }
 
 pub(crate) fn secret_ad(node: NodeId, key_id: &KeyId, epoch: u64, attempt: u32, kind: &Kind) -> Ad {
@@ -285,7 +454,10 @@ pub(crate) fn data_key(
     }
     let wrapped = wrapped.ok_or_else(retired)?;
     let dk = kek
-        .open(data_key_ad(node, key_id, epoch).as_bytes(), &wrapped)
+        .open(
+            data_key_ad(node, key_id.as_str(), epoch).as_bytes(),
+            &wrapped,
+        )
         .ok_or_else(|| KeystoreError::Tampered {
             what: "data key",
             key_id: key_id.to_string(),
@@ -293,6 +465,57 @@ pub(crate) fn data_key(
         })?;
     SymKey::from_slice(&dk)
         .ok_or_else(|| KeystoreError::Corrupt("a data key has the wrong length".into()))
+}
+
+/// Re-wraps every data key of a store from its own Argon2id KEK `old` to the derived KEK
+/// `new` and rewrites the header (format 2, `derived`, `purpose`, the new KEK check), in one
+/// transaction: a data key that `old` does not open aborts it with nothing changed.
+fn migrate(
+    conn: &mut Connection,
+    header: &Header,
+    old: &SymKey,
+    new: &SymKey,
+    purpose: &str,
+) -> Result<(), KeystoreError> {
+    let node = header.node;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if header.format == FORMAT_V1 {
+        tx.execute_batch(UPGRADE_V1)?;
+    }
+    let rows: Vec<(String, i64, Vec<u8>)> = {
+        let mut stmt = tx.prepare(
+            "SELECT key_id, epoch, wrapped_key FROM epochs WHERE wrapped_key IS NOT NULL",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    for (key_id, epoch, wrapped) in rows {
+        let ad = data_key_ad(node, &key_id, to_u64(epoch)?);
+        let dk = old
+            .open(ad.as_bytes(), &wrapped)
+            .ok_or_else(|| KeystoreError::Tampered {
+                what: "data key (while migrating to a derived key)",
+                key_id: key_id.clone(),
+                epoch: to_u64(epoch).unwrap_or(0),
+            })?;
+        let rewrapped = new.seal(ad.as_bytes(), &dk)?;
+        tx.execute(
+            "UPDATE epochs SET wrapped_key = ?1 WHERE key_id = ?2 AND epoch = ?3",
+            params![rewrapped, key_id, epoch],
+        )?;
+    }
+    let source = KekSource::Derived(purpose.to_string());
+    let check = new.seal(kek_check_ad(node, &header.salt, &source).as_bytes(), b"")?;
+    tx.execute(
+        "UPDATE header SET format = ?1, kek_source = 'derived', purpose = ?2,
+                           m_kib = 0, t_cost = 0, p_cost = 0, kek_check = ?3
+         WHERE one = 1",
+        params![FORMAT, purpose, check],
+    )?;
+    crash_point("keystore.migrate.before_commit");
+    tx.commit()?;
+    crash_point("keystore.migrate.after_commit");
+    Ok(())
 }
 
 impl Keystore {
@@ -305,6 +528,50 @@ impl Keystore {
         params: KdfParams,
     ) -> Result<Keystore, KeystoreError> {
         params.validate()?;
+        let mut salt = [0u8; SALT_LEN];
+        OsRng.fill_bytes(&mut salt);
+        let kek = derive_kek(passphrase.as_bytes(), &salt, params)?;
+        Self::create_with(
+            path,
+            identity,
+            salt,
+            kek,
+            KekSource::Argon2id(params),
+            params,
+        )
+    }
+
+    /// Creates a new store at `path` (which must not exist) holding `parent`'s identity, whose
+    /// KEK is derived from `parent`'s by HKDF for `purpose` (no Argon2id: see
+    /// [`Keystore::open_derived`]).
+    pub fn create_derived(
+        path: &Path,
+        parent: &Keystore,
+        purpose: &str,
+    ) -> Result<Keystore, KeystoreError> {
+        validate_purpose(purpose)?;
+        let identity = parent.identity()?;
+        let mut salt = [0u8; SALT_LEN];
+        OsRng.fill_bytes(&mut salt);
+        let kek = derive_child_kek(&parent.kek, &salt, parent.node.get(), purpose)?;
+        Self::create_with(
+            path,
+            &identity,
+            salt,
+            kek,
+            KekSource::Derived(purpose.to_string()),
+            parent.params,
+        )
+    }
+
+    fn create_with(
+        path: &Path,
+        identity: &Identity,
+        salt: [u8; SALT_LEN],
+        kek: SymKey,
+        source: KekSource,
+        params: KdfParams,
+    ) -> Result<Keystore, KeystoreError> {
         // Create the file ourselves, exclusively and 0600; SQLite gives its WAL and
         // shared-memory files the same mode.
         let file = OpenOptions::new()
@@ -322,31 +589,44 @@ impl Keystore {
         fsutil::sync_dir(&dir)?;
 
         let node = identity.id();
-        let mut salt = [0u8; SALT_LEN];
-        OsRng.fill_bytes(&mut salt);
-        let kek = derive_kek(passphrase.as_bytes(), &salt, params)?;
-        let check = kek.seal(kek_check_ad(node, &salt, params).as_bytes(), b"")?;
+        let check = kek.seal(kek_check_ad(node, &salt, &source).as_bytes(), b"")?;
+        // A derived store's Argon2id columns are unused (0).
+        let (stored, kek_source, purpose) = match &source {
+            KekSource::Argon2id(p) => (*p, "argon2id", None),
+            KekSource::Derived(purpose) => (
+                KdfParams {
+                    m_kib: 0,
+                    t: 0,
+                    p: 0,
+                },
+                "derived",
+                Some(purpose.as_str()),
+            ),
+        };
 
         let mut conn = connect(path)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(DECISIONS)?;
         tx.execute(
-            "INSERT INTO header (one, format, node_id, salt, m_kib, t_cost, p_cost, kek_check)
-             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO header (one, format, node_id, salt, m_kib, t_cost, p_cost, kek_check,
+                                 kek_source, purpose)
+             VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 FORMAT,
                 node.get(),
                 &salt[..],
-                params.m_kib,
-                params.t,
-                params.p,
-                check
+                stored.m_kib,
+                stored.t,
+                stored.p,
+                check,
+                kek_source,
+                purpose
             ],
         )?;
         let id_key = KeyId::identity();
         let dk = SymKey::random();
-        let wrapped = kek.seal(data_key_ad(node, &id_key, 0).as_bytes(), dk.bytes())?;
+        let wrapped = kek.seal(data_key_ad(node, id_key.as_str(), 0).as_bytes(), dk.bytes())?;
         tx.execute(
             "INSERT INTO epochs (key_id, epoch, status, wrapped_key, certificate)
              VALUES (?1, 0, 'active', ?2, ?3)",
@@ -373,77 +653,108 @@ impl Keystore {
     }
 
     /// Opens an existing keystore; a wrong passphrase is [`KeystoreError::WrongPassphrase`],
-    /// a damaged file [`KeystoreError::Corrupt`].
+    /// a damaged file [`KeystoreError::Corrupt`], a store whose key is derived from the node
+    /// keystore's [`KeystoreError::DerivedStore`]. A format-1 store is upgraded to format 2
+    /// (one transaction, after the passphrase check).
     pub fn open(path: &Path, passphrase: &Passphrase) -> Result<Keystore, KeystoreError> {
-        let conn = connect(path)?;
-        let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
-        if check != "ok" {
-            return Err(KeystoreError::Corrupt(format!(
-                "integrity check failed: {check}"
-            )));
-        }
-        let has_header: i64 = conn.query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'header'",
-            [],
-            |r| r.get(0),
-        )?;
-        let row = if has_header == 1 {
-            conn.query_row(
-                "SELECT format, node_id, salt, m_kib, t_cost, p_cost, kek_check
-                 FROM header WHERE one = 1",
-                [],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, Vec<u8>>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                        r.get::<_, i64>(5)?,
-                        r.get::<_, Vec<u8>>(6)?,
-                    ))
-                },
-            )
-            .optional()?
-        } else {
-            None
+        let mut conn = connect_checked(path)?;
+        let header = read_header(&conn)?;
+        let params = match &header.source {
+            KekSource::Argon2id(p) => *p,
+            KekSource::Derived(purpose) => {
+                return Err(KeystoreError::DerivedStore {
+                    purpose: purpose.clone(),
+                })
+            }
         };
-        let Some((format, node, salt, m, t, p, kek_check)) = row else {
-            return Err(KeystoreError::Corrupt(
-                "no keystore header: not a quorate keystore, or its creation did not finish \
-                 (remove the node directory and run `quorate node init` again)"
-                    .into(),
-            ));
-        };
-        if format != FORMAT {
-            return Err(KeystoreError::UnsupportedFormat(format));
-        }
-        let node = u16::try_from(node)
-            .ok()
-            .and_then(|n| NodeId::new(n).ok())
-            .ok_or_else(|| KeystoreError::Corrupt("the header's node id is invalid".into()))?;
-        if salt.len() != SALT_LEN {
-            return Err(KeystoreError::Corrupt(
-                "the header's salt is malformed".into(),
-            ));
-        }
-        let param = |v: i64| {
-            u32::try_from(v).map_err(|_| KeystoreError::KdfParams("stored value out of range"))
-        };
-        let params = KdfParams {
-            m_kib: param(m)?,
-            t: param(t)?,
-            p: param(p)?,
-        };
-        let kek = derive_kek(passphrase.as_bytes(), &salt, params)?;
-        if kek
-            .open(kek_check_ad(node, &salt, params).as_bytes(), &kek_check)
-            .is_none()
-        {
+        let kek = derive_kek(passphrase.as_bytes(), &header.salt, params)?;
+        let check_ad = kek_check_ad(header.node, &header.salt, &header.source);
+        if kek.open(check_ad.as_bytes(), &header.kek_check).is_none() {
             return Err(KeystoreError::WrongPassphrase);
         }
+        if header.format == FORMAT_V1 {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute_batch(UPGRADE_V1)?;
+            tx.commit()?;
+        }
+        Self::finish_open(conn, path, header.node, kek, params)
+    }
+
+    /// Opens the store at `path` whose KEK is derived from `parent`'s for `purpose` (see
+    /// [`Keystore::create_derived`]), creating it if it does not exist: the node pays for one
+    /// Argon2id derivation per start (its `keystore.db`), however many stores it keeps.
+    ///
+    /// A store with its own Argon2id KEK (made before derived keys, format 1 or 2) is
+    /// migrated once: its KEK is derived from `passphrase` (the only Argon2id it costs), every
+    /// wrapped data key is re-wrapped under the derived KEK, and the header says `derived`,
+    /// all in one SQLite transaction. A crash at any point leaves either the old store whole
+    /// (the next open migrates again) or the migrated one; nothing is overwritten unless the
+    /// old KEK opened every data key. A passphrase that does not open the old store is
+    /// [`KeystoreError::WrongPassphrase`] and changes nothing.
+    pub fn open_derived(
+        path: &Path,
+        parent: &Keystore,
+        purpose: &str,
+        passphrase: &Passphrase,
+    ) -> Result<(Keystore, DerivedOpen), KeystoreError> {
+        validate_purpose(purpose)?;
+        if !path.exists() {
+            return Ok((
+                Self::create_derived(path, parent, purpose)?,
+                DerivedOpen::Created,
+            ));
+        }
+        let mut conn = connect_checked(path)?;
+        let header = read_header(&conn)?;
+        if header.node != parent.node {
+            return Err(KeystoreError::NodeMismatch {
+                expected: parent.node.get(),
+                found: header.node.get(),
+            });
+        }
+        let kek = derive_child_kek(&parent.kek, &header.salt, parent.node.get(), purpose)?;
+        let mismatch = |why: &str| KeystoreError::DerivedKeyMismatch {
+            what: format!("{} ({why})", path.display()),
+        };
+        let how = match &header.source {
+            KekSource::Derived(stored) => {
+                if stored != purpose {
+                    return Err(mismatch(&format!(
+                        "derived for {stored:?}, opened for {purpose:?}"
+                    )));
+                }
+                let ad = kek_check_ad(header.node, &header.salt, &header.source);
+                if kek.open(ad.as_bytes(), &header.kek_check).is_none() {
+                    return Err(mismatch("key check failed"));
+                }
+                DerivedOpen::Opened
+            }
+            KekSource::Argon2id(params) => {
+                let old = derive_kek(passphrase.as_bytes(), &header.salt, *params)?;
+                let ad = kek_check_ad(header.node, &header.salt, &header.source);
+                if old.open(ad.as_bytes(), &header.kek_check).is_none() {
+                    return Err(KeystoreError::WrongPassphrase);
+                }
+                migrate(&mut conn, &header, &old, &kek, purpose)?;
+                DerivedOpen::Migrated
+            }
+        };
+        Ok((
+            Self::finish_open(conn, path, header.node, kek, parent.params)?,
+            how,
+        ))
+    }
+
+    fn finish_open(
+        conn: Connection,
+        path: &Path,
+        node: NodeId,
+        kek: SymKey,
+        params: KdfParams,
+    ) -> Result<Keystore, KeystoreError> {
         conn.execute_batch(DECISIONS)?;
-        // Finish any erasure a crash interrupted between a commit and its checkpoint.
+        // Finish any erasure a crash interrupted between a commit and its checkpoint (and,
+        // after a migration, drop the old wrapped keys' pages from the WAL).
         checkpoint(&conn);
         Ok(Keystore {
             conn,
@@ -454,12 +765,22 @@ impl Keystore {
         })
     }
 
+    /// Whether this store's KEK is derived from a node keystore's (rather than its own
+    /// Argon2id over the passphrase).
+    pub fn is_derived(&self) -> Result<bool, KeystoreError> {
+        Ok(matches!(
+            read_header(&self.conn)?.source,
+            KekSource::Derived(_)
+        ))
+    }
+
     /// The node id the keystore belongs to (bound into every sealed value).
     pub fn node_id(&self) -> NodeId {
         self.node
     }
 
-    /// The Argon2id parameters of this store.
+    /// The Argon2id parameters of the passphrase this store's KEK comes from (for a derived
+    /// store, its parent's).
     pub fn kdf_params(&self) -> KdfParams {
         self.params
     }
@@ -498,7 +819,7 @@ impl Keystore {
     pub fn begin_epoch(&mut self, key_id: &KeyId, epoch: u64) -> Result<(), KeystoreError> {
         let e = to_i64(epoch)?;
         let wrapped = self.kek.seal(
-            data_key_ad(self.node, key_id, epoch).as_bytes(),
+            data_key_ad(self.node, key_id.as_str(), epoch).as_bytes(),
             SymKey::random().bytes(),
         )?;
         let tx = self
@@ -572,9 +893,10 @@ impl Keystore {
         let e = to_i64(epoch)?;
         let node = self.node;
         let dk = SymKey::random();
-        let wrapped = self
-            .kek
-            .seal(data_key_ad(node, key_id, epoch).as_bytes(), dk.bytes())?;
+        let wrapped = self.kek.seal(
+            data_key_ad(node, key_id.as_str(), epoch).as_bytes(),
+            dk.bytes(),
+        )?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -829,7 +1151,7 @@ impl Keystore {
             )?;
             let rows =
                 stmt.query_map(params![key_id.as_str(), e], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<Result<_, _>>()?
+            rows.collect::<Result<Vec<_>, _>>()?
         };
         let mut retired = Vec::with_capacity(older.len());
         for (old, status) in older {
@@ -1034,7 +1356,7 @@ impl Keystore {
                  WHERE e.status IN ('pending', 'active') ORDER BY s.key_id, s.epoch, s.kind",
             )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            rows.collect::<Result<_, _>>()?
+            rows.collect::<Result<Vec<_>, _>>()?
         };
         let mut problems = Vec::new();
         for (key_id, epoch, kind) in rows {

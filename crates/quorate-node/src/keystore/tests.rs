@@ -338,13 +338,13 @@ fn an_altered_header_is_refused() {
     let err = Keystore::open(&path, &pass("correct horse")).expect_err("altered");
     assert!(matches!(err, KeystoreError::WrongPassphrase), "{err}");
     let conn = rusqlite::Connection::open(&path).expect("raw");
-    conn.execute("UPDATE header SET node_id = 3, format = 2", [])
+    conn.execute("UPDATE header SET node_id = 3, format = 3", [])
         .expect("alter");
     drop(conn);
     let err = Keystore::open(&path, &pass("correct horse")).expect_err("format");
-    assert!(matches!(err, KeystoreError::UnsupportedFormat(2)), "{err}");
+    assert!(matches!(err, KeystoreError::UnsupportedFormat(3)), "{err}");
     let conn = rusqlite::Connection::open(&path).expect("raw");
-    conn.execute("UPDATE header SET format = 1, m_kib = 99999999", [])
+    conn.execute("UPDATE header SET format = 2, m_kib = 99999999", [])
         .expect("alter");
     drop(conn);
     let err = Keystore::open(&path, &pass("correct horse")).expect_err("params");
@@ -793,4 +793,244 @@ fn create_committed_is_one_active_epoch_and_only_for_a_new_key() {
     let ks = Keystore::open(&path, &pass("correct horse")).expect("reopen");
     let got = ks.get_secret(&k, 0, &other).expect("get").expect("some");
     assert_eq!(got.bytes.expose(), b"x");
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).expect("meta").permissions().mode() & 0o777
+}
+
+/// Rewrites a (format 2, Argon2id) store's header into the format-1 shape: the store a node
+/// made before format 2.
+fn downgrade_to_format_1(path: &Path) {
+    let conn = rusqlite::Connection::open(path).expect("raw");
+    conn.execute_batch(
+        "BEGIN;
+         CREATE TABLE header_v1 (
+             one       INTEGER PRIMARY KEY CHECK (one = 1),
+             format    INTEGER NOT NULL,
+             node_id   INTEGER NOT NULL,
+             salt      BLOB NOT NULL,
+             m_kib     INTEGER NOT NULL,
+             t_cost    INTEGER NOT NULL,
+             p_cost    INTEGER NOT NULL,
+             kek_check BLOB NOT NULL
+         );
+         INSERT INTO header_v1 SELECT one, 1, node_id, salt, m_kib, t_cost, p_cost, kek_check
+             FROM header;
+         DROP TABLE header;
+         ALTER TABLE header_v1 RENAME TO header;
+         COMMIT;",
+    )
+    .expect("downgrade");
+}
+
+fn header_format(path: &Path) -> (i64, Option<String>) {
+    let conn = rusqlite::Connection::open(path).expect("raw");
+    let format: i64 = conn
+        .query_row("SELECT format FROM header", [], |r| r.get(0))
+        .expect("format");
+    let source = conn
+        .query_row("SELECT kek_source FROM header", [], |r| r.get(0))
+        .ok();
+    (format, source)
+}
+
+#[test]
+fn a_format_1_store_opens_and_is_upgraded_in_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut ks, id, path) = new_store(dir.path());
+    with_active_key(&mut ks, &key("k"), b"share-v1");
+    drop(ks);
+    downgrade_to_format_1(&path);
+    assert_eq!(header_format(&path), (1, None));
+    // A wrong passphrase changes nothing.
+    let err = Keystore::open(&path, &pass("wrong")).expect_err("wrong");
+    assert!(matches!(err, KeystoreError::WrongPassphrase), "{err}");
+    assert_eq!(header_format(&path), (1, None));
+    let ks = Keystore::open(&path, &pass("correct horse")).expect("open v1");
+    assert_eq!(
+        ks.identity().expect("id").verifying_key(),
+        id.verifying_key()
+    );
+    let share = ks
+        .get_secret(&key("k"), 0, &Kind::KEY_SHARE)
+        .expect("get")
+        .expect("present");
+    assert_eq!(share.bytes.expose(), b"share-v1");
+    assert!(!ks.is_derived().expect("header"));
+    drop(ks);
+    assert_eq!(header_format(&path), (2, Some("argon2id".into())));
+    Keystore::open(&path, &pass("correct horse")).expect("open v2");
+}
+
+#[test]
+fn a_derived_store_needs_no_argon2id_and_binds_its_parent_node_and_purpose() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (parent, id, _) = new_store(dir.path());
+    let child = dir.path().join("bls-hot.db");
+    let (mut ks, how) =
+        Keystore::open_derived(&child, &parent, "bls-hot", &pass("correct horse")).expect("new");
+    assert_eq!(how, DerivedOpen::Created);
+    assert!(ks.is_derived().expect("header"));
+    assert_eq!(mode(&child), 0o600);
+    with_active_key(&mut ks, &key("hot"), b"hot share");
+    drop(ks);
+    // The passphrase plays no part in opening it: the parent's KEK does.
+    let (ks, how) =
+        Keystore::open_derived(&child, &parent, "bls-hot", &pass("anything")).expect("open");
+    assert_eq!(how, DerivedOpen::Opened);
+    assert_eq!(
+        ks.identity().expect("id").verifying_key(),
+        id.verifying_key()
+    );
+    let share = ks
+        .get_secret(&key("hot"), 0, &Kind::KEY_SHARE)
+        .expect("get")
+        .expect("present");
+    assert_eq!(share.bytes.expose(), b"hot share");
+    drop(ks);
+    // Not with a passphrase, not for another purpose, not under another keystore.db of the
+    // same node (same passphrase), not for another node.
+    let err = Keystore::open(&child, &pass("correct horse")).expect_err("no passphrase");
+    assert!(
+        matches!(&err, KeystoreError::DerivedStore { purpose } if purpose == "bls-hot"),
+        "{err}"
+    );
+    let err = Keystore::open_derived(&child, &parent, "other", &pass("correct horse"))
+        .expect_err("purpose");
+    assert!(
+        matches!(err, KeystoreError::DerivedKeyMismatch { .. }),
+        "{err}"
+    );
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let twin = Keystore::create(
+        &other_dir.path().join("keystore.db"),
+        &id,
+        &pass("correct horse"),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("twin");
+    let err = Keystore::open_derived(&child, &twin, "bls-hot", &pass("correct horse"))
+        .expect_err("another parent");
+    assert!(
+        matches!(err, KeystoreError::DerivedKeyMismatch { .. }),
+        "{err}"
+    );
+    let stranger = Keystore::create(
+        &other_dir.path().join("other.db"),
+        &Identity::generate(NodeId::new(4).ok()),
+        &pass("correct horse"),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("stranger");
+    let err = Keystore::open_derived(&child, &stranger, "bls-hot", &pass("correct horse"))
+        .expect_err("another node");
+    assert!(
+        matches!(
+            err,
+            KeystoreError::NodeMismatch {
+                expected: 4,
+                found: 3
+            }
+        ),
+        "{err}"
+    );
+    assert!(matches!(
+        Keystore::open_derived(&child, &parent, "bad purpose!", &pass("x")),
+        Err(KeystoreError::InvalidName { .. })
+    ));
+}
+
+#[test]
+fn an_argon2id_store_is_migrated_once_to_a_derived_key() {
+    for v1 in [false, true] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (parent, id, _) = new_store(dir.path());
+        let child = dir.path().join("bls-hot.db");
+        // The store a node made before derived keys: its own Argon2id KEK.
+        let mut old = Keystore::create(
+            &child,
+            &id,
+            &pass("correct horse"),
+            KdfParams::insecure_for_tests(),
+        )
+        .expect("old");
+        with_active_key(&mut old, &key("hot"), b"hot share 0");
+        old.begin_epoch(&key("hot"), 1).expect("begin 1");
+        old.put_secret(&key("hot"), 1, 2, &Kind::KEY_SHARE, b"hot share 1")
+            .expect("put 1");
+        drop(old);
+        if v1 {
+            downgrade_to_format_1(&child);
+        }
+        // A wrong passphrase (keystore.db opened with another one) changes nothing.
+        let err = Keystore::open_derived(&child, &parent, "bls-hot", &pass("wrong"))
+            .expect_err("wrong passphrase");
+        assert!(matches!(err, KeystoreError::WrongPassphrase), "{err}");
+        Keystore::open(&child, &pass("correct horse")).expect("still the old store");
+        if v1 {
+            downgrade_to_format_1(&child);
+        }
+
+        let (ks, how) = Keystore::open_derived(&child, &parent, "bls-hot", &pass("correct horse"))
+            .expect("migrate");
+        assert_eq!(how, DerivedOpen::Migrated, "v1 {v1}");
+        assert!(ks.is_derived().expect("header"));
+        for (epoch, want) in [(0, &b"hot share 0"[..]), (1, b"hot share 1")] {
+            let s = ks
+                .get_secret(&key("hot"), epoch, &Kind::KEY_SHARE)
+                .expect("get")
+                .expect("present");
+            assert_eq!(s.bytes.expose(), want);
+        }
+        assert_eq!(
+            ks.identity().expect("id").verifying_key(),
+            id.verifying_key()
+        );
+        drop(ks);
+        assert_eq!(header_format(&child), (2, Some("derived".into())));
+        // The passphrase alone no longer opens it, and the next open is a plain one.
+        assert!(matches!(
+            Keystore::open(&child, &pass("correct horse")),
+            Err(KeystoreError::DerivedStore { .. })
+        ));
+        let (_, how) =
+            Keystore::open_derived(&child, &parent, "bls-hot", &pass("wrong")).expect("reopen");
+        assert_eq!(how, DerivedOpen::Opened);
+    }
+}
+
+#[test]
+fn a_migration_that_meets_a_tampered_data_key_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (parent, id, _) = new_store(dir.path());
+    let child = dir.path().join("bls-hot.db");
+    let mut old = Keystore::create(
+        &child,
+        &id,
+        &pass("correct horse"),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("old");
+    with_active_key(&mut old, &key("a"), b"a share");
+    with_active_key(&mut old, &key("b"), b"b share");
+    // Swap the two wrapped data keys: each fails authentication in the other's row.
+    old.conn
+        .execute_batch(
+            "UPDATE epochs SET wrapped_key = (SELECT wrapped_key FROM epochs WHERE key_id = 'b')
+             WHERE key_id = 'a';",
+        )
+        .expect("swap");
+    drop(old);
+    let err = Keystore::open_derived(&child, &parent, "bls-hot", &pass("correct horse"))
+        .expect_err("tampered");
+    assert!(matches!(err, KeystoreError::Tampered { .. }), "{err}");
+    // Rolled back: still the Argon2id store, 'b' still opens with the passphrase.
+    assert_eq!(header_format(&child), (2, Some("argon2id".into())));
+    let ks = Keystore::open(&child, &pass("correct horse")).expect("old store");
+    let b = ks
+        .get_secret(&key("b"), 0, &Kind::KEY_SHARE)
+        .expect("get")
+        .expect("present");
+    assert_eq!(b.bytes.expose(), b"b share");
 }

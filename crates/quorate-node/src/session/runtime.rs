@@ -145,6 +145,10 @@ pub struct Runtime {
     reserved: Mutex<HashMap<(String, u64), u32>>,
     /// This coordinator's attempt-number class and the number of classes.
     attempt_class: (u32, u32),
+    /// The last refusal of the connection to a peer that retrying cannot fix (another
+    /// protocol version, a refused identity), by node id, until a message reaches it: a
+    /// round that times out waiting for that peer says why.
+    link_faults: Mutex<HashMap<u16, String>>,
 }
 
 /// Locks `m`, taking the data of a poisoned lock (every critical section leaves it whole).
@@ -219,6 +223,7 @@ impl Runtime {
             in_flight: Mutex::new(HashMap::new()),
             reserved: Mutex::new(HashMap::new()),
             attempt_class,
+            link_faults: Mutex::new(HashMap::new()),
         })
     }
 
@@ -340,6 +345,17 @@ impl Runtime {
                 this.on_message(m);
             }
         })
+    }
+
+    /// Why the connections to `nodes` were refused, if they were (see `link_faults`):
+    /// `"; <error>"` per node, or nothing.
+    fn link_notes(&self, nodes: &[u16]) -> String {
+        let faults = relock(&self.link_faults);
+        nodes
+            .iter()
+            .filter_map(|n| faults.get(n))
+            .map(|e| format!("; {e}"))
+            .collect()
     }
 
     fn reject(&self, from: u16, why: impl std::fmt::Display) {
@@ -557,10 +573,19 @@ impl Runtime {
                         after: life,
                     }));
                 match sent {
-                    Ok(()) => this.metrics.inc("quorate_messages_sent_total"),
+                    Ok(()) => {
+                        this.metrics.inc("quorate_messages_sent_total");
+                        let mut faults = relock(&this.link_faults);
+                        if !faults.is_empty() {
+                            faults.remove(&t);
+                        }
+                    }
                     Err(e) => {
                         this.metrics.inc("quorate_send_failures_total");
                         warn!(peer = t, round, error = %e, "could not deliver");
+                        if e.is_permanent() {
+                            relock(&this.link_faults).insert(t, e.to_string());
+                        }
                     }
                 }
             });
@@ -780,7 +805,11 @@ impl Runtime {
                 let env = match tokio::time::timeout_at(deadline, rx.recv()).await {
                     Err(_) => {
                         return abort(
-                            format!("timed out {}", describe_waiting(&missing, round)),
+                            format!(
+                                "timed out {}{}",
+                                describe_waiting(&missing, round),
+                                self.link_notes(&missing)
+                            ),
                             missing,
                             vec![],
                         )

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::{AttemptKey, Outcome, RequestRecord};
+use crate::faults::crash_point;
 
 /// Storage failures.
 #[derive(Debug, thiserror::Error)]
@@ -847,7 +848,17 @@ impl SessionStore for SqliteStore {
         owner: &RequestOwner,
     ) -> Result<Claim, StoreError> {
         let (key, owner) = (key.clone(), owner.clone());
-        self.write(move |conn| claim_in(conn, &key, session, &owner))
+        let claim = self.write(move |conn| {
+            let claim = claim_in(conn, &key, session, &owner)?;
+            if claim == Claim::Claimed {
+                crash_point("runtime.claim_attempt.before_commit");
+            }
+            Ok(claim)
+        })?;
+        if claim == Claim::Claimed {
+            crash_point("runtime.claim_attempt.after_commit");
+        }
+        Ok(claim)
     }
 
     fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
@@ -866,7 +877,14 @@ impl SessionStore for SqliteStore {
 
     fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError> {
         let (key, outcome) = (key.clone(), outcome.clone());
-        self.write_as(false, move |conn| finish_in(conn, &key, &outcome))
+        self.write_as(false, move |conn| {
+            finish_in(conn, &key, &outcome)?;
+            crash_point("runtime.finish_attempt.before_commit");
+            Ok(())
+        })?;
+        // Committed (in the WAL: it survives a crash of the process), not yet fsynced.
+        crash_point("runtime.finish_attempt.after_commit");
+        Ok(())
     }
 
     fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
@@ -895,7 +913,7 @@ impl SessionStore for SqliteStore {
         coordinator: u16,
     ) -> Result<Begun, StoreError> {
         let (record, key) = (record.clone(), key.clone());
-        self.write(move |conn| {
+        let begun = self.write(move |conn| {
             if new_request {
                 if let Some(existing) = read_request(conn, &record.request.request_id)? {
                     return Ok(Begun::Existing(Box::new(existing)));
@@ -914,8 +932,13 @@ impl SessionStore for SqliteStore {
             } else {
                 update_request_in(conn, &record)?;
             }
+            crash_point("runtime.begin_attempt.before_commit");
             Ok(Begun::Claimed)
-        })
+        })?;
+        if matches!(begun, Begun::Claimed) {
+            crash_point("runtime.begin_attempt.after_commit");
+        }
+        Ok(begun)
     }
 
     fn end_attempt(
@@ -927,8 +950,12 @@ impl SessionStore for SqliteStore {
         let (key, outcome, record) = (key.clone(), outcome.clone(), record.clone());
         self.write(move |conn| {
             finish_in(conn, &key, &outcome)?;
-            update_request_in(conn, &record)
-        })
+            update_request_in(conn, &record)?;
+            crash_point("runtime.end_attempt.before_commit");
+            Ok(())
+        })?;
+        crash_point("runtime.end_attempt.after_commit");
+        Ok(())
     }
 
     fn prune_finished(

@@ -6,8 +6,15 @@
 //!   key is the roster key of the node it dialled; the accepting side accepts any roster key
 //!   and learns the peer's id from it. Unknown keys and another node's certificate are
 //!   refused during the handshake.
-//! - **Version.** The protocol version is negotiated with ALPN ([`ALPN_V1`]); a peer that
-//!   speaks another version fails the handshake with [`TransportError::VersionMismatch`].
+//! - **Version.** The protocol version is negotiated with ALPN ([`ALPN_V1`]). Every node also
+//!   offers the version-less [`ALPN_ANY_VERSION`] after its own: two nodes of one version
+//!   agree on that version (the server's preference), two of different versions agree on
+//!   the marker, complete the authenticated handshake, and the accepting node closes the
+//!   connection at once with [`CLOSE_VERSION`] and its own version as the reason. The
+//!   dialling node's error ([`TransportError::VersionMismatch`]) thus names the peer and
+//!   both versions, at connection time, instead of a handshake failure that says nothing
+//!   of the peer's version (a peer that does not offer the marker still fails the handshake
+//!   with TLS `no_application_protocol`, reported without its version).
 //! - **Framing.** One message per bidirectional QUIC stream: the sender writes the bytes and
 //!   finishes, the receiver reads at most [`TransportConfig::max_message`] bytes (a longer
 //!   stream is refused before anything is decoded) and answers one acknowledgement byte, so a
@@ -41,6 +48,11 @@ use tls::{PinnedServerVerifier, RosterClientVerifier, TlsIdentity};
 
 /// ALPN identifier of version 1 of the node-to-node protocol.
 pub const ALPN_V1: &[u8] = b"quorate/1";
+/// The version-less ALPN identifier every node offers after its own version (see the
+/// module docs): only ever negotiated between nodes of different versions.
+pub const ALPN_ANY_VERSION: &[u8] = b"quorate";
+/// Connection close code: we speak another protocol version (the reason is ours).
+pub const CLOSE_VERSION: u32 = 4;
 
 /// Acknowledgement byte: the message was accepted for processing.
 const ACK_OK: u8 = 1;
@@ -183,12 +195,17 @@ pub enum TransportError {
         reason: String,
     },
     /// No common protocol version (ALPN).
-    #[error("node {peer}: protocol version mismatch (we speak {ours})")]
+    #[error(
+        "node {peer}: protocol version mismatch: we speak {ours}, node {peer} speaks {}",
+        theirs.as_deref().unwrap_or("another version (it did not say which)")
+    )]
     VersionMismatch {
         /// Node we dialled.
         peer: u16,
         /// Our ALPN identifier.
         ours: String,
+        /// Its ALPN identifier, when it said.
+        theirs: Option<String>,
     },
     /// The peer did not answer in time.
     #[error("node {peer}: timed out after {after:?} ({what})")]
@@ -216,6 +233,20 @@ pub enum TransportError {
         /// Cause.
         reason: String,
     },
+}
+
+impl TransportError {
+    /// Whether sending again cannot succeed until an operator acts: another protocol
+    /// version, an identity refused by either side, a message over the peer's limit.
+    pub fn is_permanent(&self) -> bool {
+        matches!(
+            self,
+            TransportError::VersionMismatch { .. }
+                | TransportError::PeerRejected { .. }
+                | TransportError::RejectedByPeer { .. }
+                | TransportError::TooLarge { .. }
+        )
+    }
 }
 
 /// A message received from an authenticated peer.
@@ -350,7 +381,7 @@ impl Transport {
             .with_client_cert_verifier(Arc::new(RosterClientVerifier { keys }))
             .with_single_cert(vec![identity.cert.clone()], identity.key_der())
             .map_err(|e| TransportError::Tls(e.to_string()))?;
-        server.alpn_protocols = vec![config.alpn.clone()];
+        server.alpn_protocols = vec![config.alpn.clone(), ALPN_ANY_VERSION.to_vec()];
         let quic_server =
             QuicServerConfig::try_from(server).map_err(|e| TransportError::Tls(e.to_string()))?;
         let mut server_config = quinn::ServerConfig::with_crypto(Arc::new(quic_server));
@@ -390,6 +421,7 @@ impl Transport {
             transport.endpoint.clone(),
             transport.peers.clone(),
             transport.config.max_message,
+            transport.config.alpn.clone(),
             tx,
         ));
         Ok((transport, rx))
@@ -421,7 +453,7 @@ impl Transport {
             }))
             .with_client_auth_cert(vec![self.identity.cert.clone()], self.identity.key_der())
             .map_err(|e| TransportError::Tls(e.to_string()))?;
-        client.alpn_protocols = vec![self.config.alpn.clone()];
+        client.alpn_protocols = vec![self.config.alpn.clone(), ALPN_ANY_VERSION.to_vec()];
         let quic =
             QuicClientConfig::try_from(client).map_err(|e| TransportError::Tls(e.to_string()))?;
         let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
@@ -450,6 +482,9 @@ impl Transport {
             match tokio::time::timeout_at(until, connecting).await {
                 Ok(res) => {
                     let conn = res.map_err(|e| self.classify(peer.id, e))?;
+                    if negotiated(&conn).as_deref() == Some(ALPN_ANY_VERSION) {
+                        return Err(self.version_mismatch(peer.id, &conn).await);
+                    }
                     debug!(peer = peer.id, "connected");
                     return Ok(conn);
                 }
@@ -474,6 +509,29 @@ impl Transport {
 
     fn classify(&self, peer: u16, e: quinn::ConnectionError) -> TransportError {
         classify(peer, &self.config.alpn, e)
+    }
+
+    /// The peer agreed only on [`ALPN_ANY_VERSION`]: it speaks another version and closes
+    /// the connection with its own as the reason (waited for within `connect_timeout`).
+    async fn version_mismatch(&self, peer: u16, conn: &quinn::Connection) -> TransportError {
+        let closed = tokio::time::timeout(self.config.connect_timeout, conn.closed()).await;
+        let theirs = match closed {
+            Ok(quinn::ConnectionError::ApplicationClosed(c))
+                if c.error_code == CLOSE_VERSION.into() =>
+            {
+                Some(String::from_utf8_lossy(&c.reason).into_owned())
+            }
+            _ => {
+                conn.close(CLOSE_VERSION.into(), &self.config.alpn);
+                None
+            }
+        };
+        warn!(peer, ours = %String::from_utf8_lossy(&self.config.alpn), theirs = ?theirs, "protocol version mismatch");
+        TransportError::VersionMismatch {
+            peer,
+            ours: String::from_utf8_lossy(&self.config.alpn).into_owned(),
+            theirs,
+        }
     }
 
     async fn connection(&self, peer: u16) -> Result<quinn::Connection, TransportError> {
@@ -615,12 +673,7 @@ impl Transport {
         let conn = self.connection(peer).await?;
         match self.send_on(&conn, peer, bytes).await {
             Ok(()) => Ok(()),
-            Err(
-                e @ (TransportError::TooLarge { .. }
-                | TransportError::PeerRejected { .. }
-                | TransportError::RejectedByPeer { .. }
-                | TransportError::VersionMismatch { .. }),
-            ) => Err(e),
+            Err(e) if e.is_permanent() => Err(e),
             Err(first) => {
                 debug!(peer, error = %first, "send failed; re-dialling once");
                 self.forget(peer, &conn).await;
@@ -665,6 +718,7 @@ fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError
                 TransportError::VersionMismatch {
                     peer,
                     ours: String::from_utf8_lossy(alpn).into_owned(),
+                    theirs: None,
                 }
             } else if is_crypto(&te.code) {
                 TransportError::PeerRejected {
@@ -683,6 +737,7 @@ fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError
                 TransportError::VersionMismatch {
                     peer,
                     ours: String::from_utf8_lossy(alpn).into_owned(),
+                    theirs: None,
                 }
             } else if is_crypto(&close.error_code) {
                 TransportError::RejectedByPeer {
@@ -694,6 +749,15 @@ fn classify(peer: u16, alpn: &[u8], e: quinn::ConnectionError) -> TransportError
                     peer,
                     reason: close.to_string(),
                 }
+            }
+        }
+        quinn::ConnectionError::ApplicationClosed(close)
+            if close.error_code == CLOSE_VERSION.into() =>
+        {
+            TransportError::VersionMismatch {
+                peer,
+                ours: String::from_utf8_lossy(alpn).into_owned(),
+                theirs: Some(String::from_utf8_lossy(&close.reason).into_owned()),
             }
         }
         quinn::ConnectionError::TimedOut => TransportError::Connection {
@@ -725,15 +789,25 @@ fn is_crypto(code: &quinn::TransportErrorCode) -> bool {
     (0x100..0x200).contains(&v)
 }
 
+/// The ALPN identifier the handshake of `conn` agreed on.
+fn negotiated(conn: &quinn::Connection) -> Option<Vec<u8>> {
+    conn.handshake_data()?
+        .downcast::<quinn::crypto::rustls::HandshakeData>()
+        .ok()?
+        .protocol
+}
+
 async fn accept_loop(
     endpoint: quinn::Endpoint,
     peers: Arc<Peers>,
     max_message: usize,
+    alpn: Vec<u8>,
     tx: mpsc::Sender<Received>,
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let peers = peers.clone();
         let tx = tx.clone();
+        let alpn = alpn.clone();
         tokio::spawn(async move {
             let remote = incoming.remote_address();
             let conn = match incoming.await {
@@ -748,6 +822,13 @@ async fn accept_loop(
                 conn.close(1u32.into(), b"unknown identity");
                 return;
             };
+            if negotiated(&conn).as_deref() == Some(ALPN_ANY_VERSION) {
+                // An authenticated roster peer of another version: tell it ours.
+                warn!(peer = from, %remote, ours = %String::from_utf8_lossy(&alpn),
+                      "refused a connection: the peer speaks another protocol version");
+                conn.close(CLOSE_VERSION.into(), &alpn);
+                return;
+            }
             debug!(peer = from, %remote, "peer connected");
             serve_connection(conn, from, max_message, tx).await;
         });

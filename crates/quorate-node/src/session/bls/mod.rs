@@ -7,8 +7,8 @@
 //! the record digest in one multi-pairing, `hx_i·g2 = vs_i + K_i`; quorate-bls notes
 //! §ClientRegister, "Who checks what at registration"), refuses a bad payload naming the
 //! client and the record digest, and seals its state in its own
-//! encrypted keystore (`bls-hot.db` in the node directory, same passphrase and Argon2id
-//! parameters as `keystore.db`). Then, through the operator API ([`routes`]):
+//! encrypted keystore (`bls-hot.db` in the node directory, its KEK derived by HKDF from
+//! `keystore.db`'s: one Argon2id per start, see [`Keystore::open_derived`]). Then, through the operator API ([`routes`]):
 //!
 //! | request | what the node does |
 //! |---|---|
@@ -67,12 +67,14 @@ use rand_core::OsRng;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::identity::{Identity, Passphrase};
-use crate::keystore::{KdfParams, KeyId, Keystore, KeystoreError, Kind};
+use crate::identity::Passphrase;
+use crate::keystore::{DerivedOpen, KeyId, Keystore, KeystoreError, Kind};
 use state::{HotState, PendingMaterial, MAX_HOLDERS};
 
 /// The file of the hot role's keystore in the node directory.
 pub const STORE_FILE: &str = "bls-hot.db";
+/// The purpose its KEK is derived for from the node keystore's (bound by the HKDF info).
+pub const STORE_PURPOSE: &str = "bls-hot";
 /// Longest client key id (the keystore key id adds a 4-byte prefix).
 pub const MAX_KEY_ID: usize = 100;
 /// Domain of the client's signature on a signing request.
@@ -303,29 +305,31 @@ fn rejected(e: &BlsError, holders: &[u16], role: &'static str) -> BlsHotError {
 }
 
 impl BlsHot {
-    /// Opens (or, on first use, creates) the hot role's keystore `dir/bls-hot.db` with the
-    /// node's identity, passphrase and Argon2id parameters.
+    /// Opens (or, on first use, creates) the hot role's keystore `dir/bls-hot.db`, its KEK
+    /// derived from the node keystore's (`keystore`, already open) by HKDF for the purpose
+    /// [`STORE_PURPOSE`]: no Argon2id of its own. A `bls-hot.db` made before derived keys
+    /// (its own Argon2id KEK from `passphrase`) is migrated once
+    /// ([`Keystore::open_derived`]); the returned [`DerivedOpen`] says which happened.
     pub fn open(
         dir: &Path,
-        identity: &Identity,
+        keystore: &Keystore,
         passphrase: &Passphrase,
-        params: KdfParams,
         roster: BTreeMap<u16, VerifyingKey>,
-    ) -> Result<Arc<Self>, KeystoreError> {
-        let path = dir.join(STORE_FILE);
-        let keystore = if path.exists() {
-            Keystore::open(&path, passphrase)?
-        } else {
-            Keystore::create(&path, identity, passphrase, params)?
-        };
-        Ok(Arc::new(Self {
-            self_id: identity.id().get(),
-            keystore: Mutex::new(keystore),
-            identity: identity.signing_key().clone(),
-            roster,
-            crs: Mutex::new(HashMap::new()),
-            parties: Mutex::new(HashMap::new()),
-        }))
+    ) -> Result<(Arc<Self>, DerivedOpen), KeystoreError> {
+        let identity = keystore.identity()?;
+        let (hot, how) =
+            Keystore::open_derived(&dir.join(STORE_FILE), keystore, STORE_PURPOSE, passphrase)?;
+        Ok((
+            Arc::new(Self {
+                self_id: identity.id().get(),
+                keystore: Mutex::new(hot),
+                identity: identity.signing_key().clone(),
+                roster,
+                crs: Mutex::new(HashMap::new()),
+                parties: Mutex::new(HashMap::new()),
+            }),
+            how,
+        ))
     }
 
     fn store_key(key_id: &str) -> Result<KeyId, BlsHotError> {
