@@ -12,45 +12,12 @@ mod common;
 
 use std::process::Output;
 
-use common::cluster::{ecdsa, json_ok, Cluster};
-use serde_json::Value;
+use common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, Cluster};
 
 const KEY: &str = "kb";
 
 fn sign(c: &Cluster, via: u16, signers: &str, message: &str) -> Output {
-    ecdsa(
-        c,
-        via,
-        &[
-            "sign",
-            "--key-id",
-            KEY,
-            "--message",
-            message,
-            "--signers",
-            signers,
-        ],
-    )
-}
-
-/// The abort's JSON: exit 1, the culprits and the error.
-fn aborted(c: &Cluster, out: &Output) -> (Vec<u64>, String) {
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-        c.logs()
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let culprits = v["culprits"]
-        .as_array()
-        .expect("culprits")
-        .iter()
-        .map(|c| c.as_u64().expect("id"))
-        .collect();
-    (culprits, v["error"].to_string())
+    ecdsa_sign(c, via, KEY, signers, message)
 }
 
 #[test]
@@ -73,8 +40,7 @@ fn a_faulty_signer_is_named_and_banned_and_the_ban_survives_a_restart() {
     let pk = kg["public_key"].as_str().expect("pk").to_string();
 
     // The fault: node 1 names node 3 and bans it.
-    let (culprits, error) = aborted(&c, &sign(&c, 1, "1,3", "with a cheat"));
-    assert_eq!(culprits, vec![3], "{error}");
+    let error = abort_error(&c, &sign(&c, 1, "1,3", "with a cheat"), &[3]);
     assert!(error.contains("banned"), "{error}");
 
     // Node 3 becomes honest; node 1 restarts. The stored ban still keeps node 3 out of
@@ -83,8 +49,7 @@ fn a_faulty_signer_is_named_and_banned_and_the_ban_survives_a_restart() {
     c.restart(3);
     c.term(1);
     c.restart(1);
-    let (culprits, error) = aborted(&c, &sign(&c, 1, "1,3", "after the restart"));
-    assert_eq!(culprits, vec![3], "{error}");
+    let error = abort_error(&c, &sign(&c, 1, "1,3", "after the restart"), &[3]);
     assert!(error.contains("banned"), "{error}");
     for (via, signers) in [(1, "1,2"), (2, "2,3")] {
         let v = json_ok(&sign(&c, via, signers, "honest quorum"));

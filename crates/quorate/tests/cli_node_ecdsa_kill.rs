@@ -7,49 +7,8 @@
 
 mod common;
 
-use common::cluster::{ecdsa, json_ok, signal, wait_for, Cluster};
-use serde_json::{json, Value};
-
-/// Signs `message` through node `via` with `signers` and checks the signature with
-/// `quorate ecdsa verify` under `public_key`.
-fn sign_and_verify(c: &Cluster, via: u16, key_id: &str, message: &str, signers: &str, pk: &str) {
-    let out = ecdsa(
-        c,
-        via,
-        &[
-            "sign",
-            "--key-id",
-            key_id,
-            "--message",
-            message,
-            "--signers",
-            signers,
-        ],
-    );
-    assert!(out.status.success(), "{out:?}\n{}", c.logs());
-    let v = json_ok(&out);
-    assert_eq!(v["public_key"], pk);
-    let want: Vec<u64> = signers.split(',').map(|s| s.parse().expect("id")).collect();
-    assert_eq!(v["signers"], json!(want), "{v}");
-    let out = common::cluster::quorate()
-        .args(["ecdsa", "verify", "--public-key"])
-        .arg(v["public_key"].as_str().expect("pk"))
-        .arg("--digest")
-        .arg(v["digest"].as_str().expect("digest"))
-        .arg("--signature")
-        .arg(v["signature"].as_str().expect("signature"))
-        .output()
-        .expect("verify");
-    assert_eq!(out.status.code(), Some(0), "{v}");
-    // A second implementation: libsecp256k1 (it requires low-S too).
-    let bytes = |k: &str| hex::decode(v[k].as_str().expect(k)).expect("hex");
-    let digest: [u8; 32] = bytes("digest").try_into().expect("32 bytes");
-    let secp = secp256k1::Secp256k1::verification_only();
-    let key = secp256k1::PublicKey::from_slice(&bytes("public_key")).expect("public key");
-    let sig = secp256k1::ecdsa::Signature::from_compact(&bytes("signature")).expect("r||s");
-    secp.verify_ecdsa(&secp256k1::Message::from_digest(digest), &sig, &key)
-        .expect("libsecp256k1 accepts the signature");
-}
+use common::cluster::{abort_error, ecdsa, json_ok, sign_and_verify, signal, wait_for, Cluster};
+use serde_json::json;
 
 #[test]
 fn three_of_five_signer_killed_mid_signing_is_named_and_signs_again_after_restart() {
@@ -105,16 +64,7 @@ fn three_of_five_signer_killed_mid_signing_is_named_and_signs_again_after_restar
     assert!(!c.wait_exit(5).success());
     // Exit 1 (a protocol abort), the JSON names node 5 alone: 2 signers left are below t = 3,
     // so there is no retry.
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("abort json");
-    assert_eq!(v["culprits"], json!([5]), "{v}");
-    let e = v["error"].as_str().expect("error");
+    let e = abort_error(&c, &out, &[5]);
     assert!(e.contains("waiting for node 5"), "{e}");
 
     // The other holders still sign; node 5 restarts with its stored share and signs again,

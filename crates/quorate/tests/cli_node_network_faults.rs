@@ -12,43 +12,20 @@ mod common;
 
 use std::time::Duration;
 
-use common::cluster::{ecdsa, json_ok, quorate, wait_for, Cluster};
+use common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, wait_for, Cluster};
 use common::relay::Relays;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const KEY: &str = "knet";
 
 /// Signs `message` through node `via` with `signers`.
 fn sign(c: &Cluster, via: u16, signers: &str, message: &str) -> std::process::Output {
-    ecdsa(
-        c,
-        via,
-        &[
-            "sign",
-            "--key-id",
-            KEY,
-            "--message",
-            message,
-            "--signers",
-            signers,
-        ],
-    )
+    ecdsa_sign(c, via, KEY, signers, message)
 }
 
-/// Signs and checks the signature with `quorate ecdsa verify` under `pk`.
+/// Signs and checks the signature under `pk` ([`common::cluster::sign_and_verify`]).
 fn sign_and_verify(c: &Cluster, via: u16, signers: &str, message: &str, pk: &str) {
-    let out = sign(c, via, signers, message);
-    assert!(out.status.success(), "{out:?}\n{}", c.logs());
-    let v = json_ok(&out);
-    assert_eq!(v["public_key"], pk, "{v}");
-    let out = quorate()
-        .args(["ecdsa", "verify", "--public-key", pk, "--digest"])
-        .arg(v["digest"].as_str().expect("digest"))
-        .arg("--signature")
-        .arg(v["signature"].as_str().expect("signature"))
-        .output()
-        .expect("verify");
-    assert_eq!(out.status.code(), Some(0), "{v}");
+    common::cluster::sign_and_verify(c, via, KEY, message, signers, pk);
 }
 
 /// A 3-node cluster whose roster addresses are relays; nodes started and healthy.
@@ -74,12 +51,7 @@ fn cluster_behind_relays() -> (Cluster, Relays) {
         roster = roster.replace(&from, &to);
     }
     std::fs::write(&c.roster, roster).expect("roster");
-    for id in c.ids() {
-        c.spawn(id);
-    }
-    for id in c.ids() {
-        c.wait_healthy(id);
-    }
+    c.start_all();
     (c, relays)
 }
 
@@ -111,16 +83,7 @@ fn latency_partition_heal_and_reset_between_node_processes() {
         sign_and_verify(&c, 2, "1,2", "beside the partition", &pk);
         signing.join().expect("signing thread")
     });
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("abort json");
-    assert_eq!(v["culprits"], json!([3]), "{v}");
-    let e = v["error"].as_str().expect("error");
+    let e = abort_error(&c, &out, &[3]);
     assert!(e.contains("waiting for node 3"), "{e}");
 
     // Healed: {1,3} sign again, through either node.

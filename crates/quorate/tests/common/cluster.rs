@@ -10,7 +10,9 @@
 //!   [`Cluster::spawn`] (re)starts a node on the same directory and ports,
 //!   [`Cluster::start_all`] every node; [`Cluster::reinit`] re-creates a lost node directory
 //!   (same id and ports, new identity key).
-//! * [`ecdsa_keygen`] runs `quorate ecdsa keygen` and returns the public key.
+//! * [`ecdsa_keygen`] runs `quorate ecdsa keygen` and returns the public key, [`ecdsa_sign`]
+//!   `quorate ecdsa sign`, [`sign_and_verify`] signs and checks the signature twice;
+//!   [`abort_error`] checks a protocol abort's exit code and culprits.
 //! * [`Cluster::api`] calls a node's operator API with its token; [`Cluster::session`]
 //!   submits a session; [`Cluster::waiting`] and [`Cluster::metrics`] read its state.
 //! * Every wait is bounded ([`BOUND`]); dropping the cluster kills every child still running.
@@ -200,6 +202,75 @@ pub fn ecdsa_keygen(c: &Cluster, via: u16, t: u16, parties: &str, key_id: &str) 
         ],
     ));
     kg["public_key"].as_str().expect("public key").to_string()
+}
+
+/// `quorate ecdsa sign` of `key_id` by `signers` (like `"1,2"`) via node `via`.
+pub fn ecdsa_sign(c: &Cluster, via: u16, key_id: &str, signers: &str, message: &str) -> Output {
+    ecdsa(
+        c,
+        via,
+        &[
+            "sign",
+            "--key-id",
+            key_id,
+            "--message",
+            message,
+            "--signers",
+            signers,
+        ],
+    )
+}
+
+/// Signs `message` through node `via` with `signers` and checks the signature with
+/// `quorate ecdsa verify` and libsecp256k1 under `pk`; returns the JSON.
+pub fn sign_and_verify(
+    c: &Cluster,
+    via: u16,
+    key_id: &str,
+    message: &str,
+    signers: &str,
+    pk: &str,
+) -> Value {
+    let out = ecdsa_sign(c, via, key_id, signers, message);
+    assert!(out.status.success(), "{out:?}\n{}", c.logs());
+    let v = json_ok(&out);
+    assert_eq!(v["public_key"], pk);
+    let want: Vec<u64> = signers.split(',').map(|s| s.parse().expect("id")).collect();
+    assert_eq!(v["signers"], serde_json::json!(want), "{v}");
+    let out = quorate()
+        .args(["ecdsa", "verify", "--public-key"])
+        .arg(v["public_key"].as_str().expect("pk"))
+        .arg("--digest")
+        .arg(v["digest"].as_str().expect("digest"))
+        .arg("--signature")
+        .arg(v["signature"].as_str().expect("signature"))
+        .output()
+        .expect("verify");
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    // A second implementation: libsecp256k1 (it requires low-S too).
+    let bytes = |k: &str| hex::decode(v[k].as_str().expect(k)).expect("hex");
+    let digest: [u8; 32] = bytes("digest").try_into().expect("32 bytes");
+    let secp = secp256k1::Secp256k1::verification_only();
+    let key = secp256k1::PublicKey::from_slice(&bytes("public_key")).expect("public key");
+    let sig = secp256k1::ecdsa::Signature::from_compact(&bytes("signature")).expect("r||s");
+    secp.verify_ecdsa(&secp256k1::Message::from_digest(digest), &sig, &key)
+        .expect("libsecp256k1 accepts the signature");
+    v
+}
+
+/// A protocol abort: exit 1 with JSON naming exactly `culprits`; returns its error text.
+pub fn abort_error(c: &Cluster, out: &Output, culprits: &[u16]) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        c.logs()
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("abort json");
+    assert_eq!(v["culprits"], serde_json::json!(culprits), "{v}");
+    v["error"].as_str().expect("error").to_string()
 }
 
 /// Real node processes on loopback; see the module documentation.
