@@ -106,6 +106,23 @@ impl DkgRound4 {
         self.pending.as_ref()
     }
 
+    /// This party's new secret share `x_i` (32 bytes big-endian, wiped on drop). It is
+    /// final here: [`finish`] and [`certify`] only check the agreement, and the share they
+    /// output (a refresh's after [`PendingRefresh::commit`]) carries this same `x_i`. For
+    /// work on the new share that may overlap the agreement round, such as the verifiable
+    /// escrow backup of the share (`quorate-verenc`), the only use outside this crate; the
+    /// share still cannot sign before the agreement completes. Never log or store it in
+    /// clear. Sans I/O: a read of the state.
+    pub fn expose_new_secret_share(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        self.share.expose_secret_share()
+    }
+
+    /// Party `j`'s new public share `T_j = x_j·G` (compressed), as the output share will
+    /// carry it ([`KeyShare::public_share_bytes`]).
+    pub fn new_public_share_bytes(&self, j: PartyId) -> Option<[u8; 33]> {
+        self.share.public_share_bytes(j)
+    }
+
     fn agreement(&self) -> Agreement<'_> {
         Agreement {
             me: self.share.id,

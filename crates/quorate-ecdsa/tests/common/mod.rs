@@ -188,7 +188,10 @@ pub fn run_dkg(
         .enumerate()
         .map(|(k, r)| {
             let (st, msgs) = r?;
-            match old {
+            // The new share's accessors before the agreement give what the output carries.
+            let me = pid(k as u16 + 1);
+            let early = (st.expose_new_secret_share(), st.new_public_share_bytes(me));
+            let out = match old {
                 None => keygen::finish(st, &msgs),
                 Some(o) => {
                     // Through the encodings, as the node persists them.
@@ -201,7 +204,10 @@ pub fn run_dkg(
                     pending.commit(&mut current, &cert)?;
                     Ok(current)
                 }
-            }
+            }?;
+            assert_eq!(*early.0, *out.expose_secret_share());
+            assert_eq!(early.1, out.public_share_bytes(me));
+            Ok(out)
         })
         .collect()
 }
