@@ -9,6 +9,7 @@
 //! escrow:     escrow_keygen(scheme, curve)            -> (EscrowPublicKey, EscrowSecretKey)
 //! key holder: backup(escrow_pk, x, label)             -> Backup { X, ciphertext, proof, … }
 //! verifier:   verify(&backup, rng)                    -> Verified { escrow_ciphertext }
+//!             (or check(&backup) -> Checked, then .escrow_ciphertext(rng) later)
 //! escrow:     recover(&escrow_sk, &backup)            -> x   (with x·G = X checked)
 //! ```
 //!
@@ -41,7 +42,7 @@ use crate::group::{Bls12381G1, Curve, Ed25519, GroupDecodeError, Secp256k1, P256
 use crate::tz21::{self, Tz21Error, Tz21Params};
 use group::Group;
 use quorate_core::secret::wipe_field;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::{CryptoRng, CryptoRngCore, RngCore};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -629,7 +630,8 @@ fn tz21_invalid(e: Tz21Error) -> BackupError {
 }
 
 /// The verifier's step: checks the proof against the public share, the escrow key and the
-/// label, and returns the ciphertext the escrow should store (see the module docs).
+/// label, and returns the ciphertext the escrow should store (see the module docs): the
+/// same as [`check`] followed by [`Checked::escrow_ciphertext`].
 ///
 /// Malformed input gives [`BackupError::Malformed`] (or a scheme/curve error); a well-formed
 /// backup that does not verify gives [`BackupError::Invalid`].
@@ -637,16 +639,59 @@ pub fn verify<R: RngCore + CryptoRng>(
     backup: &Backup,
     rng: &mut R,
 ) -> Result<Verified, BackupError> {
-    let escrow =
-        EscrowPublicKey::from_bytes(backup.scheme, backup.curve, &backup.escrow_public_key)?;
-    with_curve!(backup.curve, C => verify_with::<C, R>(backup, &escrow, rng))
+    Ok(Verified {
+        escrow_ciphertext: check(backup)?.escrow_ciphertext(rng)?,
+    })
 }
 
-fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
+/// A backup whose proof [`check`] accepted. [`Checked::escrow_ciphertext`] makes the
+/// ciphertext the escrow stores (for TZ21 a compression of the decoded proof with the
+/// verifier's randomness). A verifier that must decide quickly, such as a node before it
+/// signs an epoch certificate, checks every backup first and compresses later, beside its
+/// durable writes; nothing about the backup is decoded twice.
+pub struct Checked {
+    make: MakeCiphertext,
+}
+
+type MakeCiphertext =
+    Box<dyn FnOnce(&mut &mut dyn CryptoRngCore) -> Result<Vec<u8>, BackupError> + Send>;
+
+impl fmt::Debug for Checked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Checked").finish_non_exhaustive()
+    }
+}
+
+impl Checked {
+    /// The ciphertext the escrow should store ([`Verified::escrow_ciphertext`]); `rng` must
+    /// be the verifier's own (TZ21 soundness rests on the prover not predicting it).
+    pub fn escrow_ciphertext<R: RngCore + CryptoRng>(
+        self,
+        rng: &mut R,
+    ) -> Result<Vec<u8>, BackupError> {
+        let mut rng: &mut dyn CryptoRngCore = rng;
+        (self.make)(&mut rng)
+    }
+}
+
+/// The verification of [`verify`] without making the escrow's ciphertext: checks the proof
+/// (and a TZ21 ciphertext already in the backup) and returns the decoded, checked backup.
+/// Errors as [`verify`].
+pub fn check(backup: &Backup) -> Result<Checked, BackupError> {
+    let escrow =
+        EscrowPublicKey::from_bytes(backup.scheme, backup.curve, &backup.escrow_public_key)?;
+    with_curve!(backup.curve, C => check_with::<C>(backup, &escrow))
+}
+
+fn check_with<C: tz21::Tz21Curve>(
     backup: &Backup,
     escrow: &EscrowPublicKey,
-    rng: &mut R,
-) -> Result<Verified, BackupError> {
+) -> Result<Checked, BackupError>
+where
+    C::Point: Send + 'static,
+    tz21::Proof<C>: Send + 'static,
+    tz21::EncryptionKey<C>: Send + 'static,
+{
     let public = C::point_from_bytes("public share", &backup.public_share)
         .map_err(|e| malformed("public share", e))?;
     match backup.scheme {
@@ -659,8 +704,9 @@ fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
                 .map_err(|e| malformed("proof", e))?;
             cs03::verify::<C>(pk, aux, &public, &backup.label, &ct, &proof)
                 .map_err(cs03_invalid)?;
-            Ok(Verified {
-                escrow_ciphertext: backup.ciphertext.clone(),
+            let ciphertext = backup.ciphertext.clone();
+            Ok(Checked {
+                make: Box::new(move |_| Ok(ciphertext)),
             })
         }
         scheme @ (Scheme::Dkgith | Scheme::Rdkgith) => {
@@ -679,12 +725,16 @@ fn verify_with<C: tz21::Tz21Curve, R: RngCore + CryptoRng>(
                     .map_err(|e| malformed("compressed ciphertext", e))?;
                 tz21::check_compressed::<C>(&params, &proof, &given).map_err(tz21_invalid)?;
             }
-            // Compression with this verifier's randomness (TZ21 soundness needs the kept
-            // entries to be unpredictable to the prover).
-            let compressed = tz21::compress::<C>(rng, &params, &ek, &public, &backup.label, &proof)
-                .map_err(tz21_invalid)?;
-            Ok(Verified {
-                escrow_ciphertext: compressed.to_bytes(),
+            let label = backup.label.clone();
+            Ok(Checked {
+                make: Box::new(move |rng| {
+                    // Compression with this verifier's randomness (TZ21 soundness needs the
+                    // kept entries to be unpredictable to the prover).
+                    let compressed =
+                        tz21::compress::<C>(rng, &params, &ek, &public, &label, &proof)
+                            .map_err(tz21_invalid)?;
+                    Ok(compressed.to_bytes())
+                }),
             })
         }
     }
