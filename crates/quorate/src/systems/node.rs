@@ -95,6 +95,11 @@ pub(crate) fn free_port_tcp() -> anyhow::Result<u16> {
 /// A/B of node code under the same bench code); default: this binary.
 pub const NODE_BIN_ENV: &str = "QUORATE_BENCH_NODE_BIN";
 
+/// The bench nodes' log filter: errors, and the per-session timing lines the BLS and escrow
+/// rows read back from each node's log (`bls key registered`, `escrow round`).
+const NODE_LOG_FILTER: &str =
+    "error,quorate_node::session::bls=info,quorate_node::session::ecdsa::escrow=info";
+
 pub(crate) fn quorate_cmd() -> anyhow::Result<Command> {
     let exe = match std::env::var_os(NODE_BIN_ENV) {
         Some(bin) => PathBuf::from(bin),
@@ -102,7 +107,7 @@ pub(crate) fn quorate_cmd() -> anyhow::Result<Command> {
     };
     let mut c = Command::new(exe);
     c.env("QUORATE_PASSPHRASE", PASSPHRASE)
-        .env("QUORATE_LOG", "error");
+        .env("QUORATE_LOG", NODE_LOG_FILTER);
     Ok(c)
 }
 

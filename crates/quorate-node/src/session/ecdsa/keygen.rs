@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | 1 | `DkgMsg1` to every other holder | `keygen::round2` |
 //! | 2 | `DkgMsg2` to every other holder | `keygen::round3` |
-//! | 3 | `DkgMsg3` to every lower-index holder | `keygen::round4` (a refresh seals the `PendingRefresh` under the pending epoch before sending) |
+//! | 3 | `DkgMsg3` to every lower-index holder | `keygen::round4`; this holder's escrow proof of its new share starts (own thread, [`super::escrow`]); a refresh seals the `PendingRefresh` under the pending epoch before sending |
 //! | 4 | `DkgMsg4`, the library's agreement message (broadcast) | `keygen::finish` (a refresh: `certify`, then `PendingRefresh::commit`, or `commit_restored` on a holder restored from the escrow) |
 //! | 5 | this holder's escrow backup of its new share, or nothing without an escrow (broadcast; [`super::escrow`]) | check every other holder's backup against its `T_j` and store them (a missing or bad one names its sender); then the share sealed under the pending epoch with the certificate-to-be |
 //! | 6 | this holder's node-certificate signature (broadcast) | check every signature, `commit_epoch` |
@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use quorate_core::ThresholdParams;
@@ -32,6 +33,7 @@ use serde_json::{json, Value};
 use tracing::warn;
 
 use super::cert::{CertStatement, EpochCertificate};
+use super::escrow::{BackupJob, EscrowTiming};
 use super::{driver_error, failed, limits, node_of, param_u16, party_of, recovery, EcdsaNode};
 use crate::keystore::{KeyId, Kind};
 use crate::session::driver::{
@@ -145,6 +147,7 @@ pub(crate) struct EscrowWait {
     statement: CertStatement,
     library: Option<Vec<u8>>,
     share: KeyShare,
+    timing: EscrowTiming,
 }
 
 /// What a refresh seals under the pending epoch before its agreement message leaves.
@@ -185,6 +188,9 @@ pub(crate) struct DkgDriver {
     /// Our certificate signature may be out (it is sealed with the share): the pending
     /// epoch is never abandoned here but left to [`super::recovery`].
     pub(crate) signed: bool,
+    /// This holder's escrow backup proof, started when round 3 made the new share
+    /// ([`super::escrow`]); joined for the round-5 payload.
+    pub(crate) backup_job: Option<BackupJob>,
 }
 
 impl DkgDriver {
@@ -213,6 +219,7 @@ impl DkgDriver {
             state: State::Start,
             pending: false,
             signed: false,
+            backup_job: None,
         }
     }
 }
@@ -323,11 +330,14 @@ impl DkgDriver {
             session_id: self.ctx.session_id,
             public_digest: Some(super::cert::public_digest(&share.epoch_public())),
         };
-        let payload = self.escrow_round().payload(share)?;
+        let mut timing = EscrowTiming::default();
+        let job = self.backup_job.take();
+        let payload = self.escrow_round().payload(job, share, &mut timing)?;
         self.state = State::Escrow(Box::new(EscrowWait {
             statement,
             library: library_cert,
             share: share.clone(),
+            timing,
         }));
         Ok(vec![Outgoing {
             to: Recipient::All,
@@ -358,12 +368,15 @@ impl DkgDriver {
         wait: EscrowWait,
         incoming: &BTreeMap<u16, Incoming>,
     ) -> Result<Vec<Outgoing>, DriverError> {
+        let checking = Instant::now();
         let backups = self.escrow_round().check(&wait.share, incoming)?;
         let EscrowWait {
             statement,
             library: library_cert,
             share,
+            mut timing,
         } = wait;
+        timing.check = checking.elapsed();
         let share = &share;
         let sig = statement.sign(&self.node.identity);
         let mut cert = EpochCertificate::new(&statement, BTreeMap::from([(self.ctx.self_id, sig)]));
@@ -375,7 +388,7 @@ impl DkgDriver {
         let escrow_round = self.escrow_round();
         let mut began = false;
         let (stored, sealed) = std::thread::scope(|s| {
-            let stored = s.spawn(|| escrow_round.store(&backups));
+            let stored = s.spawn(|| escrow_round.store(backups));
             let sealed = (|| -> Result<(), DriverError> {
                 let mut ks = self.node.keystore();
                 // A refresh began the epoch when it sealed its pending share.
@@ -395,9 +408,11 @@ impl DkgDriver {
                 )
                 .map_err(failed)
             })();
+            let seal_done = Instant::now();
             let stored = stored
                 .join()
                 .unwrap_or_else(|_| Err(failed("storing the escrow backups panicked")));
+            timing.store_wait = seal_done.elapsed();
             (stored, sealed)
         });
         if began {
@@ -405,6 +420,9 @@ impl DkgDriver {
         }
         sealed?;
         stored?;
+        if self.node.escrow().is_some() {
+            timing.log(&self.ctx.key_id, self.new_epoch);
+        }
         self.signed = true;
         self.state = State::Cert(Box::new(CertRound { cert }));
         Ok(vec![Outgoing {
@@ -546,6 +564,11 @@ impl ProtocolDriver for DkgDriver {
             (3, State::R3(st)) => {
                 let msgs = decode_all(&holders, &incoming, DkgMsg3::from_bytes)?;
                 let (st, m) = keygen::round4(*st, &msgs).map_err(|e| self.lib_err(e))?;
+                // The new share is final here: this holder's escrow proof starts now and
+                // runs while the pending share is sealed and round 4 is exchanged.
+                self.backup_job = self
+                    .escrow_round()
+                    .start_backup(st.expose_new_secret_share());
                 // A refresh seals its pending share before the agreement message leaves:
                 // once it is out, the others may complete a certificate.
                 if let Some(p) = st.pending() {
