@@ -94,7 +94,9 @@ use crate::bigint::{
 };
 use crate::error::PaillierError;
 use crate::paillier::Ciphertext;
-use crate::threshold::{KeyShare, ThresholdPublicKey, VerifiedDecryptionShare, CHALLENGE_BITS};
+use crate::threshold::{
+    KeyShare, ThresholdPublicKey, VerifiedDecryptionShare, CHALLENGE_BITS, WEIGHT_BITS,
+};
 use merlin::Transcript;
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::party::check_distinct;
@@ -103,9 +105,6 @@ use quorate_core::{Blame, DecodeError, ParamError, PartyId};
 use rand_core::{CryptoRng, RngCore};
 use rayon::prelude::*;
 use rug::Integer;
-
-/// Bits of each batching weight (`ρ_j` in a party's proof, `β_i`, `γ_i` across parties).
-pub const WEIGHT_BITS: u32 = 128;
 
 /// Most ciphertexts in one batch (a bound for decoders).
 pub const MAX_BATCH: usize = 1 << 20;

@@ -69,6 +69,10 @@ use zeroize::Zeroizing;
 /// Bits of the Fiat–Shamir challenge of a decryption-share proof.
 pub const CHALLENGE_BITS: u32 = 256;
 
+/// Bits of each batching weight of the batched decryption proofs (`ρ_j` in a party's proof,
+/// `β_i`, `γ_i` across parties; [`crate::batch`]).
+pub const WEIGHT_BITS: u32 = 128;
+
 /// Statistical zero-knowledge slack (bits) of the proof's mask.
 pub const STATISTICAL_BITS: u32 = 128;
 
@@ -372,7 +376,7 @@ impl ThresholdPublicKey {
     /// either way.
     pub(crate) fn v_pow_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
         let n2 = self.pk.n_squared();
-        let bits = self.z_bits() + crate::batch::WEIGHT_BITS + 11;
+        let bits = self.z_bits() + WEIGHT_BITS + 11;
         let table = self
             .v_table
             .0
