@@ -259,7 +259,7 @@ fn check(
     }
     // The holders' proofs are independent: all of them at once (each verification is
     // itself parallel inside, so this only fills the cores between its parallel parts).
-    let results: Vec<(u16, Result<(Backup, Checked), String>)> = jobs
+    let results: Vec<_> = jobs
         .into_par_iter()
         .map(|(j, t_j, label)| (j, check_one(esc, &t_j, label, incoming.get(&j))))
         .collect();
