@@ -83,13 +83,79 @@ impl Drop for LocalCluster {
     }
 }
 
-pub(crate) fn free_port_udp() -> anyhow::Result<u16> {
-    Ok(UdpSocket::bind("127.0.0.1:0")?.local_addr()?.port())
+/// Lowest port of the scan: above the registered ports most local services use.
+const PORT_SCAN_LOW: u32 = 10_000;
+
+/// Ports for local node processes on 127.0.0.1, each free for both UDP and TCP when picked
+/// (a node may use one number for its QUIC listener and its operator API).
+///
+/// Two rules make the picks safe to hand to processes that bind them later:
+/// - every pick's UDP and TCP sockets are **held** until the pool is dropped, so no two
+///   picks of one pool can be equal (binding port 0 and releasing it at once, as before,
+///   gave the same port twice about once in five clusters of 100 nodes);
+/// - ports come from **below the kernel's ephemeral range** (`ip_local_port_range`, 32768
+///   and up by default): the kernel never hands such a port to an outgoing connection or a
+///   `bind(:0)`, so the health checks' connections to the nodes already up cannot take the
+///   port of a node that has not bound it yet.
+///
+/// The scan starts at a random port and continues, process-wide, where the last pick
+/// stopped, so clusters started one after the other get fresh ports. Another program
+/// binding a port between the pool's drop and the node's bind is still possible;
+/// [`LocalCluster::start_with_escrow`] retries a start that fails that way.
+pub(crate) struct PortPool {
+    held: Vec<(UdpSocket, TcpListener)>,
 }
 
-pub(crate) fn free_port_tcp() -> anyhow::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+impl PortPool {
+    pub(crate) fn new() -> Self {
+        PortPool { held: Vec::new() }
+    }
+
+    /// The first port of the kernel's ephemeral range (32768 if unreadable).
+    fn ephemeral_low() -> u32 {
+        std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok())
+            .filter(|low| *low > PORT_SCAN_LOW + 1_000)
+            .unwrap_or(32_768)
+    }
+
+    /// A port free for UDP and TCP on 127.0.0.1, distinct from every port this pool holds.
+    pub(crate) fn pick(&mut self) -> anyhow::Result<u16> {
+        use rand_core::RngCore as _;
+        static NEXT: AtomicU64 = AtomicU64::new(u64::MAX);
+        let span = Self::ephemeral_low() - PORT_SCAN_LOW;
+        if NEXT.load(Ordering::Relaxed) == u64::MAX {
+            let start = u64::from(os_rng().next_u32() % span);
+            let _ = NEXT.compare_exchange(u64::MAX, start, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        for _ in 0..span {
+            let offset = NEXT.fetch_add(1, Ordering::Relaxed) % u64::from(span);
+            let port = u16::try_from(PORT_SCAN_LOW + offset as u32)?;
+            let Ok(udp) = UdpSocket::bind(("127.0.0.1", port)) else {
+                continue;
+            };
+            let Ok(tcp) = TcpListener::bind(("127.0.0.1", port)) else {
+                continue;
+            };
+            self.held.push((udp, tcp));
+            return Ok(port);
+        }
+        bail!("no port below the ephemeral range is free for both UDP and TCP")
+    }
+
+    /// Releases every held port (for the processes about to bind them).
+    pub(crate) fn release(self) {}
 }
+
+/// Whether an error (a node's start-up failure with its log) is a port taken meanwhile.
+fn address_in_use(e: &anyhow::Error) -> bool {
+    let text = format!("{e:#}");
+    text.contains("Address already in use") || text.contains("os error 98")
+}
+
+/// Attempts at starting a cluster whose start failed only because a port was taken.
+const START_ATTEMPTS: usize = 3;
 
 /// Environment variable naming another `quorate` binary to run the node processes with (an
 /// A/B of node code under the same bench code); default: this binary.
@@ -131,7 +197,22 @@ impl LocalCluster {
 
     /// [`LocalCluster::start`], every node configured with the escrow key file `escrow`
     /// (`node init --escrow-key`), if given.
+    /// A start that fails because another program took a picked port between the pick and
+    /// the node's bind (see [`PortPool`]) is retried with fresh ports.
     pub fn start_with_escrow(n: u16, escrow: Option<&Path>) -> anyhow::Result<LocalCluster> {
+        let mut attempt = 1;
+        loop {
+            match Self::try_start(n, escrow) {
+                Err(e) if attempt < START_ATTEMPTS && address_in_use(&e) => {
+                    eprintln!("note: node cluster start hit a taken port, retrying: {e:#}");
+                    attempt += 1;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn try_start(n: u16, escrow: Option<&Path>) -> anyhow::Result<LocalCluster> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let root = std::env::temp_dir().join(format!(
             "quorate-bench-node-{}-{}",
@@ -150,9 +231,12 @@ impl LocalCluster {
             next_request: AtomicU64::new(0),
         };
         let mut dirs = Vec::new();
+        let mut ports = PortPool::new();
         for id in 1..=n {
             let dir = cluster.root.join(format!("n{id}"));
-            let api: SocketAddr = format!("127.0.0.1:{}", free_port_tcp()?).parse()?;
+            // One port number per node: UDP for QUIC, TCP for the operator API.
+            let port = ports.pick()?;
+            let api: SocketAddr = format!("127.0.0.1:{port}").parse()?;
             let mut init = quorate_cmd()?;
             if let Some(key) = escrow {
                 init.arg("node").arg("init").arg("--escrow-key").arg(key);
@@ -165,7 +249,7 @@ impl LocalCluster {
                     .arg("--dir")
                     .arg(&dir)
                     .arg("--listen")
-                    .arg(format!("127.0.0.1:{}", free_port_udp()?))
+                    .arg(format!("127.0.0.1:{port}"))
                     .arg("--api")
                     .arg(api.to_string()),
                 "node init",
@@ -190,6 +274,7 @@ impl LocalCluster {
                 .args(&dirs),
             "node roster",
         )?;
+        ports.release();
         for (node, dir) in cluster.nodes.iter_mut().zip(&dirs) {
             let log = std::fs::File::create(dir.join("node.log"))?;
             let child = quorate_cmd()?

@@ -66,11 +66,19 @@ fn load_average() -> Option<String> {
 }
 
 /// The nodes' own account of their registrations (the `bls key registered` log line of
-/// each `bench-<k>` key): per-phase medians over every node and sample, or nothing when
-/// the logs do not have them.
+/// each `bench-<k>` key): per-phase medians over every node and sample of the wall time
+/// and of the node thread's CPU time, or nothing when the logs do not have them.
 fn node_breakdown(cluster: &LocalCluster, order: &[u16]) -> String {
-    const PHASES: [&str; 4] = ["decode_us", "crs_us", "check_us", "store_us"];
-    let mut values: [Vec<u64>; 4] = Default::default();
+    const PHASES: [&str; 7] = [
+        "decode_us",
+        "crs_us",
+        "check_us",
+        "store_us",
+        "decode_cpu_us",
+        "check_cpu_us",
+        "store_cpu_us",
+    ];
+    let mut values: [Vec<u64>; 7] = Default::default();
     for id in order {
         let log = cluster.root().join(format!("n{id}")).join("node.log");
         let Ok(text) = std::fs::read_to_string(log) else {
@@ -98,14 +106,19 @@ fn node_breakdown(cluster: &LocalCluster, order: &[u16]) -> String {
         v.sort_unstable();
         v[v.len() / 2] as f64 / 1e3
     };
-    let [d, c, k, s] = &mut values;
+    let [d, c, k, s, dc, kc, sc] = &mut values;
     format!(
-        "; per node (median over nodes and samples, from its log): decode {:.2} ms, CRS \
-         {:.2} ms, checks {:.2} ms, keystore writes {:.2} ms",
+        "; per node (median over nodes and samples, from its log), wall: decode {:.2} ms, \
+         CRS {:.2} ms, checks {:.2} ms, keystore writes {:.2} ms; the node thread's CPU: \
+         decode {:.2} ms, checks {:.2} ms, keystore writes {:.2} ms (wall − CPU: waiting for \
+         the disk's fsync or for a core)",
         med(d),
         med(c),
         med(k),
-        med(s)
+        med(s),
+        med(dc),
+        med(kc),
+        med(sc)
     )
 }
 

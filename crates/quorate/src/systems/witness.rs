@@ -35,7 +35,7 @@ use quorate_node::tlog_witness::store::{Update, WitnessStore, WITNESS_DB};
 use quorate_node::tlog_witness::{Verifier, Witness, WitnessKey};
 use rand_core::RngCore as _;
 
-use super::node::{free_port_tcp, free_port_udp, quorate_cmd, run_ok};
+use super::node::{quorate_cmd, run_ok, PortPool};
 use crate::common::os_rng;
 
 /// The issue's target (issue 15 §4): at least 5,000 cosignatures per second on loopback.
@@ -125,8 +125,11 @@ impl WitnessNode {
     /// `node init` with a public listener, the logs registered, then `node run`. Returns
     /// the node and its witness verifier key (`witness_vkey` of `node init`).
     fn start(feeds: &[Feed]) -> anyhow::Result<(WitnessNode, Verifier)> {
+        let mut ports = PortPool::new();
+        // One port number for QUIC (UDP) and the operator API (TCP), one for the public HTTP.
+        let port = ports.pick()?;
         let mut node = WitnessNode {
-            http: format!("127.0.0.1:{}", free_port_tcp()?).parse()?,
+            http: format!("127.0.0.1:{}", ports.pick()?).parse()?,
             root: scratch_dir("witness")?,
             child: None,
         };
@@ -145,9 +148,9 @@ impl WitnessNode {
                 .arg("--dir")
                 .arg(&dir)
                 .arg("--listen")
-                .arg(format!("127.0.0.1:{}", free_port_udp()?))
+                .arg(format!("127.0.0.1:{port}"))
                 .arg("--api")
-                .arg(format!("127.0.0.1:{}", free_port_tcp()?))
+                .arg(format!("127.0.0.1:{port}"))
                 .arg("--public-http")
                 .arg(node.http.to_string()),
             "node init",
@@ -168,6 +171,7 @@ impl WitnessNode {
         )?;
         register(&dir.join(WITNESS_DB), feeds)?;
         let log = std::fs::File::create(node.root.join("node.log"))?;
+        ports.release();
         node.child = Some(
             quorate_cmd()?
                 .args(["node", "run", "--dir"])

@@ -10,7 +10,7 @@
 //! number of witnesses in their masks is reported.
 
 use super::{read_roster, verifier_for};
-use crate::systems::node::{free_port_tcp, free_port_udp, quorate_cmd, run_ok};
+use crate::systems::node::{quorate_cmd, run_ok, PortPool};
 use anyhow::{bail, ensure, Context as _};
 use quorate_cosi::timestamp::Receipt;
 use quorate_eval::bench::BenchSuite;
@@ -101,9 +101,12 @@ pub fn bench_remote(suite: &mut BenchSuite) -> anyhow::Result<()> {
         .build()?;
     let mut dirs = Vec::new();
     let mut apis = Vec::new();
+    let mut ports = PortPool::new();
     for id in 1..=n {
         let dir = root.join(format!("n{id}"));
-        let api: SocketAddr = format!("127.0.0.1:{}", free_port_tcp()?).parse()?;
+        // One port number per node: UDP for QUIC, TCP for the operator API.
+        let port = ports.pick()?;
+        let api: SocketAddr = format!("127.0.0.1:{port}").parse()?;
         run_ok(
             quorate_cmd()?
                 .args(["node", "init", "--insecure-test-kdf", "--id"])
@@ -111,7 +114,7 @@ pub fn bench_remote(suite: &mut BenchSuite) -> anyhow::Result<()> {
                 .arg("--dir")
                 .arg(&dir)
                 .arg("--listen")
-                .arg(format!("127.0.0.1:{}", free_port_udp()?))
+                .arg(format!("127.0.0.1:{port}"))
                 .arg("--api")
                 .arg(api.to_string()),
             "node init",
@@ -119,6 +122,7 @@ pub fn bench_remote(suite: &mut BenchSuite) -> anyhow::Result<()> {
         dirs.push(dir);
         apis.push(api);
     }
+    ports.release();
     let roster = root.join("roster.toml");
     run_ok(
         quorate_cmd()?

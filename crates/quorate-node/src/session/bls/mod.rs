@@ -281,6 +281,23 @@ impl std::fmt::Debug for BlsHot {
     }
 }
 
+/// This thread's CPU time since [`ThreadCpu::start`] (user + system): zero where the
+/// platform has no thread clock.
+struct ThreadCpu(Option<cpu_time::ThreadTime>);
+
+impl ThreadCpu {
+    fn start() -> Self {
+        ThreadCpu(cpu_time::ThreadTime::try_now().ok())
+    }
+
+    fn elapsed_us(&self) -> u64 {
+        self.0
+            .as_ref()
+            .and_then(|t| t.try_elapsed().ok())
+            .map_or(0, |d| d.as_micros() as u64)
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
@@ -481,8 +498,14 @@ impl BlsHot {
     }
 
     /// `POST /v1/bls/keys`: HotRegister (idempotent for the same record and payload).
+    ///
+    /// Logs `bls key registered` with each phase's wall time (`decode_us`, `crs_us`,
+    /// `check_us`, `store_us`) and this thread's CPU time in it (`decode_cpu_us`,
+    /// `check_cpu_us`, `store_cpu_us`): the difference is time spent waiting, for the disk
+    /// (the keystore's fsync) or for a core taken by other processes.
     pub fn register(&self, req: &RegisterRequest) -> Result<Value, BlsHotError> {
         let started = Instant::now();
+        let cpu = ThreadCpu::start();
         let key = Self::store_key(&req.key_id)?;
         let holders = &req.holders;
         if holders.is_empty() || holders.len() > MAX_HOLDERS {
@@ -525,6 +548,7 @@ impl BlsHot {
         .map_err(bad)?;
         let pad = PadCommitment::from_bytes(&hex_field("pad", &req.pad)?).map_err(bad)?;
         let decoded = started.elapsed();
+        let decoded_cpu = cpu.elapsed_us();
         let (crs, transcript) = match (&req.crs, &req.crs_id) {
             (Some(t), None) => {
                 let transcript = hex_field("crs", t)?;
@@ -542,6 +566,7 @@ impl BlsHot {
             _ => return Err(bad("give exactly one of crs and crs_id")),
         };
         let crs_done = started.elapsed();
+        let crs_cpu = cpu.elapsed_us();
         if crs.id() != view.crs_id() {
             return Err(bad("the record was made under another CRS"));
         }
@@ -562,6 +587,7 @@ impl BlsHot {
                 }),
             })?;
         let checked = started.elapsed();
+        let checked_cpu = cpu.elapsed_us();
         if let Some(transcript) = &transcript {
             self.store_crs(&crs.id(), transcript)?;
         }
@@ -605,6 +631,7 @@ impl BlsHot {
             }
         }
         let stored = started.elapsed();
+        let stored_cpu = cpu.elapsed_us();
         tracing::info!(
             key_id = %req.key_id,
             index = index.get(),
@@ -612,6 +639,9 @@ impl BlsHot {
             crs_us = (crs_done - decoded).as_micros() as u64,
             check_us = (checked - crs_done).as_micros() as u64,
             store_us = (stored - checked).as_micros() as u64,
+            decode_cpu_us = decoded_cpu,
+            check_cpu_us = checked_cpu.saturating_sub(crs_cpu),
+            store_cpu_us = stored_cpu.saturating_sub(checked_cpu),
             "bls key registered"
         );
         Ok(self.info(&req.key_id, 0, &state, None))
