@@ -104,7 +104,10 @@ mod tests {
             saw_all
         });
         assert_eq!(out.len(), others + 1);
-        assert!(out.iter().all(|(_, ok)| *ok), "the slow call held up another");
+        assert!(
+            out.iter().all(|(_, ok)| *ok),
+            "the slow call held up another"
+        );
         assert!(most.load(Ordering::SeqCst) <= MAX_IN_FLIGHT);
     }
 }
