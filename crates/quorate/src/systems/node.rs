@@ -87,7 +87,7 @@ impl Drop for LocalCluster {
 const PORT_SCAN_LOW: u32 = 10_000;
 
 /// Ports for local node processes on 127.0.0.1, each free for both UDP and TCP when picked
-/// (a node may use one number for its QUIC listener and its operator API).
+/// (so one pick serves a QUIC listener or an HTTP listener alike).
 ///
 /// Two rules make the picks safe to hand to processes that bind them later:
 /// - every pick's UDP and TCP sockets are **held** until the pool is dropped, so no two
@@ -234,9 +234,9 @@ impl LocalCluster {
         let mut ports = PortPool::new();
         for id in 1..=n {
             let dir = cluster.root.join(format!("n{id}"));
-            // One port number per node: UDP for QUIC, TCP for the operator API.
-            let port = ports.pick()?;
-            let api: SocketAddr = format!("127.0.0.1:{port}").parse()?;
+            // `node init` wants the QUIC listener and the operator API on different ports.
+            let listen = ports.pick()?;
+            let api: SocketAddr = format!("127.0.0.1:{}", ports.pick()?).parse()?;
             let mut init = quorate_cmd()?;
             if let Some(key) = escrow {
                 init.arg("node").arg("init").arg("--escrow-key").arg(key);
@@ -249,7 +249,7 @@ impl LocalCluster {
                     .arg("--dir")
                     .arg(&dir)
                     .arg("--listen")
-                    .arg(format!("127.0.0.1:{port}"))
+                    .arg(format!("127.0.0.1:{listen}"))
                     .arg("--api")
                     .arg(api.to_string()),
                 "node init",

@@ -126,8 +126,8 @@ impl WitnessNode {
     /// the node and its witness verifier key (`witness_vkey` of `node init`).
     fn start(feeds: &[Feed]) -> anyhow::Result<(WitnessNode, Verifier)> {
         let mut ports = PortPool::new();
-        // One port number for QUIC (UDP) and the operator API (TCP), one for the public HTTP.
-        let port = ports.pick()?;
+        // QUIC listener, operator API and public HTTP: three different ports.
+        let (listen, api) = (ports.pick()?, ports.pick()?);
         let mut node = WitnessNode {
             http: format!("127.0.0.1:{}", ports.pick()?).parse()?,
             root: scratch_dir("witness")?,
@@ -148,9 +148,9 @@ impl WitnessNode {
                 .arg("--dir")
                 .arg(&dir)
                 .arg("--listen")
-                .arg(format!("127.0.0.1:{port}"))
+                .arg(format!("127.0.0.1:{listen}"))
                 .arg("--api")
-                .arg(format!("127.0.0.1:{port}"))
+                .arg(format!("127.0.0.1:{api}"))
                 .arg("--public-http")
                 .arg(node.http.to_string()),
             "node init",

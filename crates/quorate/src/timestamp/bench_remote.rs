@@ -104,9 +104,9 @@ pub fn bench_remote(suite: &mut BenchSuite) -> anyhow::Result<()> {
     let mut ports = PortPool::new();
     for id in 1..=n {
         let dir = root.join(format!("n{id}"));
-        // One port number per node: UDP for QUIC, TCP for the operator API.
-        let port = ports.pick()?;
-        let api: SocketAddr = format!("127.0.0.1:{port}").parse()?;
+        // `node init` wants the QUIC listener and the operator API on different ports.
+        let listen = ports.pick()?;
+        let api: SocketAddr = format!("127.0.0.1:{}", ports.pick()?).parse()?;
         run_ok(
             quorate_cmd()?
                 .args(["node", "init", "--insecure-test-kdf", "--id"])
@@ -114,7 +114,7 @@ pub fn bench_remote(suite: &mut BenchSuite) -> anyhow::Result<()> {
                 .arg("--dir")
                 .arg(&dir)
                 .arg("--listen")
-                .arg(format!("127.0.0.1:{port}"))
+                .arg(format!("127.0.0.1:{listen}"))
                 .arg("--api")
                 .arg(api.to_string()),
             "node init",
