@@ -3,7 +3,7 @@
 //! as SIGKILL), then restart it: every holder must end on the same epoch of the key (or none
 //! hold it and a retried keygen succeeds), and a quorum including the restarted node must sign.
 //!
-//! Run with `cargo test -p quorate --release --test cli_node_crash`
+//! Run with `cargo test -p quorate --release --test cli cli_node_crash::`
 //! (CI does).
 //!
 //! Every keygen step is listed: before node 3's share is sealed a restarted node abandons
@@ -21,11 +21,9 @@
 //! the recorded signature or a clear "interrupted" error (or, when nothing of it was
 //! durable, runs afresh under a new attempt number), and a new request id signs.
 
-mod common;
-
 use std::process::Output;
 
-use common::cluster::{ecdsa, json_ok, wait_for, Cluster};
+use crate::common::cluster::{ecdsa, json_ok, wait_for, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "kc";
@@ -396,7 +394,7 @@ fn the_bls_hot_store_is_migrated_once_and_a_crash_loses_nothing() {
     c.run_env = vec![("QUORATE_LOG".into(), "info".into())];
     let dir = c.dir(1).to_path_buf();
     let bls = dir.join(quorate_node::session::bls::STORE_FILE);
-    let pass = Passphrase::new(common::cluster::PASS.into()).expect("passphrase");
+    let pass = Passphrase::new(crate::common::cluster::PASS.into()).expect("passphrase");
     let key = KeyId::new("key.old").expect("key id");
     let node = NodeDir::open(&dir).expect("dir").load(&pass).expect("load");
     {

@@ -7,9 +7,9 @@
 //! The Go program is taken from `QUORATE_TLOGWITNESS_INTEROP` (set by `.ci/run`, which
 //! builds it), else built here with `go build`; without Go the test says so and stops.
 
-mod common;
-
-use common::cluster::{free_tcp, free_udp, json_ok, ok, quorate, signal, wait_exit, wait_for};
+use crate::common::cluster::{
+    free_tcp, free_udp, json_ok, ok, quorate, signal, wait_exit, wait_for,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -5,9 +5,7 @@
 //! JSON), bad input (exit 2), and debug logs that hold neither the passphrase nor an API
 //! token.
 
-mod common;
-
-use common::cluster::{ecdsa, json_ok, quorate, Cluster};
+use crate::common::cluster::{ecdsa, json_ok, quorate, Cluster};
 
 use serde_json::Value;
 
@@ -179,7 +177,7 @@ fn two_of_three_keygen_sign_refresh_restart_and_abort() {
     let logs = c.logs();
     assert!(logs.contains("DEBUG"), "debug logging was not on");
     assert!(
-        !logs.contains(common::cluster::PASS),
+        !logs.contains(crate::common::cluster::PASS),
         "the passphrase is in a log"
     );
     for id in c.ids() {

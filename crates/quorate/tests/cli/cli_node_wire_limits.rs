@@ -13,11 +13,9 @@
 //!   and names node 3 (exit 1, `culprits: [3]`); the evidence recorded with the attempt is
 //!   node 3's signed envelope, which a third party checks against the roster key alone.
 //!
-//! Run with `cargo test -p quorate --release --test cli_node_wire_limits` (CI does).
+//! Run with `cargo test -p quorate --release --test cli cli_node_wire_limits::` (CI does).
 
-mod common;
-
-use common::cluster::{abort_error, ecdsa, json_ok, sign_and_verify, Cluster};
+use crate::common::cluster::{abort_error, ecdsa, json_ok, sign_and_verify, Cluster};
 use quorate_node::envelope::Envelope;
 use quorate_node::identity::parse_public_key_hex;
 

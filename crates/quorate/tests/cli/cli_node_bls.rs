@@ -3,10 +3,8 @@
 //! Π_DL of every cold key), refresh, recovery signing after it (checked by `bls verify`),
 //! and a bad cold partial named by the hot node that receives it.
 
-mod common;
-
-use common::bls::{bls, json_failed, verify, Deployment};
-use common::cluster::{json_ok, quorate, Cluster};
+use crate::common::bls::{bls, json_failed, verify, Deployment};
+use crate::common::cluster::{json_ok, quorate, Cluster};
 use serde_json::json;
 
 #[test]
@@ -183,7 +181,7 @@ fn secret_files_are_sealed_0600_and_never_overwritten_without_force() {
     let wrong = enroll("not the passphrase");
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("wrong passphrase"));
-    assert_eq!(enroll(common::cluster::PASS).status.code(), Some(0));
+    assert_eq!(enroll(crate::common::cluster::PASS).status.code(), Some(0));
     assert_eq!(init(&["--force"]).status.code(), Some(0));
     assert_ne!(
         std::fs::read(client.join("client.pub")).expect("client.pub"),

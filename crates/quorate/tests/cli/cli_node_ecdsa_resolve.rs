@@ -11,9 +11,7 @@
 //! Run with `cargo test -p quorate --release --test
 //! cli_node_ecdsa_resolve` (CI does).
 
-mod common;
-
-use common::cluster::{ecdsa, json_ok, wait_for, Cluster};
+use crate::common::cluster::{ecdsa, json_ok, wait_for, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "blocked";

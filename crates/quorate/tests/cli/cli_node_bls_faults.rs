@@ -6,10 +6,8 @@
 //! the key signs after it (checked by `bls verify`); a hung node (SIGSTOP) is named by the
 //! audit once its call times out, without holding up the other nodes' answers.
 
-mod common;
-
-use common::bls::{json_failed, verify, Deployment};
-use common::cluster::{json_ok, wait_for, Cluster};
+use crate::common::bls::{json_failed, verify, Deployment};
+use crate::common::cluster::{json_ok, wait_for, Cluster};
 use serde_json::json;
 
 /// Restarts node `id` with one extra environment variable (none when `env` is `None`).

@@ -17,7 +17,7 @@
 //!   submits a session; [`Cluster::waiting`] and [`Cluster::metrics`] read its state.
 //! * Every wait is bounded ([`BOUND`]); dropping the cluster kills every child still running.
 //!
-//! Use it from a test file with `mod common;` and `use common::cluster::Cluster;`.
+//! Use it from a test module with `use crate::common::cluster::Cluster;`.
 
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};

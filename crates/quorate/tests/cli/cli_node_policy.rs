@@ -9,11 +9,9 @@
 //!   configuration matter, nothing was proposed);
 //! - nodes 1 and 2 sign `kp` without node 3: signed.
 
-mod common;
-
 use std::process::Output;
 
-use common::cluster::{ecdsa, json_ok, Cluster};
+use crate::common::cluster::{ecdsa, json_ok, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "kp";

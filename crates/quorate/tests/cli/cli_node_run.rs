@@ -5,9 +5,7 @@
 //! check that waits for a node still starting.
 //! Every child is signalled by its PID; every wait is bounded.
 
-mod common;
-
-use common::cluster::{free_tcp, free_udp, ok, quorate, signal, wait_for, Cluster};
+use crate::common::cluster::{free_tcp, free_udp, ok, quorate, signal, wait_for, Cluster};
 use serde_json::{json, Value};
 
 fn culprits(outcome: &Value) -> Vec<u64> {

@@ -4,10 +4,8 @@
 //! backup is exported from another holder and the escrow recovers the share offline
 //! (`quorate verenc recover` checks `x·G = T_j`), and the holders keep signing.
 
-mod common;
-
-use common::cluster::{ecdsa, json_ok, ok, quorate, Cluster};
-use common::escrow::escrow_keys;
+use crate::common::cluster::{ecdsa, json_ok, ok, quorate, Cluster};
+use crate::common::escrow::escrow_keys;
 
 #[test]
 fn escrowed_keygen_refresh_export_and_recover() {

@@ -5,14 +5,12 @@
 //! refuses to sign with node 3 (now honest) while it signs with node 2, and node 2, which
 //! never saw the fault, signs with node 3.
 //!
-//! Run with `cargo test -p quorate --release --test cli_node_ecdsa_ban`
+//! Run with `cargo test -p quorate --release --test cli cli_node_ecdsa_ban::`
 //! (CI does).
-
-mod common;
 
 use std::process::Output;
 
-use common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, Cluster};
+use crate::common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, Cluster};
 
 const KEY: &str = "kb";
 

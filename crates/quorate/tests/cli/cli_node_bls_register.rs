@@ -11,12 +11,10 @@
 //! The client and cold custodians run in process (the test plays a cheating client, which
 //! needs its BLS secret key); the hot nodes are `quorate node run` processes.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::bls::{bls, Deployment};
-use common::cluster::Cluster;
+use crate::common::bls::{bls, Deployment};
+use crate::common::cluster::Cluster;
 use quorate::systems::bls::deploy::client::{deliver, open_nodes, sign_with_nodes, Failure};
 use quorate::systems::bls::deploy::files::{load_crs, ClientKeys, KeyFile};
 use quorate_bls::register::{registration_message, DST_REGISTER};

@@ -5,9 +5,9 @@
 //! refresh by all five and signing at the new epoch. Every signature is checked by
 //! `quorate ecdsa verify` and by libsecp256k1.
 
-mod common;
-
-use common::cluster::{abort_error, ecdsa, json_ok, sign_and_verify, signal, wait_for, Cluster};
+use crate::common::cluster::{
+    abort_error, ecdsa, json_ok, sign_and_verify, signal, wait_for, Cluster,
+};
 use serde_json::json;
 
 #[test]

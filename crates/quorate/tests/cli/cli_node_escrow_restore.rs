@@ -14,12 +14,10 @@
 //!
 //! The commands are those of README.md, "Restore a node from escrow".
 
-mod common;
-
 use std::path::Path;
 
-use common::cluster::{ecdsa, ecdsa_keygen, json_ok, ok, quorate, Cluster};
-use common::escrow::escrow_keys;
+use crate::common::cluster::{ecdsa, ecdsa_keygen, json_ok, ok, quorate, Cluster};
+use crate::common::escrow::escrow_keys;
 use serde_json::Value;
 
 /// `quorate node escrow <args>` printing JSON.

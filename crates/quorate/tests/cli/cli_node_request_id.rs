@@ -6,9 +6,7 @@
 //! error naming node 1 and blame nobody; node 1 keeps answering its signature. Before the
 //! fix, nodes 2 and 3 each ran a second signature.
 
-mod common;
-
-use common::cluster::{ecdsa, json_ok, Cluster};
+use crate::common::cluster::{ecdsa, json_ok, Cluster};
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Network faults between real `quorate node run` processes (issue 14, item 5): every node's
-//! roster `address` is a test relay ([`common::relay`]) that forwards to the node's real
+//! roster `address` is a test relay ([`crate::common::relay`]) that forwards to the node's real
 //! `listen` port and can delay, drop (partition) and forget (reset) its links.
 //!
 //! One 2-of-3 cluster: keygen and signing with 30 ms added per direction on every link; node 3
@@ -8,12 +8,10 @@
 //! again; and after a relay reset (the peers' datagrams reach node 3 from new ports) too.
 //! Every signature is checked by `quorate ecdsa verify`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, wait_for, Cluster};
-use common::relay::Relays;
+use crate::common::cluster::{abort_error, ecdsa, ecdsa_sign, json_ok, wait_for, Cluster};
+use crate::common::relay::Relays;
 use serde_json::json;
 
 const KEY: &str = "knet";
@@ -23,9 +21,9 @@ fn sign(c: &Cluster, via: u16, signers: &str, message: &str) -> std::process::Ou
     ecdsa_sign(c, via, KEY, signers, message)
 }
 
-/// Signs and checks the signature under `pk` ([`common::cluster::sign_and_verify`]).
+/// Signs and checks the signature under `pk` ([`crate::common::cluster::sign_and_verify`]).
 fn sign_and_verify(c: &Cluster, via: u16, signers: &str, message: &str, pk: &str) {
-    common::cluster::sign_and_verify(c, via, KEY, message, signers, pk);
+    crate::common::cluster::sign_and_verify(c, via, KEY, message, signers, pk);
 }
 
 /// A 3-node cluster whose roster addresses are relays; nodes started and healthy.
@@ -36,7 +34,7 @@ fn cluster_behind_relays() -> (Cluster, Relays) {
         .ids()
         .into_iter()
         .map(|id| {
-            let front = format!("127.0.0.1:{}", common::cluster::free_udp())
+            let front = format!("127.0.0.1:{}", crate::common::cluster::free_udp())
                 .parse()
                 .expect("addr");
             (id, c.node(id).listen, front)

@@ -10,9 +10,7 @@
 //!   `check-chain` verifies every round, and every receipt handed out before the kill is
 //!   served again unchanged.
 
-mod common;
-
-use common::cluster::{ok, quorate, signal, wait_exit, wait_for, Cluster};
+use crate::common::cluster::{ok, quorate, signal, wait_exit, wait_for, Cluster};
 use quorate_cosi::timestamp::Receipt;
 use std::io::BufRead as _;
 use std::net::SocketAddr;

@@ -3,10 +3,8 @@
 //! `T_j`) is named by the other holders, and neither its keygen nor its refresh commits
 //! (issue 16 §2).
 
-mod common;
-
-use common::cluster::{ecdsa, json_ok, Cluster};
-use common::escrow::escrow_keys;
+use crate::common::cluster::{ecdsa, json_ok, Cluster};
+use crate::common::escrow::escrow_keys;
 use serde_json::{json, Value};
 
 fn aborted_naming(out: &std::process::Output, culprit: u16) {
