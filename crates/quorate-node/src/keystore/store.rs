@@ -19,7 +19,7 @@ use std::time::Duration;
 /// its `purpose`); format 1 (every store Argon2id) is upgraded in place when opened.
 const FORMAT: i64 = 2;
 /// The first format: no `kek_source` and `purpose` columns, every store Argon2id.
-const FORMAT_V1: i64 = 1;
+pub(super) const FORMAT_V1: i64 = 1;
 /// Longest purpose label of a derived store.
 const MAX_PURPOSE: usize = 64;
 /// Largest secret accepted, in bytes.

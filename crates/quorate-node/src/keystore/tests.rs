@@ -1,6 +1,7 @@
 //! Keystore tests: sealing, binding, wrong passphrase, corruption, refresh erasure,
 //! sessions and bans.
 
+use super::store::FORMAT_V1;
 use super::*;
 use crate::fsutil::FileError;
 use crate::identity::{Identity, NodeId, Passphrase};
@@ -800,28 +801,17 @@ fn mode(p: &Path) -> u32 {
 }
 
 /// Rewrites a (format 2, Argon2id) store's header into the format-1 shape: the store a node
-/// made before format 2.
+/// made before format 2. The exact inverse of `store::UPGRADE_V1`, which adds the two
+/// columns and sets the format: the header's columns are stated once, in `store::SCHEMA`.
 fn downgrade_to_format_1(path: &Path) {
     let conn = rusqlite::Connection::open(path).expect("raw");
     conn.execute_batch(
-        "BEGIN;
-         CREATE TABLE header_v1 (
-             one       INTEGER PRIMARY KEY CHECK (one = 1),
-             format    INTEGER NOT NULL,
-             node_id   INTEGER NOT NULL,
-             salt      BLOB NOT NULL,
-             m_kib     INTEGER NOT NULL,
-             t_cost    INTEGER NOT NULL,
-             p_cost    INTEGER NOT NULL,
-             kek_check BLOB NOT NULL
-         );
-         INSERT INTO header_v1 SELECT one, 1, node_id, salt, m_kib, t_cost, p_cost, kek_check
-             FROM header;
-         DROP TABLE header;
-         ALTER TABLE header_v1 RENAME TO header;
-         COMMIT;",
+        "ALTER TABLE header DROP COLUMN kek_source;
+         ALTER TABLE header DROP COLUMN purpose;",
     )
     .expect("downgrade");
+    conn.execute("UPDATE header SET format = ?1", [FORMAT_V1])
+        .expect("format 1");
 }
 
 fn header_format(path: &Path) -> (i64, Option<String>) {
@@ -941,20 +931,27 @@ fn a_derived_store_needs_no_argon2id_and_binds_its_parent_node_and_purpose() {
     ));
 }
 
+/// The start of every migration test: a node's `keystore.db` and, beside it, the
+/// `bls-hot.db` store the node made before derived keys (its own Argon2id KEK, same identity
+/// and passphrase). Returns (parent, identity, child path, the old child store).
+fn parent_and_old_child(dir: &Path) -> (Keystore, Identity, PathBuf, Keystore) {
+    let (parent, id, _) = new_store(dir);
+    let child = dir.join("bls-hot.db");
+    let old = Keystore::create(
+        &child,
+        &id,
+        &pass("correct horse"),
+        KdfParams::insecure_for_tests(),
+    )
+    .expect("old");
+    (parent, id, child, old)
+}
+
 #[test]
 fn an_argon2id_store_is_migrated_once_to_a_derived_key() {
     for v1 in [false, true] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let (parent, id, _) = new_store(dir.path());
-        let child = dir.path().join("bls-hot.db");
-        // The store a node made before derived keys: its own Argon2id KEK.
-        let mut old = Keystore::create(
-            &child,
-            &id,
-            &pass("correct horse"),
-            KdfParams::insecure_for_tests(),
-        )
-        .expect("old");
+        let (parent, id, child, mut old) = parent_and_old_child(dir.path());
         with_active_key(&mut old, &key("hot"), b"hot share 0");
         old.begin_epoch(&key("hot"), 1).expect("begin 1");
         old.put_secret(&key("hot"), 1, 2, &Kind::KEY_SHARE, b"hot share 1")
@@ -1003,15 +1000,7 @@ fn an_argon2id_store_is_migrated_once_to_a_derived_key() {
 #[test]
 fn a_migration_that_meets_a_tampered_data_key_changes_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (parent, id, _) = new_store(dir.path());
-    let child = dir.path().join("bls-hot.db");
-    let mut old = Keystore::create(
-        &child,
-        &id,
-        &pass("correct horse"),
-        KdfParams::insecure_for_tests(),
-    )
-    .expect("old");
+    let (parent, _, child, mut old) = parent_and_old_child(dir.path());
     with_active_key(&mut old, &key("a"), b"a share");
     with_active_key(&mut old, &key("b"), b"b share");
     // Swap the two wrapped data keys: each fails authentication in the other's row.

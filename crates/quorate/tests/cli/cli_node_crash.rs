@@ -23,7 +23,7 @@
 
 use std::process::Output;
 
-use crate::common::cluster::{ecdsa, json_ok, wait_for, Cluster};
+use crate::common::cluster::{ecdsa, ecdsa_sign, json_ok, wait_for, Cluster};
 use serde_json::Value;
 
 const KEY: &str = "kc";
@@ -57,14 +57,61 @@ fn wait_key(c: &Cluster, id: u16, want: &(u64, String), what: &str) {
     assert_eq!(&got, want);
 }
 
+/// Three nodes with a 2 s round deadline and session start/abort lines in node.log (for the
+/// failure messages), not yet started: the set-up of every case below.
+fn cluster() -> Cluster {
+    let mut c = Cluster::init(3);
+    c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
+    c.run_env = vec![("QUORATE_LOG".into(), "info".into())];
+    c
+}
+
+/// A 2-of-3 keygen of [`KEY`] through node 1, waited for until every node committed it;
+/// returns its `(epoch, public key)`.
+fn keygen_everywhere(c: &Cluster, step: &str) -> (u64, String) {
+    let out = keygen(c);
+    assert!(out.status.success(), "{out:?}\n{}", c.logs());
+    let v = json_ok(&out);
+    let want = (
+        v["epoch"].as_u64().expect("epoch"),
+        v["public_key"].as_str().expect("pk").to_string(),
+    );
+    // The coordinator answers once it committed; the others commit when their last round
+    // completes, a moment later.
+    for id in 1..=3 {
+        wait_key(c, id, &want, step);
+    }
+    want
+}
+
+/// Waits for node `id`, armed with `QUORATE_TEST_CRASH_AT=step`, to exit at that step
+/// (otherwise the test proves nothing).
+fn wait_crash(c: &mut Cluster, id: u16, step: &str) {
+    let status = c.wait_exit(id);
+    assert!(!status.success(), "node {id} did not crash at {step}");
+    assert!(
+        c.log(id)
+            .contains(&format!("test-faults: crashing at {step}")),
+        "{}",
+        c.log(id)
+    );
+}
+
+/// Waits until every session node `id` started has ended.
+fn wait_sessions_end(c: &Cluster, id: u16, what: &str) {
+    wait_for(&format!("{what}: node {id}'s sessions to end"), || {
+        let started = c.counter(id, "quorate_sessions_started_total");
+        let ended = c.counter(id, "quorate_sessions_completed_total")
+            + c.counter(id, "quorate_sessions_aborted_total");
+        (started == ended).then_some(())
+    });
+}
+
 /// The crash happens in the keygen, or in a refresh of a key every node holds when the step
 /// names an occurrence (`…#2`: the keygen passed it once).
 fn crash_then_converge(step: &str) {
     let refresh = step.contains('#');
-    let mut c = Cluster::init(3);
-    c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
-    // Session start/abort lines in node.log, for the failure messages.
-    c.run_env = vec![("QUORATE_LOG".into(), "info".into())];
+    let mut c = cluster();
     c.spawn(1);
     c.spawn(2);
     c.run_env
@@ -77,27 +124,12 @@ fn crash_then_converge(step: &str) {
 
     let mut before = None;
     let first = if refresh {
-        let out = keygen(&c);
-        assert!(out.status.success(), "{out:?}\n{}", c.logs());
-        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
-        let want = (0, v["public_key"].as_str().expect("pk").to_string());
-        for id in 1..=3 {
-            wait_key(&c, id, &want, step);
-        }
-        before = Some(want);
+        before = Some(keygen_everywhere(&c, step));
         ecdsa(&c, 1, &["refresh", "--key-id", KEY])
     } else {
         keygen(&c)
     };
-    // Node 3 reached the step and aborted (otherwise the test proves nothing).
-    let status = c.wait_exit(3);
-    assert!(!status.success(), "node 3 did not crash at {step}");
-    assert!(
-        c.log(3)
-            .contains(&format!("test-faults: crashing at {step}")),
-        "{}",
-        c.log(3)
-    );
+    wait_crash(&mut c, 3, step);
     if !first.status.success() {
         assert_eq!(first.status.code(), Some(1), "{first:?}");
     }
@@ -106,12 +138,7 @@ fn crash_then_converge(step: &str) {
     // The coordinator answered when its own attempt ended; the others end theirs at their
     // own deadlines. The operator's retry (or check) comes after every attempt has ended.
     for id in 1..=3 {
-        wait_for(&format!("{step}: node {id}'s sessions to end"), || {
-            let started = c.counter(id, "quorate_sessions_started_total");
-            let ended = c.counter(id, "quorate_sessions_completed_total")
-                + c.counter(id, "quorate_sessions_aborted_total");
-            (started == ended).then_some(())
-        });
+        wait_sessions_end(&c, id, step);
     }
     for id in 1..=3 {
         wait_for(
@@ -122,24 +149,7 @@ fn crash_then_converge(step: &str) {
     let held: Vec<Option<(u64, String)>> = (1..=3).map(|id| key_on(&c, id)).collect();
     let key = if held.iter().all(Option::is_none) {
         // Nobody committed: the operator's retry creates the key on every node.
-        let again = keygen(&c);
-        assert!(
-            again.status.success(),
-            "{step}: retried keygen failed: {}\n{}",
-            String::from_utf8_lossy(&again.stdout),
-            c.logs()
-        );
-        let v: Value = serde_json::from_slice(&again.stdout).expect("json");
-        let want = (
-            v["epoch"].as_u64().expect("epoch"),
-            v["public_key"].as_str().expect("pk").to_string(),
-        );
-        // The coordinator answers once it committed; the others commit when their last
-        // round completes, a moment later.
-        for id in 1..=3 {
-            wait_key(&c, id, &want, step);
-        }
-        want
+        keygen_everywhere(&c, step)
     } else {
         assert!(
             held.iter().all(|h| h == &held[0]),
@@ -159,19 +169,7 @@ fn crash_then_converge(step: &str) {
 
     // A quorum with the restarted node signs under the agreed key.
     for (via, signers) in [(3, "1,3"), (2, "2,3")] {
-        let out = ecdsa(
-            &c,
-            via,
-            &[
-                "sign",
-                "--key-id",
-                KEY,
-                "--message",
-                "after the crash",
-                "--signers",
-                signers,
-            ],
-        );
+        let out = ecdsa_sign(&c, via, KEY, signers, "after the crash");
         assert!(
             out.status.success(),
             "{step}: sign {signers}: {}\n{}",
@@ -247,16 +245,6 @@ fn attempts_on(c: &Cluster, id: u16) -> std::collections::BTreeMap<(i64, i64), V
     rows.collect::<Result<_, _>>().expect("attempts")
 }
 
-/// Waits until every session node `id` started has ended.
-fn wait_sessions_end(c: &Cluster, id: u16, what: &str) {
-    wait_for(&format!("{what}: node {id}'s sessions to end"), || {
-        let started = c.counter(id, "quorate_sessions_started_total");
-        let ended = c.counter(id, "quorate_sessions_completed_total")
-            + c.counter(id, "quorate_sessions_aborted_total");
-        (started == ended).then_some(())
-    });
-}
-
 /// What the same request id answers after the coordinator's restart.
 #[derive(Debug, PartialEq)]
 enum Again {
@@ -269,15 +257,9 @@ enum Again {
 }
 
 fn coordinator_crash(step: &str, again: Again) {
-    let mut c = Cluster::init(3);
-    c.run_args = vec!["--round-timeout-ms".into(), "2000".into()];
-    c.run_env = vec![("QUORATE_LOG".into(), "info".into())];
+    let mut c = cluster();
     c.start_all();
-    let kg = json_ok(&keygen(&c));
-    let want = (0, kg["public_key"].as_str().expect("pk").to_string());
-    for id in 1..=3 {
-        wait_key(&c, id, &want, step);
-    }
+    let want = keygen_everywhere(&c, step);
     // Node 1 restarts armed: its next coordinated session is the signature below (no
     // pending epoch, so no resolver session comes first).
     c.term(1);
@@ -287,14 +269,7 @@ fn coordinator_crash(step: &str, again: Again) {
     c.run_env.pop();
 
     let first = sign_as(&c, "pay-1");
-    let status = c.wait_exit(1);
-    assert!(!status.success(), "node 1 did not crash at {step}");
-    assert!(
-        c.log(1)
-            .contains(&format!("test-faults: crashing at {step}")),
-        "{}",
-        c.log(1)
-    );
+    wait_crash(&mut c, 1, step);
     assert!(!first.status.success(), "{step}: answered before the crash");
     let before: Vec<_> = (1..=3).map(|id| attempts_on(&c, id)).collect();
 
