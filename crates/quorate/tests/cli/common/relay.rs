@@ -157,11 +157,6 @@ impl Relays {
         }
     }
 
-    /// The address peers dial to reach node `id` (its relay).
-    pub fn front(&self, id: u16) -> SocketAddr {
-        self.fronts[&id]
-    }
-
     /// Every datagram of every link waits `delay` in each direction.
     pub fn set_delay(&self, delay: Duration) {
         self.shared.faults.lock().expect("faults").delay = delay;
