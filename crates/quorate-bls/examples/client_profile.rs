@@ -102,15 +102,23 @@ fn main() {
     let unit_samples = if timing.once { 0 } else { 2000 };
     println!("unit costs (one thread, process CPU, mean of 2000):");
     let unit = |name: &str, f: &(dyn Fn() -> G1Projective + Sync)| {
-        println!("  {name:<52} {:>9.2} µs", timing.cpu_ms(unit_samples, f) * 1e3);
+        println!(
+            "  {name:<52} {:>9.2} µs",
+            timing.cpu_ms(unit_samples, f) * 1e3
+        );
     };
     unit("G1 blst constant-time multiplication", &|| p1 * s);
-    unit("G1 GLV twiddle (public scalar)", &|| twiddle.mul_vartime(&p1));
+    unit("G1 GLV twiddle (public scalar)", &|| {
+        twiddle.mul_vartime(&p1)
+    });
     unit("G1 fixed-base table s·g1", &|| g1_generator_mul_ct(&s));
     unit("G1 addition (projective)", &|| p1 + q1);
     unit("G1 doubling", &|| p1.double());
     let unit2 = |name: &str, f: &(dyn Fn() -> G2Projective + Sync)| {
-        println!("  {name:<52} {:>9.2} µs", timing.cpu_ms(unit_samples / 2, f) * 1e3);
+        println!(
+            "  {name:<52} {:>9.2} µs",
+            timing.cpu_ms(unit_samples / 2, f) * 1e3
+        );
     };
     unit2("G2 blst constant-time multiplication", &|| p2 * s);
     unit2("G2 fixed-base table s·g2", &|| g2_generator_mul_ct(&s));
@@ -149,7 +157,9 @@ fn main() {
         timing.row("  T's openings (full degree N−1)", samples, &|| {
             crs.open_parties_ct(&full, n).unwrap()
         });
-        timing.row("  com_T (N terms)", samples, &|| crs.commit_ct(&full).unwrap());
+        timing.row("  com_T (N terms)", samples, &|| {
+            crs.commit_ct(&full).unwrap()
+        });
         let eks_points: Vec<G2Projective> = eks.keys().iter().map(|k| *k.point()).collect();
         timing.row("  n pads sk·ek_i (G2, variable base)", samples, &|| {
             eks_points.par_iter().map(|e| e * s).collect::<Vec<_>>()
@@ -169,24 +179,32 @@ fn main() {
             client.refresh(&crs, &reg.public, &mut rng_at(4)).unwrap()
         });
         let refresh = client.refresh(&crs, &reg.public, &mut rng).unwrap();
-        timing.row("  maintainer check (GroupPublic::refreshed)", samples, &|| {
-            reg.public
-                .refreshed(&crs, &refresh.public, &mut rng_at(5))
-                .unwrap()
-        });
+        timing.row(
+            "  maintainer check (GroupPublic::refreshed)",
+            samples,
+            &|| {
+                reg.public
+                    .refreshed(&crs, &refresh.public, &mut rng_at(5))
+                    .unwrap()
+            },
+        );
         let delta = SecretPolynomial::random_zero_sharing(usize::from(t) - 1, &mut rng);
         let coeffs = delta.coefficients();
         timing.row("    openings of δ (deg t−1)", samples, &|| {
             crs.open_parties_ct(coeffs, n).unwrap()
         });
-        timing.row("    C_δ, π_0, degree proof (t terms each)", samples, &|| {
-            let shift = crs.max_degree() + 1 - usize::from(t);
-            (
-                crs.commit_ct(coeffs).unwrap(),
-                crs.commit_ct(&coeffs[1..]).unwrap(),
-                crs.commit_shifted_ct(coeffs, shift).unwrap(),
-            )
-        });
+        timing.row(
+            "    C_δ, π_0, degree proof (t terms each)",
+            samples,
+            &|| {
+                let shift = crs.max_degree() + 1 - usize::from(t);
+                (
+                    crs.commit_ct(coeffs).unwrap(),
+                    crs.commit_ct(&coeffs[1..]).unwrap(),
+                    crs.commit_shifted_ct(coeffs, shift).unwrap(),
+                )
+            },
+        );
         timing.row("    n Δvs_j = δ_j·g2 (G2 table)", samples, &|| {
             eks_points
                 .par_iter()

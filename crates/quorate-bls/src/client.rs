@@ -10,6 +10,9 @@ use rand_core::{CryptoRng, RngCore};
 pub struct Client {
     pub(crate) sk: SecretKey,
     pub(crate) vk: PublicKey,
+    /// `PopProve(sk)`, computed once: it is deterministic (a signature on `vk`'s
+    /// encoding), and every ClientRegister puts it in the record.
+    pop: Signature,
 }
 
 impl Client {
@@ -21,7 +24,8 @@ impl Client {
     /// A client with a given key (for example from [`SecretKey::key_gen`]).
     pub fn from_secret_key(sk: SecretKey) -> Self {
         let vk = sk.public_key();
-        Client { sk, vk }
+        let pop = sk.prove_possession();
+        Client { sk, vk, pop }
     }
 
     /// `vk`.
@@ -31,6 +35,6 @@ impl Client {
 
     /// The proof of possession of `vk`.
     pub fn proof_of_possession(&self) -> Signature {
-        self.sk.prove_possession()
+        self.pop
     }
 }

@@ -38,17 +38,19 @@ use std::fmt;
 /// Domain separation tag of the pad derivation.
 pub const DST_PAD: &[u8] = b"QUORATE-V01-BLS12381-HOTCOLD-PAD_XMD:SHA-256_";
 
-/// `k_i` from the DH value `dk_i·vk = sk·ek_i` (see the module docs).
+/// `k_i` from the DH value `dk_i·vk = sk·ek_i` (see the module docs). `vk` and `ek` come
+/// as their compressed encodings (public: the client encodes `vk` once and all `ek_i` in
+/// one batched conversion instead of one field inversion each per party).
 pub(crate) fn derive_pad(
     dh: &G2Projective,
-    vk: &G2Projective,
-    ek: &G2Projective,
+    vk: &[u8; G2_BYTES],
+    ek: &[u8; G2_BYTES],
     index: PartyId,
 ) -> Scalar {
     let mut msg = Vec::with_capacity(3 * G2_BYTES + 2);
     msg.extend_from_slice(&g2_to_bytes(dh));
-    msg.extend_from_slice(&g2_to_bytes(vk));
-    msg.extend_from_slice(&g2_to_bytes(ek));
+    msg.extend_from_slice(vk);
+    msg.extend_from_slice(ek);
     msg.extend_from_slice(&index.to_bytes());
     let k = hash_to_field_xmd_sha256(&msg, DST_PAD).expect("DST_PAD is shorter than 255 bytes");
     zeroize::Zeroize::zeroize(&mut msg);

@@ -189,14 +189,14 @@ impl<'a> RefreshCheck<'a> {
         let degree_side = lincomb_u128_vartime(&[c], &[r2]);
         let auth_side = -lincomb_u128_vartime(&[rf.authorization_point()], &[r0]);
         let delta_vs_sum = weighted_sum(&rf.delta_vs, &s, g2_msm_u128_vartime);
+        let Some(shift_prepared) = self.crs.g2_power_prepared(self.shift) else {
+            return false;
+        };
         let affine = g1_batch_vartime(&[g2_side, tau_side, degree_side, auth_side]);
         prepared_product_is_identity(&[
             (affine[0], self.crs.g2_prepared()),
             (affine[1], self.crs.neg_tau_g2_prepared()),
-            (
-                affine[2],
-                &G2Prepared::from(self.crs.g2_powers()[self.shift]),
-            ),
+            (affine[2], shift_prepared),
             (
                 affine[3],
                 &G2Prepared::from(self.record.vk.point().to_affine()),

@@ -21,9 +21,11 @@ use crate::register::messages::{
     registration_message, ColdPublicKey, ColdRegistration, HotRegistration, Registration,
     DST_REGISTER,
 };
-use blstrs::{G2Projective, Scalar};
+use blstrs::{G2Affine, G2Projective, Scalar};
 use ff::Field;
 use quorate_core::bls12_381::msm::g2_generator_mul_ct;
+use quorate_core::bls12_381::normalize::g2_batch_vartime;
+use quorate_core::bls12_381::wire::G2_BYTES;
 use quorate_core::poly::SecretPolynomial;
 use quorate_core::secret::{wipe_field, wipe_fields};
 use quorate_core::{ParamError, ThresholdParams};
@@ -104,17 +106,24 @@ impl Client {
             rng,
         );
         let sk = self.sk.scalar();
-        let vk = *self.vk.point();
+        // The public encodings the pads hash: `vk` once, every `ek_i` in one batched
+        // affine conversion (public points, so variable time is fine).
+        let vk_bytes = self.vk.to_bytes();
+        let ek_points: Vec<G2Projective> = cold_keys.iter().map(|ek| *ek.point()).collect();
+        let ek_bytes: Vec<[u8; G2_BYTES]> = g2_batch_vartime(&ek_points)
+            .iter()
+            .map(G2Affine::to_compressed)
+            .collect();
 
         // Per party: x_i, the pad k_i (one G2 multiplication), hx_i and vs_i = x_i·g2.
         let mut per_party: Vec<(Scalar, G2Projective)> = points
             .par_iter()
-            .zip(cold_keys.par_iter())
+            .zip(cold_keys.par_iter().zip(ek_bytes.par_iter()))
             .zip(params.parties().collect::<Vec<_>>().into_par_iter())
-            .map(|((z, ek), id)| {
+            .map(|((z, (ek, ek_bytes)), id)| {
                 let mut x = f.evaluate(z);
                 let dh = ek.point() * sk;
-                let mut pad = derive_pad(&dh, &vk, ek.point(), id);
+                let mut pad = derive_pad(&dh, &vk_bytes, ek_bytes, id);
                 let hx = x + pad;
                 let vs = g2_generator_mul_ct(&x);
                 wipe_field(&mut x);
@@ -151,7 +160,7 @@ impl Client {
             params,
             0,
             self.vk,
-            self.sk.prove_possession(),
+            self.proof_of_possession(),
             com_t,
             vs,
         );

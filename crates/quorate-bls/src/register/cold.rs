@@ -46,7 +46,7 @@ impl ColdParty {
             });
         }
         let dh = vk.point() * self.dk;
-        let pad = derive_pad(&dh, vk.point(), &self.ek.0, self.index);
+        let pad = derive_pad(&dh, &vk.to_bytes(), &self.ek.to_bytes(), self.index);
         let commitment = PadCommitment {
             index: self.index,
             point: g2_generator_mul_ct(&pad),
