@@ -67,6 +67,8 @@ impl Timing {
         })
     }
 
+    /// `#[inline(never)]`: callgrind's `--dump-after` needs the call.
+    #[inline(never)]
     fn row<T: Send>(&self, name: &str, samples: usize, f: &(dyn Fn() -> T + Sync)) {
         if self.once {
             self.one.install(f);

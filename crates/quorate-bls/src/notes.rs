@@ -64,9 +64,14 @@
 //! 5. Openings at all points by Feist–Khovratovich: with `d = N−1`,
 //!    `π(z) = Σ_{i<d} h_i z^i`, `h_i = Σ_{k=0}^{d−1−i} T_{i+1+k} [τ^k]_1`; `h` is a Toeplitz
 //!    product computed as a size-`2N` cyclic convolution with the reversed SRS, whose FFT is
-//!    stored in the [`crate::kzg::Crs`]; then `π = FFT_N(h)`. Cost: `2N` constant-time G1
-//!    multiplications plus `≈ (3N/2)·log N` multiplications by public twiddles. No debug
-//!    re-check in the hot path.
+//!    stored in the [`crate::kzg::Crs`]; then `π = FFT_N(h)`, with the inverse size-`2N`
+//!    and the forward size-`N` G1 FFTs fused into two size-`N` ones
+//!    ([`crate::kzg::Crs::open_all_ct`]). Only the `n` parties' openings are formed: the
+//!    even frequencies enter `π_k` without an FFT, so those with `k ≥ n` are skipped. Cost:
+//!    `N + n` constant-time G1 multiplications plus `N·log N − N + 1` multiplications by
+//!    public twiddles (GLV, variable time in the twiddle only); at `(3, 5)` the cost model
+//!    picks one direct quotient per party instead ([`crate::kzg::Crs::open_parties_ct`]).
+//!    No debug re-check in the hot path.
 //!
 //! 6. The client's **registration authorisation** `σ_reg`: a BLS signature on
 //!    `"quorate/bls/register/v1" ‖ digest(record)` under its own DST
