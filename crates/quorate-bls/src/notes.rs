@@ -283,7 +283,7 @@
 //! `blst`'s constant-time scalar multiplication ([`quorate_core::bls12_381::msm`] `*_ct`), never with
 //! Pippenger. `*_vartime` functions touch public data only.
 //!
-//! ## Known answers and interoperability (`tests/kat.rs`)
+//! ## Known answers and interoperability (`tests/bls/kat.rs`)
 //! Hash-to-curve: RFC 9380 Appendix J.9.1 (`BLS12381G1_XMD:SHA-256_SSWU_RO_`) and, in
 //! `quorate-core`, the `expand_message_xmd` vectors of Appendix K. Point decoding: the
 //! Ethereum consensus `deserialization_G1`/`deserialization_G2` vectors. Signatures: the IETF

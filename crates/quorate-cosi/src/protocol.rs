@@ -734,7 +734,7 @@ impl Witness {
     ///
     /// A leader that runs a few hundred legacy sessions with such a witness concurrently
     /// forges a signature on a message of its choice under the witness's key (the ROS attack,
-    /// ePrint 2020/945; see `tests/concurrent_sessions.rs`). Exists only to reproduce the
+    /// ePrint 2020/945; see `tests/cosi/concurrent_sessions.rs`). Exists only to reproduce the
     /// 2016 paper's protocol and numbers, behind the `insecure-legacy` cargo feature (off by
     /// default).
     #[cfg(feature = "insecure-legacy")]

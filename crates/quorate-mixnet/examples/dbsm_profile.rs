@@ -16,7 +16,7 @@ use rand_core::SeedableRng;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/mixnet/common/mod.rs"]
 mod common;
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {

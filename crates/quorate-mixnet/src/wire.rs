@@ -68,7 +68,7 @@
 //! * [`DkgBroadcast`]: `6 + (t + 1)·G1 + s`.
 //!
 //! Measured at `n = 8`, `m = 2`, `|I| = 4` (2 members), 1024-bit `N` and `Ñ`
-//! (`tests/wire.rs`, wire version 2): sender input 2306, Mix stage 4473 (shuffle proof
+//! (`tests/mixnet/wire.rs`, wire version 2): sender input 2306, Mix stage 4473 (shuffle proof
 //! 2413), decryption stage 2412 (2 outputs per 1024-bit group), Mix record 16116,
 //! [`MixnetPublic`] 5964, BB query 230, reverse stage 2507, blinding stage 1544, DPK commit
 //! stage 1032, DB-SM proof 12576 (11666 in version 1: `M_k` saves 2 G1 per member and

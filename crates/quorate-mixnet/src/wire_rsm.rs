@@ -62,7 +62,7 @@
 //!   header, nested bodies do not.
 //!
 //! Measured at `n = 6`, `m = 2`, `|I| = 3` (3 members, 3 non-members), 1024-bit `N`
-//! (`tests/wire_rsm.rs`, `encoded_sizes`): BBS+ query 482, triples for `|I|` 1548, Beaver
+//! (`tests/mixnet/wire_rsm.rs`, `encoded_sizes`): BBS+ query 482, triples for `|I|` 1548, Beaver
 //! opening (one server) 392, DPK_BBS+ proof (one output) 1832, signature track 11018
 //! (one blinding stage 2312), non-member opening 200, witness shuffle 7258, witness track
 //! 18344, joint sharing record for `n` inputs 20802, whole DB-RSM proof 36034.

@@ -1,5 +1,5 @@
 //! The timestamping HTTP server (axum on tokio). Its OpenAPI 3 document is
-//! `docs/timestamp-api.json` (checked against this router by `tests/openapi.rs`).
+//! `docs/timestamp-api.json` (checked against this router by `tests/timestamp/openapi.rs`).
 //!
 //! | method and path | answer |
 //! |---|---|

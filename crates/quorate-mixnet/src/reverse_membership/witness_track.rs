@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn witness_track_end_to_end_12_3() {
-        // (50, 3) runs through the whole DB-RSM in tests/trace.rs.
+        // (50, 3) runs through the whole DB-RSM in tests/mixnet/trace.rs.
         end_to_end(12, 3, 42);
     }
 
