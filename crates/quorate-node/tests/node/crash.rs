@@ -410,7 +410,8 @@ fn every_persist_step_survives_a_crash() {
         let out = Command::new(&exe)
             .args([
                 "--exact",
-                "child_process",
+                // Its libtest name in the crate's one test binary (`tests/node/main.rs`).
+                "crash::child_process",
                 "--nocapture",
                 "--test-threads",
                 "1",
