@@ -8,6 +8,10 @@
 //! skipped: the mode for `valgrind --tool=callgrind` instruction counts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{process_cpu_ns, size_sets};
+
 use blstrs::{G1Projective, G2Projective, Scalar};
 use ff::Field;
 use group::Group;
@@ -22,15 +26,6 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// CPU time of every thread of this process (`/proc/self/task/*/schedstat`).
-fn process_cpu_ns() -> u64 {
-    std::fs::read_dir("/proc/self/task")
-        .expect("Linux procfs")
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap())
-        .sum()
-}
 
 /// Mean process CPU (ms) of one call over `samples` calls on a one-thread pool, and the
 /// median wall clock (ms) of one call on a two-thread pool.
@@ -126,17 +121,7 @@ fn main() {
     unit2("G2 fixed-base table s·g2", &|| g2_generator_mul_ct(&s));
     unit2("G2 addition (projective)", &|| p2 + q2);
 
-    let sets: Vec<(u16, u16)> = std::env::args()
-        .nth(1)
-        .map(|a| {
-            a.split(',')
-                .map(|p| {
-                    let (t, n) = p.split_once('/').unwrap();
-                    (t.parse().unwrap(), n.parse().unwrap())
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| vec![(3, 5), (5, 20), (67, 100)]);
+    let sets = size_sets();
     for (t, n) in sets {
         let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"cpu".to_vec())).unwrap();
         let params = ThresholdParams::new(t, n).unwrap();

@@ -13,6 +13,10 @@
 //! floor (its 3-term product with one fresh G2 preparation).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{process_cpu_ns, size_sets};
+
 use blstrs::{G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
 use ff::Field;
 use group::{Curve, Group};
@@ -24,17 +28,6 @@ use quorate_core::transcript::SessionId;
 use quorate_core::{PartyId, ThresholdParams};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-
-/// CPU time of every thread of this process (`/proc/self/task/*/schedstat`): rayon runs
-/// on the measuring thread, but `blst`'s multi-scalar multiplications and multi-Miller
-/// loops hand work to `blst`'s own thread pool, which must be counted too.
-fn process_cpu_ns() -> u64 {
-    std::fs::read_dir("/proc/self/task")
-        .expect("Linux procfs")
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap())
-        .sum()
-}
 
 /// Mean CPU time of one call over a loop of `samples` calls (after one warm-up call):
 /// the scheduler updates the thread's CPU clock at ticks, so one call of about a
@@ -85,17 +78,7 @@ fn main() {
         prepared_product_is_identity(&[(a1, &g2_prepared), (a2, &base_prepared), (a3, &fresh)])
     });
     println!("Hot Verify pairing floor (3-term Miller loop, 1 final exp., 1 G2 preparation): {pairing_floor:.3} ms");
-    let sets: Vec<(u16, u16)> = std::env::args()
-        .nth(1)
-        .map(|a| {
-            a.split(',')
-                .map(|p| {
-                    let (t, n) = p.split_once('/').unwrap();
-                    (t.parse().unwrap(), n.parse().unwrap())
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| vec![(3, 5), (5, 20), (67, 100)]);
+    let sets = size_sets();
     for (t, n) in sets {
         let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"cpu".to_vec())).unwrap();
         let params = ThresholdParams::new(t, n).unwrap();
