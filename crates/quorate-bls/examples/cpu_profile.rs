@@ -1,6 +1,8 @@
 //! CPU-time means of the BLS rows that issue 19 tracks (hot refresh, client refresh,
 //! ClientRegister, Π_EKS verify), for a loaded machine where wall time is noise.
-//! Run with `cargo run --release -p quorate-bls --example cpu_profile [-- 3/5,5/20]`.
+//! Run with `cargo run --release -p quorate-bls --example cpu_profile [-- 3/5,5/20 [hot,verify]]`
+//! (the second argument picks rows among `register`, `client`, `hot`, `verify`; all by
+//! default).
 //! CPU time is the process's, summed over its threads' `/proc/self/task/*/schedstat`
 //! (nanoseconds on CPU; Linux only); rayon runs on the measuring thread alone (a
 //! one-thread pool that uses the current thread), and what `blst` hands to its own pool
@@ -79,6 +81,18 @@ fn main() {
     });
     println!("Hot Verify pairing floor (3-term Miller loop, 1 final exp., 1 G2 preparation): {pairing_floor:.3} ms");
     let sets = size_sets();
+    let rows = std::env::args()
+        .nth(2)
+        .unwrap_or_else(|| "register,client,hot,verify".into());
+    let wanted = |row: &str| rows.split(',').any(|r| r == row);
+    // A row left out prints as NaN.
+    let timed = |row: &str, samples: usize, f: &mut dyn FnMut()| {
+        if wanted(row) {
+            mean_ms(samples, f)
+        } else {
+            f64::NAN
+        }
+    };
     for (t, n) in sets {
         let crs = ceremony::run_in_process(n, 2, &SessionId::new(b"cpu".to_vec())).unwrap();
         let params = ThresholdParams::new(t, n).unwrap();
@@ -89,8 +103,8 @@ fn main() {
         let eks = VerifiedColdKeys::verify(&regs, &mut rng).unwrap();
         let client = Client::generate(&mut rng);
         let heavy = if n > 50 { 5 } else { 20 };
-        let register = mean_ms(heavy, || {
-            client.register(&crs, params, &eks, &mut rng).unwrap()
+        let register = timed("register", heavy, &mut || {
+            client.register(&crs, params, &eks, &mut rng).unwrap();
         });
         let reg = client.register(&crs, params, &eks, &mut rng).unwrap();
         let pad = cold[0]
@@ -106,25 +120,29 @@ fn main() {
             &mut rng,
         )
         .unwrap();
-        let client_refresh = mean_ms(heavy, || {
+        let client_refresh = timed("client", heavy, &mut || {
             let r = client.refresh(&crs, &reg.public, &mut rng).unwrap();
-            reg.public
-                .refreshed(&crs, &r.public, &mut rng)
-                .unwrap()
-                .into_record()
+            std::hint::black_box(
+                reg.public
+                    .refreshed(&crs, &r.public, &mut rng)
+                    .unwrap()
+                    .into_record(),
+            );
         });
         let refresh = client.refresh(&crs, &reg.public, &mut rng).unwrap();
-        let hot_refresh = mean_ms(200, || {
-            hot.refresh(&crs, &refresh.public, &refresh.shares[0], &mut rng)
-                .unwrap()
+        let hot_refresh = timed("hot", 200, &mut || {
+            std::hint::black_box(
+                hot.refresh(&crs, &refresh.public, &refresh.shares[0], &mut rng)
+                    .unwrap(),
+            );
         });
         let ctx = ProofContext {
             session: SessionId::new(b"cpu".to_vec()),
             block_id: 1,
         };
         let proof = hot.prove(&crs, &ctx, &mut rng);
-        let hot_verify = mean_ms(200, || {
-            verify_hot(&crs, &reg.public, hot.index(), &ctx, &proof).unwrap()
+        let hot_verify = timed("verify", 200, &mut || {
+            verify_hot(&crs, &reg.public, hot.index(), &ctx, &proof).unwrap();
         });
         println!(
             "(t,n)=({t},{n}) single-thread CPU means: ClientRegister {register:.2} ms | client refresh (deal + combiner check) {client_refresh:.2} ms | hot refresh {hot_refresh:.3} ms | Hot Verify {hot_verify:.3} ms"

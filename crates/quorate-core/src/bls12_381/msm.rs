@@ -194,41 +194,110 @@ impl FixedBaseVartime {
 }
 
 /// Precomputed multiples of one fixed base for **constant-time** multiplication by
-/// secret scalars: row `k` holds `d·16^k·P` for `d = 0..16` (affine), and `s·P` is the
-/// sum over the 64 rows of the entry at `s`'s `k`-th 4-bit digit. Each entry is read by
-/// a constant-time select over the whole row (`subtle`), and each sum is `blst`'s mixed
-/// addition, which is constant time (identity and doubling cases included, by masked
-/// selects). So the sequence of operations and memory accesses does not depend on `s`.
-/// 64 mixed additions and 1024 selects against `blst`'s 255 doublings and 51 additions;
-/// about 61 KiB (G1) or 123 KiB (G2) per base, built once (1024 additions and one
-/// batched affine conversion: the base is public).
+/// secret scalars, with signed 5-bit digits. The scalar `s < 2^255` is recoded as
+/// `s = Σ_{k<52} d_k·32^k` with `d_k ∈ [−16, 15]` (each 5-bit window plus the previous
+/// carry; a window of 16 or more becomes `d − 32` and carries 1; the top window holds no
+/// bit of `s` below `2^255` but the carry, so no carry is left). Row `k` holds `j·32^k·P` for
+/// `j = 0..=16` (affine), and `s·P` is the sum over the 52 rows of the entry `|d_k|`,
+/// negated when `d_k < 0`. Each entry is read by a constant-time select over the whole
+/// row (`subtle`), its sign applied by a constant-time negation and select, and each sum
+/// is `blst`'s mixed addition, which is constant time (identity and doubling cases
+/// included, by masked selects); the recoding is branch-free integer arithmetic. So the
+/// sequence of operations and memory accesses does not depend on `s`. 52 mixed additions
+/// and 832 selects, against 64 and 1024 with unsigned 4-bit digits (measured ≈ −15 % for
+/// G1 and G2, docs/benchmarks.md §8; 6-bit digits measured the same with twice the table)
+/// and `blst`'s 255 doublings; about 83 KiB (G1) or 166 KiB (G2) per base, built once
+/// (≈ 900 additions and one batched affine conversion: the base is public).
 pub struct FixedBaseCt<G: BatchAffineVartime> {
-    rows: Vec<[G::AffineRepr; 16]>,
+    rows: Vec<[G::AffineRepr; CT_ROW]>,
+}
+
+/// Bits per signed digit of [`FixedBaseCt`].
+const CT_WINDOW: u32 = 5;
+/// Digits of a scalar below `2^255` (`52·5 = 260` bits: 255 and room for the carry).
+const CT_DIGITS: usize = (256 + CT_WINDOW as usize - 1) / CT_WINDOW as usize;
+/// Entries per row: `0..=2^(CT_WINDOW−1)` (17).
+const CT_ROW: usize = (1 << (CT_WINDOW - 1)) + 1;
+
+/// Constant-time negation of an affine point (`blstrs`' own `Neg` branches on the
+/// identity, which a table read of digit 0 must not reveal; a window of 63 plus a carry
+/// is the digit `−0`). The identity of `blst` is
+/// `(0, 0)`, and `blst`'s conditional negation maps `0` to `0`, so it stays the identity
+/// (test `ct_negation_matches_neg_and_keeps_the_identity`).
+pub trait CtNegAffine: Sized {
+    /// `−self`, in constant time.
+    fn ct_neg(&self) -> Self;
+}
+
+impl CtNegAffine for G1Affine {
+    fn ct_neg(&self) -> Self {
+        G1Affine::from_raw_unchecked(self.x(), -self.y(), false)
+    }
+}
+
+impl CtNegAffine for G2Affine {
+    fn ct_neg(&self) -> Self {
+        G2Affine::from_raw_unchecked(self.x(), -self.y(), false)
+    }
+}
+
+/// The signed 6-bit digits of `s` as (magnitude `0..=32`, negative) pairs; branch-free.
+fn signed_digits_ct(s: &Scalar) -> [(u8, u8); CT_DIGITS] {
+    let mut le = s.to_bytes_le();
+    let mut limbs = [0u64; 5];
+    for (limb, bytes) in limbs.iter_mut().zip(le.chunks_exact(8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(bytes);
+        *limb = u64::from_le_bytes(word);
+        word.zeroize();
+    }
+    le.zeroize();
+    let mut digits = [(0u8, 0u8); CT_DIGITS];
+    let mut carry = 0u64;
+    for (k, digit) in digits.iter_mut().enumerate() {
+        // The window's position is public; only its content is secret.
+        let bit = k * CT_WINDOW as usize;
+        let (word, shift) = (bit / 64, bit % 64);
+        let mut window = limbs[word] >> shift;
+        if shift + CT_WINDOW as usize > 64 {
+            window |= limbs[word + 1] << (64 - shift);
+        }
+        let value = (window & ((1 << CT_WINDOW) - 1)) + carry; // 0..=32
+        let negative = (value + (1 << (CT_WINDOW - 1))) >> CT_WINDOW; // 1 iff value >= 16
+        let signed = value as i64 - ((negative as i64) << CT_WINDOW); // −16..=15
+        let mask = signed >> 63;
+        let magnitude = (signed ^ mask) - mask; // 0..=32
+        *digit = (magnitude as u8, negative as u8);
+        carry = negative;
+    }
+    limbs.zeroize();
+    digits
 }
 
 impl<G> FixedBaseCt<G>
 where
     G: BatchAffineVartime,
-    G::AffineRepr: ConditionallySelectable,
+    G::AffineRepr: ConditionallySelectable + CtNegAffine,
 {
     /// The table of `base` (a public point).
     pub fn new(base: G) -> Self {
-        let mut projective = Vec::with_capacity(64 * 16);
+        let mut projective = Vec::with_capacity(CT_DIGITS * CT_ROW);
         let mut row_base = base;
-        for _ in 0..64 {
+        for _ in 0..CT_DIGITS {
             let mut acc = G::identity();
-            for _ in 0..16 {
+            for _ in 0..CT_ROW {
                 projective.push(acc);
                 acc += row_base;
             }
-            row_base = acc;
+            // `acc` is 17·row_base here; the next row's base is 32·row_base.
+            row_base = (acc - row_base).double();
         }
         let identity = G::identity().to_affine();
         let affine = G::batch_affine_vartime(&projective);
         let rows = affine
-            .chunks_exact(16)
+            .chunks_exact(CT_ROW)
             .map(|c| {
-                let mut row = [identity; 16];
+                let mut row = [identity; CT_ROW];
                 row.copy_from_slice(c);
                 row
             })
@@ -238,18 +307,18 @@ where
 
     /// `s·P` for a secret scalar `s`, in constant time.
     pub fn mul_ct(&self, s: &Scalar) -> G {
-        let mut le = s.to_bytes_le();
+        let mut digits = signed_digits_ct(s);
         let mut acc = G::identity();
-        for (k, row) in self.rows.iter().enumerate() {
-            let mut digit = (le[k / 2] >> (4 * (k % 2))) & 0xf;
+        for (row, (magnitude, negative)) in self.rows.iter().zip(digits.iter()) {
             let mut entry = row[0];
             for (j, candidate) in (0u8..).zip(row.iter()).skip(1) {
-                entry.conditional_assign(candidate, j.ct_eq(&digit));
+                entry.conditional_assign(candidate, j.ct_eq(magnitude));
             }
+            let negated = entry.ct_neg();
+            entry.conditional_assign(&negated, (*negative).into());
             acc += entry;
-            digit.zeroize();
         }
-        le.zeroize();
+        digits.zeroize();
         acc
     }
 }
@@ -544,10 +613,50 @@ mod tests {
             assert_eq!(g1_generator_mul_ct(s), G1Projective::generator() * s);
             assert_eq!(g2_generator_mul_ct(s), G2Projective::generator() * s);
         }
+        // Digits at both ends of the range: windows of 31, 32 and 63 (carries), and the
+        // largest scalar.
+        // 496 = 15·32 + 16: a carry into a window of 15 makes it 16 and carries again;
+        // 1023: windows of 31 (the digit −0 after a carry).
+        scalars.extend([15u64, 16, 31, 32, 496, 1023, u64::MAX].map(Scalar::from));
+        scalars.push(-Scalar::from(2u64));
         let p = G2Projective::random(&mut rng);
         let table = FixedBaseCt::new(p);
         for s in &scalars {
             assert_eq!(table.mul_ct(s), p * s);
         }
+        let q = G1Projective::random(&mut rng);
+        let table = FixedBaseCt::new(q);
+        for s in &scalars {
+            assert_eq!(table.mul_ct(s), q * s);
+        }
+    }
+
+    #[test]
+    fn signed_digits_recompose_to_the_scalar() {
+        let mut rng = ChaCha20Rng::seed_from_u64(14);
+        for _ in 0..64 {
+            let s = Scalar::random(&mut rng);
+            let mut sum = Scalar::ZERO;
+            for (k, (magnitude, negative)) in signed_digits_ct(&s).iter().enumerate() {
+                assert!(usize::from(*magnitude) < CT_ROW && *negative <= 1);
+                let d = Scalar::from(u64::from(*magnitude));
+                let d = if *negative == 1 { -d } else { d };
+                sum += d * Scalar::from(1u64 << CT_WINDOW).pow_vartime([k as u64]);
+            }
+            assert_eq!(sum, s);
+        }
+    }
+
+    #[test]
+    fn ct_negation_matches_neg_and_keeps_the_identity() {
+        let mut rng = ChaCha20Rng::seed_from_u64(15);
+        let p = G1Projective::random(&mut rng).to_affine();
+        let q = G2Projective::random(&mut rng).to_affine();
+        assert_eq!(p.ct_neg(), -p);
+        assert_eq!(q.ct_neg(), -q);
+        assert!(bool::from(G1Affine::identity().ct_neg().is_identity()));
+        assert!(bool::from(G2Affine::identity().ct_neg().is_identity()));
+        assert_eq!(G1Affine::identity().ct_neg(), G1Affine::identity());
+        assert_eq!(G2Affine::identity().ct_neg(), G2Affine::identity());
     }
 }
