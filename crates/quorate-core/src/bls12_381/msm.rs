@@ -215,7 +215,7 @@ pub struct FixedBaseCt<G: BatchAffineVartime> {
 /// Bits per signed digit of [`FixedBaseCt`].
 const CT_WINDOW: u32 = 5;
 /// Digits of a scalar below `2^255` (`52·5 = 260` bits: 255 and room for the carry).
-const CT_DIGITS: usize = (256 + CT_WINDOW as usize - 1) / CT_WINDOW as usize;
+const CT_DIGITS: usize = 256_usize.div_ceil(CT_WINDOW as usize);
 /// Entries per row: `0..=2^(CT_WINDOW−1)` (17).
 const CT_ROW: usize = (1 << (CT_WINDOW - 1)) + 1;
 
