@@ -25,7 +25,7 @@
 
 use crate::error::BlsError;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Scalar};
-use ff::{Field, PrimeField};
+use ff::{BatchInvert, Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use quorate_core::bls12_381::glv::PublicScalarVartime;
@@ -127,6 +127,67 @@ impl Domain {
             *v *= self.size_inv;
         }
         Ok(())
+    }
+
+    /// The coefficients of the unique polynomial of degree `< len` with value `values[i]`
+    /// at `ω^i` for `i < len = values.len() ≤ N` (one inverse FFT when `len = N`). The
+    /// values may be **secret**: the sequence of field operations depends on `len` only
+    /// (Newton's divided differences over the public nodes `ω^i`, whose differences
+    /// `ω^i − ω^(i−j) = ω^(i−j)(ω^j − 1)` need only the `len − 1` public inverses
+    /// `(ω^j − 1)^(−1)`, then the Newton form expanded into coefficients): about
+    /// `1.5·len²` multiplications.
+    pub fn interpolate_prefix(&self, values: &[Scalar]) -> Result<Vec<Scalar>, ParamError> {
+        let len = values.len();
+        if len > self.size() {
+            return Err(ParamError::LengthMismatch {
+                what: "interpolation values",
+                expected: self.size(),
+                got: len,
+            });
+        }
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        if len == self.size() {
+            let mut coeffs = values.to_vec();
+            self.ifft(&mut coeffs)?;
+            return Ok(coeffs);
+        }
+        // Public: ω^(−k) for k < len and (ω^j − 1)^(−1) for 1 ≤ j < len (non-zero: ω has
+        // order N > j).
+        let mut inv_pow = Vec::with_capacity(len);
+        let mut w = Scalar::ONE;
+        for _ in 0..len {
+            inv_pow.push(w);
+            w *= self.omega_inv;
+        }
+        let mut inv_gap: Vec<Scalar> = (0..len)
+            .map(|j| self.omega.pow_vartime([j as u64]) - Scalar::ONE)
+            .collect();
+        inv_gap[0] = Scalar::ONE;
+        inv_gap.iter_mut().batch_invert();
+        // Divided differences: d[i] = f[x_0..x_i].
+        let mut d = values.to_vec();
+        for j in 1..len {
+            for i in (j..len).rev() {
+                d[i] = (d[i] - d[i - 1]) * inv_pow[i - j] * inv_gap[j];
+            }
+        }
+        // p = d_(len−1); p ← p·(X − x_k) + d_k for k = len−2 … 0, with x_k = ω^k.
+        let mut coeffs = vec![Scalar::ZERO; len];
+        let mut x_k = self.omega.pow_vartime([len.saturating_sub(2) as u64]);
+        coeffs[0] = d[len - 1];
+        for (top, k) in (0..len.saturating_sub(1)).rev().enumerate() {
+            // p has degree `top`; multiply by (X − x_k) in place, from the top down.
+            coeffs[top + 1] = coeffs[top];
+            for i in (1..=top).rev() {
+                coeffs[i] = coeffs[i - 1] - x_k * coeffs[i];
+            }
+            coeffs[0] = d[k] - x_k * coeffs[0];
+            x_k *= self.omega_inv;
+        }
+        quorate_core::secret::wipe_fields(&mut d);
+        Ok(coeffs)
     }
 
     fn check_len(&self, len: usize) -> Result<(), ParamError> {
@@ -1308,6 +1369,36 @@ mod tests {
         assert_eq!(short, coeffs[..7]);
         assert_eq!(d.omega().pow_vartime([8u64]), Scalar::ONE);
         assert_ne!(d.omega().pow_vartime([4u64]), Scalar::ONE);
+    }
+
+    #[test]
+    fn prefix_interpolation_has_degree_below_len_and_hits_every_value() {
+        let mut rng = ChaCha20Rng::seed_from_u64(14);
+        for log in [1u32, 3, 5, 7] {
+            let d = Domain::with_log_size(log).unwrap();
+            let size = d.size();
+            for len in [0, 1, 2, 3, 5, size / 2 + 1, size - 1, size] {
+                if len > size {
+                    continue;
+                }
+                let values: Vec<Scalar> = (0..len).map(|_| Scalar::random(&mut rng)).collect();
+                let coeffs = d.interpolate_prefix(&values).unwrap();
+                assert_eq!(coeffs.len(), len, "N={size} len={len}");
+                for (i, v) in values.iter().enumerate() {
+                    assert_eq!(
+                        evaluate(&coeffs, &d.element(i)),
+                        *v,
+                        "N={size} len={len} i={i}"
+                    );
+                }
+            }
+            // len = N is the inverse FFT; more values than points is a typed error.
+            let mut all: Vec<Scalar> = (0..size).map(|_| Scalar::random(&mut rng)).collect();
+            let coeffs = d.interpolate_prefix(&all).unwrap();
+            d.ifft(&mut all).unwrap();
+            assert_eq!(coeffs, all);
+            assert!(d.interpolate_prefix(&vec![Scalar::ONE; size + 1]).is_err());
+        }
     }
 
     #[test]

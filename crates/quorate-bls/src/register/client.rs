@@ -3,8 +3,8 @@
 //! ClientRegister (notes §ClientRegister):
 //! 1. Shamir: `f(0) = sk`, `deg f = t−1`, `x_i = f(z_i)` with `z_i = ω^(i−1)`.
 //! 2. Pads `k_i` from `sk·ek_i` ([`crate::cold`]); hot shares `hx_i = x_i + k_i`.
-//! 3. `T` = the polynomial of degree `< N` with `T(z_i) = hx_i` for `i ≤ n` and `T = 0` on
-//!    the unused domain points (one inverse FFT), `com_T = [T(τ)]_1`.
+//! 3. `T` = the polynomial of degree `< n` with `T(z_i) = hx_i` for `i ≤ n`
+//!    ([`crate::kzg::Domain::interpolate_prefix`]), `com_T = [T(τ)]_1`.
 //! 4. All openings `π_i` at once by Feist–Khovratovich.
 //! 5. `vs_i = x_i·g2`, and a proof of possession of `vk`.
 //! 6. The client's authorisation: its BLS signature on the record digest under
@@ -131,16 +131,13 @@ impl Client {
                 (hx, vs)
             })
             .collect();
-        let mut values = vec![Scalar::ZERO; domain.size()];
-        let mut vs = Vec::with_capacity(n);
-        for (slot, (hx, v)) in values.iter_mut().zip(&per_party) {
-            *slot = *hx;
-            vs.push(*v);
-        }
-        domain.ifft(&mut values)?;
-        let com_t = crs.commit_ct(&values)?;
-        let openings = crs.open_parties_ct(&values, params.n())?;
+        let mut values: Vec<Scalar> = per_party.iter().map(|(hx, _)| *hx).collect();
+        let vs = per_party.iter().map(|(_, v)| *v).collect();
+        let mut coeffs = domain.interpolate_prefix(&values)?;
         wipe_fields(&mut values);
+        let com_t = crs.commit_ct(&coeffs)?;
+        let openings = crs.open_parties_ct(&coeffs, params.n())?;
+        wipe_fields(&mut coeffs);
 
         let payloads = per_party
             .iter()
