@@ -60,14 +60,15 @@
 //! 3. `T` is the unique polynomial of degree `< n` with `T(z_i) = hx_i` (`i ≤ n`):
 //!    Newton's divided differences over the public points `z_i = ω^(i−1)`, `O(n²)` field
 //!    operations independent of the values (one inverse FFT when `n = N`; the reference
-//!    interpolates in `O(n³)`). Until session 13 `T` had degree `< N` with `T = 0` on the
-//!    `N − n` unused domain points. Nothing checks `T` off the party points: the hot
+//!    interpolates in `O(n³)`). Nothing checks `T` off the party points: the hot
 //!    parties check their own openings at `z_i`, Π_EKS proves an opening at `z_i`, and a
-//!    refresh adds a `δ` of degree `≤ t − 1` that is not zero there either. Both choices
-//!    are the same deterministic function of `(hx_1, …, hx_n)`, so `com_T` and the
-//!    openings reveal nothing more; the lower degree makes the openings cheaper (the
-//!    direct quotients have `n − 1` terms instead of `N − 1`, and at `(5, 20)` FK runs on
-//!    a Toeplitz block of 16) and `com_T` `n` terms instead of `N`.
+//!    refresh adds a `δ` of degree `≤ t − 1` that is not zero there either. Any fixed
+//!    choice of `T` through the `hx_i` (for example degree `< N` with `T = 0` on the
+//!    `N − n` unused domain points) is the same kind of deterministic linear function of
+//!    `(hx_1, …, hx_n)`, so `com_T` and the openings reveal nothing more with the lowest
+//!    degree; it makes the openings cheaper (the direct quotients have `n − 1` terms
+//!    instead of `N − 1`, and at `(5, 20)` FK runs on a Toeplitz block of 16) and `com_T`
+//!    `n` terms instead of `N`.
 //! 4. `com_T = Σ T_j [τ^j]_1` (constant-time per term: `T` is secret).
 //! 5. Openings at all points by Feist–Khovratovich: with `d = N−1`,
 //!    `π(z) = Σ_{i<d} h_i z^i`, `h_i = Σ_{k=0}^{d−1−i} T_{i+1+k} [τ^k]_1`; `h` is a Toeplitz
