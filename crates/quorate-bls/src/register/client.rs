@@ -22,7 +22,6 @@ use crate::register::messages::{
     DST_REGISTER,
 };
 use blstrs::{G2Affine, G2Projective, Scalar};
-use ff::Field;
 use quorate_core::bls12_381::msm::g2_generator_mul_ct;
 use quorate_core::bls12_381::normalize::g2_batch_vartime;
 use quorate_core::bls12_381::wire::G2_BYTES;
