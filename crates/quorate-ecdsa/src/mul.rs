@@ -41,6 +41,7 @@ use k256::Scalar;
 use quorate_core::encoding::{Reader, Writer};
 use quorate_core::{DecodeError, PartyId};
 use rand_core::CryptoRngCore;
+use sha2::digest::generic_array::GenericArray;
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
@@ -86,45 +87,57 @@ fn gadget() -> &'static [Scalar] {
     })
 }
 
-/// The SHA-256 state after absorbing the one-block prefix `TAG_PAD ‖ sid`.
-#[derive(Clone, Copy)]
-struct PadPrefix([u32; 8]);
-
-fn pad_prefix(sid: &[u8; 32]) -> PadPrefix {
-    let mut block = [0u8; 64];
-    block[..32].copy_from_slice(TAG_PAD);
-    block[32..].copy_from_slice(sid);
-    let mut state = crate::curve::SHA256_IV;
-    sha2::compress256(&mut state, &[block.into()]);
-    PadPrefix(state)
+/// The pad hash of one multiplication: the SHA-256 state after the one-block prefix
+/// `TAG_PAD ‖ sid`, and scratch space for the final block and the digest (secret: they
+/// hold an OT row and a pad). The scratch is wiped once, on drop, instead of after every
+/// pad.
+#[derive(Zeroize, ZeroizeOnDrop)]
+struct PadHasher {
+    prefix: [u32; 8],
+    block: [u8; 64],
+    state: [u32; 8],
+    digest: [u8; 32],
 }
 
-/// Hashes an OT row to `W` pad scalars: `ω_l = SHA-256(TAG_PAD ‖ sid ‖ j ‖ row ‖ l)` reduced
-/// mod `q`. The 85-byte message is the precomputed prefix block plus one final block, so
-/// each pad is exactly one compression (the padding is written out here; a unit test checks
-/// the result against `Sha256::digest`).
-fn pads(prefix: &PadPrefix, j: usize, row: u128) -> [Scalar; W] {
-    let mut block = [0u8; 64];
-    block[..4].copy_from_slice(&(j as u32).to_be_bytes());
-    block[4..20].copy_from_slice(&row.to_le_bytes());
-    block[21] = 0x80;
-    block[56..].copy_from_slice(&(85u64 * 8).to_be_bytes());
-    let mut out = [Scalar::ZERO; W];
-    let mut state = prefix.0;
-    let mut digest = [0u8; 32];
-    for (l, o) in out.iter_mut().enumerate() {
-        block[20] = l as u8;
-        state = prefix.0;
-        sha2::compress256(&mut state, &[block.into()]);
-        for (d, w) in digest.chunks_exact_mut(4).zip(&state) {
-            d.copy_from_slice(&w.to_be_bytes());
+impl PadHasher {
+    fn new(sid: &[u8; 32]) -> Self {
+        let mut block = [0u8; 64];
+        block[..32].copy_from_slice(TAG_PAD);
+        block[32..].copy_from_slice(sid);
+        let mut prefix = crate::curve::SHA256_IV;
+        sha2::compress256(&mut prefix, &[block.into()]);
+        // The final block: `j ‖ row ‖ l` (21 bytes), then SHA-256's padding for an 85-byte
+        // message, written out once here (a unit test checks the result against
+        // `Sha256::digest`).
+        let mut block = [0u8; 64];
+        block[21] = 0x80;
+        block[56..].copy_from_slice(&(85u64 * 8).to_be_bytes());
+        PadHasher {
+            prefix,
+            block,
+            state: [0; 8],
+            digest: [0; 32],
         }
-        *o = scalar_reduce(&digest);
     }
-    digest.zeroize();
-    state.zeroize();
-    block.zeroize();
-    out
+
+    /// Hashes an OT row to `W` pad scalars: `ω_l = SHA-256(TAG_PAD ‖ sid ‖ j ‖ row ‖ l)`
+    /// reduced mod `q`, one compression each on the precomputed prefix state.
+    fn pads(&mut self, j: usize, row: u128) -> [Scalar; W] {
+        self.block[..4].copy_from_slice(&(j as u32).to_be_bytes());
+        self.block[4..20].copy_from_slice(&row.to_le_bytes());
+        core::array::from_fn(|l| {
+            self.block[20] = l as u8;
+            self.state = self.prefix;
+            sha2::compress256(
+                &mut self.state,
+                core::slice::from_ref(GenericArray::from_slice(&self.block)),
+            );
+            for (d, w) in self.digest.chunks_exact_mut(4).zip(&self.state) {
+                d.copy_from_slice(&w.to_be_bytes());
+            }
+            scalar_reduce(&self.digest)
+        })
+    }
 }
 
 fn bit(bits: &[u8], j: usize) -> Choice {
@@ -270,13 +283,13 @@ fn sender_round2_inner(
     rng.fill_bytes(&mut salt);
     let msid = salted_sid(sid, &salt);
     let sid = &msid;
-    let prefix = pad_prefix(sid);
+    let mut hasher = PadHasher::new(sid);
     let mut z_a: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
     let mut tau: Vec<[Scalar; W]> = Vec::with_capacity(ELL);
     let mut tau_bytes = Vec::with_capacity(ELL * W * 32);
     for (j, q) in rows.0.iter().enumerate() {
-        let mut w0 = pads(&prefix, j, *q);
-        let mut w1 = pads(&prefix, j, *q ^ delta);
+        let mut w0 = hasher.pads(j, *q);
+        let mut w1 = hasher.pads(j, *q ^ delta);
         let mut z = [Scalar::ZERO; W];
         let mut t = [Scalar::ZERO; W];
         for l in 0..W {
@@ -347,14 +360,14 @@ pub fn receiver_finish(
     }
     let msid = salted_sid(&state.sid, &msg.salt);
     let theta = theta(&msid, &msg.tau_bytes);
-    let prefix = pad_prefix(&msid);
+    let mut hasher = PadHasher::new(&msid);
     let g = gadget();
     let mut d = [Scalar::ZERO; L];
     // r'_j = γ_j·u − θ·z^B_j: the only value of r_j that passes DKLs19's check in row j.
     let mut expected_r = Vec::with_capacity(ELL);
     for (j, t_row) in state.rows.0.iter().enumerate() {
         let gamma = bit(&state.gamma, j);
-        let mut w = pads(&prefix, j, *t_row);
+        let mut w = hasher.pads(j, *t_row);
         let mut z = [Scalar::ZERO; W];
         for l in 0..W {
             z[l] = w[l] + Scalar::conditional_select(&Scalar::ZERO, &msg.tau[j][l], gamma);
@@ -443,7 +456,10 @@ mod tests {
     fn pads_are_sha256_of_the_documented_input() {
         let sid = [0x5au8; 32];
         let row = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
-        let got = pads(&pad_prefix(&sid), 300, row);
+        let mut hasher = PadHasher::new(&sid);
+        // Twice: the scratch left by a first row must not change the second.
+        hasher.pads(7, !row);
+        let got = hasher.pads(300, row);
         for (l, p) in got.iter().enumerate() {
             let mut h = Sha256::new();
             h.update(TAG_PAD);
