@@ -155,6 +155,11 @@ impl MixServer {
 }
 
 /// Verifies the chain of shuffles, server 1 first; returns the final list.
+///
+/// All proofs are first checked at once ([`shuffle::verify_chain_batch`]: one G1 MSM, one
+/// multi-exponentiation mod `Ñ` and one mod `N²` over the whole chain, 128-bit weights);
+/// if that fails, or a stage is malformed, the stages are checked one by one in order and
+/// the first failing server is named, exactly as without the batch.
 pub fn verify_mixing<'a>(
     public: &MixnetPublic,
     inputs: &'a [Ciphertext],
@@ -170,18 +175,16 @@ pub fn verify_mixing<'a>(
     }
     let pk = public.paillier.encryption_key();
     let djn = public.djn()?;
+    let n_hat = &public.ring_pedersen.n_hat;
+    let last = stages.last().map_or(inputs, |st| &st.outputs[..]);
+    if let Some(links) = chain_links(public, inputs, stages) {
+        if shuffle::verify_chain_batch(&public.sid, &public.gens, pk, djn, n_hat, inputs, &links) {
+            return Ok(last);
+        }
+    }
     let mut current = inputs;
     for (k, st) in public.params.parties().zip(stages) {
-        if st.mixer != k {
-            return Err(blame(st.mixer, "mix stage out of order"));
-        }
-        if st.outputs.len() != current.len() {
-            return Err(blame(k, "mix output length"));
-        }
-        for c in &st.outputs {
-            pk.ciphertext_from_integer(c.as_integer().clone())
-                .map_err(|_| blame(k, "mix output is not a valid ciphertext"))?;
-        }
+        check_stage_shape(public, k, current.len(), st)?;
         let com = public
             .perm_commitments
             .get(k.position())
@@ -189,7 +192,7 @@ pub fn verify_mixing<'a>(
         let stmt = PaillierShuffle {
             pk,
             djn,
-            n_hat: &public.ring_pedersen.n_hat,
+            n_hat,
             inputs: current,
             outputs: &st.outputs,
         };
@@ -197,6 +200,49 @@ pub fn verify_mixing<'a>(
         current = &st.outputs;
     }
     Ok(current)
+}
+
+/// The order, length and ciphertext validity of one stage (server `k`, `len` inputs).
+fn check_stage_shape(
+    public: &MixnetPublic,
+    k: PartyId,
+    len: usize,
+    st: &MixStage,
+) -> Result<(), MixnetError> {
+    let pk = public.paillier.encryption_key();
+    if st.mixer != k {
+        return Err(blame(st.mixer, "mix stage out of order"));
+    }
+    if st.outputs.len() != len {
+        return Err(blame(k, "mix output length"));
+    }
+    for c in &st.outputs {
+        pk.ciphertext_from_integer(c.as_integer().clone())
+            .map_err(|_| blame(k, "mix output is not a valid ciphertext"))?;
+    }
+    Ok(())
+}
+
+/// The stages as links of a chain for the batch check, if every stage is well formed.
+fn chain_links<'a>(
+    public: &'a MixnetPublic,
+    inputs: &[Ciphertext],
+    stages: &'a [MixStage],
+) -> Option<Vec<shuffle::ChainLink<'a>>> {
+    public
+        .params
+        .parties()
+        .zip(stages)
+        .map(|(k, st)| {
+            check_stage_shape(public, k, inputs.len(), st).ok()?;
+            Some(shuffle::ChainLink {
+                prover: k,
+                com: public.perm_commitments.get(k.position())?,
+                outputs: &st.outputs,
+                proof: &st.proof,
+            })
+        })
+        .collect()
 }
 
 /// Verifies every decryption share of every element and combines them; each output is its

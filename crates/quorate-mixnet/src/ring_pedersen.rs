@@ -36,9 +36,9 @@ use merlin::Transcript;
 use quorate_core::hash::expand_message_xmd_sha256;
 use quorate_core::ParamError;
 use quorate_paillier::bigint::{
-    from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod, multi_pow_secret, multi_pow_vartime,
-    pow_mod_secret, pow_mod_vartime, random_below, random_bits, random_unit, to_be_bytes_minimal,
-    to_be_bytes_padded, wipe_integer, SecretInteger,
+    eq_up_to_order_two, from_be_bytes, inv_mod, is_unit_in_range, modulo, mul_mod,
+    multi_pow_secret, multi_pow_vartime, pow_mod_secret, pow_mod_vartime, random_below,
+    random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::fixed_base::{FixedBase, FixedBaseCt};
 use quorate_paillier::rug::Integer;
@@ -455,7 +455,9 @@ impl RingPedersenVectorKey {
         Ok(mul_mod(both.expose(), &inv, m))
     }
 
-    /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod Ñ)` with
+    /// Verifier of a Σ-protocol opening: `Z^v · Z′ = Π s_i^{k_i} · t^{k_μ} (mod Ñ)`, up to a
+    /// factor of order ≤ 2 (both sides compared squared, as the shuffle proofs' batch check
+    /// [`crate::shuffle::verify_chain_batch`] must; soundness in [`crate::shuffle`]'s note), with
     /// `Z, Z′` units in `(0, Ñ)`, `0 ≤ k_μ < 2^{mu_mask_bits + 1}` and every `k_i ≥ 0`
     /// (the caller bounds `k_i` from above). All inputs are public; variable time.
     pub fn check_response_vartime(
@@ -485,7 +487,11 @@ impl RingPedersenVectorKey {
         let Ok(zv) = pow_mod_vartime(z, v, &self.n_hat) else {
             return false;
         };
-        mul_mod(&zv, z_p, &self.n_hat) == mul_mod(&rhs, &tk, &self.n_hat)
+        eq_up_to_order_two(
+            &mul_mod(&zv, z_p, &self.n_hat),
+            &mul_mod(&rhs, &tk, &self.n_hat),
+            &self.n_hat,
+        )
     }
 }
 
@@ -658,5 +664,11 @@ mod tests {
         swapped.swap(0, 1);
         let z_sw = key.commit_secret(&swapped, 128, &mu, mb).expect("commit");
         assert!(!key.check_response_vartime(&z_sw, &z_p, &v, &ks, &k_mu));
+        // Up to a factor of order ≤ 2 (issue 17, session 14: the single check compares
+        // squares, as the shuffle chain's batch must): −Z′ passes, Z′·t does not.
+        let neg = Integer::from(&n_hat - &z_p);
+        assert!(key.check_response_vartime(&z, &neg, &v, &ks, &k_mu));
+        let off = mul_mod(&z_p, &key.t, &n_hat);
+        assert!(!key.check_response_vartime(&z, &off, &v, &ks, &k_mu));
     }
 }

@@ -64,8 +64,8 @@ use merlin::Transcript;
 use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::ProtocolTranscript;
 use quorate_paillier::bigint::{
-    is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_vartime, random_bits,
-    to_be_bytes_padded, wipe_integer, SecretInteger,
+    eq_up_to_order_two, is_unit_in_range, modulo, mul_mod, multi_pow_vartime, pow_mod_vartime,
+    random_bits, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::Integer;
 use quorate_paillier::{Ciphertext, PublicKey};
@@ -388,11 +388,6 @@ fn precheck<'a>(
         },
     );
     Ok(Candidate { input, e })
-}
-
-/// `x² = y² mod m`: equality up to a factor of order at most 2 (see [`check_inputs`]).
-fn eq_up_to_order_two(x: &Integer, y: &Integer, m: &Integer) -> bool {
-    mul_mod(x, x, m) == mul_mod(y, y, m)
 }
 
 /// The three equations of one candidate, one by one (the reference check, and the

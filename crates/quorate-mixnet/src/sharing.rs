@@ -52,8 +52,8 @@ use quorate_core::bls12_381::msm::g1_msm_vartime;
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{Blame, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_vartime, random_bits, to_be_bytes_padded,
-    wipe_integer, SecretInteger,
+    eq_up_to_order_two, is_unit_in_range, mul_mod, multi_pow_vartime, pow_mod_vartime, random_bits,
+    to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -252,12 +252,6 @@ fn link_challenge(
     let mut c = [0u8; (CHALLENGE_BITS / 8) as usize];
     t.challenge_bytes(b"c", &mut c);
     Integer::from_digits(&c, Order::Msf)
-}
-
-/// `x² = y² mod m`: equality up to a factor of order at most 2 (see
-/// [`crate::sender::check_inputs`] for why this loses nothing).
-fn eq_up_to_order_two(x: &Integer, y: &Integer, m: &Integer) -> bool {
-    mul_mod(x, x, m) == mul_mod(y, y, m)
 }
 
 /// One link proof that passed the cheap checks (ranges, units, layout shape), with its

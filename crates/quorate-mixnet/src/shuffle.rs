@@ -34,6 +34,11 @@
 //! * `0 ≤ k_F < 2^{|φ|+1}` and `F^v F′ h_N^{k_F} = Π w′_i^{k_{E,i}} (mod N²)` (`h_N^{k_F}`
 //!   from the fixed-base Yao table).
 //!
+//! The ring-Pedersen and Paillier equations are compared **up to a factor of order ≤ 2**
+//! (both sides squared), so that the batch check of a whole chain of shuffles
+//! ([`verify_chain_batch`], which `crate::mix::verify_mixing` runs first) accepts exactly
+//! the proofs that [`verify`] accepts; the soundness note below covers the relaxation.
+//!
 //! The products `Π s_i^{k_{E,i}}`, `Π w_j^{e_j}` and `Π w′_i^{k_{E,i}}` are bucket
 //! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's products
 //! `Π w′_i^{ε_i}`, `Π s_i^{e′_i}`, `Π s_i^{ε_i}` are constant-time interleaved
@@ -94,6 +99,19 @@
 //!    and `e_j` ranges over `2^{128} < P` values: probability `≤ 2^{−128}`. So every output
 //!    re-encrypts the input the committed `π` says.
 //!
+//!
+//! *Errors of order ≤ 2* (the relaxed comparisons, issue 17 session 14). If the verifier
+//! only knows `X² = Y²`, each accepting transcript carries a factor `τ`, `τ² = 1`, and the
+//! ratio of two transcripts a factor `τ″` of order ≤ 2. Paillier: `τ″ = τ″^N` (`N` odd) is
+//! an `N`-th power, so `(F^{−1} Π w′_i^{e′_i})^{Δv} = (τ″ h^{Δk_F})^N` and step 1 goes
+//! through unchanged. Ring-Pedersen (`Ñ` a product of safe primes, so `−1` is not a
+//! square): a `τ″ ∉ {±1}` gives the factor `gcd(τ″ − 1, Ñ)` of `Ñ`; `τ″ = −1` is
+//! impossible for an even `Δv` (both sides of `Z^{Δv} = −Π s_i^{Δk_{E,i}} t^{Δk_μ}` would be
+//! squares, `−1` is not one) and for an odd `Δv` it is the exact relation for `−Z`, so the
+//! strong-RSA argument gives `Δv | Δk_{E,i}` as before, with `Z` replaced by `±Z` (the
+//! sign the binding statement above already allows). This is the argument of the senders'
+//! batch ([`crate::sender::check_inputs`]).
+//!
 //! *Assumptions.* Strong RSA for the auxiliary modulus `Ñ = p̃q̃` (two fresh safe primes of
 //! the Paillier primes' size), which the keygen dealer generates independently of `N` and
 //! erases ([`crate::setup`]'s setup assumption); random oracle for the transcript and the
@@ -140,8 +158,9 @@ use quorate_core::encoding::{Reader, Writer};
 use quorate_core::transcript::{ProtocolTranscript, SessionId};
 use quorate_core::{DecodeError, ParamError, PartyId};
 use quorate_paillier::bigint::{
-    inv_mod, is_unit_in_range, mul_mod, multi_pow_secret, multi_pow_vartime, pow_mod_vartime,
-    random_bits, random_unit, to_be_bytes_minimal, to_be_bytes_padded, wipe_integer, SecretInteger,
+    eq_up_to_order_two, inv_mod, is_unit_in_range, mul_mod, multi_pow_secret,
+    multi_pow_signed_vartime, multi_pow_vartime, pow_mod_vartime, random_bits, random_unit,
+    to_be_bytes_minimal, to_be_bytes_padded, wipe_integer, SecretInteger,
 };
 use quorate_paillier::rug::integer::Order;
 use quorate_paillier::rug::Integer;
@@ -875,7 +894,18 @@ pub fn verify_elgamal(
     verify_inner(sid, prover, gens, com, None, Some(stmt), proof)
 }
 
-fn verify_inner(
+/// What the cheap part of a verification leaves for the equations: the challenge vector and
+/// the challenge of one proof, recomputed from its transcript.
+struct Prechecked {
+    e_int: Vec<Integer>,
+    e: Vec<Scalar>,
+    v_int: Integer,
+    v: Scalar,
+    ke: Vec<Scalar>,
+}
+
+/// Shapes, ranges, units and the transcript of one proof (no exponentiation but the hash).
+fn precheck(
     sid: &SessionId,
     prover: PartyId,
     gens: &Generators,
@@ -883,7 +913,7 @@ fn verify_inner(
     pai: Option<&PaillierShuffle<'_>>,
     eg: Option<&ElGamalShuffle<'_>>,
     proof: &ShuffleProof,
-) -> Result<(), MixnetError> {
+) -> Result<Prechecked, MixnetError> {
     let n = com.u.len();
     let bad = |check| Err(blame(prover, check));
     if n == 0
@@ -925,17 +955,68 @@ fn verify_inner(
     {
         return bad("shuffle proof response out of range");
     }
+    if let (Some(p), Some(f_p), Some(k_f), Some(z), Some(z_p), Some(k_mu)) = (
+        pai,
+        &proof.f_p,
+        &proof.k_f,
+        &proof.rp_z,
+        &proof.rp_z_p,
+        &proof.k_mu,
+    ) {
+        if p.inputs.len() != n || p.outputs.len() != n {
+            return bad("shuffle list lengths");
+        }
+        if !is_unit_in_range(f_p, p.pk.n_squared())
+            || *k_f < 0
+            || k_f.significant_bits() > djn::shuffle_response_bits(p.pk)
+        {
+            return bad("shuffle proof Paillier element out of range");
+        }
+        if !is_unit_in_range(z, p.n_hat)
+            || !is_unit_in_range(z_p, p.n_hat)
+            || *k_mu < 0
+            || k_mu.significant_bits() > RingPedersenVectorKey::mu_mask_bits_for(p.n_hat) + 1
+        {
+            return bad("shuffle proof: ring-Pedersen commitment equation");
+        }
+    }
     let q = scalar_modulus();
     let mut t = statement_transcript(sid, prover, gens, com, pai, eg);
     let (e_int, e) = challenge_vector(&mut t, n, &q);
     let v_int = absorb_commitments(&mut t, proof, pai);
     let v = int_to_scalar(&v_int, &q);
-    let ke: Vec<Scalar> = proof.k_e.iter().map(|k| int_to_scalar(k, &q)).collect();
+    let ke = proof.k_e.iter().map(|k| int_to_scalar(k, &q)).collect();
+    Ok(Prechecked {
+        e_int,
+        e,
+        v_int,
+        v,
+        ke,
+    })
+}
+
+/// Appends the G1 equations of one proof to a multi-scalar multiplication that must sum to
+/// the identity, each equation weighted by a fresh 128-bit `λ` from `OsRng`:
+/// `λ_A·(A^v A′ g^{-k_A} Π h^{-k_E}) + λ_C·(C^v C′ g^{-k_C}) + λ_D·(D^v D′ g^{-k_D})
+/// + Σ λ_i (B_i^v B′_i g^{-k_B} B_{i-1}^{-k_E})` (+ the ElGamal part); the coefficients of
+/// `g` and `h_0` are accumulated in `g_coef`, `h0_coef` (shared by every proof of a batch).
+#[allow(clippy::too_many_arguments)]
+fn push_g1_terms(
+    gens: &Generators,
+    com: &PermutationCommitment,
+    eg: Option<&ElGamalShuffle<'_>>,
+    proof: &ShuffleProof,
+    pre: &Prechecked,
+    pts: &mut Vec<G1Projective>,
+    sc: &mut Vec<Scalar>,
+    g_coef: &mut Scalar,
+    h0_coef: &mut Scalar,
+) {
+    let n = com.u.len();
+    let q = scalar_modulus();
+    let (e, v, ke) = (&pre.e, pre.v, &pre.ke);
     let eprod: Scalar = e.iter().product();
     let hs = gens.hs.get(..n).unwrap_or(&[]);
-
-    // One MSM: λ_A·(A^v A′ g^{-k_A} Π h^{-k_E}) + λ_C·(C^v C′ g^{-k_C})
-    //        + λ_D·(D^v D′ g^{-k_D}) + Σ λ_i (B_i^v B′_i g^{-k_B} B_{i-1}^{-k_E}) == 0.
     let mut rng = OsRng;
     let lam = |rng: &mut OsRng| {
         let x = random_bits(rng, BATCH_BITS);
@@ -943,10 +1024,7 @@ fn verify_inner(
     };
     let (la, lc, ld) = (lam(&mut rng), lam(&mut rng), lam(&mut rng));
     let li: Vec<Scalar> = (0..n).map(|_| lam(&mut rng)).collect();
-    let mut pts: Vec<G1Projective> = Vec::with_capacity(5 * n + 6);
-    let mut sc: Vec<Scalar> = Vec::with_capacity(5 * n + 6);
-    let mut g_coef = -(la * proof.k_a + lc * proof.k_c + ld * proof.k_d);
-    let mut h0_coef = Scalar::ZERO;
+    *g_coef -= la * proof.k_a + lc * proof.k_c + ld * proof.k_d;
     // A = Π u^e; C = Π u / Π h.
     for j in 0..n {
         pts.push(com.u[j]);
@@ -961,7 +1039,7 @@ fn verify_inner(
     // D = B_n / h0^{Π e}.
     pts.push(proof.b[n - 1]);
     sc.push(ld * v);
-    h0_coef -= ld * v * eprod;
+    *h0_coef -= ld * v * eprod;
     pts.push(proof.d_p);
     sc.push(ld);
     for i in 0..n {
@@ -969,9 +1047,9 @@ fn verify_inner(
         sc.push(li[i] * v);
         pts.push(proof.b_p[i]);
         sc.push(li[i]);
-        g_coef -= li[i] * proof.k_b[i];
+        *g_coef -= li[i] * proof.k_b[i];
         if i == 0 {
-            h0_coef -= li[i] * ke[i];
+            *h0_coef -= li[i] * ke[i];
         } else {
             pts.push(proof.b[i - 1]);
             sc.push(-(li[i] * ke[i]));
@@ -994,10 +1072,38 @@ fn verify_inner(
         sc.push(-l0);
         pts.push(f.b);
         sc.push(-l1);
-        g_coef += l0 * k_f;
+        *g_coef += l0 * k_f;
         pts.push(*p.pk);
         sc.push(l1 * k_f);
     }
+}
+
+fn verify_inner(
+    sid: &SessionId,
+    prover: PartyId,
+    gens: &Generators,
+    com: &PermutationCommitment,
+    pai: Option<&PaillierShuffle<'_>>,
+    eg: Option<&ElGamalShuffle<'_>>,
+    proof: &ShuffleProof,
+) -> Result<(), MixnetError> {
+    let bad = |check| Err(blame(prover, check));
+    let pre = precheck(sid, prover, gens, com, pai, eg, proof)?;
+    let n = com.u.len();
+    let mut pts: Vec<G1Projective> = Vec::with_capacity(5 * n + 6);
+    let mut sc: Vec<Scalar> = Vec::with_capacity(5 * n + 6);
+    let (mut g_coef, mut h0_coef) = (Scalar::ZERO, Scalar::ZERO);
+    push_g1_terms(
+        gens,
+        com,
+        eg,
+        proof,
+        &pre,
+        &mut pts,
+        &mut sc,
+        &mut g_coef,
+        &mut h0_coef,
+    );
     pts.push(gens.g);
     sc.push(g_coef);
     pts.push(gens.h0);
@@ -1013,40 +1119,227 @@ fn verify_inner(
         &proof.rp_z_p,
         &proof.k_mu,
     ) {
-        if p.inputs.len() != n || p.outputs.len() != n {
-            return bad("shuffle list lengths");
-        }
         let n2 = p.pk.n_squared();
-        if !is_unit_in_range(f_p, n2)
-            || *k_f < 0
-            || k_f.significant_bits() > djn::shuffle_response_bits(p.pk)
-        {
-            return bad("shuffle proof Paillier element out of range");
-        }
-        // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod Ñ), with the same k_{E,i} as the G1 and
-        // Paillier equations (units and the range of k_μ checked inside).
+        // Z^v Z′ = Π s_i^{k_{E,i}} t^{k_μ} (mod Ñ) up to a factor of order ≤ 2, with the
+        // same k_{E,i} as the G1 and Paillier equations (units and the range of k_μ checked
+        // in the precheck).
         let key = RingPedersenVectorKey::derive(p.n_hat, n)
             .map_err(|_| blame(prover, "shuffle proof: ring-Pedersen bases underivable"))?;
-        if !key.check_response_vartime(z, z_p, &v_int, &proof.k_e, k_mu) {
+        if !key.check_response_vartime(z, z_p, &pre.v_int, &proof.k_e, k_mu) {
             return bad("shuffle proof: ring-Pedersen commitment equation");
         }
         let prod = |ws: &[Ciphertext], ex: &[Integer]| -> Result<Integer, MixnetError> {
             let bases: Vec<Integer> = ws.iter().map(|w| w.as_integer().clone()).collect();
             Ok(multi_pow_vartime(&bases, ex, n2)?)
         };
-        let f = prod(p.inputs, &e_int)?;
-        // F^v·F′·h_N^{k_F} = Π w′_i^{k_{E,i}}.
+        let f = prod(p.inputs, &pre.e_int)?;
+        // F^v·F′·h_N^{k_F} = Π w′_i^{k_{E,i}}, up to a factor of order ≤ 2.
         let lhs = mul_mod(
-            &mul_mod(&pow_mod_vartime(&f, &v_int, n2)?, f_p, n2),
+            &mul_mod(&pow_mod_vartime(&f, &pre.v_int, n2)?, f_p, n2),
             &p.djn.pow_public_vartime(k_f)?,
             n2,
         );
         let rhs = prod(p.outputs, &proof.k_e)?;
-        if lhs != rhs {
+        if !eq_up_to_order_two(&lhs, &rhs, n2) {
             return bad("shuffle proof: Paillier equation");
         }
     }
     Ok(())
+}
+
+/// One Paillier shuffle of a chain ([`verify_chain_batch`]): its prover, permutation
+/// commitment, output list and proof; its input list is the previous link's output list
+/// (the chain's inputs for the first link).
+#[derive(Clone, Copy, Debug)]
+pub struct ChainLink<'a> {
+    /// The prover.
+    pub prover: PartyId,
+    /// Its permutation commitment.
+    pub com: &'a PermutationCommitment,
+    /// Its output list.
+    pub outputs: &'a [Ciphertext],
+    /// Its shuffle proof.
+    pub proof: &'a ShuffleProof,
+}
+
+/// Batch verification of a chain of Paillier shuffle proofs (the Mix, issue 17 session 14):
+/// `true` if every link's proof verifies as [`verify`] would accept it, except with
+/// probability at most `2^{−128}`; `false` if any precheck fails or a weighted product does
+/// not hold — the caller then runs [`verify`] on each link in order to name the first
+/// failing prover. Public data only (variable time).
+///
+/// After each link's shapes, ranges, units and transcript ([`verify`]'s precheck), three
+/// weighted products replace the `3m` equations of `m` separate checks:
+/// * G1: the equations of every link in one multi-scalar multiplication (each already
+///   carries its own fresh 128-bit weights, a prime-order group: checked exactly);
+/// * ring-Pedersen, one weight `β_k` per link (the bases `s_i, t` depend only on `Ñ` and
+///   `n`, so they are shared by every link):
+///   `[Π_k (Z_k^{v_k} Z′_k)^{β_k}]² = [Π_i s_i^{Σ_k β_k k_{E,k,i}}·t^{Σ_k β_k k_{μ,k}}]² (mod Ñ)`;
+/// * Paillier, one weight `γ_k` per link; with the lists `L_0` (the chain's inputs) …
+///   `L_m`, link `k` shuffling `L_{k−1}` into `L_k`:
+///   `[Π_k F′_k^{γ_k}·h_N^{Σ_k γ_k k_{F,k}}]² = [Π_ℓ Π_j L_{ℓ,j}^{x_{ℓ,j}}]² (mod N²)` with
+///   `x_{ℓ,j} = γ_ℓ k_{E,ℓ,j} − γ_{ℓ+1} v_{ℓ+1} e_{ℓ+1,j}` (a term absent at the ends),
+///   i.e. link `k`'s `F_k^{v_k} = Π_j L_{k−1,j}^{v_k e_{k,j}}` and the next link's
+///   `Π_i L_{k,i}^{k_{E,k,i}}` share their bases: one signed multi-exponentiation over
+///   `(m + 1)·n` bases ([`multi_pow_signed_vartime`]) instead of `2m` over `n` bases each,
+///   one `h_N^{·}` instead of `m`.
+///
+/// *Why it accepts exactly what [`verify`] accepts.* [`verify`] compares its
+/// ring-Pedersen and Paillier equations up to a factor of order ≤ 2 (squares), so a link
+/// it accepts contributes a factor `τ` with `τ² = 1` to each weighted product and the
+/// squared products hold. Conversely, if some link's squared error `X_k² ≠ 1`, then
+/// `X_k²` lies in a subgroup whose order has no prime factor below `2^{128}` (`N·p′q′`
+/// mod `N²`, `p̃′q̃′` mod `Ñ`, the dealer's safe primes: the note on
+/// [`crate::sharing`]'s `batch_links`), and the product with independent 128-bit weights
+/// from `OsRng`, unknown to every prover when it answered, is 1 with probability at most
+/// `2^{−128}` (Bellare–Garay–Rabin small-exponent test), whatever the other links'
+/// errors, colluding provers' cancelling errors included. Soundness of the relaxed
+/// single equations: see the module's soundness note, step 1 and the ring-Pedersen part.
+pub fn verify_chain_batch(
+    sid: &SessionId,
+    gens: &Generators,
+    pk: &PublicKey,
+    djn: &DjnTables,
+    n_hat: &Integer,
+    inputs: &[Ciphertext],
+    links: &[ChainLink<'_>],
+) -> bool {
+    chain_batch(sid, gens, pk, djn, n_hat, inputs, links).unwrap_or(false)
+}
+
+fn chain_batch(
+    sid: &SessionId,
+    gens: &Generators,
+    pk: &PublicKey,
+    djn: &DjnTables,
+    n_hat: &Integer,
+    inputs: &[Ciphertext],
+    links: &[ChainLink<'_>],
+) -> Result<bool, MixnetError> {
+    let Some(first) = links.first() else {
+        return Ok(true);
+    };
+    let n = first.com.u.len();
+    if n == 0 || inputs.len() != n || links.iter().any(|l| l.com.u.len() != n) {
+        return Ok(false);
+    }
+    let lists: Vec<&[Ciphertext]> = core::iter::once(inputs)
+        .chain(links.iter().map(|l| l.outputs))
+        .collect();
+    let stmts: Vec<PaillierShuffle<'_>> = links
+        .iter()
+        .enumerate()
+        .map(|(k, _)| PaillierShuffle {
+            pk,
+            djn,
+            n_hat,
+            inputs: lists[k],
+            outputs: lists[k + 1],
+        })
+        .collect();
+    let pre: Vec<Prechecked> = match links
+        .par_iter()
+        .zip(stmts.par_iter())
+        .map(|(l, s)| precheck(sid, l.prover, gens, l.com, Some(s), None, l.proof))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(p) => p,
+        Err(_) => return Ok(false),
+    };
+    // Every Paillier field is present (the precheck compared the shape with the statement).
+    let field = |x: &Option<Integer>| x.clone().ok_or(ParamError::Invalid("shuffle proof shape"));
+    // G1: every link's weighted equations in one MSM.
+    let mut pts: Vec<G1Projective> = Vec::with_capacity(links.len() * (5 * n + 4) + 2);
+    let mut sc: Vec<Scalar> = Vec::with_capacity(pts.capacity());
+    let (mut g_coef, mut h0_coef) = (Scalar::ZERO, Scalar::ZERO);
+    for (l, p) in links.iter().zip(&pre) {
+        push_g1_terms(
+            gens,
+            l.com,
+            None,
+            l.proof,
+            p,
+            &mut pts,
+            &mut sc,
+            &mut g_coef,
+            &mut h0_coef,
+        );
+    }
+    pts.push(gens.g);
+    sc.push(g_coef);
+    pts.push(gens.h0);
+    sc.push(h0_coef);
+    let mut rng = OsRng;
+    let beta: Vec<Integer> = links
+        .iter()
+        .map(|_| random_bits(&mut rng, BATCH_BITS))
+        .collect();
+    let gamma: Vec<Integer> = links
+        .iter()
+        .map(|_| random_bits(&mut rng, BATCH_BITS))
+        .collect();
+    let (g1_ok, rest) = rayon::join(
+        || bool::from(g1_msm_vartime(&pts, &sc).is_identity()),
+        || -> Result<bool, MixnetError> {
+            // Ring-Pedersen: [Π_k (Z_k^{v_k} Z′_k)^{β_k}]² = [Π_i s_i^{Σβk_E} t^{Σβk_μ}]².
+            let key = RingPedersenVectorKey::derive(n_hat, n)?;
+            let mut zs = Vec::with_capacity(2 * links.len());
+            let mut z_exps = Vec::with_capacity(2 * links.len());
+            let mut s_exps = vec![Integer::new(); n];
+            let mut t_exp = Integer::new();
+            for ((l, p), b) in links.iter().zip(&pre).zip(&beta) {
+                zs.push(field(&l.proof.rp_z)?);
+                z_exps.push(Integer::from(b * &p.v_int));
+                zs.push(field(&l.proof.rp_z_p)?);
+                z_exps.push(b.clone());
+                for (acc, k) in s_exps.iter_mut().zip(&l.proof.k_e) {
+                    *acc += Integer::from(b * k);
+                }
+                t_exp += Integer::from(b * &field(&l.proof.k_mu)?);
+            }
+            let lhs = multi_pow_vartime(&zs, &z_exps, n_hat)?;
+            let rhs = mul_mod(
+                &multi_pow_vartime(&key.s, &s_exps, n_hat)?,
+                &pow_mod_vartime(&key.t, &t_exp, n_hat)?,
+                n_hat,
+            );
+            if !eq_up_to_order_two(&lhs, &rhs, n_hat) {
+                return Ok(false);
+            }
+            // Paillier: [Π_k F′_k^{γ_k} h_N^{Σγ_k k_F}]² = [Π_ℓ Π_j L_{ℓ,j}^{x_{ℓ,j}}]².
+            let n2 = pk.n_squared();
+            let m = links.len();
+            let mut bases = Vec::with_capacity((m + 1) * n);
+            let mut exps = Vec::with_capacity((m + 1) * n);
+            for (ell, list) in lists.iter().enumerate() {
+                for (j, w) in list.iter().enumerate() {
+                    let mut x = Integer::new();
+                    if ell >= 1 {
+                        x += Integer::from(&gamma[ell - 1] * &links[ell - 1].proof.k_e[j]);
+                    }
+                    if ell < m {
+                        let gv = Integer::from(&gamma[ell] * &pre[ell].v_int);
+                        x -= gv * &pre[ell].e_int[j];
+                    }
+                    bases.push(w.as_integer().clone());
+                    exps.push(x);
+                }
+            }
+            let mut fs = Vec::with_capacity(m);
+            let mut k_f_sum = Integer::new();
+            for (l, g) in links.iter().zip(&gamma) {
+                fs.push(field(&l.proof.f_p)?);
+                k_f_sum += Integer::from(g * &field(&l.proof.k_f)?);
+            }
+            let (lists_prod, f_prod) = rayon::join(
+                || multi_pow_signed_vartime(&bases, &exps, n2),
+                || multi_pow_vartime(&fs, &gamma, n2),
+            );
+            let lhs = mul_mod(&f_prod?, &djn.pow_public_any_vartime(&k_f_sum)?, n2);
+            Ok(eq_up_to_order_two(&lhs, &lists_prod?, n2))
+        },
+    );
+    Ok(g1_ok && rest?)
 }
 
 #[cfg(test)]

@@ -398,6 +398,60 @@ pub fn multi_pow_vartime(
         .fold(Integer::from(1), |a, b| mul_mod(&a, b, m)))
 }
 
+/// The inverses of public units modulo `m`, by Montgomery's trick (one extended GCD for the
+/// whole list and three multiplications per element). `None` if any element is not a unit
+/// modulo `m` (or `m ≤ 1`). Variable time: public data only.
+pub fn batch_inv_mod_vartime(xs: &[Integer], m: &Integer) -> Option<Vec<Integer>> {
+    if *m <= 1 {
+        return None;
+    }
+    // prefix[i] = x_0 ⋯ x_{i−1}.
+    let mut prefix = Vec::with_capacity(xs.len() + 1);
+    prefix.push(Integer::from(1));
+    for x in xs {
+        let next = prefix.last().map(|p| mul_mod(p, x, m))?;
+        prefix.push(next);
+    }
+    let mut inv = inv_mod(prefix.last()?, m)?;
+    let mut out = vec![Integer::new(); xs.len()];
+    for i in (0..xs.len()).rev() {
+        // inv = (x_0 ⋯ x_i)^{−1}.
+        out[i] = mul_mod(&inv, &prefix[i], m);
+        inv = mul_mod(&inv, &xs[i], m);
+    }
+    Some(out)
+}
+
+/// `Π b_i^{e_i} mod m` for **public** unit bases and public exponents of **either sign**
+/// (variable time): the bases of negative exponents are inverted together
+/// ([`batch_inv_mod_vartime`]), then one [`multi_pow_vartime`] over the absolute values.
+/// Errors if a base with a negative exponent is not a unit.
+pub fn multi_pow_signed_vartime(
+    bases: &[Integer],
+    exps: &[Integer],
+    m: &Integer,
+) -> Result<Integer, PaillierError> {
+    check_exponent_count(bases, exps)?;
+    let neg: Vec<usize> = (0..exps.len()).filter(|&i| exps[i] < 0).collect();
+    let to_invert: Vec<Integer> = neg.iter().map(|&i| modulo(&bases[i], m)).collect();
+    let inverted = batch_inv_mod_vartime(&to_invert, m).ok_or(PaillierError::NotAUnit {
+        what: "base of a negative power",
+    })?;
+    let mut bs: Vec<Integer> = bases.iter().map(|b| modulo(b, m)).collect();
+    for (&i, b) in neg.iter().zip(inverted) {
+        bs[i] = b;
+    }
+    let abs: Vec<Integer> = exps.iter().map(|e| Integer::from(e.abs_ref())).collect();
+    multi_pow_vartime(&bs, &abs, m)
+}
+
+/// `x ≡ y` up to a factor of order at most 2 modulo `m`: `x² ≡ y² (mod m)`. The comparison
+/// of the batch verifiers in `Z*_{N²}` and `Z*_Ñ`, whose elements of order 2 a weighted
+/// product cannot see (the single checks use it too, so both paths accept the same proofs).
+pub fn eq_up_to_order_two(x: &Integer, y: &Integer, m: &Integer) -> bool {
+    mul_mod(x, x, m) == mul_mod(y, y, m)
+}
+
 /// Reads the `w`-bit digit at bit position `pos` from little-endian limbs (positions are
 /// public; the read pattern does not depend on the limb values).
 pub(crate) fn digit(limbs: &[u64], pos: usize, w: u32) -> u64 {
@@ -670,6 +724,50 @@ mod tests {
     use super::*;
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
+
+    /// Montgomery's batch inversion matches one inversion per element, refuses a non-unit,
+    /// and the signed multi-exponentiation matches the product of single signed powers.
+    #[test]
+    fn batch_inversion_and_signed_multi_pow_match_single_operations() {
+        let mut rng = ChaCha20Rng::seed_from_u64(41);
+        let m = Integer::from(1_000_003u32) * Integer::from(999_983u32);
+        let xs: Vec<Integer> = (0..9).map(|_| random_unit(&mut rng, &m).unwrap()).collect();
+        let inv = batch_inv_mod_vartime(&xs, &m).unwrap();
+        for (x, y) in xs.iter().zip(&inv) {
+            assert_eq!(*y, inv_mod(x, &m).unwrap());
+        }
+        assert_eq!(batch_inv_mod_vartime(&[], &m), Some(Vec::new()));
+        let mut bad = xs.clone();
+        bad[4] = Integer::from(1_000_003u32);
+        assert!(batch_inv_mod_vartime(&bad, &m).is_none());
+        let exps: Vec<Integer> = (0..9)
+            .map(|i| {
+                let e = random_bits(&mut rng, 70 + 10 * i);
+                if i % 3 == 0 {
+                    -e
+                } else {
+                    e
+                }
+            })
+            .collect();
+        let want = xs.iter().zip(&exps).fold(Integer::from(1), |acc, (b, e)| {
+            mul_mod(&acc, &pow_mod_vartime(b, e, &m).unwrap(), &m)
+        });
+        assert_eq!(multi_pow_signed_vartime(&xs, &exps, &m).unwrap(), want);
+        // A non-unit base is fine with a positive exponent, refused with a negative one.
+        let mut bases = xs.clone();
+        bases[1] = Integer::from(999_983u32);
+        assert!(multi_pow_signed_vartime(&bases, &exps, &m).is_ok());
+        bases[0] = Integer::from(999_983u32);
+        assert!(multi_pow_signed_vartime(&bases, &exps, &m).is_err());
+        let minus_one = Integer::from(&m - 1u32);
+        assert!(eq_up_to_order_two(
+            &xs[0],
+            &mul_mod(&xs[0], &minus_one, &m),
+            &m
+        ));
+        assert!(!eq_up_to_order_two(&xs[0], &xs[1], &m));
+    }
 
     #[test]
     fn random_below_is_in_range_and_hits_everything() {

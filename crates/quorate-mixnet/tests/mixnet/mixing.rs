@@ -533,3 +533,95 @@ fn slack_plaintexts_neither_change_honest_outputs_nor_abort() {
         }
     }
 }
+
+/// The batch check of a whole chain of shuffle proofs (issue 17, session 14,
+/// `shuffle::verify_chain_batch`, used by `mix::verify_mixing`): it accepts the honest chain;
+/// it rejects a chain with one bad link (in each of the three products) and a chain whose two
+/// bad links' errors cancel in an unweighted product, and `verify_mixing` then names exactly
+/// the first failing mixer (the single checks reject exactly the bad links).
+#[test]
+fn chain_batch_check_agrees_with_the_single_checks() {
+    let (public, servers, inputs, _, mut rng) = setup(6, 2, 3, 11);
+    let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
+    let pk = public.paillier.encryption_key();
+    let (n2, n_hat) = (pk.n_squared().clone(), public.ring_pedersen.n_hat.clone());
+    let djn = public.djn().unwrap();
+    let batch = |stages: &[mix::MixStage]| {
+        let links: Vec<shuffle::ChainLink<'_>> = public
+            .params
+            .parties()
+            .zip(stages)
+            .map(|(k, st)| shuffle::ChainLink {
+                prover: k,
+                com: &public.perm_commitments[k.position()],
+                outputs: &st.outputs,
+                proof: &st.proof,
+            })
+            .collect();
+        shuffle::verify_chain_batch(
+            &public.sid,
+            &public.gens,
+            pk,
+            djn,
+            &n_hat,
+            &rec.inputs,
+            &links,
+        )
+    };
+    let single = |stages: &[mix::MixStage], k: usize| {
+        let id = PartyId::new(k as u16 + 1).unwrap();
+        let ins = if k == 0 {
+            &rec.inputs[..]
+        } else {
+            &stages[k - 1].outputs[..]
+        };
+        let stmt = PaillierShuffle {
+            pk,
+            djn,
+            n_hat: &n_hat,
+            inputs: ins,
+            outputs: &stages[k].outputs,
+        };
+        let com = &public.perm_commitments[k];
+        shuffle::verify(
+            &public.sid,
+            id,
+            &public.gens,
+            com,
+            Some(&stmt),
+            &stages[k].proof,
+        )
+    };
+    assert!(batch(&rec.stages));
+    let named = |stages: &[mix::MixStage]| {
+        mix::verify_mixing(&public, &rec.inputs, stages)
+            .unwrap_err()
+            .culprits()
+            .to_vec()
+    };
+    let id = |k: u16| vec![PartyId::new(k).unwrap()];
+    // One bad link, one per product: G1 (k_A), ring-Pedersen (k_μ), Paillier (k_F).
+    for (k, case) in [(1usize, 0), (2, 1), (0, 2), (2, 2)] {
+        let mut bad = rec.stages.clone();
+        let p = &mut bad[k].proof;
+        match case {
+            0 => p.k_a += Scalar::ONE,
+            1 => *p.k_mu.as_mut().unwrap() += 1u32,
+            _ => *p.k_f.as_mut().unwrap() += 1u32,
+        }
+        assert!(!batch(&bad), "link {k}, case {case}");
+        assert!(single(&bad, k).is_err());
+        assert_eq!(named(&bad), id(k as u16 + 1), "link {k}, case {case}");
+    }
+    // Errors that cancel in an unweighted product: F′_1·u and F′_3·u^{−1}.
+    let u = Integer::from(0x1234_5678u32);
+    let u_inv = Integer::from(u.invert_ref(&n2).unwrap());
+    let mut bad = rec.stages.clone();
+    let f1 = bad[0].proof.f_p.clone().unwrap();
+    bad[0].proof.f_p = Some(mul_mod(&f1, &u, &n2));
+    let f3 = bad[2].proof.f_p.clone().unwrap();
+    bad[2].proof.f_p = Some(mul_mod(&f3, &u_inv, &n2));
+    assert!(!batch(&bad));
+    assert!(single(&bad, 0).is_err() && single(&bad, 2).is_err());
+    assert_eq!(named(&bad), id(1));
+}
