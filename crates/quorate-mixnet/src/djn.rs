@@ -200,14 +200,11 @@ impl DjnTables {
         self.public.pow_vartime(z)
     }
 
-    /// `h_N^z` for any public `z ≥ 0` (variable time): the Yao table when `z` fits it,
-    /// else one plain exponentiation (a batch verifier's weighted sum of responses).
+    /// `h_N^z` for any public `z ≥ 0` (variable time; a batch verifier's weighted sum of
+    /// responses): the Yao table for the low bits, one short exponentiation for the bits
+    /// beyond it ([`FixedBase::pow_any_vartime`]).
     pub fn pow_public_any_vartime(&self, z: &Integer) -> Result<Integer, PaillierError> {
-        if z.significant_bits() <= self.public.max_exp_bits() {
-            self.public.pow_vartime(z)
-        } else {
-            pow_mod_vartime(&self.h_n, z, self.public.modulus())
-        }
+        self.public.pow_any_vartime(z)
     }
 }
 

@@ -108,6 +108,8 @@ pub struct FixedBase {
     max_exp_bits: u32,
     /// `b^{2^{w·i}} mod N`.
     powers: Vec<Integer>,
+    /// `b^{2^{w·rows}}`, the power just past the table ([`FixedBase::pow_any_vartime`]).
+    beyond: Integer,
 }
 
 impl FixedBase {
@@ -148,6 +150,7 @@ impl FixedBase {
             window,
             max_exp_bits,
             powers,
+            beyond: cur,
         })
     }
 
@@ -170,6 +173,7 @@ impl FixedBase {
     pub fn memory_bytes(&self) -> usize {
         self.powers
             .iter()
+            .chain(core::iter::once(&self.beyond))
             .map(|p| p.significant_digits::<u8>())
             .sum()
     }
@@ -181,6 +185,11 @@ impl FixedBase {
                 what: "fixed-base exponent",
             });
         }
+        Ok(self.table_pow(e))
+    }
+
+    /// Yao's method over the table for `0 ≤ e < 2^{w·rows}` (checked by the callers).
+    fn table_pow(&self, e: &Integer) -> Integer {
         let limbs = e.to_digits::<u64>(Order::Lsf);
         let w = self.window;
         let rows = e.significant_bits().div_ceil(w) as usize;
@@ -214,7 +223,28 @@ impl FixedBase {
             }
             d -= 1;
         }
-        Ok(a.unwrap_or_else(|| Integer::from(1)))
+        a.unwrap_or_else(|| Integer::from(1))
+    }
+
+    /// `b^e mod N` for a public exponent `e ≥ 0` of **any** length (variable time): the low
+    /// `w·rows` bits from the table, the rest as one short exponentiation of the power just
+    /// past the table, `b^e = T(e mod 2^{w·rows})·(b^{2^{w·rows}})^{e >> w·rows}`. A batch
+    /// verifier's weighted sum of responses is a few hundred bits longer than the table.
+    pub fn pow_any_vartime(&self, e: &Integer) -> Result<Integer, PaillierError> {
+        if *e < 0 {
+            return Err(PaillierError::ExponentOutOfRange {
+                what: "fixed-base exponent",
+            });
+        }
+        let split = self.window * self.powers.len() as u32;
+        if e.significant_bits() <= self.max_exp_bits.min(split) {
+            return self.pow_vartime(e);
+        }
+        let lo = Integer::from(e.keep_bits_ref(split));
+        let hi = Integer::from(e >> split);
+        let low = self.table_pow(&lo);
+        let high = bigint::pow_mod_vartime(&self.beyond, &hi, &self.modulus)?;
+        Ok(mul_mod(&low, &high, &self.modulus))
     }
 
     /// `b^e mod N` for a public exponent of any sign (a negative one inverts the result).
@@ -466,6 +496,13 @@ mod tests {
                 let se = SecretInteger::new(e.clone());
                 assert_eq!(ct.pow(&se).expect("in range"), want, "ct e={e}");
             }
+            // Any length through the power just past the table (issue 17, session 14).
+            for extra in [0u32, 1, 5, 130, 2 * exp_bits] {
+                let e = random_bits(&mut rng, exp_bits + extra) | (Integer::from(1) << exp_bits);
+                let want = pow_mod_vartime(&b, &e, &m).expect("pow");
+                assert_eq!(fb.pow_any_vartime(&e).expect("any"), want, "any e={e}");
+            }
+            assert!(fb.pow_any_vartime(&Integer::from(-1)).is_err());
             let big = Integer::from(1) << exp_bits;
             assert!(fb.pow_vartime(&big).is_err());
             assert!(ct.pow(&SecretInteger::new(big)).is_err());
