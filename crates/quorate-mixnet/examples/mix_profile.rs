@@ -8,23 +8,44 @@
 //! shuffle proof, the verification of all shuffles, the packing, each server's batched
 //! decryption shares and the verification of all of them (one server at a time, then all at
 //! once as `mix::verify_decryption` does since session 12). Used for the interleaved A/B of
-//! issue 17 session 9 (the same harness built from two commits, run alternately). With
+//! issue 17 session 9 (the same harness built from two commits, run alternately). Since
+//! session 14 it also splits server 1's shuffle into its parts (re-encryption, the proof's
+//! `Π w′_i^{ε_i}` and `h_N^φ` mod `N²`, the ring-Pedersen commitments mod `Ñ`, the rest =
+//! G1 and hashing) and times the shuffle checks one by one against the chain batch of
+//! `mix::verify_mixing`, interleaved, with the process CPU time (all threads) beside the
+//! wall time. With
 //! `sharing`, times the senders, the input checks, the input sharing (Enc-to-shares of every
 //! input, all servers) and its verification instead of the Mix stages.
 #![allow(clippy::unwrap_used)]
 use blstrs::Scalar;
 use ff::Field;
 use quorate_core::transcript::SessionId;
+use quorate_mixnet::djn;
 use quorate_mixnet::mix::{self, OUTPUT_SLOT_BITS};
 use quorate_mixnet::packing;
+use quorate_mixnet::ring_pedersen::RingPedersenVectorKey;
 use quorate_mixnet::sender;
 use quorate_mixnet::setup::keygen;
 use quorate_mixnet::sharing;
-use quorate_paillier::bigint::{mul_mod, pow_mod_secret, pow_mod_vartime, random_bits};
+use quorate_mixnet::shuffle::{self, PaillierShuffle, EPS_BITS};
+use quorate_paillier::bigint::{
+    mul_mod, multi_pow_secret, pow_mod_secret, pow_mod_vartime, random_bits, SecretInteger,
+};
 use quorate_paillier::rug::Integer;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use std::time::Instant;
+
+/// CPU time of every thread of this process (`/proc/self/task/*/schedstat`: rayon's worker
+/// and `blst`'s pool included), in ms.
+fn cpu_ms() -> f64 {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .map(|s| s.split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .sum::<u64>() as f64
+        / 1e6
+}
 
 fn main() {
     let n: usize = std::env::args()
@@ -111,6 +132,55 @@ fn main() {
         let _ = pow_mod_vartime(&a, &sh, &n2).unwrap();
     }
     println!("pow 2^{OUTPUT_SLOT_BITS} n2: {:.2} ms", ms(t) / 20.0);
+    // Server 1's shuffle, part by part (same sizes as `MixServer::mix` and `shuffle::prove`).
+    let djn_t = public.djn().unwrap();
+    let (w0, c0) = (Instant::now(), cpu_ms());
+    let alpha: Vec<SecretInteger> = (0..n).map(|_| djn_t.random_alpha(&mut rng)).collect();
+    let outs: Vec<Integer> = cts
+        .iter()
+        .zip(&alpha)
+        .map(|(c, a)| mul_mod(c.as_integer(), &djn_t.pow_randomness(a).unwrap(), &n2))
+        .collect();
+    println!(
+        "part: re-encryption h_N^alpha (n = {n}): {:.0} ms wall, {:.0} ms cpu",
+        ms(w0),
+        cpu_ms() - c0
+    );
+    let eps: Vec<Integer> = (0..n).map(|_| random_bits(&mut rng, EPS_BITS)).collect();
+    let (w0, c0) = (Instant::now(), cpu_ms());
+    let _ = multi_pow_secret(&outs, &eps, EPS_BITS, &n2).unwrap();
+    println!(
+        "part: prod w'^eps mod N^2 ({EPS_BITS}-bit, constant time): {:.0} ms wall, {:.0} ms cpu",
+        ms(w0),
+        cpu_ms() - c0
+    );
+    let phi = SecretInteger::new(random_bits(&mut rng, djn::shuffle_mask_bits(pk)));
+    let (w0, c0) = (Instant::now(), cpu_ms());
+    let _ = djn_t
+        .pow_secret_long(pk, &phi, djn::shuffle_mask_bits(pk))
+        .unwrap();
+    println!(
+        "part: h_N^phi: {:.1} ms wall, {:.1} ms cpu",
+        ms(w0),
+        cpu_ms() - c0
+    );
+    let n_hat = &public.ring_pedersen.n_hat;
+    let (w0, c0) = (Instant::now(), cpu_ms());
+    let key = RingPedersenVectorKey::derive(n_hat, n).unwrap();
+    let e_small: Vec<Integer> = (0..n).map(|_| random_bits(&mut rng, 128)).collect();
+    let mu = random_bits(&mut rng, key.mu_bits());
+    let mu_p = random_bits(&mut rng, key.mu_mask_bits());
+    let _ = key
+        .commit_secret(&e_small, 128, &mu, key.mu_bits())
+        .unwrap();
+    let _ = key
+        .commit_secret(&eps, EPS_BITS, &mu_p, key.mu_mask_bits())
+        .unwrap();
+    println!(
+        "part: ring-Pedersen key + Z, Z' mod N~: {:.0} ms wall, {:.0} ms cpu",
+        ms(w0),
+        cpu_ms() - c0
+    );
     // mixing
     let mut stages = Vec::new();
     for s in &servers {
@@ -118,14 +188,49 @@ fn main() {
             .last()
             .map(|st: &mix::MixStage| st.outputs.clone())
             .unwrap_or(cts.clone());
-        let t = Instant::now();
+        let (t, c0) = (Instant::now(), cpu_ms());
         let st = s.mix(&public, &prev, &mut rng).unwrap();
-        println!("mix server {}: {:.0} ms", s.id, ms(t));
+        println!(
+            "mix server {}: {:.0} ms wall, {:.0} ms cpu",
+            s.id,
+            ms(t),
+            cpu_ms() - c0
+        );
         stages.push(st);
     }
-    let t = Instant::now();
-    let last = mix::verify_mixing(&public, &cts, &stages).unwrap().to_vec();
-    println!("verify_mixing (4): {:.0} ms", ms(t));
+    // The shuffle checks: one by one (as before session 14) and the chain batch, alternated.
+    let one_by_one = || {
+        let mut current = &cts[..];
+        for (k, st) in public.params.parties().zip(&stages) {
+            let stmt = PaillierShuffle {
+                pk,
+                djn: djn_t,
+                n_hat,
+                inputs: current,
+                outputs: &st.outputs,
+            };
+            let com = &public.perm_commitments[k.position()];
+            shuffle::verify(&public.sid, k, &public.gens, com, Some(&stmt), &st.proof).unwrap();
+            current = &st.outputs;
+        }
+    };
+    let mut last = Vec::new();
+    for round in 0..2 {
+        let (t, c0) = (Instant::now(), cpu_ms());
+        one_by_one();
+        println!(
+            "verify shuffles one by one (4), round {round}: {:.0} ms wall, {:.0} ms cpu",
+            ms(t),
+            cpu_ms() - c0
+        );
+        let (t, c0) = (Instant::now(), cpu_ms());
+        last = mix::verify_mixing(&public, &cts, &stages).unwrap().to_vec();
+        println!(
+            "verify_mixing (4, chain batch), round {round}: {:.0} ms wall, {:.0} ms cpu",
+            ms(t),
+            cpu_ms() - c0
+        );
+    }
     let t = Instant::now();
     let slots = packing::slots_per_ciphertext(pk, OUTPUT_SLOT_BITS);
     let packed = packing::pack(pk, &last, OUTPUT_SLOT_BITS, slots, &mix::output_offset()).unwrap();
