@@ -116,3 +116,20 @@
 //! batch falls back to one-by-one checks that name every bad position. The Paillier and
 //! ring-Pedersen equations hold up to a factor of order ≤ 2 on both paths (argument there),
 //! so the batch accepts exactly what the single check accepts.
+//!
+//! **Batch verification of the Mix chain's shuffle proofs** ([`crate::shuffle::verify_chain_batch`],
+//! run first by [`crate::mix::verify_mixing`], so by every server, the querier and the DB-RSM
+//! witness shuffle's check; no wire or transcript change). After each proof's shapes, ranges,
+//! units and challenges, the `3m` equations of the `m` proofs are three weighted products:
+//! one G1 MSM over every proof's terms (their own 128-bit weights), one multi-exponentiation
+//! mod `Ñ` over the shared bases `s_i` (`Σ_k β_k k_{E,k,i}`) with one `t^{Σβ_k k_{μ,k}}`, and
+//! one signed multi-exponentiation mod `N²` over the `m + 1` lists, where server `k`'s
+//! `F_k^{v_k}` and server `k − 1`'s `Π w′^{k_E}` share their bases (one exponent per
+//! ciphertext), with one `h_N^{Σγ_k k_{F,k}}`. Independent 128-bit weights from `OsRng`,
+//! both sides compared squared; a failing batch falls back to each proof in order, which
+//! names the first failing server as before. The single check compares the ring-Pedersen
+//! and Paillier equations squared too (argument in [`crate::shuffle`]'s soundness note,
+//! "errors of order ≤ 2"), so both paths accept the same proofs. Test:
+//! `mixing::chain_batch_check_agrees_with_the_single_checks` (one bad link per product,
+//! cancelling errors of two links, the culprit named). Needs the dealer's safe primes for
+//! `N` and `Ñ`, as every batch here.
