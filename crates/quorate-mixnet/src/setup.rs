@@ -19,6 +19,7 @@
 
 use crate::djn::DjnTables;
 use crate::dkg::{self, ElGamalKeyShare, ElGamalPublic};
+use crate::elgamal::ElGamalTables;
 use crate::error::MixnetError;
 use crate::params::{
     Generators, MAX_SENDERS, MIN_PAILLIER_BITS, PRODUCTION_PAILLIER_BITS, TEST_PAILLIER_BITS,
@@ -60,6 +61,8 @@ pub struct MixnetPublic {
     pub(crate) djn: Arc<OnceLock<DjnTables>>,
     /// Fixed-base tables for the ring-Pedersen `s`, `t`, built on first use.
     pub(crate) rp_tables: Arc<OnceLock<RingPedersenTables>>,
+    /// Fixed-base tables for `g`, `h` and the ElGamal key, built on first use.
+    pub(crate) elgamal_tables: Arc<OnceLock<Arc<ElGamalTables>>>,
 }
 
 /// A mix-server's secrets.
@@ -176,6 +179,7 @@ pub fn keygen<R: RngCore + CryptoRng>(
             perm_proofs: proofs,
             djn: Arc::default(),
             rp_tables: Arc::default(),
+            elgamal_tables: Arc::default(),
         },
         servers,
     ))
@@ -220,6 +224,21 @@ impl MixnetPublic {
             }
         };
         Ok(t.is_for(&self.ring_pedersen).then_some(t))
+    }
+
+    /// The constant-time fixed-base tables of `g`, `h` and the ElGamal key
+    /// ([`ElGamalTables`]), built once and shared by clones; built afresh (not kept) if this
+    /// copy's [`Self::gens`] or key differ from the ones the shared tables were built for.
+    pub(crate) fn elgamal_tables(&self) -> Arc<ElGamalTables> {
+        let (gens, pk) = (&self.gens, &self.elgamal.pk);
+        let shared = self
+            .elgamal_tables
+            .get_or_init(|| Arc::new(ElGamalTables::new(gens, pk)));
+        if shared.is_for(gens, pk) {
+            Arc::clone(shared)
+        } else {
+            Arc::new(ElGamalTables::new(gens, pk))
+        }
     }
 
     /// Checks the ring-Pedersen parameters against the Paillier key

@@ -1747,6 +1747,7 @@ pub fn decode_mixnet_public(
             perm_proofs,
             djn: std::sync::Arc::default(),
             rp_tables: std::sync::Arc::default(),
+            elgamal_tables: std::sync::Arc::default(),
         })
     })
 }

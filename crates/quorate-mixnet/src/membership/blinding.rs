@@ -125,16 +125,17 @@ impl MixServer {
             G1Projective,
             G1Projective,
         );
+        let tables = public.elgamal_tables();
         let items: Vec<Blinded> = (0..k)
             .into_par_iter()
             .map(|t| {
                 let (base, b, s, rho) = (&bases[t], secrets.b[t], secrets.s[t], secrets.rho[t]);
                 let [al, be, ze] = masks[t];
                 (
-                    base.pow(&b).rerandomize(&g, &pk, &rho),
-                    base.pow(&be).rerandomize(&g, &pk, &al),
-                    g * b + h * s,
-                    g * be + h * ze,
+                    tables.rerandomize(&base.pow(&b), &rho),
+                    tables.rerandomize(&base.pow(&be), &al),
+                    tables.pedersen(&b, &s),
+                    tables.pedersen(&be, &ze),
                 )
             })
             .collect();

@@ -330,7 +330,6 @@ impl MixServer {
         s: &[G1Projective],
         rng: &mut R,
     ) -> (DpkCommitStage, DpkSecrets) {
-        let (g, h, epk) = (public.gens.g, public.gens.h, public.elgamal.pk);
         let cnt = members.len();
         let mut draw = |_| Scalar::random(&mut *rng);
         let secrets = DpkSecrets {
@@ -343,6 +342,7 @@ impl MixServer {
             .map(|_| [draw(0), draw(0), draw(0), draw(0)])
             .collect();
         // Secret exponents (ρ_v, ρ_r, ρ_b, τ and the masks): constant-time multiplications.
+        let tables = public.elgamal_tables();
         let mut commits: Vec<DpkCommit> = (0..cnt)
             .into_par_iter()
             .map(|t| {
@@ -356,13 +356,13 @@ impl MixServer {
                 );
                 let [av, ar, ab, at] = masks[t];
                 DpkCommit {
-                    r_k: g * rv + h * rr,
-                    m_k: sv * rv - g * rb,
-                    a_k: base.pow(&rb).rerandomize(&g, &epk, &tau),
+                    r_k: tables.pedersen(&rv, &rr),
+                    m_k: sv * rv - tables.g_pow(&rb),
+                    a_k: tables.rerandomize(&base.pow(&rb), &tau),
                     proof: DpkShareProof {
-                        r1: g * av + h * ar,
-                        m1: sv * av - g * ab,
-                        a1: base.pow(&ab).rerandomize(&g, &epk, &at),
+                        r1: tables.pedersen(&av, &ar),
+                        m1: sv * av - tables.g_pow(&ab),
+                        a1: tables.rerandomize(&base.pow(&ab), &at),
                         s_v: Scalar::ZERO,
                         s_r: Scalar::ZERO,
                         s_b: Scalar::ZERO,

@@ -46,13 +46,13 @@ impl MixServer {
             }
             .into());
         }
-        let (g, pk) = (public.gens.g, public.elgamal.pk);
+        let tables = public.elgamal_tables();
         let s: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
         let mut out = vec![ElGamalCiphertext::trivial(G1Projective::identity()); n];
         let moved: Vec<ElGamalCiphertext> = list
             .par_iter()
             .zip(s.par_iter())
-            .map(|(c, si)| c.rerandomize(&g, &pk, si))
+            .map(|(c, si)| tables.rerandomize(c, si))
             .collect();
         for (i, &p) in self.perm.pi().iter().enumerate() {
             if let (Some(slot), Some(c)) = (out.get_mut(p), moved.get(i)) {

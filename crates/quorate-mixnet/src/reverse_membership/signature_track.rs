@@ -191,14 +191,14 @@ impl MixServer {
             }
             .into());
         }
-        let (g, pk) = (public.gens.g, public.elgamal.pk);
+        let tables = public.elgamal_tables();
         let s: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
         let pi = self.permutation();
         let out: Vec<ElGamalCiphertext> = (0..n)
             .into_par_iter()
             .map(|i| {
                 let src = pi.get(i).and_then(|&p| list.get(p)).copied();
-                src.map(|c| c.rerandomize(&g, &pk, &s[i]))
+                src.map(|c| tables.rerandomize(&c, &s[i]))
             })
             .collect::<Option<_>>()
             .ok_or(ParamError::Invalid("permutation does not match n"))?;
@@ -218,7 +218,7 @@ impl MixServer {
         bases: &[ElGamalCiphertext],
         rng: &mut R,
     ) -> (RsmBlindingStage, BlindingShares) {
-        let (g, h, pk) = (public.gens.g, public.gens.h, public.elgamal.pk);
+        let tables = public.elgamal_tables();
         let cnt = bases.len();
         let mut draw = |_| Scalar::random(&mut *rng);
         let secrets = BlindingShares {
@@ -233,10 +233,10 @@ impl MixServer {
             .map(|j| {
                 let (base, b, s, r) = (&bases[j], secrets.b[j], secrets.s[j], rho[j]);
                 let [al, be, ze] = masks[j];
-                let d = base.pow(&b).rerandomize(&g, &pk, &r);
-                let b_com = g * b + h * s;
-                let t = base.pow(&be).rerandomize(&g, &pk, &al);
-                let t_b = g * be + h * ze;
+                let d = tables.rerandomize(&base.pow(&b), &r);
+                let b_com = tables.pedersen(&b, &s);
+                let t = tables.rerandomize(&base.pow(&be), &al);
+                let t_b = tables.pedersen(&be, &ze);
                 let c = rsm_blind_challenge(public, self.id, j, base, &d, &b_com, &t, &t_b);
                 (
                     d,
