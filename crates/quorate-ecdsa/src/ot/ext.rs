@@ -314,21 +314,36 @@ fn transpose(cols: &[u8], col_bytes: usize, rows: usize) -> Vec<u128> {
 /// followed by the 128 padding rows): word `r` has bit `i` equal to bit `r` of `h(column_i)`.
 fn check_rows(check: &Check, rows: &[u128]) -> Vec<u128> {
     let ell = 8 * check.data_bytes;
-    let mut y: Vec<u128> = rows
-        .get(ell..ell + 128)
-        .map(<[u128]>::to_vec)
-        .unwrap_or_default();
-    y.resize(128, 0);
-    for (j, row) in rows.iter().take(ell).enumerate() {
-        // Public constant e_j = χ_{j/128}·X^{j mod 128}.
-        let mut e = check.tables[j / 128].0[j % 128];
-        while e != 0 {
-            let r = e.trailing_zeros() as usize;
-            y[r] ^= row;
-            e &= e - 1;
+    let mut lo = [0u128; 64];
+    let mut hi = [0u128; 64];
+    for (r, row) in rows.iter().skip(ell).take(128).enumerate() {
+        if r < 64 {
+            lo[r] = *row;
+        } else {
+            hi[r - 64] = *row;
         }
     }
+    for (j, row) in rows.iter().take(ell).enumerate() {
+        // Public constant e_j = χ_{j/128}·X^{j mod 128}, as two 64-bit halves (single-word
+        // bit scans).
+        let e = check.tables[j / 128].0[j % 128];
+        xor_selected(&mut lo, e as u64, *row);
+        xor_selected(&mut hi, (e >> 64) as u64, *row);
+    }
+    let mut y = Vec::with_capacity(128);
+    y.extend_from_slice(&lo);
+    y.extend_from_slice(&hi);
+    lo.zeroize();
+    hi.zeroize();
     y
+}
+
+/// `y[r] ^= row` for every set bit `r` of the public mask `bits`.
+fn xor_selected(y: &mut [u128; 64], mut bits: u64, row: u128) {
+    while bits != 0 {
+        y[(bits.trailing_zeros() & 63) as usize] ^= row;
+        bits &= bits - 1;
+    }
 }
 
 /// Bootstrapping the reverse direction (DKG): the extension receiver of this pair extends
