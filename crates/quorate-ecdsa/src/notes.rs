@@ -227,12 +227,54 @@
 //! * Transpose: Eklundh's 128×128 block transpose instead of bit by bit (8%).
 //! * DKLs19 check vector sent as a hash (see above): −13 KB per multiplication.
 //! * Random-OT pads: one SHA-256 compression per pad scalar on a precomputed prefix state
-//!   (9 per OT row and pair: 6 for the sender, 3 for the receiver). This is now the
-//!   largest single cost (about a third of signing). SHA-256 with SHA-NI is the fastest
-//!   hash among the workspace's dependencies; a faster PRF would need a new dependency.
+//!   (9 per OT row and pair: 6 for the sender, 3 for the receiver), the final block and
+//!   the digest in one scratch buffer per multiplication that is wiped once on drop (wiping
+//!   it after every pad, byte by byte, cost as much as the SHA-NI compression itself). The
+//!   compressions are the largest single cost (about a fifth of signing); SHA-256 with
+//!   SHA-NI is the fastest hash among the workspace's dependencies, and the pads are at
+//!   the minimum of one compression per 256-bit scalar. See "Levers not taken" below for
+//!   fixed-key AES.
+//! * `Γ` checks (DKLs23 Protocol 3.6 step 3) batched per counterparty: the receiver checks
+//!   `χ·R_j + (ρχ)·pk_j − ρ·Γ_v = (d_u + ρ·d_v)·G + Γ_u` for its own secret random `ρ`
+//!   (drawn in round 1, never sent) instead of the two equations `χ·R_j = d_u·G + Γ_u`,
+//!   `χ·pk_j = d_v·G + Γ_v` separately: one constant-time three-point `lincomb` and one
+//!   multiplication of `G` instead of two variable-base and two fixed-base
+//!   multiplications. *Soundness:* write `E_u = χ·R_j − d_u·G − Γ_u` and
+//!   `E_v = χ·pk_j − d_v·G − Γ_v`; the batched check is `E_u + ρ·E_v = 0`. The sender's
+//!   round-2 message (and with it `E_u`, `E_v`, which depend only on that message and on the
+//!   receiver's state from round 1) is fixed before it could learn anything about `ρ`, a
+//!   fresh draw from the receiver's CSPRNG that enters no message. If `(E_u, E_v) ≠ (0, 0)`, at most one `ρ`
+//!   satisfies the equation (`E_v = 0` forces `E_u = 0`; otherwise `ρ` must equal the one
+//!   discrete log `−log_{E_v} E_u`), so a deviating sender passes with probability at most
+//!   `1/q` per counterparty (`(t − 1)/q` for one `ρ` shared by all counterparties of the
+//!   session: all round-2 messages are processed together, before any outcome is
+//!   visible). Both equations of step 3 therefore hold whenever the check passes, except
+//!   with probability at most `(t − 1)/q`, and everything built on them (the blame round's
+//!   statements, "Identifiable abort" below) is unchanged; a failure blames and bans the
+//!   sender as before. `ρ` is wiped with the round state.
+//! * KOS check values: the bit scan over the public constants `e_j` runs on two 64-bit
+//!   halves (the same XORs).
 //! * Setup: one base-OT batch per pair (above). What remains is about three scalar
 //!   multiplications per base OT (receiver `a·G`, `a·B`; sender `b·A`), about 90% of the
 //!   key-generation CPU.
+//!
+//! # Levers not taken (signing CPU)
+//!
+//! * *Fixed-key AES for the random-OT pads.* The pads are `H(j, q_j)`, `H(j, q_j ⊕ Δ)` with
+//!   `H` a random oracle (KOS15 and DKLs19 prove security with `H` modelled as one).
+//!   Fixed-key AES with AES-NI (the `aes` crate, a new dependency) computes the tweakable
+//!   circular-correlation-robust hash `π(π(x) ⊕ i) ⊕ π(x)` of Guo, Katz, Wang, Yu (eprint
+//!   2019/074) in a few cycles per 128-bit output, against one SHA-NI compression per
+//!   256-bit scalar now. It was not adopted: it replaces the random-oracle argument by the
+//!   ideal-permutation model, and against a *malicious* extension receiver the hash must
+//!   stay secure when the receiver learns some bits of `Δ` (the KOS selective failure) and
+//!   chooses the correlations per column; that needs its own proof (a TCCR notion with
+//!   leakage) which we have not written. Writing it, and checking that the `3 × 256`-bit
+//!   pad per row built from six 128-bit outputs with distinct tweaks keeps the scalars'
+//!   bias at `2^-128`, is the next lever (estimated: about a sixth of signing CPU).
+//! * *A faster hash for `θ = H(sid, τ)`*: both parties hash the 40 KB `τ` (about a fifth of
+//!   the compressions). The hash must be collision resistant (Fiat–Shamir over `τ`), and
+//!   no faster collision-resistant hash is among the audited dependencies.
 //!
 //! # Known attacks addressed
 //!

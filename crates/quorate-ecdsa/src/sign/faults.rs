@@ -9,10 +9,12 @@ use k256::{ProjectivePoint, Scalar};
 use quorate_core::PartyId;
 
 impl Entry {
-    /// `Γ_u + G` (an output inconsistent with `R_i`).
-    fn shift_gamma_u_for_test(&mut self) {
-        self.gamma_u += ProjectivePoint::GENERATOR;
+    /// `Γ_u + e_u`, `Γ_v + e_v` (outputs inconsistent with `R_i` or `pk_i`).
+    fn shift_gammas_for_test(&mut self, e_u: ProjectivePoint, e_v: ProjectivePoint) {
+        self.gamma_u += e_u;
         self.gamma_u_bytes = point_bytes(&self.gamma_u);
+        self.gamma_v += e_v;
+        self.gamma_v_bytes = point_bytes(&self.gamma_v);
     }
 }
 
@@ -37,11 +39,16 @@ impl SignMsg2 {
         self.signed.body = body;
     }
 
-    /// Fault-injection hook: shifts `Γ_u` in the entry for the recipient (an output
-    /// inconsistent with `R_i`), updating its hash in the body and re-signing the body with
-    /// `key`, so only the Γ check can catch it.
-    pub fn corrupt_gamma_for_test(&mut self, key: &KeyShare) {
-        self.entry.shift_gamma_u_for_test();
+    /// Fault-injection hook: shifts `Γ_u` by `e_u` and `Γ_v` by `e_v` in the entry for the
+    /// recipient (outputs inconsistent with `R_i` or `pk_i`), updating its hash in the body
+    /// and re-signing the body with `key`, so only the Γ check can catch it.
+    pub fn corrupt_gamma_for_test(
+        &mut self,
+        key: &KeyShare,
+        e_u: ProjectivePoint,
+        e_v: ProjectivePoint,
+    ) {
+        self.entry.shift_gammas_for_test(e_u, e_v);
         let (from, sid, to) = (self.signed.body.from, self.signed.body.sid, self.entry.to);
         let h = self.entry.hash(&sid, from);
         if let Some(slot) = self.signed.body.hashes.iter_mut().find(|(k, _)| *k == to) {

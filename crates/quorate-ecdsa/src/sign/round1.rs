@@ -55,6 +55,10 @@ pub struct SignRound1 {
     pub(crate) sid: [u8; 32],
     pub(crate) r_i: Scalar,
     pub(crate) phi_i: Scalar,
+    /// The coefficient with which round 3 batches the two `Γ` checks of every
+    /// counterparty (see [`super::round3`]): secret, never sent, drawn before any
+    /// counterparty's round-2 message exists.
+    pub(crate) rho: Scalar,
     #[zeroize(skip)]
     pub(crate) big_r: ProjectivePoint,
     pub(crate) big_r_bytes: [u8; POINT_LEN],
@@ -137,6 +141,7 @@ fn round1_inner(
     }
     let r_i = Scalar::random(&mut *rng);
     let phi_i = Scalar::random(&mut *rng);
+    let rho = Scalar::random(&mut *rng);
     let big_r = base_mul(&r_i);
     let mut salt = [0u8; 32];
     rng.fill_bytes(&mut salt);
@@ -192,6 +197,7 @@ fn round1_inner(
             sid,
             r_i,
             phi_i,
+            rho,
             big_r,
             big_r_bytes,
             salt,

@@ -123,6 +123,22 @@ fn inconsistent_multiplication_messages_name_the_sender() {
         Some("signing: multiplication output check (Γ)")
     );
     assert!(shares[0].is_banned(pid(3)));
+    // Γ_v inconsistent with pk_i, and errors in Γ_u and Γ_v that cancel in a plain sum:
+    // the randomly weighted check of round 3 catches both, with two and with three signers.
+    for (fault, signers) in [
+        (SignFault::GammaV(2), &[1u16, 2, 3][..]),
+        (SignFault::GammaCancelling(1), &[1, 2, 3][..]),
+        (SignFault::GammaV(3), &[1, 3][..]),
+        (SignFault::GammaCancelling(1), &[1, 2][..]),
+    ] {
+        let mut shares = keygen(2, 3, 11);
+        let err = run_sign(&mut shares, signers, &d, 1, fault).unwrap_err();
+        assert_eq!(err.culprits(), &[fault.cheater().unwrap()]);
+        assert_eq!(
+            err.check(),
+            Some("signing: multiplication output check (Γ)")
+        );
+    }
     // A wrong public key share: Σ pk_j ≠ pk, and the per-party comparison names P2.
     let mut shares = keygen(3, 4, 15);
     let err = run_sign(&mut shares, &[1, 2, 4], &d, 2, SignFault::Pk(2)).unwrap_err();

@@ -242,6 +242,11 @@ pub enum SignFault {
     MulRow(u16),
     /// The party sends a Γ_u inconsistent with its R_i.
     Gamma(u16),
+    /// The party sends a Γ_v inconsistent with its pk_i.
+    GammaV(u16),
+    /// The party sends Γ_u + G and Γ_v − G (errors that cancel in a plain sum of the two
+    /// Γ equations, not in the randomly weighted one).
+    GammaCancelling(u16),
     /// The party sends a truncated multiplication vector.
     ShortMul(u16),
     /// The party sends a public key share `pk_i` that is not `λ_i·T_i`.
@@ -278,6 +283,8 @@ impl SignFault {
             | SignFault::OteColumn(i, _)
             | SignFault::MulRow(i)
             | SignFault::Gamma(i)
+            | SignFault::GammaV(i)
+            | SignFault::GammaCancelling(i)
             | SignFault::ShortMul(i)
             | SignFault::Pk(i)
             | SignFault::Round3(i, _)
@@ -310,8 +317,15 @@ impl SignFault {
     /// Applies the message-level deviations of round 2 to `m` (from `i` to `to`).
     fn tamper2(self, i: PartyId, to: PartyId, m: &mut SignMsg2, key: &KeyShare) {
         let (i, to) = (i.get(), to.get());
+        let g = ProjectivePoint::GENERATOR;
         match self {
-            SignFault::Gamma(c) if c == i => m.corrupt_gamma_for_test(key),
+            SignFault::Gamma(c) if c == i => {
+                m.corrupt_gamma_for_test(key, g, ProjectivePoint::IDENTITY)
+            }
+            SignFault::GammaV(c) if c == i => {
+                m.corrupt_gamma_for_test(key, ProjectivePoint::IDENTITY, g)
+            }
+            SignFault::GammaCancelling(c) if c == i => m.corrupt_gamma_for_test(key, g, -g),
             SignFault::ShortMul(c) if c == i => m.truncate_mul_for_test(),
             SignFault::Pk(c) if c == i => m.corrupt_pk_for_test(key),
             SignFault::Equivocate(c, v) if (c, v) == (i, to) => m.equivocate_for_test(pid(to), key),
