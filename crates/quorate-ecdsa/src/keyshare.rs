@@ -67,7 +67,16 @@ pub(crate) enum PairState {
 pub struct PairStore {
     pairs: BTreeMap<PartyId, Mutex<PairState>>,
     signed_sessions: Mutex<BTreeSet<[u8; 32]>>,
+    /// Memo of this party's `pk_i = λ_i·T_i` per `(λ_i, T_i)` (see
+    /// [`KeyShare::own_additive_public`]); public values only, never persisted.
+    own_publics: Mutex<Vec<OwnPublic>>,
 }
+
+/// One memoised `(λ_i, T_i, λ_i·T_i)`.
+type OwnPublic = (Scalar, ProjectivePoint, ProjectivePoint);
+
+/// How many signing sets' `pk_i` a store remembers (oldest dropped first).
+const OWN_PUBLICS: usize = 16;
 
 impl core::fmt::Debug for PairStore {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -91,6 +100,7 @@ impl PairStore {
                 .map(|(j, s)| (j, Mutex::new(PairState::Ready(Arc::new(s)))))
                 .collect(),
             signed_sessions: Mutex::new(BTreeSet::new()),
+            own_publics: Mutex::new(Vec::new()),
         }
     }
 }
@@ -296,6 +306,34 @@ impl KeyShare {
         *lambda * self.secret
     }
 
+    /// `pk_i = sk_i·G` for this party's additive share `sk_i = λ_i·x_i` (`λ_i` its Lagrange
+    /// coefficient in the signing set), i.e. `λ_i·T_i`. A public value that depends only on
+    /// the signing set and the share, so it is memoised in the shared store per
+    /// `(λ_i, T_i)` (clones and BIP32 children, whose `T_i` differ, share the store; a
+    /// share's `x_i·G = T_i` is checked on creation and import): a signer that signs
+    /// repeatedly with the same co-signers saves one multiplication of `G` per session.
+    pub(crate) fn own_additive_public(&self, lambda: &Scalar, sk_i: &Scalar) -> ProjectivePoint {
+        let Some(t_i) = self.public_share(self.id) else {
+            return base_mul(sk_i);
+        };
+        let hit = self.pairs.own_publics.lock().ok().and_then(|m| {
+            m.iter()
+                .find(|(l, t, _)| l == lambda && *t == t_i)
+                .map(|(_, _, p)| *p)
+        });
+        if let Some(p) = hit {
+            return p;
+        }
+        let pk_i = base_mul(sk_i);
+        if let Ok(mut m) = self.pairs.own_publics.lock() {
+            if m.len() == OWN_PUBLICS {
+                m.remove(0);
+            }
+            m.push((*lambda, t_i, pk_i));
+        }
+        pk_i
+    }
+
     /// `λ_j·T_j`, the public counterpart of party `j`'s additive share, for its Lagrange
     /// coefficient `λ_j` in the signing set.
     pub(crate) fn additive_public(&self, j: PartyId, lambda: &Scalar) -> Result<ProjectivePoint> {
@@ -466,6 +504,7 @@ fn decode_share(bytes: &[u8]) -> core::result::Result<KeyShare, DecodeError> {
         pairs: Arc::new(PairStore {
             pairs,
             signed_sessions: Mutex::new(signed_sessions),
+            own_publics: Mutex::new(Vec::new()),
         }),
         identity,
         identities,

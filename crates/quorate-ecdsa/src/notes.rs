@@ -254,6 +254,9 @@
 //!   sender as before. `ρ` is wiped with the round state.
 //! * KOS check values: the bit scan over the public constants `e_j` runs on two 64-bit
 //!   halves (the same XORs).
+//! * `pk_i = λ_i·T_i` is memoised per `(λ_i, T_i)` in the share's shared store
+//!   ([`crate::KeyShare`]): a public value that depends only on the signing set, so a
+//!   signer that keeps signing with the same co-signers skips one multiplication of `G`.
 //! * Setup: one base-OT batch per pair (above). What remains is about three scalar
 //!   multiplications per base OT (receiver `a·G`, `a·B`; sender `b·A`), about 90% of the
 //!   key-generation CPU.

@@ -127,7 +127,7 @@ fn round2_inner(
         .get(&state.me)
         .ok_or(EcdsaError::MissingMessage { from: state.me })?;
     let sk_i = share.additive_share(lambda_me);
-    let pk_i = base_mul(&sk_i);
+    let pk_i = share.own_additive_public(lambda_me, &sk_i);
     let me = state.me;
     let sid = state.sid;
     let inputs = Zeroizing::new([state.r_i, sk_i]);

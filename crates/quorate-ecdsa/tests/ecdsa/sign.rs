@@ -348,3 +348,27 @@ fn key_share_bytes_round_trip_with_bans_and_reject_corruption() {
         ));
     }
 }
+
+/// `pk_i` is memoised per `(λ_i, T_i)` in the store that clones and BIP32 children share:
+/// signing alternately with the shares and a derived child, under every signing set and
+/// repeatedly (memo hits), gives signatures that verify under the right key each time.
+#[test]
+fn memoised_pk_i_follows_the_signing_set_and_the_child() {
+    let shares = keygen(2, 3, 140);
+    let d = digest("memo");
+    let mut seed = 300;
+    for _ in 0..2 {
+        for set in [&[1u16, 2][..], &[1, 3], &[2, 3], &[1, 2, 3]] {
+            for child in [None, Some(5u32)] {
+                let mut copies: Vec<KeyShare> = match child {
+                    None => shares.clone(),
+                    Some(i) => shares.iter().map(|s| s.derive_child(i).unwrap()).collect(),
+                };
+                let pk = copies[0].public_key();
+                seed += 1;
+                let sig = run_sign(&mut copies, set, &d, seed, SignFault::None).unwrap();
+                check_external(&pk, &d, &sig);
+            }
+        }
+    }
+}
