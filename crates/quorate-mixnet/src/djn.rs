@@ -54,6 +54,7 @@ const VERSION: u16 = 1;
 pub struct DjnTables {
     h_n: Integer,
     alpha_bits: u32,
+    mask_bits: u32,
     secret: FixedBaseCt,
     public: FixedBase,
 }
@@ -121,16 +122,20 @@ pub fn derive_h_n(pk: &PublicKey) -> Result<Integer, MixnetError> {
 }
 
 impl DjnTables {
-    /// Builds the tables for `pk` (about 5 MB for the comb table at `|N| = 3072`).
+    /// Builds the tables for `pk` (about 5.7 MB for the comb table at `|N| = 3072`). The
+    /// comb table covers the longest secret exponent, the shuffle proof's mask `φ`
+    /// ([`shuffle_mask_bits`], 1852 bits at `|N| = 3072`); shorter exponents with a public
+    /// bound read only the rows they need ([`FixedBaseCt::pow_bits`]).
     pub fn new(pk: &PublicKey) -> Result<Self, MixnetError> {
         let h_n = derive_h_n(pk)?;
         let n2 = pk.n_squared();
-        let secret = FixedBaseCt::new(&h_n, n2, mask_bits(pk))?;
+        let secret = FixedBaseCt::new(&h_n, n2, mask_bits(pk).max(shuffle_mask_bits(pk)))?;
         // One Yao table for every public response: the shuffle's `k_F` is the longest.
         let public = FixedBase::new(&h_n, n2, response_bits(pk).max(shuffle_response_bits(pk)))?;
         Ok(DjnTables {
             h_n,
             alpha_bits: alpha_bits(pk),
+            mask_bits: mask_bits(pk),
             secret,
             public,
         })
@@ -154,7 +159,7 @@ impl DjnTables {
     /// `h_N^e` for a secret `0 ≤ e < 2^{mask_bits}` (a proof mask; full-row scans, see
     /// [`FixedBaseCt`]).
     pub fn pow_secret(&self, e: &SecretInteger) -> Result<Integer, PaillierError> {
-        self.secret.pow(e)
+        self.secret.pow_bits(e, self.mask_bits)
     }
 
     /// `h_N^e` for a secret `0 ≤ e < 2^{bits}` with a public bound `bits ≤ mask_bits`: only
@@ -169,10 +174,12 @@ impl DjnTables {
         self.secret.pow_bits(alpha, self.alpha_bits)
     }
 
-    /// `h_N^e mod N²` for a secret `e` of any length, on GMP's constant-time path with the
-    /// exponent offset to the fixed length `bits + 1` (`e + 2^{bits}`, the public
-    /// `h_N^{2^{bits}}` divided out), so the running time does not depend on `|e|`. For
-    /// exponents longer than the comb table (the shuffle proof's mask `φ`, once per proof).
+    /// `h_N^e mod N²` for a secret `0 ≤ e < 2^{bits}` with a public bound `bits`: the comb
+    /// table's first `⌈bits/4⌉` rows when `bits` fits it (the shuffle proof's mask `φ`,
+    /// once per proof: 463 rows instead of ≈ 3.7k squarings, issue 17 session 14), else
+    /// GMP's constant-time path with the exponent offset to the fixed length `bits + 1`
+    /// (`e + 2^{bits}`, the public `h_N^{2^{bits}}` divided out), so the running time does
+    /// not depend on `|e|` either way.
     pub fn pow_secret_long(
         &self,
         pk: &PublicKey,
@@ -185,6 +192,9 @@ impl DjnTables {
                 what: "fixed-base exponent",
             }
             .into());
+        }
+        if bits >= 1 && bits <= self.secret.max_exp_bits() {
+            return Ok(self.secret.pow_bits(e, bits)?);
         }
         let off = Integer::from(1) << bits;
         let shifted = SecretInteger::new(Integer::from(e.expose() + &off));

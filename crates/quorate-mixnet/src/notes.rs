@@ -133,3 +133,13 @@
 //! `mixing::chain_batch_check_agrees_with_the_single_checks` (one bad link per product,
 //! cancelling errors of two links, the culprit named). Needs the dealer's safe primes for
 //! `N` and `Ñ`, as every batch here.
+//!
+//! **Fixed-base tables in the shuffle prover** (issue 17, session 14; same proofs). The G1
+//! chain terms `B_i = g^{d_i} h_0^{p_i}`, `B′_i`, `C′`, `D′` through process-wide
+//! constant-time tables of the hashed `g`, `h_0` ([`crate::params::Generators::g_h0_mul_ct`]),
+//! `A′` and the ElGamal `F′` by interleaved windows with constant-time selects; the vector
+//! key's `t^μ`, `t^{μ′}` through a comb table of `t` kept per process
+//! ([`crate::ring_pedersen::VectorKeyTables`], Yao table for the verifiers' `t^{k_μ}`); the
+//! shuffle mask's `h_N^φ` through the DJN comb table, which now covers `|φ|`. The comb
+//! tables have the constant-time status documented on `FixedBaseCt` (lookups constant
+//! time, GMP products not promised), as the encryption randomness `h_N^α` already had.

@@ -43,10 +43,12 @@
 //! multi-exponentiations on public data ([`multi_pow_vartime`]); the prover's products
 //! `Π w′_i^{ε_i}`, `Π s_i^{e′_i}`, `Π s_i^{ε_i}` are constant-time interleaved
 //! multi-exponentiations ([`multi_pow_secret`], issue 17) that give every exponent the same
-//! number of windows (the length of `e′_i = e_{π(i)}` would otherwise leak `π`), and `t^μ`,
-//! `t^{μ′}` are `pow_mod_secret` with the exponent offset to a fixed bit length
-//! (`μ + 2^{bound}`, the public factor divided out afterwards), because GMP's
-//! constant-time path still takes time proportional to the exponent's bit length.
+//! number of windows (the length of `e′_i = e_{π(i)}` would otherwise leak `π`); `t^μ`,
+//! `t^{μ′}` and `h_N^φ` read the rows of a comb table fixed by their public bounds
+//! (`RingPedersenVectorKey`'s tables of `t`, [`crate::djn`]), and the G1 chain terms
+//! `B_i`, `B′_i`, `C′`, `D′` use constant-time fixed-base tables of `g`, `h_0`
+//! ([`Generators::g_h0_mul_ct`]), `A′` (and the ElGamal `F′`) interleaved windows with
+//! constant-time selects (issue 17, session 14).
 //!
 //! Without the Paillier part the same protocol is the proof of knowledge of the
 //! permutation-commitment opening (TW "restricted shuffle"), run once per mix-server at
@@ -145,12 +147,11 @@ use crate::params::{
     int_to_scalar, scalar_modulus, Generators, BATCH_BITS, CHALLENGE_BITS, MAX_SENDERS, SLACK_BITS,
 };
 use crate::ring_pedersen::{check_auxiliary_modulus, RingPedersenVectorKey, VECTOR_BASES_DST};
-use blstrs::{G1Affine, G1Projective, Scalar};
+use blstrs::{G1Projective, Scalar};
 use ff::Field;
-use group::prime::PrimeCurveAffine;
-use group::{Curve, Group};
+use group::Group;
 use merlin::Transcript;
-use quorate_core::bls12_381::msm::{g1_lincomb_ct, g1_msm_vartime};
+use quorate_core::bls12_381::msm::{g1_msm_vartime, WindowTablesCt};
 use quorate_core::bls12_381::wire::{
     g1_from_bytes, g1_to_bytes, scalar_from_bytes, scalar_to_bytes, G1_BYTES, SCALAR_BYTES,
 };
@@ -622,12 +623,6 @@ fn absorb_commitments(
     Integer::from_digits(&v, Order::Msf)
 }
 
-fn affine(ps: &[G1Projective]) -> Vec<G1Affine> {
-    let mut out = vec![G1Affine::identity(); ps.len()];
-    G1Projective::batch_normalize(ps, &mut out);
-    out
-}
-
 /// `x^{−1} mod m` for a secret unit `x`, blinded: `b·(x·b)^{−1}` with a fresh random unit
 /// `b`, so the variable-time extended GCD only ever sees a uniform unit.
 fn inv_mod_blinded<R: RngCore + CryptoRng>(
@@ -726,10 +721,11 @@ fn prove_inner<R: RngCore + CryptoRng>(
         d.push(bs[i] + ep[i] * d[i]);
         pprod.push(pprod[i] * ep[i]);
     }
-    let (g, h0) = (gens.g, gens.h0);
+    let g = gens.g;
+    // Fixed-base tables of g, h_0 (constant time, [`Generators::g_h0_mul_ct`]).
     let b: Vec<G1Projective> = (1..=n)
         .into_par_iter()
-        .map(|i| g * d[i] + h0 * pprod[i])
+        .map(|i| gens.g_h0_mul_ct(&d[i], &pprod[i]))
         .collect();
     let alpha = Scalar::random(&mut *rng);
     let beta: Vec<Scalar> = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
@@ -737,17 +733,19 @@ fn prove_inner<R: RngCore + CryptoRng>(
     let delta = Scalar::random(&mut *rng);
     let mut eps_int: Vec<Integer> = (0..n).map(|_| random_bits(rng, EPS_BITS)).collect();
     let eps: Vec<Scalar> = eps_int.iter().map(|x| int_to_scalar(x, &q)).collect();
+    // A′ = g^α Π h_i^{ε_i}: interleaved 4-bit windows with constant-time row selects
+    // (per-point tables of the public g, h_i, shared doublings).
     let mut pts = vec![g];
     pts.extend_from_slice(gens.hs.get(..n).unwrap_or(&[]));
     let mut sc = vec![alpha];
     sc.extend_from_slice(&eps);
-    let a_p = g1_lincomb_ct(&affine(&pts), &sc);
+    let a_p = WindowTablesCt::new(&pts).lincomb_ct(0, &sc);
     let b_p: Vec<G1Projective> = (0..n)
         .into_par_iter()
-        .map(|i| g * (beta[i] + eps[i] * d[i]) + h0 * (eps[i] * pprod[i]))
+        .map(|i| gens.g_h0_mul_ct(&(beta[i] + eps[i] * d[i]), &(eps[i] * pprod[i])))
         .collect();
-    let c_p = g * gamma;
-    let d_p = g * delta;
+    let c_p = gens.g_mul_ct(&gamma);
+    let d_p = gens.g_mul_ct(&delta);
     let (f_p, phi) = match pai {
         Some((p, rho)) => {
             if p.outputs.len() != n || p.inputs.len() != n || rho.len() != n {
@@ -802,9 +800,10 @@ fn prove_inner<R: RngCore + CryptoRng>(
             pb.push(*p.pk);
             let mut sc = eps.clone();
             sc.push(phi);
+            // Interleaved windows over the public points, constant-time selects.
             let f = ElGamalCiphertext {
-                a: g1_lincomb_ct(&affine(&pa), &sc),
-                b: g1_lincomb_ct(&affine(&pb), &sc),
+                a: WindowTablesCt::new(&pa).lincomb_ct(0, &sc),
+                b: WindowTablesCt::new(&pb).lincomb_ct(0, &sc),
             };
             (Some(f), Some(phi))
         }
@@ -1300,7 +1299,7 @@ fn chain_batch(
             let lhs = multi_pow_vartime(&zs, &z_exps, n_hat)?;
             let rhs = mul_mod(
                 &multi_pow_vartime(&key.s, &s_exps, n_hat)?,
-                &pow_mod_vartime(&key.t, &t_exp, n_hat)?,
+                &key.t_pow_vartime(&t_exp)?,
                 n_hat,
             );
             if !eq_up_to_order_two(&lhs, &rhs, n_hat) {
