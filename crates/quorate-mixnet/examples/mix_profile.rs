@@ -181,6 +181,61 @@ fn main() {
         ms(w0),
         cpu_ms() - c0
     );
+    // Session-14 prover levers, old and new way alternated in this process (3 rounds, CPU ms):
+    // the G1 chain terms and A′ (blst multiplications vs fixed-base / window tables), the
+    // vector key's t^μ, t^μ′ (mpz_powm_sec + correction vs the comb table, inside
+    // commit_secret) and h_N^φ (mpz_powm_sec + correction vs the DJN comb table).
+    let gens = &public.gens;
+    let sc: Vec<Scalar> = (0..=n).map(|_| Scalar::random(&mut rng)).collect();
+    let mut pts = vec![gens.g];
+    pts.extend_from_slice(&gens.hs[..n]);
+    let t_old = |x: &Integer, bits: u32| {
+        let e = x + (Integer::from(1) << bits);
+        let r = pow_mod_secret(&key.t, &e, n_hat).unwrap();
+        let corr = pow_mod_vartime(&key.t, &(Integer::from(1) << bits), n_hat).unwrap();
+        mul_mod(&r, &Integer::from(corr.invert_ref(n_hat).unwrap()), n_hat)
+    };
+    let phi_bits = djn::shuffle_mask_bits(pk);
+    for round in 0..3 {
+        let c0 = cpu_ms();
+        let _: Vec<_> = (0..2 * n)
+            .map(|i| gens.g * sc[i % n] + gens.h0 * sc[(i + 1) % n])
+            .collect();
+        let mut affine = vec![blstrs::G1Affine::default(); pts.len()];
+        group::Curve::batch_normalize(&pts[..], &mut affine);
+        let _ = quorate_core::bls12_381::msm::g1_lincomb_ct(&affine, &sc);
+        let c1 = cpu_ms();
+        let _: Vec<_> = (0..2 * n)
+            .map(|i| gens.g_h0_mul_ct(&sc[i % n], &sc[(i + 1) % n]))
+            .collect();
+        let _ = quorate_core::bls12_381::msm::WindowTablesCt::new(&pts).lincomb_ct(0, &sc);
+        let c2 = cpu_ms();
+        let _ = (t_old(&mu, key.mu_bits()), t_old(&mu_p, key.mu_mask_bits()));
+        let c3 = cpu_ms();
+        let _ = (
+            key.commit_secret(&[Integer::from(1)], 1, &mu, key.mu_bits())
+                .unwrap(),
+            key.commit_secret(&[Integer::from(1)], 1, &mu_p, key.mu_mask_bits())
+                .unwrap(),
+        );
+        let c4 = cpu_ms();
+        let e = phi.expose() + (Integer::from(1) << phi_bits);
+        let x = pow_mod_secret(djn_t.h_n(), &e, &n2).unwrap();
+        let corr = pow_mod_vartime(djn_t.h_n(), &(Integer::from(1) << phi_bits), &n2).unwrap();
+        let _ = mul_mod(&x, &Integer::from(corr.invert_ref(&n2).unwrap()), &n2);
+        let c5 = cpu_ms();
+        let _ = djn_t.pow_secret_long(pk, &phi, phi_bits).unwrap();
+        let c6 = cpu_ms();
+        println!(
+            "lever round {round} (cpu ms, old → new): G1 B, B', A' {:.1} → {:.1}; t^mu, t^mu' {:.1} → {:.1}; h_N^phi {:.1} → {:.1}",
+            c1 - c0,
+            c2 - c1,
+            c3 - c2,
+            c4 - c3,
+            c5 - c4,
+            c6 - c5
+        );
+    }
     // mixing
     let mut stages = Vec::new();
     for s in &servers {
