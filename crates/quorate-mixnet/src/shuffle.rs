@@ -111,8 +111,12 @@
 //! impossible for an even `Δv` (both sides of `Z^{Δv} = −Π s_i^{Δk_{E,i}} t^{Δk_μ}` would be
 //! squares, `−1` is not one) and for an odd `Δv` it is the exact relation for `−Z`, so the
 //! strong-RSA argument gives `Δv | Δk_{E,i}` as before, with `Z` replaced by `±Z` (the
-//! sign the binding statement above already allows). This is the argument of the senders'
-//! batch ([`crate::sender::check_inputs`]).
+//! sign the binding statement above already allows). The opening is unique up to that
+//! sign: `Z` and `−Z` cannot both open in `⟨s_i, t⟩ ⊆ QR_Ñ`, because `−1` is not a square
+//! mod `Ñ`. This is the argument of the senders' batch ([`crate::sender::check_inputs`]).
+//! Because a verifier of this relaxed comparison accepts proofs the exact comparison of
+//! transcript version 1 refused (e.g. `−F′` in the transcript), the Paillier shuffle's
+//! transcript is version 2: old and new verifiers never disagree silently on one proof.
 //!
 //! *Assumptions.* Strong RSA for the auxiliary modulus `Ñ = p̃q̃` (two fresh safe primes of
 //! the Paillier primes' size), which the keygen dealer generates independently of `N` and
@@ -547,7 +551,8 @@ fn statement_transcript(
         } else {
             b"quorate/mixnet/tw-permutation"
         },
-        1,
+        // The Paillier shuffle's equations are compared up to order 2 since version 2.
+        if pai.is_some() { 2 } else { 1 },
         sid,
     );
     t.append_party(b"prover", prover);

@@ -446,8 +446,10 @@ pub fn multi_pow_signed_vartime(
 }
 
 /// `x ≡ y` up to a factor of order at most 2 modulo `m`: `x² ≡ y² (mod m)`. The comparison
-/// of the batch verifiers in `Z*_{N²}` and `Z*_Ñ`, whose elements of order 2 a weighted
-/// product cannot see (the single checks use it too, so both paths accept the same proofs).
+/// of the batch verifiers in `Z*_{N²}` and `Z*_Ñ`, which compare squares (an error of order
+/// 2 survives an odd weight, so a weighted product cannot be compared exactly); the single
+/// checks use it too, so that the batch and the single checks accept exactly the same
+/// proofs.
 pub fn eq_up_to_order_two(x: &Integer, y: &Integer, m: &Integer) -> bool {
     mul_mod(x, x, m) == mul_mod(y, y, m)
 }

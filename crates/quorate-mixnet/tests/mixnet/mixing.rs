@@ -613,15 +613,22 @@ fn chain_batch_check_agrees_with_the_single_checks() {
         assert!(single(&bad, k).is_err());
         assert_eq!(named(&bad), id(k as u16 + 1), "link {k}, case {case}");
     }
-    // Errors that cancel in an unweighted product: F′_1·u and F′_3·u^{−1}.
-    let u = Integer::from(0x1234_5678u32);
-    let u_inv = Integer::from(u.invert_ref(&n2).unwrap());
-    let mut bad = rec.stages.clone();
-    let f1 = bad[0].proof.f_p.clone().unwrap();
-    bad[0].proof.f_p = Some(mul_mod(&f1, &u, &n2));
-    let f3 = bad[2].proof.f_p.clone().unwrap();
-    bad[2].proof.f_p = Some(mul_mod(&f3, &u_inv, &n2));
-    assert!(!batch(&bad));
-    assert!(single(&bad, 0).is_err() && single(&bad, 2).is_err());
-    assert_eq!(named(&bad), id(1));
+    // Errors that cancel in an unweighted product, in responses the transcript does not
+    // absorb (so the challenges stay the same): k_F + 1 on link 1 and − 1 on link 3 (the
+    // `h_N` powers cancel), k_μ + 1 on link 1 and − 1 on link 2 (the `t` powers cancel).
+    // Only the random weights can catch them; the first failing link is named.
+    for (links, ring_pedersen) in [([0usize, 2], false), ([0, 1], true)] {
+        let mut bad = rec.stages.clone();
+        let [up, down] = links;
+        if ring_pedersen {
+            *bad[up].proof.k_mu.as_mut().unwrap() += 1u32;
+            *bad[down].proof.k_mu.as_mut().unwrap() -= 1u32;
+        } else {
+            *bad[up].proof.k_f.as_mut().unwrap() += 1u32;
+            *bad[down].proof.k_f.as_mut().unwrap() -= 1u32;
+        }
+        assert!(!batch(&bad), "links {links:?}");
+        assert!(single(&bad, up).is_err() && single(&bad, down).is_err());
+        assert_eq!(named(&bad), id(up as u16 + 1), "links {links:?}");
+    }
 }
