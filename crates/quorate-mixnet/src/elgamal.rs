@@ -23,51 +23,42 @@ use quorate_core::{ParamError, PartyId};
 use rand_core::{CryptoRng, OsRng, RngCore};
 use rayon::prelude::*;
 
-/// Constant-time fixed-base tables of the three bases every server multiplies by secret
-/// exponents: `g`, `h` (the generators) and the ElGamal key `pk`
-/// ([`FixedBaseCt`]: 52 mixed additions and no doubling per multiplication, against
-/// `blst`'s constant-time scalar multiplication; ≈ 83 KiB per base, built once per key and
-/// shared by clones of [`crate::setup::MixnetPublic`]). Re-encryption, the blinding and
-/// DPK commitments and their Pedersen parts use them; variable bases (ciphertexts,
-/// signatures) keep `blst`'s multiplication.
+/// The constant-time fixed-base table of the ElGamal key `pk` ([`FixedBaseCt`]: 52 mixed
+/// additions and no doubling per multiplication, against `blst`'s constant-time scalar
+/// multiplication; ≈ 83 KiB, built once per key and shared by clones of
+/// [`crate::setup::MixnetPublic`]). With the process tables of the generators
+/// ([`Generators::g_mul_ct`], [`Generators::g_h_mul_ct`]) it makes re-encryption by a secret
+/// exponent two table reads: the reverse shuffles, the blinding and the DPK_BB commitments.
+/// Variable bases (ciphertexts, signatures) keep `blst`'s multiplication.
 pub struct ElGamalTables {
-    bases: [G1Projective; 3],
-    g: FixedBaseCt<G1Projective>,
-    h: FixedBaseCt<G1Projective>,
+    pk_point: G1Projective,
     pk: FixedBaseCt<G1Projective>,
 }
 
 impl ElGamalTables {
-    /// The tables of `gens.g`, `gens.h` and `pk` (public points).
-    pub(crate) fn new(gens: &Generators, pk: &G1Projective) -> Self {
+    /// The table of `pk` (a public point).
+    pub(crate) fn new(pk: &G1Projective) -> Self {
         ElGamalTables {
-            bases: [gens.g, gens.h, *pk],
-            g: FixedBaseCt::new(gens.g),
-            h: FixedBaseCt::new(gens.h),
+            pk_point: *pk,
             pk: FixedBaseCt::new(*pk),
         }
     }
 
-    /// Whether these are the tables of `gens.g`, `gens.h` and `pk`.
-    pub(crate) fn is_for(&self, gens: &Generators, pk: &G1Projective) -> bool {
-        self.bases == [gens.g, gens.h, *pk]
-    }
-
-    /// `g^s` for a secret `s`.
-    pub(crate) fn g_pow(&self, s: &Scalar) -> G1Projective {
-        self.g.mul_ct(s)
-    }
-
-    /// The Pedersen commitment `g^v·h^r` for secret `v`, `r`.
-    pub(crate) fn pedersen(&self, v: &Scalar, r: &Scalar) -> G1Projective {
-        self.g.mul_ct(v) + self.h.mul_ct(r)
+    /// Whether this is the table of `pk`.
+    pub(crate) fn is_for(&self, pk: &G1Projective) -> bool {
+        self.pk_point == *pk
     }
 
     /// `c·Enc(1; s) = (a·g^s, b·pk^s)` for a secret `s` (what
     /// [`ElGamalCiphertext::rerandomize`] computes with `blst`'s multiplication).
-    pub(crate) fn rerandomize(&self, c: &ElGamalCiphertext, s: &Scalar) -> ElGamalCiphertext {
+    pub(crate) fn rerandomize(
+        &self,
+        gens: &Generators,
+        c: &ElGamalCiphertext,
+        s: &Scalar,
+    ) -> ElGamalCiphertext {
         ElGamalCiphertext {
-            a: c.a + self.g.mul_ct(s),
+            a: c.a + gens.g_mul_ct(s),
             b: c.b + self.pk.mul_ct(s),
         }
     }

@@ -76,50 +76,73 @@ impl Generators {
     }
 
     /// `a·g + b·h_0` for **secret** scalars, in constant time: through the process's
-    /// fixed-base tables of the hashed `g`, `h_0` ([`FixedBaseCt`]: 64 mixed additions per
-    /// term against `blst`'s ≈ 128 doublings and 52 additions) when these generators are
-    /// the hashed ones (always, from [`Generators::derive`]), else two `blst`
+    /// fixed-base tables of the hashed generators ([`FixedBaseCt`]: 52 mixed additions
+    /// per term against `blst`'s ≈ 128 doublings and 52 additions) when these generators
+    /// are the hashed ones (always, from [`Generators::derive`]), else two `blst`
     /// multiplications. The shuffle provers' chain terms `B_i`, `B′_i` (issue 17).
     pub fn g_h0_mul_ct(&self, a: &Scalar, b: &Scalar) -> G1Projective {
-        match self.chain_tables() {
-            Some(t) => t.g.mul_ct(a) + t.h0.mul_ct(b),
-            None => self.g * a + self.h0 * b,
-        }
+        self.g_mul_ct(a) + self.h0_mul_ct(b)
+    }
+
+    /// The Pedersen commitment `a·g + b·h` for **secret** scalars, in constant time
+    /// (tables as [`Self::g_h0_mul_ct`]): the blinding and DPK_BB commitments.
+    pub fn g_h_mul_ct(&self, a: &Scalar, b: &Scalar) -> G1Projective {
+        self.g_mul_ct(a) + self.h_mul_ct(b)
     }
 
     /// `a·g` for a **secret** scalar, in constant time (table as [`Self::g_h0_mul_ct`]).
     pub fn g_mul_ct(&self, a: &Scalar) -> G1Projective {
-        match self.chain_tables() {
-            Some(t) => t.g.mul_ct(a),
-            None => self.g * a,
+        let t = generator_tables();
+        if t.g_point == self.g {
+            t.g.mul_ct(a)
+        } else {
+            self.g * a
         }
     }
 
-    fn chain_tables(&self) -> Option<&'static ChainTables> {
-        let t = chain_tables();
-        (t.g_point == self.g && t.h0_point == self.h0).then_some(t)
+    fn h_mul_ct(&self, a: &Scalar) -> G1Projective {
+        let t = generator_tables();
+        if t.h_point == self.h {
+            t.h.mul_ct(a)
+        } else {
+            self.h * a
+        }
+    }
+
+    fn h0_mul_ct(&self, a: &Scalar) -> G1Projective {
+        let t = generator_tables();
+        if t.h0_point == self.h0 {
+            t.h0.mul_ct(a)
+        } else {
+            self.h0 * a
+        }
     }
 }
 
-/// Constant-time fixed-base tables of the hashed `g` and `h_0` (≈ 61 KiB each, built once
-/// per process: 1024 additions and one batched affine conversion each; the points are
-/// public).
-struct ChainTables {
+/// Constant-time fixed-base tables of the hashed `g`, `h` and `h_0` (≈ 83 KiB each, built
+/// once per process: ≈ 900 additions and one batched affine conversion each; the points
+/// are public).
+struct GeneratorTables {
     g_point: G1Projective,
+    h_point: G1Projective,
     h0_point: G1Projective,
     g: FixedBaseCt<G1Projective>,
+    h: FixedBaseCt<G1Projective>,
     h0: FixedBaseCt<G1Projective>,
 }
 
-fn chain_tables() -> &'static ChainTables {
-    static TABLES: OnceLock<ChainTables> = OnceLock::new();
+fn generator_tables() -> &'static GeneratorTables {
+    static TABLES: OnceLock<GeneratorTables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let g_point = hash_to_g1(b"g", GENERATOR_DST);
+        let h_point = hash_to_g1(b"h", GENERATOR_DST);
         let h0_point = hash_to_g1(b"h_0", GENERATOR_DST);
-        ChainTables {
+        GeneratorTables {
             g_point,
+            h_point,
             h0_point,
             g: FixedBaseCt::new(g_point),
+            h: FixedBaseCt::new(h_point),
             h0: FixedBaseCt::new(h0_point),
         }
     })

@@ -61,7 +61,7 @@ pub struct MixnetPublic {
     pub(crate) djn: Arc<OnceLock<DjnTables>>,
     /// Fixed-base tables for the ring-Pedersen `s`, `t`, built on first use.
     pub(crate) rp_tables: Arc<OnceLock<RingPedersenTables>>,
-    /// Fixed-base tables for `g`, `h` and the ElGamal key, built on first use.
+    /// Fixed-base table of the ElGamal key, built on first use.
     pub(crate) elgamal_tables: Arc<OnceLock<Arc<ElGamalTables>>>,
 }
 
@@ -226,18 +226,18 @@ impl MixnetPublic {
         Ok(t.is_for(&self.ring_pedersen).then_some(t))
     }
 
-    /// The constant-time fixed-base tables of `g`, `h` and the ElGamal key
-    /// ([`ElGamalTables`]), built once and shared by clones; built afresh (not kept) if this
-    /// copy's [`Self::gens`] or key differ from the ones the shared tables were built for.
+    /// The constant-time fixed-base table of the ElGamal key ([`ElGamalTables`]), built
+    /// once and shared by clones; built afresh (not kept) if this copy's key differs from
+    /// the one the shared table was built for.
     pub(crate) fn elgamal_tables(&self) -> Arc<ElGamalTables> {
-        let (gens, pk) = (&self.gens, &self.elgamal.pk);
+        let pk = &self.elgamal.pk;
         let shared = self
             .elgamal_tables
-            .get_or_init(|| Arc::new(ElGamalTables::new(gens, pk)));
-        if shared.is_for(gens, pk) {
+            .get_or_init(|| Arc::new(ElGamalTables::new(pk)));
+        if shared.is_for(pk) {
             Arc::clone(shared)
         } else {
-            Arc::new(ElGamalTables::new(gens, pk))
+            Arc::new(ElGamalTables::new(pk))
         }
     }
 

@@ -132,10 +132,10 @@ impl MixServer {
                 let (base, b, s, rho) = (&bases[t], secrets.b[t], secrets.s[t], secrets.rho[t]);
                 let [al, be, ze] = masks[t];
                 (
-                    tables.rerandomize(&base.pow(&b), &rho),
-                    tables.rerandomize(&base.pow(&be), &al),
-                    tables.pedersen(&b, &s),
-                    tables.pedersen(&be, &ze),
+                    tables.rerandomize(&public.gens, &base.pow(&b), &rho),
+                    tables.rerandomize(&public.gens, &base.pow(&be), &al),
+                    public.gens.g_h_mul_ct(&b, &s),
+                    public.gens.g_h_mul_ct(&be, &ze),
                 )
             })
             .collect();

@@ -356,13 +356,13 @@ impl MixServer {
                 );
                 let [av, ar, ab, at] = masks[t];
                 DpkCommit {
-                    r_k: tables.pedersen(&rv, &rr),
-                    m_k: sv * rv - tables.g_pow(&rb),
-                    a_k: tables.rerandomize(&base.pow(&rb), &tau),
+                    r_k: public.gens.g_h_mul_ct(&rv, &rr),
+                    m_k: sv * rv - public.gens.g_mul_ct(&rb),
+                    a_k: tables.rerandomize(&public.gens, &base.pow(&rb), &tau),
                     proof: DpkShareProof {
-                        r1: tables.pedersen(&av, &ar),
-                        m1: sv * av - tables.g_pow(&ab),
-                        a1: tables.rerandomize(&base.pow(&ab), &at),
+                        r1: public.gens.g_h_mul_ct(&av, &ar),
+                        m1: sv * av - public.gens.g_mul_ct(&ab),
+                        a1: tables.rerandomize(&public.gens, &base.pow(&ab), &at),
                         s_v: Scalar::ZERO,
                         s_r: Scalar::ZERO,
                         s_b: Scalar::ZERO,

@@ -60,8 +60,9 @@
 //! **Cost per element** (one core, `m` servers): a mixer does 2 (re-encryption) + 8
 //! (blinding) + 3 (decryption share) + 16 (DPK commitments and share proof) constant-time
 //! G1 multiplications (those of the fixed bases `g`, `h` and `pk`, about two thirds, by
-//! fixed-base tables: [`crate::elgamal::ElGamalTables`]; powers of ciphertexts and of the
-//! signatures `S_i` by `blst`'s scalar multiplication), plus the shuffle proof and the batched checks of the others'
+//! fixed-base tables: [`crate::params::Generators::g_h_mul_ct`],
+//! [`crate::elgamal::ElGamalTables`]; powers of ciphertexts and of the signatures `S_i` by
+//! `blst`'s scalar multiplication), plus the shuffle proof and the batched checks of the others'
 //! blinding and decryption proofs (`4m + 2` and `3m + 1` MSM points per element). The
 //! querier does only MSM work (`4 + 16m` points per element for steps 3–5) and two
 //! pairings in total. Transcript inputs are normalised to affine in batches (one field

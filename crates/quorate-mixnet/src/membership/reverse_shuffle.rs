@@ -52,7 +52,7 @@ impl MixServer {
         let moved: Vec<ElGamalCiphertext> = list
             .par_iter()
             .zip(s.par_iter())
-            .map(|(c, si)| tables.rerandomize(c, si))
+            .map(|(c, si)| tables.rerandomize(&public.gens, c, si))
             .collect();
         for (i, &p) in self.perm.pi().iter().enumerate() {
             if let (Some(slot), Some(c)) = (out.get_mut(p), moved.get(i)) {

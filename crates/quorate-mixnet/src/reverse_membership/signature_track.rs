@@ -198,7 +198,7 @@ impl MixServer {
             .into_par_iter()
             .map(|i| {
                 let src = pi.get(i).and_then(|&p| list.get(p)).copied();
-                src.map(|c| tables.rerandomize(&c, &s[i]))
+                src.map(|c| tables.rerandomize(&public.gens, &c, &s[i]))
             })
             .collect::<Option<_>>()
             .ok_or(ParamError::Invalid("permutation does not match n"))?;
@@ -233,10 +233,10 @@ impl MixServer {
             .map(|j| {
                 let (base, b, s, r) = (&bases[j], secrets.b[j], secrets.s[j], rho[j]);
                 let [al, be, ze] = masks[j];
-                let d = tables.rerandomize(&base.pow(&b), &r);
-                let b_com = tables.pedersen(&b, &s);
-                let t = tables.rerandomize(&base.pow(&be), &al);
-                let t_b = tables.pedersen(&be, &ze);
+                let d = tables.rerandomize(&public.gens, &base.pow(&b), &r);
+                let b_com = public.gens.g_h_mul_ct(&b, &s);
+                let t = tables.rerandomize(&public.gens, &base.pow(&be), &al);
+                let t_b = public.gens.g_h_mul_ct(&be, &ze);
                 let c = rsm_blind_challenge(public, self.id, j, base, &d, &b_com, &t, &t_b);
                 (
                     d,

@@ -544,7 +544,7 @@ fn chain_batch_check_agrees_with_the_single_checks() {
     let (public, servers, inputs, _, mut rng) = setup(6, 2, 3, 11);
     let rec = mix::run(&public, &servers, &inputs, &mut rng).unwrap();
     let pk = public.paillier.encryption_key();
-    let (n2, n_hat) = (pk.n_squared().clone(), public.ring_pedersen.n_hat.clone());
+    let n_hat = public.ring_pedersen.n_hat.clone();
     let djn = public.djn().unwrap();
     let batch = |stages: &[mix::MixStage]| {
         let links: Vec<shuffle::ChainLink<'_>> = public
