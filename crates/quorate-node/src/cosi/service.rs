@@ -263,17 +263,15 @@ impl CosiService {
         let this = self.clone();
         tokio::spawn(async move {
             while let Some(m) = rx.recv().await {
-                let env = match Envelope::decode(&m.bytes, wire::MAX_PAYLOAD) {
+                let env = match Envelope::decode_verified(&m.bytes, wire::MAX_PAYLOAD, |id| {
+                    this.transport.peers().key(id)
+                }) {
                     Ok(e) => e,
                     Err(e) => {
                         warn!(peer = m.from, error = %e, "rejected a message");
                         continue;
                     }
                 };
-                if let Err(e) = env.verify(|id| this.transport.peers().key(id)) {
-                    warn!(peer = m.from, error = %e, "rejected a message");
-                    continue;
-                }
                 this.handle(env);
             }
         });

@@ -75,11 +75,12 @@ impl Bans<'_> {
 
     /// Whether `node` is banned for `key_id`.
     pub fn is_banned(&self, key_id: &KeyId, node: NodeId) -> Result<bool, KeystoreError> {
-        let n: i64 = self.ks.conn.query_row(
-            "SELECT count(*) FROM bans WHERE key_id = ?1 AND node_id = ?2",
-            params![key_id.as_str(), node.get()],
-            |r| r.get(0),
-        )?;
+        // Cached: every participant's policy asks this for every proposal it receives.
+        let n: i64 = self
+            .ks
+            .conn
+            .prepare_cached("SELECT count(*) FROM bans WHERE key_id = ?1 AND node_id = ?2")?
+            .query_row(params![key_id.as_str(), node.get()], |r| r.get(0))?;
         Ok(n > 0)
     }
 

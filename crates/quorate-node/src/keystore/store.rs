@@ -1269,7 +1269,8 @@ impl Keystore {
         sql: &str,
         key_id: Option<&KeyId>,
     ) -> Result<Vec<EpochInfo>, KeystoreError> {
-        let mut stmt = self.conn.prepare(sql)?;
+        // Cached: the active epoch is read for every signing session (`EcdsaNode::certificate`).
+        let mut stmt = self.conn.prepare_cached(sql)?;
         let map = |r: &rusqlite::Row<'_>| {
             Ok((
                 r.get::<_, String>(0)?,

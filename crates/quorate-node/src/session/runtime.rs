@@ -281,12 +281,9 @@ impl Runtime {
     /// The attempt number for this coordinator's next attempt on (key id, epoch): above every
     /// number the store has seen for the key and every number handed out here, plus `skip`,
     /// in this coordinator's class (see [`MAX_ATTEMPT_CLASSES`]).
-    async fn pick_attempt(&self, key_id: &str, epoch: u64, skip: u32) -> Result<u32, SessionError> {
-        let seen = {
-            let key_id = key_id.to_string();
-            self.store_call(move |s| s.next_attempt(&key_id, epoch))
-                .await?
-        };
+    fn pick_attempt(&self, key_id: &str, epoch: u64, skip: u32) -> Result<u32, SessionError> {
+        // A point read on the store's read connection, inline (see `submit`).
+        let seen = self.store.next_attempt(key_id, epoch)?;
         let exhausted =
             || SessionError::Store(StoreError::Backend("attempt counter exhausted".into()));
         let (class, classes) = self.attempt_class;
@@ -364,7 +361,9 @@ impl Runtime {
     }
 
     fn on_message(self: &Arc<Self>, m: Received) {
-        let env = match Envelope::decode(&m.bytes, self.config.max_payload) {
+        let env = match Envelope::decode_verified(&m.bytes, self.config.max_payload, |id| {
+            self.transport.peers().key(id)
+        }) {
             Ok(e) => e,
             Err(e) => return self.reject(m.from, e),
         };
@@ -373,9 +372,6 @@ impl Runtime {
         }
         if !env.header.recipient.includes(self.self_id) {
             return self.reject(m.from, "envelope is not addressed to us");
-        }
-        if let Err(e) = env.verify(|id| self.transport.peers().key(id)) {
-            return self.reject(m.from, e);
         }
         self.metrics.inc("quorate_messages_received_total");
         let routed = match self.protocol_routes.lock() {
@@ -1066,10 +1062,11 @@ impl Runtime {
             culprits: vec![],
         };
         // A request id seen before answers its record without running again.
-        let stored = {
-            let id = req.request_id.clone();
-            self.store_call(move |s| s.request(&id)).await?
-        };
+        // Point reads run inline on the async worker, not on the blocking pool: they use the
+        // store's read connection, which under WAL never waits for a writer's commit (its
+        // fsync), and take tens of microseconds, less than the two thread hand-offs to the
+        // pool and back. Writes stay on the pool (they wait for the group commit's fsync).
+        let stored = self.store.request(&req.request_id)?;
         if let Some(existing) = stored {
             return answer_existing(&req, existing);
         }
@@ -1110,7 +1107,7 @@ impl Runtime {
         let (mut tries, mut renumbered, mut skip) = (0u32, 0u32, 0u32);
         while tries < self.config.max_attempts {
             tries += 1;
-            let attempt = self.pick_attempt(&key_id, req.epoch, skip).await?;
+            let attempt = self.pick_attempt(&key_id, req.epoch, skip)?;
             skip = 0;
             let proposal = Proposal {
                 participants: participants.clone(),
