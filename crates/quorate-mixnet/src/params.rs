@@ -93,29 +93,32 @@ impl Generators {
     /// `a·g` for a **secret** scalar, in constant time (table as [`Self::g_h0_mul_ct`]).
     pub fn g_mul_ct(&self, a: &Scalar) -> G1Projective {
         let t = generator_tables();
-        if t.g_point == self.g {
-            t.g.mul_ct(a)
-        } else {
-            self.g * a
-        }
+        table_or_blst_ct(&t.g_point, &t.g, &self.g, a)
     }
 
     fn h_mul_ct(&self, a: &Scalar) -> G1Projective {
         let t = generator_tables();
-        if t.h_point == self.h {
-            t.h.mul_ct(a)
-        } else {
-            self.h * a
-        }
+        table_or_blst_ct(&t.h_point, &t.h, &self.h, a)
     }
 
     fn h0_mul_ct(&self, a: &Scalar) -> G1Projective {
         let t = generator_tables();
-        if t.h0_point == self.h0 {
-            t.h0.mul_ct(a)
-        } else {
-            self.h0 * a
-        }
+        table_or_blst_ct(&t.h0_point, &t.h0, &self.h0, a)
+    }
+}
+
+/// `a·point` for a secret `a`, in constant time: through `table` when it is the table of
+/// `point` (`table_point`), else `blst`'s multiplication.
+fn table_or_blst_ct(
+    table_point: &G1Projective,
+    table: &FixedBaseCt<G1Projective>,
+    point: &G1Projective,
+    a: &Scalar,
+) -> G1Projective {
+    if table_point == point {
+        table.mul_ct(a)
+    } else {
+        point * a
     }
 }
 
