@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         m: arg(2, 2),
         t: arg(3, 2),
         paillier_bits: arg(4, 1024),
+        progress: false,
     };
     let r = run_demo(cfg, &mut OsRng)?;
     println!("config: {:?}", r.config);

@@ -41,6 +41,30 @@ pub struct DemoConfig {
     pub t: u16,
     /// Paillier modulus bits (≥ 3072 for production; 1024 only for tests and quick runs).
     pub paillier_bits: u32,
+    /// Print each timed row to standard error as soon as it is measured (long benchmark runs).
+    pub progress: bool,
+}
+
+/// The timed rows of a run, printed to standard error as they come when `progress` is set.
+struct Timings {
+    rows: Vec<(&'static str, String, Duration)>,
+    progress: bool,
+    started: Instant,
+}
+
+impl Timings {
+    fn push(&mut self, row: (&'static str, String, Duration)) {
+        if self.progress {
+            eprintln!(
+                "[{:>8.1} s] {}: {}: {:.1} ms",
+                self.started.elapsed().as_secs_f64(),
+                row.0,
+                row.1,
+                row.2.as_secs_f64() * 1e3
+            );
+        }
+        self.rows.push(row);
+    }
 }
 
 /// The outcome of a run.
@@ -80,11 +104,7 @@ fn encoded_len<T>(
 /// Appends the servers' step rows of `section` (steps a server runs on its own state as the
 /// mean per server, "(per mixer)"; checks of the others' work as their total) and the
 /// `M_k total` row that sums them.
-fn push_mixer_rows(
-    section: &'static str,
-    mt: &StepTimes,
-    timings: &mut Vec<(&'static str, String, Duration)>,
-) {
+fn push_mixer_rows(section: &'static str, mt: &StepTimes, timings: &mut Timings) {
     let mut total = Duration::ZERO;
     for step in mt.steps() {
         let own = mt.entries.iter().any(|(s, w, _)| *s == step && w.is_some());
@@ -109,7 +129,11 @@ pub fn run_demo<R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Result<DemoReport, MixnetError> {
     let n = cfg.n;
-    let mut timings: Vec<(&'static str, String, Duration)> = Vec::new();
+    let mut timings = Timings {
+        rows: Vec::new(),
+        progress: cfg.progress,
+        started: Instant::now(),
+    };
     let mut statuses = Vec::new();
     let mf = f64::from(cfg.m);
     let per = |d: Duration| d.div_f64(mf);
@@ -471,7 +495,7 @@ pub fn run_demo<R: RngCore + CryptoRng>(
         trace_out_not_from: tout.not_from,
         ground_truth_permutation: truth,
         sizes,
-        timings,
+        timings: timings.rows,
     })
 }
 
@@ -489,6 +513,7 @@ mod tests {
             m: 2,
             t: 2,
             paillier_bits: quorate_mixnet::params::TEST_PAILLIER_BITS,
+            progress: false,
         };
         let r = run_demo(cfg, &mut rng).expect("demo");
         assert!(r.statuses.iter().all(|(_, s)| *s), "{:?}", r.statuses);

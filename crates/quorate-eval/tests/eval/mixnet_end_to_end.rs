@@ -18,6 +18,7 @@ fn n200_m4_every_status_true_and_traces_match_ground_truth() {
         m: 4,
         t: 3,
         paillier_bits: TEST_PAILLIER_BITS,
+        progress: false,
     };
     let r = run_demo(cfg, &mut rng).unwrap();
     let failed: Vec<_> = r.statuses.iter().filter(|(_, ok)| !ok).collect();
@@ -56,6 +57,7 @@ fn packed_decryption_with_several_slots_per_group() {
         m: 2,
         t: 2,
         paillier_bits: 2048,
+        progress: false,
     };
     let r = run_demo(cfg, &mut rng).unwrap();
     assert!(r.statuses.iter().all(|(_, s)| *s), "{:?}", r.statuses);

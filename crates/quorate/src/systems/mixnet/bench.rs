@@ -50,7 +50,7 @@ pub fn bench(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(1))
         .build()?;
-    let r = pool.install(|| run(n, m, None, bits))?;
+    let r = pool.install(|| run(n, m, None, bits, true))?;
     let params = format!("n={n} m={m} threads={} N={bits}b", threads.unwrap_or(1));
     let scale = n as f64 / 1e4;
     for (section, row, d) in &r.timings {

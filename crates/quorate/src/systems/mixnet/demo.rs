@@ -83,12 +83,12 @@ fn summary(r: &DemoReport) -> String {
 /// Runs a small traceable-mixnet demo (n = 10, m = 2, 1024-bit **test** Paillier modulus so
 /// that it finishes in seconds) and returns a short summary.
 pub fn run_default_demo() -> anyhow::Result<String> {
-    Ok(summary(&run(10, 2, None, TEST_PAILLIER_BITS)?))
+    Ok(summary(&run(10, 2, None, TEST_PAILLIER_BITS, false)?))
 }
 
 /// `quorate mixnet demo`.
 pub fn demo(args: &MixnetDemoArgs) -> anyhow::Result<()> {
-    let r = run(args.n, args.m, args.t, args.paillier_bits)?;
+    let r = run(args.n, args.m, args.t, args.paillier_bits, false)?;
     if args.json {
         println!("{}", serde_json::to_string(&to_json(&r))?);
     } else {

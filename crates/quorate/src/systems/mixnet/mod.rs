@@ -52,12 +52,20 @@ pub(super) fn os_rng() -> ChaCha20Rng {
     ChaCha20Rng::from_seed(seed)
 }
 
-pub(super) fn run(n: usize, m: u16, t: Option<u16>, bits: u32) -> anyhow::Result<DemoReport> {
+/// One whole run; `progress` prints each timed row to standard error as it is measured.
+pub(super) fn run(
+    n: usize,
+    m: u16,
+    t: Option<u16>,
+    bits: u32,
+    progress: bool,
+) -> anyhow::Result<DemoReport> {
     let cfg = DemoConfig {
         n,
         m,
         t: t.unwrap_or(m),
         paillier_bits: bits,
+        progress,
     };
     run_demo(cfg, &mut os_rng()).map_err(|e| anyhow::anyhow!("mixnet run failed: {e}"))
 }
