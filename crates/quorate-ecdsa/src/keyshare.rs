@@ -29,6 +29,7 @@ use crate::curve::{
     base_mul, point_bytes, read_point, read_scalar, scalar_bytes, tagged_hash, write_point,
 };
 use crate::error::{EcdsaError, Result};
+use crate::fixed_base::FixedBaseTable;
 use crate::ot::ext::{OteReceiverSeeds, OteSenderSeeds};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use k256::elliptic_curve::group::Group;
@@ -70,6 +71,9 @@ pub struct PairStore {
     /// Memo of this party's `pk_i = λ_i·T_i` per `(λ_i, T_i)` (see
     /// [`KeyShare::own_additive_public`]); public values only, never persisted.
     own_publics: Mutex<Vec<OwnPublic>>,
+    /// Memo of the tables of the public keys signed under (see
+    /// [`KeyShare::public_key_table`]); public values only, never persisted.
+    key_tables: Mutex<Vec<(ProjectivePoint, Arc<FixedBaseTable>)>>,
 }
 
 /// One memoised `(λ_i, T_i, λ_i·T_i)`.
@@ -77,6 +81,10 @@ type OwnPublic = (Scalar, ProjectivePoint, ProjectivePoint);
 
 /// How many signing sets' `pk_i` a store remembers (oldest dropped first).
 const OWN_PUBLICS: usize = 16;
+
+/// How many public keys' tables a store remembers (the share's key and BIP32 children;
+/// about 76 KiB each; oldest dropped first).
+const KEY_TABLES: usize = 4;
 
 impl core::fmt::Debug for PairStore {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -101,6 +109,7 @@ impl PairStore {
                 .collect(),
             signed_sessions: Mutex::new(BTreeSet::new()),
             own_publics: Mutex::new(Vec::new()),
+            key_tables: Mutex::new(Vec::new()),
         }
     }
 }
@@ -334,6 +343,31 @@ impl KeyShare {
         pk_i
     }
 
+    /// The table of multiples of the public key ([`FixedBaseTable`]) for the final
+    /// verification of each signature, memoised in the shared store per public key (clones
+    /// and BIP32 children share the store): built at the first signature under a key
+    /// (about the cost of three verifications), then each verification is two table sums.
+    pub(crate) fn public_key_table(&self) -> Arc<FixedBaseTable> {
+        let pk = self.public_key;
+        let hit = self
+            .pairs
+            .key_tables
+            .lock()
+            .ok()
+            .and_then(|m| m.iter().find(|(p, _)| *p == pk).map(|(_, t)| Arc::clone(t)));
+        if let Some(t) = hit {
+            return t;
+        }
+        let table = Arc::new(FixedBaseTable::new(&pk));
+        if let Ok(mut m) = self.pairs.key_tables.lock() {
+            if m.len() == KEY_TABLES {
+                m.remove(0);
+            }
+            m.push((pk, Arc::clone(&table)));
+        }
+        table
+    }
+
     /// `λ_j·T_j`, the public counterpart of party `j`'s additive share, for its Lagrange
     /// coefficient `λ_j` in the signing set.
     pub(crate) fn additive_public(&self, j: PartyId, lambda: &Scalar) -> Result<ProjectivePoint> {
@@ -505,6 +539,7 @@ fn decode_share(bytes: &[u8]) -> core::result::Result<KeyShare, DecodeError> {
             pairs,
             signed_sessions: Mutex::new(signed_sessions),
             own_publics: Mutex::new(Vec::new()),
+            key_tables: Mutex::new(Vec::new()),
         }),
         identity,
         identities,

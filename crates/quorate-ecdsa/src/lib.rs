@@ -155,6 +155,7 @@ pub mod bip32;
 pub mod curve;
 pub mod error;
 mod evidence;
+mod fixed_base;
 pub mod keygen;
 pub mod keyshare;
 pub mod mul;

@@ -257,6 +257,17 @@
 //! * `pk_i = λ_i·T_i` is memoised per `(λ_i, T_i)` in the share's shared store
 //!   ([`crate::KeyShare`]): a public value that depends only on the signing set, so a
 //!   signer that keeps signing with the same co-signers skips one multiplication of `G`.
+//! * Final verification of the combined signature (session 15): the same ECDSA predicate as
+//!   `k256`'s `verify_prehash` (low `s`, `r, s ≠ 0`, `X = (z/s)·G + (r/s)·pk ≠ 0`,
+//!   `x(X) mod q = r`), computed as two **variable-time** table sums — every input is
+//!   public — over the table of `G` and a table of the public key memoised in the share's
+//!   shared store (per public key, four at most; built at the first signature under a key,
+//!   about three verifications' worth): a third of `k256`'s constant-time two-point
+//!   `lincomb`. A unit test checks that it accepts exactly what `k256` accepts. The
+//!   tables are `fixed_base`'s (signed 5-bit digits, 52 mixed additions at most, no
+//!   doubling; tested against `k256` at the digit edges).
+//! * Secret copies in the batched `Γ` check: the copies of `ρ`, `χ`, `ρχ` and
+//!   `d_u + ρ·d_v` are wiped after the check (the round-1 locals of `r_i`, `φ_i`, `ρ` too).
 //! * Setup: one base-OT batch per pair (above). What remains is about three scalar
 //!   multiplications per base OT (receiver `a·G`, `a·B`; sender `b·A`), about 90% of the
 //!   key-generation CPU.
@@ -275,6 +286,23 @@
 //!   leakage) which we have not written. Writing it, and checking that the `3 × 256`-bit
 //!   pad per row built from six 128-bit outputs with distinct tweaks keeps the scalars'
 //!   bias at `2^-128`, is the next lever (estimated: about a sixth of signing CPU).
+//! * *A constant-time fixed-base table for the secret multiples of `G`* (per signer
+//!   `R_i`, `Γ_u`, `Γ_v` and the `Γ` check's right-hand side): the same table with a
+//!   select over each row (as `quorate_core`'s `FixedBaseCt`) costs 27 % fewer
+//!   instructions than `k256`'s `mul_by_generator` (236 K against 323 K under callgrind;
+//!   `k256` also copies its 31 KB table at every call) but was no faster in wall time
+//!   (timed alternately, within the noise either way: the 76 KiB table is read whole at
+//!   every call, past L1). Not kept; the secret multiples of `G` stay `k256`'s.
+//! * *Lazy reduction of the gadget sums and check vectors* (6,700 scalar multiplications
+//!   per 2-party signature, ≈ 16 % of the instructions outside SHA-256): accumulating
+//!   unreduced 512-bit products needs wide integer arithmetic modulo `q` outside `k256`
+//!   (its `WideScalar` is private), i.e. our own scalar arithmetic; not done. The pad
+//!   digests are reduced by `k256`'s 256-bit `reduce_bytes` (one conditional subtraction,
+//!   ≈ 25 instructions each), already the cheapest reduction.
+//! * *The `Γ` check's three-point `lincomb`* (now the largest point operation, ≈ 1.2 M
+//!   instructions per counterparty): its scalars `χ`, `ρχ`, `ρ` are secret and its points
+//!   new in every session, so neither a variable-time combination nor a fixed-base table
+//!   applies.
 //! * *A faster hash for `θ = H(sid, τ)`*: both parties hash the 40 KB `τ` (about a fifth of
 //!   the compressions). The hash must be collision resistant (Fiat–Shamir over `τ`), and
 //!   no faster collision-resistant hash is among the audited dependencies.

@@ -7,8 +7,12 @@ use super::dispute::DisputeRound;
 use super::messages::SignMsg3;
 use super::round3::SignRound3;
 use super::session::{collect, echoes_differ, SessionCtx};
+use crate::curve::scalar_reduce;
 use crate::error::{EcdsaError, Result};
+use crate::fixed_base::{generator_table, FixedBaseTable};
 use k256::ecdsa::{signature::hazmat::PrehashVerifier, VerifyingKey};
+use k256::elliptic_curve::group::Group;
+use k256::elliptic_curve::ops::Invert;
 use k256::elliptic_curve::point::AffineCoordinates;
 use k256::elliptic_curve::scalar::IsHigh;
 use k256::elliptic_curve::PrimeField;
@@ -61,6 +65,32 @@ pub fn verify_prehash(
     }
 }
 
+/// ECDSA verification (SEC 1 v2 §4.1.4) of the low-S signature `(r, s)` on `digest` under
+/// the public key whose table is `key_table`, through the fixed-base tables of `G` and of
+/// the key: `X = (z/s)·G + (r/s)·pk`, accept iff `X ≠ 0` and `x(X) mod q = r`. The same
+/// predicate as `k256`'s `verify_prehash` (which rejects a high `s` and a zero `r` or `s`;
+/// test `table_verification_agrees_with_k256`). **Variable time**: every input is public
+/// (the combined signature, the digest, the public key).
+fn verify_low_s_vartime(
+    key_table: &FixedBaseTable,
+    digest: &[u8; 32],
+    r: &Scalar,
+    s: &Scalar,
+) -> bool {
+    if bool::from(r.is_zero() | s.is_zero() | s.is_high()) {
+        return false;
+    }
+    let Some(s_inv) = Option::<Scalar>::from(Invert::invert_vartime(s)) else {
+        return false;
+    };
+    let z = scalar_reduce(digest);
+    let x = generator_table().mul_vartime(&(z * s_inv)) + key_table.mul_vartime(&(*r * s_inv));
+    if bool::from(x.is_identity()) {
+        return false;
+    }
+    scalar_reduce(&x.to_affine().x().into()) == *r
+}
+
 /// What [`combine`] produced.
 #[derive(Debug)]
 pub enum Combined {
@@ -86,10 +116,15 @@ impl Combined {
 }
 
 /// `s = w/u` as a low-S signature with recovery id for `R`, if it verifies.
-fn finish_signature(ctx: &SessionCtx, u: &Scalar, w: &Scalar) -> Option<Signature> {
+fn finish_signature(
+    ctx: &SessionCtx,
+    key_table: &FixedBaseTable,
+    u: &Scalar,
+    w: &Scalar,
+) -> Option<Signature> {
     // u = Σ u_i is public (the sum of the broadcast shares), so a variable-time inversion
     // is fine.
-    let u_inv: Option<Scalar> = k256::elliptic_curve::ops::Invert::invert_vartime(u).into();
+    let u_inv: Option<Scalar> = Invert::invert_vartime(u).into();
     let mut s = *w * u_inv?;
     let aff = ctx.big_r;
     let x_bytes = aff.x();
@@ -105,8 +140,7 @@ fn finish_signature(ctx: &SessionCtx, u: &Scalar, w: &Scalar) -> Option<Signatur
         s,
         recovery_id,
     };
-    let k = sig.to_k256().ok()?;
-    verify_prehash(&ctx.public_key, &ctx.digest, &k).then_some(sig)
+    verify_low_s_vartime(key_table, &ctx.digest, &sig.r, &sig.s).then_some(sig)
 }
 
 /// Combines the round-3 broadcasts. With agreed bodies and a signature that verifies, the
@@ -122,7 +156,7 @@ pub fn combine(state: SignRound3, msgs: &[(PartyId, SignMsg3)]) -> Result<Combin
     let (u, w) = map
         .values()
         .fold((state.own.u, state.own.w), |(u, w), m| (u + m.u, w + m.w));
-    match finish_signature(&state.ctx, &u, &w) {
+    match finish_signature(&state.ctx, &state.key_table, &u, &w) {
         Some(sig) => Ok(Combined::Signature(sig)),
         None => Ok(Combined::Blame(Box::new(BlameRound::new(state, &map)))),
     }
@@ -141,6 +175,61 @@ impl SignRound3 {
         let (u, w) = map
             .values()
             .fold((self.own.u, self.own.w), |(u, w), m| (u + m.u, w + m.w));
-        Ok(finish_signature(&self.ctx, &u, &w))
+        Ok(finish_signature(&self.ctx, &self.key_table, &u, &w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use k256::ecdsa::{signature::hazmat::PrehashSigner, SigningKey};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{RngCore, SeedableRng};
+
+    /// The table verification accepts exactly what `k256` accepts: valid signatures, and
+    /// the same signatures with a changed digest, `r`, `s`, key, a high `s` or a zero.
+    #[test]
+    fn table_verification_agrees_with_k256() {
+        let mut rng = ChaCha20Rng::seed_from_u64(21);
+        let (mut accepted, mut rejected) = (0, 0);
+        for _ in 0..24 {
+            let sk = SigningKey::random(&mut rng);
+            let pk = ProjectivePoint::from(*sk.verifying_key().as_affine());
+            let other =
+                ProjectivePoint::from(*SigningKey::random(&mut rng).verifying_key().as_affine());
+            let mut digest = [0u8; 32];
+            rng.fill_bytes(&mut digest);
+            let sig: k256::ecdsa::Signature = sk.sign_prehash(&digest).unwrap();
+            let (r, s) = (*sig.r(), *sig.s());
+            let mut other_digest = digest;
+            other_digest[31] ^= 1;
+            let cases = [
+                (pk, digest, r, s),
+                (pk, other_digest, r, s),
+                (pk, digest, r + Scalar::ONE, s),
+                (pk, digest, r, s + Scalar::ONE),
+                (pk, digest, r, -s),
+                (pk, digest, Scalar::ZERO, s),
+                (pk, digest, r, Scalar::ZERO),
+                (other, digest, r, s),
+            ];
+            let table = FixedBaseTable::new(&pk);
+            let other_table = FixedBaseTable::new(&other);
+            for (key, d, r, s) in cases {
+                let expected = k256::ecdsa::Signature::from_scalars(r.to_bytes(), s.to_bytes())
+                    .map(|k| verify_prehash(&key, &d, &k))
+                    .unwrap_or(false);
+                let t = if key == pk { &table } else { &other_table };
+                assert_eq!(verify_low_s_vartime(t, &d, &r, &s), expected);
+                if expected {
+                    accepted += 1;
+                } else {
+                    rejected += 1;
+                }
+            }
+        }
+        assert_eq!(accepted, 24);
+        assert_eq!(rejected, 24 * 7);
     }
 }

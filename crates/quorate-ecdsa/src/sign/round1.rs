@@ -139,9 +139,9 @@ fn round1_inner(
     for j in &others {
         share.pair(*j)?;
     }
-    let r_i = Scalar::random(&mut *rng);
-    let phi_i = Scalar::random(&mut *rng);
-    let rho = Scalar::random(&mut *rng);
+    let mut r_i = Scalar::random(&mut *rng);
+    let mut phi_i = Scalar::random(&mut *rng);
+    let mut rho = Scalar::random(&mut *rng);
     let big_r = base_mul(&r_i);
     let mut salt = [0u8; 32];
     rng.fill_bytes(&mut salt);
@@ -189,21 +189,23 @@ fn round1_inner(
         };
         out.push((j, SignMsg1 { commitment, ote }));
     }
-    Ok((
-        SignRound1 {
-            me,
-            signers,
-            sign_id: sign_id.to_vec(),
-            sid,
-            r_i,
-            phi_i,
-            rho,
-            big_r,
-            big_r_bytes,
-            salt,
-            receivers,
-            alt_r,
-        },
-        out,
-    ))
+    let state = SignRound1 {
+        me,
+        signers,
+        sign_id: sign_id.to_vec(),
+        sid,
+        r_i,
+        phi_i,
+        rho,
+        big_r,
+        big_r_bytes,
+        salt,
+        receivers,
+        alt_r,
+    };
+    // The state holds the secrets now (wiped on drop); wipe the locals' copies.
+    r_i.zeroize();
+    phi_i.zeroize();
+    rho.zeroize();
+    Ok((state, out))
 }

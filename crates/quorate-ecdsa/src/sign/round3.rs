@@ -7,6 +7,7 @@ use super::round2::SignRound2;
 use super::session::{collect, commit_r, settle, PairOutputs, SessionCtx};
 use crate::curve::{base_mul, scalar_reduce};
 use crate::error::{EcdsaError, Result};
+use crate::fixed_base::FixedBaseTable;
 use crate::keyshare::KeyShare;
 use crate::mul;
 use ed25519_dalek::VerifyingKey as IdentityKey;
@@ -17,6 +18,7 @@ use k256::{ProjectivePoint, Scalar};
 use quorate_core::{ParamError, PartyId};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -52,6 +54,8 @@ pub struct SignRound3 {
     pub(crate) entries: Vec<Entry>,
     pub(crate) phi: Scalar,
     pub(crate) own: SignMsg3,
+    /// The public key's table for the final verification ([`crate::KeyShare`]'s memo).
+    pub(crate) key_table: Arc<FixedBaseTable>,
 }
 
 impl Drop for SignRound3 {
@@ -211,11 +215,11 @@ fn round3_inner(
             .ok_or(EcdsaError::MissingMessage { from: *j })?;
         jobs.push((*j, *m, recv, gu, gv));
     }
-    let rho = state.r1.rho;
+    let rho = zeroize::Zeroizing::new(state.r1.rho);
     let results: Vec<(PartyId, Result<[Scalar; 2]>)> = jobs
         .into_par_iter()
         .map(|(j, m, recv, gamma_u, gamma_v)| {
-            let res = mul::receiver_finish(recv, j, &m.mul).and_then(|(chi, d)| {
+            let res = mul::receiver_finish(recv, j, &m.mul).and_then(|(mut chi, d)| {
                 // DKLs23 Protocol 3.6, step 3: the sender's inputs were r_j and sk_j, i.e.
                 // χ·R_j = d_u·G + Γ_u and χ·pk_j = d_v·G + Γ_v. Both equations are checked
                 // at once, as
@@ -226,12 +230,16 @@ fn round3_inner(
                 // ρ, so a sender whose message was fixed without knowledge of ρ passes with
                 // probability 1/q (see the crate notes, "Performance work").
                 let b = &m.signed.body;
-                let lhs = ProjectivePoint::lincomb_ext(&[
-                    (b.big_r, chi),
-                    (b.pk, rho * chi),
-                    (gamma_v, -rho),
-                ]);
-                let rhs = base_mul(&(d[0] + rho * d[1])) + gamma_u;
+                let mut terms = [(b.big_r, chi), (b.pk, *rho * chi), (gamma_v, -*rho)];
+                let lhs = ProjectivePoint::lincomb_ext(&terms);
+                let mut d_rho = d[0] + *rho * d[1];
+                let rhs = base_mul(&d_rho) + gamma_u;
+                // ρ and χ are secret: wipe the copies made for the check.
+                for (_, s) in terms.iter_mut() {
+                    s.zeroize();
+                }
+                d_rho.zeroize();
+                chi.zeroize();
                 if lhs == rhs {
                     Ok(d)
                 } else {
@@ -321,6 +329,7 @@ fn round3_inner(
             entries: state.own_entries.clone(),
             phi: state.r1.phi_i,
             own,
+            key_table: share.public_key_table(),
         },
         own,
     ))

@@ -133,12 +133,37 @@ fn inconsistent_multiplication_messages_name_the_sender() {
     ] {
         let mut shares = keygen(2, 3, 11);
         let err = run_sign(&mut shares, signers, &d, 1, fault).unwrap_err();
-        assert_eq!(err.culprits(), &[fault.cheater().unwrap()]);
+        let cheater = fault.cheater().unwrap();
+        assert_eq!(err.culprits(), &[cheater]);
         assert_eq!(
             err.check(),
             Some("signing: multiplication output check (Γ)")
         );
+        // The first honest signer (the one reporting) banned the culprit.
+        let reporter = signers.iter().map(|i| pid(*i)).find(|i| *i != cheater);
+        assert!(shares[reporter.unwrap().position()].is_banned(cheater));
     }
+    // A wrong Γ_u sent to one recipient only: that recipient names and bans the sender;
+    // the co-signer that received consistent outputs has nothing against it.
+    let mut shares = keygen(3, 3, 12);
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::GammaTo(3, 2)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(3)]);
+    assert_eq!(
+        err.check(),
+        Some("signing: multiplication output check (Γ)")
+    );
+    assert!(shares[1].is_banned(pid(3)));
+    assert!(!shares[0].is_banned(pid(3)));
+    // Two cheaters in one session (wrong Γ_u from both): the honest signer names and bans
+    // each of them, not only the first failure.
+    let mut shares = keygen(3, 4, 13);
+    let err = run_sign(&mut shares, &[1, 2, 3], &d, 1, SignFault::Gamma2(2, 3)).unwrap_err();
+    assert_eq!(err.culprits(), &[pid(2), pid(3)]);
+    assert_eq!(
+        err.check(),
+        Some("signing: multiplication output check (Γ)")
+    );
+    assert!(shares[0].is_banned(pid(2)) && shares[0].is_banned(pid(3)));
     // A wrong public key share: Σ pk_j ≠ pk, and the per-party comparison names P2.
     let mut shares = keygen(3, 4, 15);
     let err = run_sign(&mut shares, &[1, 2, 4], &d, 2, SignFault::Pk(2)).unwrap_err();

@@ -247,6 +247,11 @@ pub enum SignFault {
     /// The party sends Γ_u + G and Γ_v − G (errors that cancel in a plain sum of the two
     /// Γ equations, not in the randomly weighted one).
     GammaCancelling(u16),
+    /// The party sends a Γ_u inconsistent with its R_i to the second party only (and
+    /// consistent entries to everyone else).
+    GammaTo(u16, u16),
+    /// Both parties send a Γ_u inconsistent with their R_i (two cheaters in one session).
+    Gamma2(u16, u16),
     /// The party sends a truncated multiplication vector.
     ShortMul(u16),
     /// The party sends a public key share `pk_i` that is not `λ_i·T_i`.
@@ -285,6 +290,8 @@ impl SignFault {
             | SignFault::Gamma(i)
             | SignFault::GammaV(i)
             | SignFault::GammaCancelling(i)
+            | SignFault::GammaTo(i, _)
+            | SignFault::Gamma2(i, _)
             | SignFault::ShortMul(i)
             | SignFault::Pk(i)
             | SignFault::Round3(i, _)
@@ -326,6 +333,12 @@ impl SignFault {
                 m.corrupt_gamma_for_test(key, ProjectivePoint::IDENTITY, g)
             }
             SignFault::GammaCancelling(c) if c == i => m.corrupt_gamma_for_test(key, g, -g),
+            SignFault::GammaTo(c, v) if (c, v) == (i, to) => {
+                m.corrupt_gamma_for_test(key, g, ProjectivePoint::IDENTITY)
+            }
+            SignFault::Gamma2(a, b) if a == i || b == i => {
+                m.corrupt_gamma_for_test(key, g, ProjectivePoint::IDENTITY)
+            }
             SignFault::ShortMul(c) if c == i => m.truncate_mul_for_test(),
             SignFault::Pk(c) if c == i => m.corrupt_pk_for_test(key),
             SignFault::Equivocate(c, v) if (c, v) == (i, to) => m.equivocate_for_test(pid(to), key),
