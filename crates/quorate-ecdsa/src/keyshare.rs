@@ -346,7 +346,8 @@ impl KeyShare {
     /// The table of multiples of the public key ([`FixedBaseTable`]) for the final
     /// verification of each signature, memoised in the shared store per public key (clones
     /// and BIP32 children share the store): built at the first signature under a key
-    /// (about the cost of three verifications), then each verification is two table sums.
+    /// (about the cost of five `k256` verifications), then each verification is two table
+    /// sums.
     pub(crate) fn public_key_table(&self) -> Arc<FixedBaseTable> {
         let pk = self.public_key;
         let hit = self

@@ -262,7 +262,7 @@
 //!   `x(X) mod q = r`), computed as two **variable-time** table sums — every input is
 //!   public — over the table of `G` and a table of the public key memoised in the share's
 //!   shared store (per public key, four at most; built at the first signature under a key,
-//!   about three verifications' worth): a third of `k256`'s constant-time two-point
+//!   about five `k256` verifications' worth): a third of `k256`'s constant-time two-point
 //!   `lincomb`. A unit test checks that it accepts exactly what `k256` accepts. The
 //!   tables are `fixed_base`'s (signed 5-bit digits, 52 mixed additions at most, no
 //!   doubling; tested against `k256` at the digit edges).
