@@ -168,3 +168,71 @@ mod delivery {
 }
 
 pub use delivery::{sends_delivered, track_send, SendTrack};
+
+/// The coordinator's (and a participant's) steps of a session, timed. With the `test-faults`
+/// feature and `QUORATE_TEST_TIMELINE=1` in the environment, [`mark`] records the wall-clock
+/// time (microseconds since the Unix epoch, comparable between the node processes of one
+/// machine) and the thread of each named step, and [`flush`] writes the marks recorded since
+/// the last flush to stderr, one line each (`timeline <µs> <thread> <step>`), when a session
+/// ends on this node. Merged over the nodes of a cluster and sorted, the lines give the
+/// critical path of a session (which step waited for which) without a profiler. Without the
+/// feature, or without the variable, nothing is recorded.
+#[cfg(feature = "test-faults")]
+mod timeline {
+    use std::sync::{Mutex, OnceLock};
+
+    /// The environment variable that turns the timeline on.
+    pub const TIMELINE_ENV: &str = "QUORATE_TEST_TIMELINE";
+
+    static MARKS: Mutex<Vec<(u128, String, String)>> = Mutex::new(Vec::new());
+
+    fn on() -> bool {
+        static ON: OnceLock<bool> = OnceLock::new();
+        *ON.get_or_init(|| std::env::var_os(TIMELINE_ENV).is_some_and(|v| v == "1"))
+    }
+
+    /// Records step `step` now (if the timeline is on).
+    pub fn mark(step: impl std::fmt::Display) {
+        if !on() {
+            return;
+        }
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros())
+            .unwrap_or(0);
+        let thread = std::thread::current();
+        let who = match thread.name() {
+            Some(n) => format!("{n}/{:?}", thread.id()),
+            None => format!("{:?}", thread.id()),
+        };
+        let mut marks = MARKS.lock().unwrap_or_else(|p| p.into_inner());
+        marks.push((at, who.replace(' ', "_"), step.to_string()));
+    }
+
+    /// Writes the marks recorded so far to stderr and forgets them (if the timeline is on).
+    pub fn flush() {
+        if !on() {
+            return;
+        }
+        let marks = std::mem::take(&mut *MARKS.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut out = String::new();
+        for (at, who, step) in marks {
+            out.push_str(&format!("timeline {at} {who} {step}\n"));
+        }
+        eprint!("{out}");
+    }
+}
+
+/// Without the `test-faults` feature: nothing is recorded.
+#[cfg(not(feature = "test-faults"))]
+mod timeline {
+    /// Records nothing: built without the `test-faults` feature.
+    #[inline(always)]
+    pub fn mark(_step: impl std::fmt::Display) {}
+
+    /// Writes nothing: built without the `test-faults` feature.
+    #[inline(always)]
+    pub fn flush() {}
+}
+
+pub use timeline::{flush as timeline_flush, mark as timeline_mark};

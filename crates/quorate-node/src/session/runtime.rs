@@ -267,15 +267,20 @@ impl Runtime {
     }
 
     /// Runs a store call on the blocking pool: a durable write waits for an fsync, which must
-    /// not hold up the async workers that carry every other session's messages.
-    async fn store_call<R: Send + 'static>(
+    /// not hold up the async workers that carry every other session's messages. The call is
+    /// handed to the pool at once, not when the returned future is first polled: a caller
+    /// that has other work before it awaits the result (the coordinator's proposal and round
+    /// 1) overlaps the write's fsync with that work.
+    fn store_call<R: Send + 'static>(
         &self,
         f: impl FnOnce(&dyn SessionStore) -> Result<R, StoreError> + Send + 'static,
-    ) -> Result<R, StoreError> {
+    ) -> impl std::future::Future<Output = Result<R, StoreError>> {
         let store = self.store.clone();
-        tokio::task::spawn_blocking(move || f(store.as_ref()))
-            .await
-            .map_err(|e| StoreError::Backend(format!("store task: {e}")))?
+        let task = tokio::task::spawn_blocking(move || f(store.as_ref()));
+        async move {
+            task.await
+                .map_err(|e| StoreError::Backend(format!("store task: {e}")))?
+        }
     }
 
     /// The attempt number for this coordinator's next attempt on (key id, epoch): above every
@@ -367,6 +372,10 @@ impl Runtime {
             Ok(e) => e,
             Err(e) => return self.reject(m.from, e),
         };
+        crate::faults::timeline_mark(format_args!(
+            "verified r{} from {}",
+            env.header.round, env.header.sender
+        ));
         if env.header.sender == self.self_id {
             return self.reject(m.from, "envelope claims to be from us");
         }
@@ -547,6 +556,7 @@ impl Runtime {
                 .map_err(|e| e.to_string())?
                 .encode(),
         );
+        crate::faults::timeline_mark(format_args!("sealed r{round}"));
         // A message is worth delivering only until the round's deadline: a send still
         // pending then (a frozen or restarting peer) is dropped rather than delivered into a
         // later life of the peer. Control messages of refused sessions carry no deadline.
@@ -561,6 +571,7 @@ impl Runtime {
             let track = crate::faults::track_send();
             tokio::spawn(async move {
                 let _track = track;
+                crate::faults::timeline_mark(format_args!("send r{round} to {t}"));
                 let sent = tokio::time::timeout(life, this.transport.send(t, &bytes))
                     .await
                     .unwrap_or(Err(crate::transport::TransportError::Timeout {
@@ -568,6 +579,7 @@ impl Runtime {
                         what: "round deadline",
                         after: life,
                     }));
+                crate::faults::timeline_mark(format_args!("sent r{round} to {t}"));
                 match sent {
                     Ok(()) => {
                         this.metrics.inc("quorate_messages_sent_total");
@@ -601,6 +613,7 @@ impl Runtime {
     }
 
     async fn on_proposal(self: Arc<Self>, env: Envelope, p: Proposal) {
+        crate::faults::timeline_mark("part.proposal");
         let sid = session_id_of(&env.payload);
         let h = &env.header;
         if h.session != sid
@@ -655,6 +668,7 @@ impl Runtime {
             self.store_call(move |s| s.claim_attempt(&key, sid, &owner))
         };
         let (claim, started) = claim_and_start(claim, protocol.as_ref(), &session.ctx).await;
+        crate::faults::timeline_mark("part.claim.returned");
         match claim {
             Ok(Claim::Claimed) => {}
             Ok(Claim::Same) if self.routes().active.contains_key(&sid) => {
@@ -710,12 +724,15 @@ impl Runtime {
             }
         };
         self.close_route(sid);
+        crate::faults::timeline_mark("part.finish.begin");
         if let Err(e) = self
             .store_call(move |s| s.finish_attempt(&key, &outcome))
             .await
         {
             warn!(error = %e, "could not record the outcome");
         }
+        crate::faults::timeline_mark("part.finish.end");
+        crate::faults::timeline_flush();
     }
 
     /// Runs one attempt to its end on this node.
@@ -813,6 +830,10 @@ impl Runtime {
                     Ok(None) => return abort("node shutting down".into(), vec![], vec![]),
                     Ok(Some(env)) => env,
                 };
+                crate::faults::timeline_mark(format_args!(
+                    "accept r{} from {}",
+                    env.header.round, env.header.sender
+                ));
                 if let Some(outcome) =
                     self.accept(s, driver, round, &mut received, &mut confirmed, env)
                 {
@@ -833,7 +854,10 @@ impl Runtime {
                     )
                 })
                 .collect();
-            match driver.handle(round, incoming) {
+            crate::faults::timeline_mark(format_args!("handle r{round}"));
+            let handled = driver.handle(round, incoming);
+            crate::faults::timeline_mark(format_args!("handled r{round}"));
+            match handled {
                 Ok(Step::Next(out)) => {
                     round = match round.checked_add(1) {
                         Some(r) => r,
@@ -1004,6 +1028,7 @@ impl Runtime {
         self: &Arc<Self>,
         req: SessionRequest,
     ) -> Result<RequestRecord, SessionError> {
+        crate::faults::timeline_mark("coord.submit");
         if !is_valid_request_id(&req.request_id) {
             return Err(SessionError::BadRequest(
                 "request_id must be 1..=128 characters of [A-Za-z0-9._:-]".into(),
@@ -1137,19 +1162,25 @@ impl Runtime {
                 confirm: protocol.confirms_done(),
             };
             let rx = self.open_route(sid);
-            // The proposal carries no secret: it leaves while the claim (with the request
-            // record) is made durable, so the participants' claims overlap ours. Our first
-            // protocol message (`run_attempt`) waits for it.
-            if let Err(e) = self.seal_and_send(&session, 0, Recipient::All, payload) {
-                warn!(error = %e, "could not send the proposal");
-            }
+            // The opening write (the claim, with the request record) goes to the blocking pool
+            // first, so that its fsync overlaps everything below. The proposal carries no
+            // secret: it leaves while the claim is made durable, so the participants' claims
+            // overlap ours; the yield lets its send task (in this worker's LIFO slot) hand it
+            // to the transport before round 1 is computed here. Our first protocol message
+            // (`run_attempt`) waits for the claim.
             let begun = {
                 let (opened, key) = (opened.clone(), key.clone());
                 let new_request = !inserted;
                 let me = self.self_id;
+                crate::faults::timeline_mark("coord.claim.issue");
                 self.store_call(move |s| s.begin_attempt(&opened, new_request, &key, sid, me))
             };
+            if let Err(e) = self.seal_and_send(&session, 0, Recipient::All, payload) {
+                warn!(error = %e, "could not send the proposal");
+            }
+            tokio::task::yield_now().await;
             let (begun, started) = claim_and_start(begun, protocol.as_ref(), &session.ctx).await;
+            crate::faults::timeline_mark("coord.claim.returned");
             match begun {
                 Ok(Begun::Claimed) => {}
                 Ok(Begun::Existing(existing)) => {
@@ -1243,8 +1274,11 @@ impl Runtime {
             // answer.
             {
                 let (key, outcome, record) = (key.clone(), outcome.clone(), record.clone());
+                crate::faults::timeline_mark("coord.close.begin");
                 self.store_call(move |s| s.end_attempt(&key, &outcome, &record))
                     .await?;
+                crate::faults::timeline_mark("coord.close.end");
+                crate::faults::timeline_flush();
             }
             match record.status {
                 RequestStatus::Completed => return Ok(record),
@@ -1315,8 +1349,10 @@ type Started = Result<(Box<dyn ProtocolDriver>, Result<Vec<Outgoing>, DriverErro
 
 /// Builds the driver of `ctx` and runs its `start` (round 1's local work; nothing is sent).
 fn start(protocol: &dyn Protocol, ctx: &SessionContext) -> Started {
+    crate::faults::timeline_mark("start.begin");
     let mut driver = protocol.driver(ctx)?;
     let first = driver.start();
+    crate::faults::timeline_mark("start.end");
     Ok((driver, first))
 }
 
@@ -1332,7 +1368,8 @@ async fn claim_and_start<C>(
     if !protocol.starts_before_claim() {
         return (claim.await, None);
     }
-    // `claim` is polled first: its store call is on the blocking pool before round 1 runs.
+    // The callers hand `claim`'s store call to the blocking pool before this (see
+    // `Runtime::store_call`): its fsync is under way while round 1 runs.
     let (claim, started) = tokio::join!(claim, async { start(protocol, ctx) });
     (claim, Some(started))
 }

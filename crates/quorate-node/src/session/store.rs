@@ -470,12 +470,21 @@ fn insert_request_in(
     if let Some(existing) = read_request(conn, &record.request.request_id)? {
         return Ok(Some(existing));
     }
+    insert_new_request_in(conn, record)?;
+    Ok(None)
+}
+
+/// Inserts `record`, whose request id the open transaction has just looked up and not found.
+fn insert_new_request_in(
+    conn: &rusqlite::Connection,
+    record: &RequestRecord,
+) -> Result<(), StoreError> {
     let text = serde_json::to_string(record).map_err(json_err)?;
     conn.prepare_cached("INSERT INTO requests (request_id, record) VALUES (?1, ?2)")
         .map_err(db)?
         .execute(rusqlite::params![record.request.request_id, text])
         .map_err(db)?;
-    Ok(None)
+    Ok(())
 }
 
 fn update_request_in(
@@ -756,7 +765,9 @@ impl SqliteStore {
             tracing::warn!(error = %e, "runtime database: could not begin a transaction");
             return;
         }
+        crate::faults::timeline_mark(format_args!("store.batch {} ops", batch.len()));
         let replies: Vec<Reply> = batch.into_iter().map(|op| (op.run)(conn)).collect();
+        crate::faults::timeline_mark("store.commit.begin");
         let commit = match cached(conn, "COMMIT") {
             Ok(_) => Ok(()),
             Err(e) => {
@@ -764,6 +775,7 @@ impl SqliteStore {
                 Err(e.to_string())
             }
         };
+        crate::faults::timeline_mark("store.commit.end");
         for reply in replies {
             reply(commit.clone().map_err(StoreError::Backend));
         }
@@ -928,7 +940,8 @@ impl SessionStore for SqliteStore {
                 other => return Ok(Begun::NotClaimed(other)),
             }
             if new_request {
-                insert_request_in(conn, &record)?;
+                // Looked up above, in this transaction: absent.
+                insert_new_request_in(conn, &record)?;
             } else {
                 update_request_in(conn, &record)?;
             }

@@ -16,9 +16,12 @@ use quorate_node::session::driver::{
 };
 use quorate_node::session::ping::Ping;
 use quorate_node::session::policy::{AcceptAll, OperatorPolicy, Policy, PolicyConfig};
-use quorate_node::session::store::MemoryStore;
+use quorate_node::session::store::{
+    Begun, Claim, MemoryStore, RequestOwner, SessionStore, StoreError,
+};
 use quorate_node::session::{
-    Outcome, RequestStatus, Runtime, RuntimeConfig, SessionError, SessionRequest,
+    AttemptKey, Outcome, RequestRecord, RequestStatus, Runtime, RuntimeConfig, SessionError,
+    SessionRequest,
 };
 use quorate_node::transport::{PeerInfo, Peers, Transport, TransportConfig};
 use rand_core::OsRng;
@@ -155,6 +158,22 @@ impl Cluster {
 
 /// `n` nodes; `setup(id)` gives a node's fault and policy.
 fn cluster(n: u16, setup: impl Fn(u16) -> (Option<Fault>, Arc<dyn Policy>)) -> Cluster {
+    cluster_of(n, |id| {
+        let (fault, policy) = setup(id);
+        let protocol: Arc<dyn Protocol> = match fault {
+            Some(f) => Arc::new(Faulty(f)),
+            None => Arc::new(Ping::default()),
+        };
+        let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::default());
+        (protocol, policy, store)
+    })
+}
+
+/// `n` nodes; `setup(id)` gives a node's protocol, policy and session store.
+fn cluster_of(
+    n: u16,
+    setup: impl Fn(u16) -> (Arc<dyn Protocol>, Arc<dyn Policy>, Arc<dyn SessionStore>),
+) -> Cluster {
     let keys: Vec<SigningKey> = (0..n).map(|_| SigningKey::generate(&mut OsRng)).collect();
     let peers = Peers::new(keys.iter().enumerate().map(|(i, k)| PeerInfo {
         id: i as u16 + 1,
@@ -169,17 +188,13 @@ fn cluster(n: u16, setup: impl Fn(u16) -> (Option<Fault>, Arc<dyn Policy>)) -> C
         let (transport, rx) =
             Transport::bind(&key, id, peers.clone(), addr, TransportConfig::default())
                 .expect("bind");
-        let (fault, policy) = setup(id);
-        let protocol: Arc<dyn Protocol> = match fault {
-            Some(f) => Arc::new(Faulty(f)),
-            None => Arc::new(Ping::default()),
-        };
+        let (protocol, policy, store) = setup(id);
         let runtime = Runtime::new(
             key,
             transport,
             vec![protocol],
             policy,
-            Arc::new(MemoryStore::default()),
+            store,
             Arc::new(Metrics::default()),
             RuntimeConfig::default(),
         );
@@ -510,6 +525,208 @@ async fn a_message_over_its_rounds_limit_is_blamed_before_decoding() {
         assert_eq!(env.payload.len(), 33);
         assert_eq!(rec.attempts[1].participants, vec![1, 3]);
         c.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
+/// Which nodes' claims of the attempt have returned from their session store (durable).
+#[derive(Default)]
+struct Claims {
+    durable: std::sync::Mutex<std::collections::BTreeSet<u16>>,
+    /// Round-1 messages handled before their sender's claim had returned: (receiver, sender).
+    early: std::sync::Mutex<Vec<(u16, u16)>>,
+}
+
+/// A [`MemoryStore`] whose claims (a coordinator's opening write, a participant's claim)
+/// take `delay`, as a slow fsync would, and are noted in `claims` once they return.
+struct SlowClaims {
+    id: u16,
+    inner: MemoryStore,
+    delay: Duration,
+    claims: Arc<Claims>,
+}
+
+impl SlowClaims {
+    fn claimed(&self) {
+        self.claims.durable.lock().expect("lock").insert(self.id);
+    }
+}
+
+impl SessionStore for SlowClaims {
+    fn insert_request(&self, record: &RequestRecord) -> Result<Option<RequestRecord>, StoreError> {
+        self.inner.insert_request(record)
+    }
+    fn update_request(&self, record: &RequestRecord) -> Result<(), StoreError> {
+        self.inner.update_request(record)
+    }
+    fn request(&self, request_id: &str) -> Result<Option<RequestRecord>, StoreError> {
+        self.inner.request(request_id)
+    }
+    fn requests(&self) -> Result<Vec<RequestRecord>, StoreError> {
+        self.inner.requests()
+    }
+    fn claim_attempt(
+        &self,
+        key: &AttemptKey,
+        session: [u8; 32],
+        owner: &RequestOwner,
+    ) -> Result<Claim, StoreError> {
+        std::thread::sleep(self.delay);
+        let claim = self.inner.claim_attempt(key, session, owner)?;
+        if claim == Claim::Claimed {
+            self.claimed();
+        }
+        Ok(claim)
+    }
+    fn next_attempt(&self, key_id: &str, epoch: u64) -> Result<u32, StoreError> {
+        self.inner.next_attempt(key_id, epoch)
+    }
+    fn finish_attempt(&self, key: &AttemptKey, outcome: &Outcome) -> Result<(), StoreError> {
+        self.inner.finish_attempt(key, outcome)
+    }
+    fn attempt_outcome(&self, key: &AttemptKey) -> Result<Option<Outcome>, StoreError> {
+        self.inner.attempt_outcome(key)
+    }
+    fn begin_attempt(
+        &self,
+        record: &RequestRecord,
+        new_request: bool,
+        key: &AttemptKey,
+        session: [u8; 32],
+        coordinator: u16,
+    ) -> Result<Begun, StoreError> {
+        std::thread::sleep(self.delay);
+        let begun = self
+            .inner
+            .begin_attempt(record, new_request, key, session, coordinator)?;
+        if begun == Begun::Claimed {
+            self.claimed();
+        }
+        Ok(begun)
+    }
+    fn end_attempt(
+        &self,
+        key: &AttemptKey,
+        outcome: &Outcome,
+        record: &RequestRecord,
+    ) -> Result<(), StoreError> {
+        self.inner.end_attempt(key, outcome, record)
+    }
+    fn prune_finished(
+        &self,
+        protocol: &str,
+        key_prefix: &str,
+        keep: usize,
+    ) -> Result<usize, StoreError> {
+        self.inner.prune_finished(protocol, key_prefix, keep)
+    }
+}
+
+/// `ping` that starts before its claim is durable (round 1 computed meanwhile, as
+/// `ecdsa-sign` does) and notes every round-1 message it handles whose sender's claim had not
+/// returned yet.
+struct Watched(Arc<Claims>);
+
+struct WatchedDriver {
+    inner: Box<dyn ProtocolDriver>,
+    me: u16,
+    claims: Arc<Claims>,
+}
+
+impl ProtocolDriver for WatchedDriver {
+    fn start(&mut self) -> Result<Vec<Outgoing>, DriverError> {
+        self.inner.start()
+    }
+    fn expected_from(&self, round: u16) -> Vec<u16> {
+        self.inner.expected_from(round)
+    }
+    fn max_payload(&self, round: u16) -> usize {
+        self.inner.max_payload(round)
+    }
+    fn handle(
+        &mut self,
+        round: u16,
+        incoming: BTreeMap<u16, Incoming>,
+    ) -> Result<Step, DriverError> {
+        if round == 1 {
+            let durable = self.claims.durable.lock().expect("lock").clone();
+            let mut early = self.claims.early.lock().expect("lock");
+            for from in incoming.keys().filter(|f| !durable.contains(f)) {
+                early.push((self.me, *from));
+            }
+        }
+        self.inner.handle(round, incoming)
+    }
+}
+
+impl Protocol for Watched {
+    fn name(&self) -> &'static str {
+        "ping"
+    }
+    fn version(&self) -> u16 {
+        1
+    }
+    fn min_participants(&self, params: &Value) -> Result<usize, String> {
+        Ping::default().min_participants(params)
+    }
+    fn starts_before_claim(&self) -> bool {
+        true
+    }
+    fn driver(&self, ctx: &SessionContext) -> Result<Box<dyn ProtocolDriver>, String> {
+        Ok(Box::new(WatchedDriver {
+            inner: Ping::default().driver(ctx)?,
+            me: ctx.self_id,
+            claims: self.0.clone(),
+        }))
+    }
+}
+
+/// No protocol message of an attempt leaves a node before that node's claim of the attempt is
+/// durable: the coordinator's opening write (issued before its proposal is sealed, overlapping
+/// the proposal and round 1) and a participant's claim (overlapping its round 1). Each side
+/// in turn has a slow claim (400 ms) while the other's is instant: a round-1 message sent
+/// before its sender's claim returned would be handled by the fast node while the claim is
+/// still sleeping, and is noted.
+#[tokio::test]
+async fn no_message_of_an_attempt_leaves_before_its_claim_is_durable() {
+    tokio::time::timeout(LIMIT, async {
+        for slow in [1u16, 2] {
+            let claims = Arc::new(Claims::default());
+            let c = cluster_of(2, |id| {
+                let delay = if id == slow {
+                    Duration::from_millis(400)
+                } else {
+                    Duration::ZERO
+                };
+                let store: Arc<dyn SessionStore> = Arc::new(SlowClaims {
+                    id,
+                    inner: MemoryStore::default(),
+                    delay,
+                    claims: claims.clone(),
+                });
+                let protocol: Arc<dyn Protocol> = Arc::new(Watched(claims.clone()));
+                (protocol, Arc::new(AcceptAll) as Arc<dyn Policy>, store)
+            });
+            for i in 0..3 {
+                claims.durable.lock().expect("lock").clear();
+                let rec = c
+                    .node(1)
+                    .submit(ping(&format!("claim-{slow}-{i}"), &[1, 2], 10_000))
+                    .await
+                    .expect("ping");
+                assert_eq!(rec.status, RequestStatus::Completed);
+                let durable = claims.durable.lock().expect("lock").clone();
+                assert_eq!(durable.len(), 2, "both claims returned (slow node {slow})");
+            }
+            let early = claims.early.lock().expect("lock").clone();
+            assert!(
+                early.is_empty(),
+                "round-1 messages handled before their sender's claim was durable \
+                 ((receiver, sender), slow node {slow}): {early:?}"
+            );
+            c.stop().await;
+        }
     })
     .await
     .expect("test timed out");
