@@ -652,7 +652,7 @@ impl ProtocolDriver for WatchedDriver {
         if round == 1 {
             let durable = self.claims.durable.lock().expect("lock").clone();
             let mut early = self.claims.early.lock().expect("lock");
-            for from in incoming.keys().filter(|f| !durable.contains(f)) {
+            for from in incoming.keys().filter(|f| !durable.contains(*f)) {
                 early.push((self.me, *from));
             }
         }
