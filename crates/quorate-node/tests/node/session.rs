@@ -169,11 +169,11 @@ fn cluster(n: u16, setup: impl Fn(u16) -> (Option<Fault>, Arc<dyn Policy>)) -> C
     })
 }
 
+/// A node's protocol, policy and session store.
+type NodeSetup = (Arc<dyn Protocol>, Arc<dyn Policy>, Arc<dyn SessionStore>);
+
 /// `n` nodes; `setup(id)` gives a node's protocol, policy and session store.
-fn cluster_of(
-    n: u16,
-    setup: impl Fn(u16) -> (Arc<dyn Protocol>, Arc<dyn Policy>, Arc<dyn SessionStore>),
-) -> Cluster {
+fn cluster_of(n: u16, setup: impl Fn(u16) -> NodeSetup) -> Cluster {
     let keys: Vec<SigningKey> = (0..n).map(|_| SigningKey::generate(&mut OsRng)).collect();
     let peers = Peers::new(keys.iter().enumerate().map(|(i, k)| PeerInfo {
         id: i as u16 + 1,
