@@ -116,12 +116,13 @@ impl DealerPrimes {
                 primes.push(p);
             }
         }
-        let mut primes = primes.into_iter();
-        let mut next = || primes.next().ok_or(ParamError::Invalid("four primes"));
+        let [p, q, p_hat, q_hat]: [SecretInteger; 4] = primes
+            .try_into()
+            .map_err(|_| ParamError::Invalid("four primes"))?;
         Ok(Self {
             paillier_bits,
-            paillier: [next()?, next()?],
-            ring_pedersen: [next()?, next()?],
+            paillier: [p, q],
+            ring_pedersen: [p_hat, q_hat],
         })
     }
 }
